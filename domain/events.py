@@ -1,0 +1,127 @@
+"""Events: the facts a game's log is made of. Tags are stored forever; evolve only by adding
+fields with defaults."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from domain.model import Effect, Step, Uses
+
+
+class Event(msgspec.Struct, frozen=True, tag_field="type", tag=True):
+    """Base of every event; the tag is the class name."""
+
+
+class GameCreated(Event, frozen=True):
+    ruleset: str
+    options: dict[str, Any]
+    seats: tuple[str, ...]
+    chance: str = "server"
+    seed_commitment: str = ""
+
+
+class CardDrawn(Event, frozen=True):
+    seat: int
+    card: str
+
+
+class DiceRolled(Event, frozen=True):
+    seat: int
+    dice: tuple[int, ...]
+
+
+class DeckShuffled(Event, frozen=True):
+    """The discard pile became the draw pile (draws are uniform from the pile, so no order)."""
+
+    cards: int
+
+
+class MovePlayed(Event, frozen=True):
+    """A move; ``auto`` when the rules played it with no choice (race35), so undo skips it."""
+
+    seat: int
+    move: str
+    uses: Uses = None
+    steps: tuple[Step, ...] = ()
+    effects: tuple[Effect, ...] = ()
+    auto: bool = False
+
+
+class TurnPassed(Event, frozen=True):
+    seat: int
+    reason: str
+
+
+class CardExchanged(Event, frozen=True):
+    seat: int
+    card: str
+    to: int
+
+
+class MoveUndone(Event, frozen=True):
+    """Reverts the decision stored at version ``reverts`` and everything after it."""
+
+    reverts: int
+    reason: str = ""
+
+
+class GameFinished(Event, frozen=True):
+    winners: tuple[int, ...]
+    reason: str = ""
+
+
+class SeedRevealed(Event, frozen=True):
+    seed: str
+
+
+AnyEvent = (
+    GameCreated
+    | CardDrawn
+    | DiceRolled
+    | DeckShuffled
+    | MovePlayed
+    | TurnPassed
+    | CardExchanged
+    | MoveUndone
+    | GameFinished
+    | SeedRevealed
+)
+
+EVENT_TYPES: dict[str, type[Event]] = {
+    cls.__name__: cls
+    for cls in (
+        GameCreated,
+        CardDrawn,
+        DiceRolled,
+        DeckShuffled,
+        MovePlayed,
+        TurnPassed,
+        CardExchanged,
+        MoveUndone,
+        GameFinished,
+        SeedRevealed,
+    )
+}
+
+
+def event_type(event: Event) -> str:
+    """The stored ``type`` of an event."""
+    return type(event).__name__
+
+
+def event_data(event: Event) -> dict[str, Any]:
+    """The stored ``data`` of an event: its fields as JSON-ready builtins."""
+    data: dict[str, Any] = msgspec.to_builtins(event)
+    data.pop("type", None)
+    return data
+
+
+def parse_event(type_: str, data: dict[str, Any]) -> Event:
+    """Rebuild an event from its stored type and data."""
+    try:
+        cls = EVENT_TYPES[type_]
+    except KeyError:
+        raise ValueError(f"unknown event type {type_!r}") from None
+    return msgspec.convert(data, cls)

@@ -1,0 +1,127 @@
+"""Shared vocabulary of every rule set: pieces, moves, pending actions, chance needs, errors.
+
+Errors::
+
+    GameError
+     +-- BadSetup        (player count, options)
+     +-- IllegalMove     (says why)
+     +-- NotYourTurn
+     +-- GameOver
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import msgspec
+
+Viewer = int | Literal["referee"] | None
+"""A seat number, the referee, or an anonymous spectator."""
+
+PendingKind = Literal["move", "exchange", "discard", "draw", "roll"]
+CHANCE_KINDS: frozenset[str] = frozenset({"draw", "roll"})
+COLOURS = ("red", "blue", "yellow", "green", "orange", "purple")
+
+Uses = str | tuple[int, ...] | None
+"""What a move uses: a card (``"7"``), the dice (``(3, 5)``) or nothing (a draw or roll)."""
+
+
+class GameError(Exception):
+    """A command that the rules refuse."""
+
+
+class BadSetup(GameError):
+    """Wrong player count or options."""
+
+
+class IllegalMove(GameError):
+    """A move that the rules do not allow here."""
+
+
+class NotYourTurn(GameError):
+    """A seat acting while another must act."""
+
+
+class GameOver(GameError):
+    """An action on a finished game."""
+
+
+class Step(msgspec.Struct, frozen=True):
+    """One piece's own movement."""
+
+    piece: str
+    from_: str = msgspec.field(name="from")
+    to: str = ""
+
+
+class Effect(msgspec.Struct, frozen=True):
+    """What a move does to a piece besides its own steps (bump, slide, swap)."""
+
+    piece: str
+    from_: str = msgspec.field(name="from")
+    to: str = ""
+    why: str = ""
+
+
+class Move(msgspec.Struct, frozen=True):
+    """One legal move, complete enough to animate without knowing the rules."""
+
+    id: str
+    seat: int
+    uses: Uses = None
+    steps: tuple[Step, ...] = ()
+    effects: tuple[Effect, ...] = ()
+
+
+class Pending(msgspec.Struct, frozen=True):
+    """A seat that must act now, and how."""
+
+    seat: int
+    kind: PendingKind
+
+
+class Roll(msgspec.Struct, frozen=True, tag="roll"):
+    """Chance needed now: this many six-sided dice."""
+
+    dice: int = 1
+
+
+class Draw(msgspec.Struct, frozen=True, tag="draw"):
+    """Chance needed now: one card from this draw pile (a multiset, order is not kept)."""
+
+    pile: tuple[str, ...]
+
+
+ChanceNeed = Roll | Draw
+
+
+class Piece(msgspec.Struct, frozen=True):
+    """A piece as the public model shows it."""
+
+    id: str
+    seat: int
+    at: str
+
+
+def chance_move(pending: Pending) -> Move:
+    """The single legal move of a seat that must draw or roll."""
+    return Move(id=pending.kind, seat=pending.seat)
+
+
+def piece_id(seat: int, number: int) -> str:
+    """``red-1`` for seat 0's first piece."""
+    return f"{COLOURS[seat]}-{number}"
+
+
+def check_options(name: str, given: dict[str, Any], defaults: dict[str, Any]) -> dict[str, Any]:
+    """The defaults overlaid with the given options; unknown names are a setup error."""
+    unknown = sorted(set(given) - set(defaults))
+    if unknown:
+        raise BadSetup(f"unknown option {unknown[0]!r} for {name}; known: {sorted(defaults)}")
+    return {**defaults, **given}
+
+
+def check_players(name: str, seats: int, low: int, high: int) -> None:
+    """Refuse a player count outside ``low..high``."""
+    if not low <= seats <= high:
+        raise BadSetup(f"{name} takes {low} to {high} players, not {seats}")

@@ -1,0 +1,285 @@
+"""The old French 35-square odds-and-evens race (rule set ``race35``, rules/race35.md).
+
+One pawn per player on squares 1..35. Even throws and 3 go forward, 1 and 5 go back; the
+throw plays itself, so a seat's only action is ``roll``. Positions: ``track:1`` .. ``track:34``
+and ``home`` for the goal square 35.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+from msgspec.structs import replace
+
+from domain.events import DiceRolled, Event, GameFinished, MovePlayed, TurnPassed
+from domain.model import (
+    BadSetup,
+    ChanceNeed,
+    Effect,
+    GameOver,
+    IllegalMove,
+    Move,
+    NotYourTurn,
+    Pending,
+    Piece,
+    Roll,
+    Step,
+    Viewer,
+    chance_move,
+    check_options,
+    check_players,
+    piece_id,
+)
+
+NAME = "race35"
+VERSION = 1
+MIN_PLAYERS = 2
+MAX_PLAYERS = 6
+GOAL = 35
+FORWARD_THROWS = frozenset({2, 3, 4, 6})
+SQUARE_TYPES = frozenset({"green", "blue", "red", "tricolour"})
+DEFAULT_SQUARES: dict[str, str] = {
+    **dict.fromkeys(("9", "18", "27"), "green"),
+    "21": "blue",
+    **dict.fromkeys(("14", "32"), "red"),
+    **dict.fromkeys(("5", "12", "24", "29"), "tricolour"),
+}
+OPTIONS: dict[str, Any] = {
+    "special_squares": DEFAULT_SQUARES,
+    "red_square_effect": "restart_game",
+    "max_players": MAX_PLAYERS,
+}
+
+
+class State(msgspec.Struct, frozen=True):
+    """Squares, statuses and whose turn it is; ``throw`` is a die not yet played."""
+
+    layout: tuple[str, ...]
+    restart_whole_game: bool
+    squares: tuple[int, ...]
+    skip: tuple[bool, ...]
+    waiting: tuple[bool, ...]
+    turn: int = 0
+    throw: int | None = None
+    finished: bool = False
+    winners: tuple[int, ...] = ()
+
+
+class Landing(msgspec.Struct, frozen=True):
+    """A throw resolved: the state it leads to, and how to show it."""
+
+    state: State
+    steps: tuple[Step, ...]
+    effects: tuple[Effect, ...]
+    won: bool
+
+
+def setup(options: dict[str, Any], seats: int) -> State:
+    """Every pawn on square 1, the first seat to throw."""
+    opts = check_options(NAME, options, OPTIONS)
+    max_players = opts["max_players"]
+    if not isinstance(max_players, int) or not MIN_PLAYERS <= max_players <= MAX_PLAYERS:
+        raise BadSetup(f"max_players must be {MIN_PLAYERS} to {MAX_PLAYERS}, not {max_players!r}")
+    check_players(NAME, seats, MIN_PLAYERS, max_players)
+    if opts["red_square_effect"] not in ("restart_game", "restart_player"):
+        raise BadSetup(
+            f"red_square_effect must be 'restart_game' or 'restart_player', "
+            f"not {opts['red_square_effect']!r}"
+        )
+    return State(
+        layout=parse_layout(opts["special_squares"]),
+        restart_whole_game=opts["red_square_effect"] == "restart_game",
+        squares=(1,) * seats,
+        skip=(False,) * seats,
+        waiting=(False,) * seats,
+    )
+
+
+def parse_layout(special: Any) -> tuple[str, ...]:
+    """The type of every square 0..35 (``""`` for plain) from ``{"21": "blue", ...}``."""
+    if not isinstance(special, dict):
+        raise BadSetup("special_squares must map square numbers to types")
+    layout = [""] * (GOAL + 1)
+    for key, kind in special.items():
+        square = int(key) if str(key).isdigit() else -1
+        if not 2 <= square <= GOAL - 1:
+            raise BadSetup(f"special square {key!r} must be a square from 2 to 34")
+        if kind not in SQUARE_TYPES:
+            raise BadSetup(f"special square {key!r} has unknown type {kind!r}")
+        layout[square] = kind
+    return tuple(layout)
+
+
+def position(square: int) -> str:
+    """``track:N``, or ``home`` for the goal."""
+    return "home" if square == GOAL else f"track:{square}"
+
+
+def travel(square: int, throw: int, forward: bool) -> int:
+    """One travel: forward with bounce off 35, or backward no lower than 1."""
+    if not forward:
+        return max(1, square - throw)
+    target = square + throw
+    return target if target <= GOAL else 2 * GOAL - target
+
+
+def resolve(state: State, seat: int, throw: int) -> Landing:
+    """Play ``throw`` for ``seat`` (section 5.3)."""
+    forward = throw in FORWARD_THROWS
+    pawn = piece_id(seat, 1)
+    origin = state.squares[seat]
+    final = travel(origin, throw, forward)
+    steps = [Step(pawn, position(origin), position(final))]
+    if final != GOAL and state.layout[final] == "tricolour":
+        again = travel(final, throw, forward)
+        steps.append(Step(pawn, position(final), position(again)))
+        final = again
+    if final == GOAL:
+        won = replace(state, squares=_put(state.squares, seat, GOAL), throw=None)
+        return Landing(won, tuple(steps), (), True)
+    if state.layout[final] == "red":
+        return _restart(state, seat, final, tuple(steps))
+    return _land(state, seat, origin, final, tuple(steps))
+
+
+def _land(state: State, seat: int, origin: int, final: int, steps: tuple[Step, ...]) -> Landing:
+    """Land on ``final``: swap with its occupant, then the square's effect for the lander."""
+    squares, waiting, effects = list(state.squares), list(state.waiting), []
+    occupant = _occupant(state, seat, final)
+    if occupant is not None:
+        squares[occupant], waiting[occupant] = origin, False
+        why = f"displaced to square {origin}"
+        effects.append(Effect(piece_id(occupant, 1), position(final), position(origin), why))
+    squares[seat] = final
+    kind = state.layout[final]
+    waiting[seat] = kind == "blue"
+    skip = _put(state.skip, seat, kind == "green")
+    landed = replace(
+        state,
+        squares=tuple(squares),
+        waiting=tuple(waiting),
+        skip=skip,
+        throw=None,
+        turn=_next(state),
+    )
+    return Landing(landed, steps, tuple(effects), False)
+
+
+def _restart(state: State, seat: int, red: int, steps: tuple[Step, ...]) -> Landing:
+    """A red square: the whole game (or only the lander) starts again from square 1."""
+    squares = _put(state.squares, seat, red)
+    movers = range(len(squares)) if state.restart_whole_game else (seat,)
+    why = f"red square {red}: " + ("the game restarts" if state.restart_whole_game else "back to 1")
+    effects = tuple(
+        Effect(piece_id(s, 1), position(squares[s]), position(1), why)
+        for s in movers
+        if squares[s] != 1
+    )
+    new_squares, skip, waiting = list(squares), list(state.skip), list(state.waiting)
+    for s in movers:
+        new_squares[s], skip[s], waiting[s] = 1, False, False
+    restarted = replace(
+        state,
+        squares=tuple(new_squares),
+        skip=tuple(skip),
+        waiting=tuple(waiting),
+        throw=None,
+        turn=_next(state),
+    )
+    return Landing(restarted, steps, effects, False)
+
+
+def _occupant(state: State, seat: int, square: int) -> int | None:
+    """Another pawn on ``square`` (never on square 1, which holds any number)."""
+    if square == 1:
+        return None
+    for other, at in enumerate(state.squares):
+        if other != seat and at == square:
+            return other
+    return None
+
+
+def _put(values: tuple[Any, ...], index: int, value: Any) -> tuple[Any, ...]:
+    return (*values[:index], value, *values[index + 1 :])
+
+
+def _next(state: State) -> int:
+    return (state.turn + 1) % len(state.squares)
+
+
+def to_act(state: State) -> list[Pending]:
+    """The seat to throw, unless the game is over or the turn passes by itself."""
+    if state.finished or automatic(state):
+        return []
+    return [Pending(state.turn, "roll")]
+
+
+def legal_moves(state: State, seat: int) -> list[Move]:
+    """``roll`` for the seat to throw; nothing for anyone else."""
+    return [chance_move(p) for p in to_act(state) if p.seat == seat]
+
+
+def chance(state: State) -> ChanceNeed | None:
+    """One die when a seat is to throw."""
+    return Roll(1) if to_act(state) else None
+
+
+def automatic(state: State) -> list[Event]:
+    """The throw plays itself; a waiting or skipping seat's turn passes."""
+    if state.finished:
+        return []
+    seat = state.turn
+    if state.throw is not None:
+        landing = resolve(state, seat, state.throw)
+        moved = MovePlayed(
+            seat, f"throw:{state.throw}", (state.throw,), landing.steps, landing.effects, auto=True
+        )
+        return [moved, GameFinished((seat,), "reached square 35")] if landing.won else [moved]
+    square = state.squares[seat]
+    if state.waiting[seat]:
+        return [TurnPassed(seat, f"waits on blue square {square} until another pawn takes it")]
+    if state.skip[seat]:
+        return [TurnPassed(seat, f"misses this turn after landing on green square {square}")]
+    return []
+
+
+def decide(state: State, seat: int, move_id: str) -> list[Event]:
+    """race35 has no choices: the throw plays itself."""
+    if state.finished:
+        raise GameOver("the game is over")
+    if seat != state.turn:
+        raise NotYourTurn(f"it is seat {state.turn}'s turn, not seat {seat}'s")
+    raise IllegalMove(f"move {move_id!r} is not legal: in race35 the only action is 'roll'")
+
+
+def apply(state: State, event: Event) -> State:
+    """The reducer."""
+    match event:
+        case DiceRolled(dice=dice):
+            return replace(state, throw=dice[0])
+        case MovePlayed(seat=seat) if state.throw is not None:
+            return resolve(state, seat, state.throw).state
+        case TurnPassed(seat=seat):
+            return replace(state, skip=_put(state.skip, seat, False), turn=_next(state))
+        case GameFinished(winners=winners):
+            return replace(state, finished=True, winners=winners)
+    return state
+
+
+def view(state: State, viewer: Viewer) -> dict[str, Any]:
+    """Everything is public in race35."""
+    return {
+        "status": "finished" if state.finished else "active",
+        "pieces": [
+            Piece(piece_id(seat, 1), seat, position(square))
+            for seat, square in enumerate(state.squares)
+        ],
+        "to_act": to_act(state),
+        "chance": None,
+        "winners": list(state.winners),
+        "statuses": [
+            {"seat": seat, "skip_turns": int(skip), "waiting": waiting}
+            for seat, (skip, waiting) in enumerate(zip(state.skip, state.waiting, strict=True))
+        ],
+    }

@@ -1,0 +1,42 @@
+"""The surface every rule set module exposes (a module satisfies this protocol)."""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+from domain.events import Event
+from domain.model import ChanceNeed, Move, Pending, Viewer
+
+
+class RuleSet(Protocol):
+    """One rule set: constants, setup, who acts, legal moves, decide, apply, view."""
+
+    NAME: str
+    VERSION: int
+    MIN_PLAYERS: int
+    MAX_PLAYERS: int
+    OPTIONS: dict[str, Any]
+
+    def setup(self, options: dict[str, Any], seats: int) -> Any:
+        """The initial state; raises BadSetup for a wrong player count or option."""
+
+    def to_act(self, state: Any) -> list[Pending]:
+        """Who must act now, and how; empty when finished."""
+
+    def legal_moves(self, state: Any, seat: int) -> list[Move]:
+        """Every legal move of ``seat``, in a deterministic order."""
+
+    def chance(self, state: Any) -> ChanceNeed | None:
+        """The chance outcome the pending draw or roll needs, if any."""
+
+    def automatic(self, state: Any) -> list[Event]:
+        """Events that happen now with no decision (forced passes, automatic moves)."""
+
+    def decide(self, state: Any, seat: int, move_id: str) -> list[Event]:
+        """The events a decision causes; raises a GameError saying why it is illegal."""
+
+    def apply(self, state: Any, event: Event) -> Any:
+        """The pure reducer; trusts its input."""
+
+    def view(self, state: Any, viewer: Viewer) -> dict[str, Any]:
+        """What ``viewer`` may see of the state (pieces, to_act, chance, winners, hands)."""
