@@ -1,0 +1,25 @@
+"""Tabula's event store: an append-only log of streams of events, knowing nothing of games."""
+
+from .clock import iso_timestamp, utcnow
+from .errors import IdempotencyKeyReused, StoreError, StreamExists, VersionConflict
+from .hashing import GENESIS, canonical_json, chain_hash, verify_chain
+from .model import AppendResult, NewEvent, StoredEvent, StreamInfo
+from .sqlite import SqliteEventStore
+
+__all__ = [
+    "GENESIS",
+    "AppendResult",
+    "IdempotencyKeyReused",
+    "NewEvent",
+    "SqliteEventStore",
+    "StoreError",
+    "StoredEvent",
+    "StreamExists",
+    "StreamInfo",
+    "VersionConflict",
+    "canonical_json",
+    "chain_hash",
+    "iso_timestamp",
+    "utcnow",
+    "verify_chain",
+]

@@ -1,0 +1,45 @@
+"""Errors of the event store.
+
+StoreError                  anything the store refuses or cannot do
+├── VersionConflict         the stream is not at the version the append expected
+│   └── StreamExists        expected_version=0 (create) but the stream already exists
+└── IdempotencyKeyReused    an idempotency key came back with different events
+"""
+
+from __future__ import annotations
+
+
+class StoreError(Exception):
+    """Base of every error the event store raises."""
+
+
+class VersionConflict(StoreError):
+    """An append expected one version of a stream and found another; nothing was written."""
+
+    def __init__(self, stream_id: str, expected: int, actual: int, message: str = "") -> None:
+        self.stream_id = stream_id
+        self.expected = expected
+        self.actual = actual
+        super().__init__(
+            message or f"stream {stream_id!r} expected at version {expected}, found {actual}"
+        )
+
+
+class StreamExists(VersionConflict):
+    """An append tried to create a stream that already exists."""
+
+    def __init__(self, stream_id: str, actual: int) -> None:
+        super().__init__(
+            stream_id, 0, actual, f"stream {stream_id!r} already exists at version {actual}"
+        )
+
+
+class IdempotencyKeyReused(StoreError):
+    """An idempotency key already used on a stream came back with different events."""
+
+    def __init__(self, stream_id: str, key: str) -> None:
+        self.stream_id = stream_id
+        self.key = key
+        super().__init__(
+            f"idempotency key {key!r} was already used on stream {stream_id!r} for different events"
+        )
