@@ -1,0 +1,35 @@
+"""The composition root: ``create_app(settings)`` builds the Litestar app and its parts."""
+
+from __future__ import annotations
+
+from litestar import Litestar
+from litestar.di import Provide
+from litestar.openapi import OpenAPIConfig
+
+from service import logs
+from service.games import Games
+from service.problems import handle
+from service.routes import GameController, MetaController
+from service.settings import Settings
+from service.store import EventStore, open_store
+
+VERSION = "0.1.0"
+
+
+def create_app(settings: Settings | None = None, store: EventStore | None = None) -> Litestar:
+    """The app over ``store`` (by default the SQLite file the settings name)."""
+    settings = settings or Settings()
+    logs.configure(settings.log_format, settings.log_level)
+    store = store or open_store(settings.database, settings.synchronous)
+    games = Games(store)
+    return Litestar(
+        route_handlers=[MetaController, GameController],
+        dependencies={"games": Provide(lambda: games, use_cache=True, sync_to_thread=False)},
+        exception_handlers={Exception: handle},
+        middleware=[logs.log_requests],
+        request_max_body_size=settings.max_body_bytes,
+        openapi_config=OpenAPIConfig(title="Tabula", version=VERSION, path="/schema"),
+        on_shutdown=[store.close],
+        logging_config=None,
+        debug=False,
+    )

@@ -1,0 +1,305 @@
+"""Use cases: create a game, load it, play a move, read it at any version.
+
+Each game is one event stream; its secrets (token hashes, seed) are the stream's private
+record. Live games are kept as in-memory projections, caught up from the log on each use.
+"""
+
+from __future__ import annotations
+
+import threading
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import msgspec
+
+from domain.events import Event, GameCreated, SeedRevealed, event_data, event_type, parse_event
+from domain.model import CHANCE_KINDS, Move, Pending, Viewer
+from domain.registry import RULESETS
+from domain.replay import CHANCE_EVENTS, Replay, fold
+from domain.ruleset import RuleSet
+from eventstore import AppendResult, NewEvent, StoredEvent
+from service import chance, tokens
+from service.problems import problem
+from service.store import EventStore
+from service.wire import Created, CreateGame, PlayMove, Tokens
+
+Actor = int | str
+MAX_AUTOMATIC = 10_000
+
+
+class Secrets(msgspec.Struct, frozen=True):
+    """What the service keeps of a game that no event shows."""
+
+    referee: str
+    seats: list[str]
+    seed: str
+    auto_chance: bool = False
+    allow_undo: bool = False
+
+
+class Game:
+    """One game's projection: its replay, secrets and a lock serialising its writes."""
+
+    def __init__(self, game_id: str, stored: list[StoredEvent], secrets: Secrets) -> None:
+        self.id = game_id
+        self.secrets = secrets
+        self.lock = threading.RLock()
+        self.replay = fold((e.version, to_domain(e)) for e in stored)
+
+    @property
+    def created(self) -> GameCreated:
+        return self.replay.created
+
+    @property
+    def rules(self) -> RuleSet:
+        return self.replay.rules
+
+    @property
+    def version(self) -> int:
+        return self.replay.version
+
+    @property
+    def finished(self) -> bool:
+        return bool(self.replay.state.finished)
+
+    def role(self, token: str | None) -> Viewer:
+        """Who a bearer token is in this game; a wrong token is refused."""
+        if token is None:
+            return None
+        role = tokens.identify(token, self.secrets.referee, self.secrets.seats)
+        if role is None:
+            raise problem("unauthorized", f"the token is not valid for game {self.id}")
+        return role
+
+
+def to_domain(stored: StoredEvent) -> Event:
+    """A stored event as a domain event."""
+    return parse_event(stored.type, stored.data)
+
+
+class Games:
+    """The service's use cases over one event store."""
+
+    def __init__(self, store: EventStore) -> None:
+        self.store = store
+        self._games: dict[str, Game] = {}
+        self._lock = threading.Lock()
+
+    def create(self, command: CreateGame) -> Created:
+        """Validate and store a new game; the tokens are shown only in this reply."""
+        rules = find(command.ruleset)
+        options = dict(command.options)
+        auto_chance = bool(options.pop("auto_chance", command.auto_chance))
+        allow_undo = bool(options.pop("allow_undo", command.allow_undo))
+        merged = {**rules.OPTIONS, **options}
+        rules.setup(merged, len(command.seats))  # raises BadSetup
+        seed = command.seed or chance.new_seed()
+        names = tuple(s.name or f"Player {i + 1}" for i, s in enumerate(command.seats))
+        created = GameCreated(rules.NAME, merged, names, command.chance, chance.commitment(seed))
+        referee, seats = tokens.new_token(), [tokens.new_token() for _ in names]
+        secrets = Secrets(
+            tokens.token_hash(referee),
+            [tokens.token_hash(t) for t in seats],
+            seed,
+            auto_chance,
+            allow_undo,
+        )
+        game_id = uuid.uuid4().hex
+        replay = Replay(created)
+        batch = self._advance(game_id, replay, secrets, [])
+        meta = {"ruleset": rules.NAME, "seats": list(names), "tags": command.tags}
+        events = [("referee", created), *batch]
+        self.store.append(
+            game_id, new_events(events), 0, meta=meta, private=msgspec.to_builtins(secrets)
+        )
+        return Created(game_id, len(events), created.seed_commitment, Tokens(referee, seats))
+
+    @contextmanager
+    def open(self, game_id: str) -> Iterator[Game]:
+        """The game, caught up with its log and locked for the duration."""
+        game = self._cached(game_id)
+        with game.lock:
+            for stored in self.store.read(game_id, after=game.version):
+                game.replay.push(stored.version, to_domain(stored))
+            yield game
+
+    def _cached(self, game_id: str) -> Game:
+        with self._lock:
+            game = self._games.get(game_id)
+        if game is not None:
+            return game
+        private = self.store.private(game_id)
+        if private is None:
+            raise problem("game-not-found", f"no game with id {game_id!r}")
+        game = Game(game_id, self.store.read(game_id), msgspec.convert(private, Secrets))
+        with self._lock:
+            return self._games.setdefault(game_id, game)
+
+    def replay_at(self, game_id: str, at: int) -> Replay:
+        """The game folded up to version ``at``."""
+        with self.open(game_id) as game:
+            if not 1 <= at <= game.version:
+                raise problem(
+                    "out-of-range", f"at={at} is outside this game's versions 1..{game.version}"
+                )
+        return fold((e.version, to_domain(e)) for e in self.store.read(game_id, until=at))
+
+    def play(
+        self, game_id: str, token: str | None, command: PlayMove, key: str | None
+    ) -> list[StoredEvent]:
+        """Check and play one move for the caller's seat; returns the events stored."""
+        if key is not None and (earlier := self.store.lookup(game_id, key)) is not None:
+            return list(earlier.events)
+        with self.open(game_id) as game:
+            role = game.role(token)
+            if role is None:
+                raise problem(
+                    "unauthorized", "playing a move needs a seat's or the referee's token"
+                )
+            check_version(game, command.expected_version)
+            if game.finished:
+                raise problem("game-over", f"game {game_id} is finished")
+            seat = acting_seat(game, role, command.seat)
+            batch = self._decision(game, seat, command)
+            batch += self._advance(game.id, game.replay, game.secrets, batch)
+            return list(self._append(game, batch, key).events)
+
+    def _decision(self, game: Game, seat: int, command: PlayMove) -> list[tuple[Actor, Event]]:
+        """The events of the seat's decision (or its draw or roll)."""
+        state, rules = game.replay.state, game.rules
+        mine = [p for p in rules.to_act(state) if p.seat == seat]
+        if not mine:
+            raise problem("not-your-turn", not_your_turn(rules.to_act(state), seat))
+        legal = rules.legal_moves(state, seat)
+        move_id = resolve_move(legal, command)
+        if move_id in CHANCE_KINDS and any(p.kind == move_id for p in mine):
+            if game.created.chance == "external":
+                raise problem("waiting-for-chance", "the referee posts the outcome in this game")
+            return [("server", self._chance(game.replay, game.secrets, seat, state, 0))]
+        events = rules.decide(state, seat, move_id)
+        if move_id not in {m.id for m in legal}:
+            raise problem("illegal-move", f"move {move_id!r} is not a legal move of seat {seat}")
+        return [(seat, event) for event in events]
+
+    def _chance(self, replay: Replay, secrets: Secrets, seat: int, state: Any, extra: int) -> Event:
+        need = replay.rules.chance(state)
+        if need is None:
+            raise problem("illegal-move", f"seat {seat} has nothing to draw or roll")
+        return chance.outcome(secrets.seed, replay.chance_count + extra, need, seat)
+
+    def _advance(
+        self, game_id: str, replay: Replay, secrets: Secrets, batch: list[tuple[Actor, Event]]
+    ) -> list[tuple[Actor, Event]]:
+        """Events that follow by themselves: automatic ones, auto chance, the seed's reveal."""
+        rules, state = replay.rules, replay.state
+        drawn = 0
+        for _, event in batch:
+            state = rules.apply(state, event)
+            drawn += isinstance(event, CHANCE_EVENTS)
+        more: list[tuple[Actor, Event]] = []
+        for _ in range(MAX_AUTOMATIC):
+            step: list[Event] = rules.automatic(state)
+            if not step and not state.finished and secrets.auto_chance:
+                step = self._auto_chance(replay, secrets, state, drawn)
+            if not step:
+                break
+            for event in step:
+                state = rules.apply(state, event)
+                drawn += isinstance(event, CHANCE_EVENTS)
+                more.append(("server", event))
+        else:
+            raise RuntimeError(f"game {game_id}: automatic events did not settle")
+        if state.finished and not replay.state.finished:
+            more.append(("server", SeedRevealed(secrets.seed)))
+        return more
+
+    def _auto_chance(self, replay: Replay, secrets: Secrets, state: Any, drawn: int) -> list[Event]:
+        if replay.created.chance != "server":
+            return []
+        for pending in replay.rules.to_act(state):
+            if pending.kind in CHANCE_KINDS:
+                return [self._chance(replay, secrets, pending.seat, state, drawn)]
+        return []
+
+    def _append(
+        self, game: Game, batch: list[tuple[Actor, Event]], key: str | None
+    ) -> AppendResult:
+        result = self.store.append(game.id, new_events(batch), game.version, key)
+        for stored in result.events:
+            game.replay.push(stored.version, to_domain(stored))
+        return result
+
+    def list(self) -> list[dict[str, Any]]:
+        """Every game's summary, oldest first."""
+        return [
+            {
+                "id": info.stream_id,
+                "ruleset": info.meta.get("ruleset", ""),
+                "status": "finished" if info.last_type == "SeedRevealed" else "active",
+                "version": info.version,
+                "seats": info.meta.get("seats", []),
+                "created_at": info.created_at,
+                "tags": info.meta.get("tags", {}),
+            }
+            for info in self.store.streams()
+        ]
+
+
+def find(name: str) -> RuleSet:
+    """The rule set, or an unknown-ruleset problem listing the known ones."""
+    if name not in RULESETS:
+        raise problem("unknown-ruleset", f"unknown rule set {name!r}; known: {sorted(RULESETS)}")
+    return RULESETS[name]
+
+
+def new_events(batch: list[tuple[Actor, Event]]) -> list[NewEvent]:
+    """Domain events ready for the store."""
+    return [NewEvent(event_type(e), event_data(e), by) for by, e in batch]
+
+
+def check_version(game: Game, expected: int | None) -> None:
+    """Refuse a write based on a stale version."""
+    if expected is not None and expected != game.version:
+        raise problem(
+            "version-conflict",
+            f"expected_version {expected} but game {game.id} is at version {game.version}",
+            current_version=game.version,
+        )
+
+
+def acting_seat(game: Game, role: Viewer, asked: int | None) -> int:
+    """The seat a move is for: the token's own, or for the referee the one asked or pending."""
+    if isinstance(role, int):
+        if asked is not None and asked != role:
+            raise problem("forbidden", f"this token plays for seat {role}, not seat {asked}")
+        return role
+    if asked is not None:
+        return asked
+    pending = sorted({p.seat for p in game.rules.to_act(game.replay.state)})
+    if len(pending) != 1:
+        raise problem("validation-failed", f"seats {pending} are pending: say which with 'seat'")
+    return pending[0]
+
+
+def resolve_move(moves: list[Move], command: PlayMove) -> str:
+    """The move id named by id or by steps; an unknown id is left for the rules to explain."""
+    if (command.move is None) == (command.steps is None):
+        raise problem("validation-failed", "give exactly one of 'move' (an id) or 'steps'")
+    if command.move is not None:
+        return command.move
+    wanted = tuple(command.steps or ())
+    for move in moves:
+        if move.steps == wanted:
+            return move.id
+    shown = ", ".join(f"{s.piece} {s.from_}>{s.to}" for s in wanted) or "no steps"
+    raise problem("illegal-move", f"no legal move has the steps {shown}")
+
+
+def not_your_turn(pending: list[Pending], seat: int) -> str:
+    """Who is to act instead of ``seat``."""
+    if not pending:
+        return f"seat {seat} has nothing to do now"
+    waiting = ", ".join(f"seat {p.seat} ({p.kind})" for p in pending)
+    return f"it is not seat {seat}'s turn: waiting for {waiting}"

@@ -1,0 +1,87 @@
+"""Structured logs: JSON in production, key-value in development; one line per request."""
+
+from __future__ import annotations
+
+import logging
+import re
+import time
+import uuid
+from typing import Any
+
+import structlog
+from litestar.enums import ScopeType
+from litestar.types import ASGIApp, Message, Receive, Scope, Send
+
+GAME_PATH = re.compile(r"^/games/([^/]+)")
+
+
+def configure(log_format: str, level: str) -> None:
+    """Set up structlog for the whole process."""
+    renderer: Any = (
+        structlog.processors.JSONRenderer()
+        if log_format == "json"
+        else structlog.processors.KeyValueRenderer(key_order=["event", "request_id"])
+    )
+    structlog.configure(
+        processors=[
+            structlog.contextvars.merge_contextvars,
+            structlog.processors.add_log_level,
+            structlog.processors.TimeStamper(fmt="iso", utc=True),
+            structlog.processors.format_exc_info,
+            renderer,
+        ],
+        wrapper_class=structlog.make_filtering_bound_logger(
+            logging.getLevelNamesMapping()[level.upper()]
+        ),
+        cache_logger_on_first_use=True,
+    )
+
+
+def outcome(status: int) -> str:
+    """A word for how a request ended."""
+    if status < 400:
+        return "ok"
+    return "rejected" if status < 500 else "failed"
+
+
+def log_requests(app: ASGIApp) -> ASGIApp:
+    """ASGI middleware: bind a request id, then log method, path, game, status and time."""
+
+    async def middleware(scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != ScopeType.HTTP:
+            await app(scope, receive, send)
+            return
+        headers = dict(scope.get("headers") or [])
+        request_id = headers.get(b"x-request-id", b"").decode()[:64] or uuid.uuid4().hex
+        path = scope["path"]
+        match = GAME_PATH.match(path)
+        structlog.contextvars.clear_contextvars()
+        structlog.contextvars.bind_contextvars(
+            request_id=request_id, game_id=match.group(1) if match else None
+        )
+        status = 500
+        started = time.perf_counter()
+
+        async def send_with_status(message: Message) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+                message["headers"] = [
+                    *message.get("headers", []),
+                    (b"x-request-id", request_id.encode()),
+                ]
+            await send(message)
+
+        try:
+            await app(scope, receive, send_with_status)
+        finally:
+            structlog.get_logger().info(
+                "request",
+                method=scope.get("method", ""),
+                path=path,
+                status=status,
+                outcome=outcome(status),
+                ms=round((time.perf_counter() - started) * 1000, 2),
+            )
+
+    return middleware

@@ -1,0 +1,166 @@
+"""HTTP controllers: thin handlers that authorise, call a use case and render a view."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from litestar import Controller, Request, get, post
+from litestar.params import Parameter
+
+from domain.model import Viewer
+from domain.registry import RULESETS
+from service.games import Game, Games
+from service.problems import problem
+from service.views import event_out, state_view
+from service.wire import (
+    Created,
+    CreateGame,
+    EventPage,
+    GameList,
+    GameSummary,
+    LegalMoves,
+    Played,
+    PlayMove,
+    RuleSetInfo,
+    RuleSetList,
+)
+
+AnyRequest = Request[Any, Any, Any]
+IdempotencyKey = Annotated[str | None, Parameter(header="Idempotency-Key", required=False)]
+
+
+def bearer(request: AnyRequest) -> str | None:
+    """The bearer token of a request, if any."""
+    header = request.headers.get("authorization")
+    if header is None:
+        return None
+    scheme, _, token = header.partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        raise problem("unauthorized", "the Authorization header must be 'Bearer <token>'")
+    return token.strip()
+
+
+def viewer_of(game: Game, request: AnyRequest) -> Viewer:
+    """The caller's role in ``game`` (None for an anonymous reader)."""
+    return game.role(bearer(request))
+
+
+class MetaController(Controller):
+    """Liveness and the rule sets on offer."""
+
+    @get("/health", operation_id="health")
+    async def health(self) -> dict[str, str]:
+        """Liveness."""
+        return {"status": "ok"}
+
+    @get("/rulesets", operation_id="listRulesets")
+    async def rulesets(self) -> RuleSetList:
+        """Every rule set with its player counts and options (with defaults)."""
+        return RuleSetList(
+            [
+                RuleSetInfo(r.NAME, r.VERSION, r.MIN_PLAYERS, r.MAX_PLAYERS, r.OPTIONS)
+                for r in RULESETS.values()
+            ]
+        )
+
+
+class GameController(Controller):
+    """Games: create, list, read, replay, legal moves, play, events."""
+
+    path = "/games"
+
+    @post("/", operation_id="createGame", sync_to_thread=True)
+    def create(self, data: CreateGame, games: Games) -> Created:
+        """Create a game; the reply holds the only copy of its tokens."""
+        return games.create(data)
+
+    @get("/", operation_id="listGames", sync_to_thread=True)
+    def list_games(
+        self,
+        games: Games,
+        status: str | None = None,
+        ruleset: str | None = None,
+        tag: str | None = None,
+    ) -> GameList:
+        """Games, oldest first, filtered by status, rule set or tag (``key:value``)."""
+        chosen = [
+            GameSummary(**g)
+            for g in games.list()
+            if (status is None or g["status"] == status)
+            and (ruleset is None or g["ruleset"] == ruleset)
+            and (tag is None or has_tag(g["tags"], tag))
+        ]
+        return GameList(chosen)
+
+    @get("/{game_id:str}", operation_id="getGame", sync_to_thread=True)
+    def get_game(self, game_id: str, request: AnyRequest, games: Games) -> dict[str, Any]:
+        """The current state, as the caller may see it."""
+        with games.open(game_id) as game:
+            return state_view(game, game.replay, viewer_of(game, request))
+
+    @get("/{game_id:str}/state", operation_id="getStateAt", sync_to_thread=True)
+    def state_at(
+        self, game_id: str, request: AnyRequest, games: Games, at: int | None = None
+    ) -> dict[str, Any]:
+        """The state after event ``at`` (the current one without ``at``)."""
+        with games.open(game_id) as game:
+            viewer = viewer_of(game, request)
+            current = at is None or at == game.version
+            replay = game.replay if current else None
+        if replay is None:
+            replay = games.replay_at(game_id, at or 0)
+        return state_view(game, replay, viewer)
+
+    @get("/{game_id:str}/legal-moves", operation_id="getLegalMoves", sync_to_thread=True)
+    def legal_moves(self, game_id: str, request: AnyRequest, games: Games) -> LegalMoves:
+        """The caller's legal moves (every pending seat's for the referee or a spectator)."""
+        with games.open(game_id) as game:
+            viewer = viewer_of(game, request)
+            rules, state = game.rules, game.replay.state
+            seats = (
+                [viewer]
+                if isinstance(viewer, int)
+                else sorted({p.seat for p in rules.to_act(state)})
+            )
+            moves = [m for seat in seats for m in rules.legal_moves(state, seat)]
+            return LegalMoves(game.version, moves)
+
+    @post("/{game_id:str}/moves", operation_id="playMove", status_code=200, sync_to_thread=True)
+    def play(
+        self,
+        game_id: str,
+        data: PlayMove,
+        request: AnyRequest,
+        games: Games,
+        idempotency_key: IdempotencyKey = None,
+    ) -> Played:
+        """Play a move (an id from legal-moves, or its steps) for the caller's seat."""
+        stored = games.play(game_id, bearer(request), data, idempotency_key)
+        with games.open(game_id) as game:
+            viewer = viewer_of(game, request)
+            events = [event_out(game_id, e, viewer) for e in stored]
+            return Played(game.version, events, state_view(game, game.replay, viewer))
+
+    @get("/{game_id:str}/events", operation_id="listEvents", sync_to_thread=True)
+    def events(
+        self,
+        game_id: str,
+        request: AnyRequest,
+        games: Games,
+        after: Annotated[int, Parameter(ge=0)] = 0,
+        limit: Annotated[int, Parameter(ge=1, le=1000)] = 1000,
+    ) -> EventPage:
+        """The log after version ``after``, redacted for the caller."""
+        with games.open(game_id) as game:
+            viewer = viewer_of(game, request)
+            version = game.version
+        stored = games.store.read(game_id, after=after, limit=limit)
+        return EventPage(version, [event_out(game_id, e, viewer) for e in stored])
+
+
+def has_tag(tags: dict[str, str], wanted: str) -> bool:
+    """Whether ``tags`` has ``key:value`` (or just the key, or just the value)."""
+    key, sep, value = wanted.partition(":")
+    if sep:
+        return tags.get(key) == value
+    return wanted in tags or wanted in tags.values()

@@ -1,0 +1,44 @@
+"""What each caller sees: state views and events, redacted for the viewer."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from domain.model import COLOURS, Viewer
+from domain.replay import Replay
+from eventstore import StoredEvent
+from service.games import Game
+from service.wire import EventOut
+
+
+def state_view(game: Game, replay: Replay, viewer: Viewer) -> dict[str, Any]:
+    """The public model of a game at ``replay``'s version, as ``viewer`` may see it."""
+    created = replay.created
+    return {
+        "game_id": game.id,
+        "ruleset": created.ruleset,
+        "version": replay.version,
+        "seats": [
+            {"seat": seat, "name": name, "colour": COLOURS[seat]}
+            for seat, name in enumerate(created.seats)
+        ],
+        "options": created.options,
+        "chance_mode": created.chance,
+        "seed_commitment": created.seed_commitment,
+        "seed": game.secrets.seed if game.finished else None,
+        **replay.rules.view(replay.state, viewer),
+    }
+
+
+def event_out(game_id: str, stored: StoredEvent, viewer: Viewer) -> EventOut:
+    """A stored event as ``viewer`` may see it."""
+    return EventOut(
+        game_id,
+        stored.version,
+        stored.type,
+        stored.data,
+        stored.by,
+        stored.at,
+        stored.prev_hash,
+        stored.hash,
+    )

@@ -1,0 +1,102 @@
+"""Request and response bodies of the HTTP API (msgspec Structs, validated at the edge)."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import msgspec
+
+from domain.model import Move, Step
+
+
+class SeatSpec(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    name: str = msgspec.field(default="")
+
+
+class CreateGame(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """``POST /games``; ``auto_chance`` and ``allow_undo`` may also be given in ``options``."""
+
+    ruleset: str
+    seats: list[SeatSpec]
+    options: dict[str, Any] = msgspec.field(default_factory=dict)
+    chance: Literal["server", "external"] = "server"
+    seed: str | None = None
+    auto_chance: bool = False
+    allow_undo: bool = False
+    tags: dict[str, str] = msgspec.field(default_factory=dict)
+
+
+class Tokens(msgspec.Struct, frozen=True):
+    referee: str
+    seats: list[str]
+
+
+class Created(msgspec.Struct, frozen=True):
+    id: str
+    version: int
+    seed_commitment: str
+    tokens: Tokens
+
+
+class PlayMove(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """``POST /games/{id}/moves``: a move id from legal-moves, or its steps."""
+
+    move: str | None = None
+    steps: list[Step] | None = None
+    expected_version: int | None = None
+    seat: int | None = None
+
+
+class LegalMoves(msgspec.Struct, frozen=True):
+    version: int
+    moves: list[Move]
+
+
+class EventOut(msgspec.Struct, frozen=True):
+    """A stored event as the API shows it."""
+
+    game_id: str
+    version: int
+    type: str
+    data: dict[str, Any]
+    by: int | str
+    at: str
+    prev_hash: str
+    hash: str
+
+
+class EventPage(msgspec.Struct, frozen=True):
+    version: int
+    events: list[EventOut]
+
+
+class Played(msgspec.Struct, frozen=True):
+    version: int
+    events: list[EventOut]
+    state: dict[str, Any]
+
+
+class GameSummary(msgspec.Struct, frozen=True):
+    id: str
+    ruleset: str
+    status: str
+    version: int
+    seats: list[str]
+    created_at: str
+    tags: dict[str, str]
+
+
+class GameList(msgspec.Struct, frozen=True):
+    games: list[GameSummary]
+
+
+class RuleSetInfo(msgspec.Struct, frozen=True):
+    name: str
+    version: int
+    min_players: int
+    max_players: int
+    options: dict[str, Any]
+
+
+class RuleSetList(msgspec.Struct, frozen=True):
+    rulesets: list[RuleSetInfo]
