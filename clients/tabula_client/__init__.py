@@ -1,0 +1,81 @@
+"""Thin Python client for the Tabula referee service, with bots.
+
+>>> from tabula_client import Client
+>>> with Client("http://127.0.0.1:8000") as client:  # doctest: +SKIP
+...     game = client.create_game("race35", ["Ann", "Bob"])
+"""
+
+from tabula_client.bots import Bot, GameStuck, RandomBot, play_game, play_game_async
+from tabula_client.client import AsyncClient, Client
+from tabula_client.errors import (
+    BadRequest,
+    Conflict,
+    Forbidden,
+    NotFound,
+    PayloadTooLarge,
+    RateLimited,
+    ServerError,
+    TabulaError,
+    Unauthorized,
+    Unprocessable,
+)
+from tabula_client.models import (
+    CreatedGame,
+    Effect,
+    EventPage,
+    GameSummary,
+    GameView,
+    Health,
+    LegalMoves,
+    Move,
+    Pending,
+    Piece,
+    PlayResult,
+    Problem,
+    RuleSetInfo,
+    Seat,
+    Step,
+    StoredEvent,
+    Tokens,
+)
+from tabula_client.routes import DEFAULT_URL, Call, Routes
+
+__all__ = [
+    "DEFAULT_URL",
+    "AsyncClient",
+    "BadRequest",
+    "Bot",
+    "Call",
+    "Client",
+    "Conflict",
+    "CreatedGame",
+    "Effect",
+    "EventPage",
+    "Forbidden",
+    "GameStuck",
+    "GameSummary",
+    "GameView",
+    "Health",
+    "LegalMoves",
+    "Move",
+    "NotFound",
+    "PayloadTooLarge",
+    "Pending",
+    "Piece",
+    "PlayResult",
+    "Problem",
+    "RandomBot",
+    "RateLimited",
+    "Routes",
+    "RuleSetInfo",
+    "Seat",
+    "ServerError",
+    "Step",
+    "StoredEvent",
+    "TabulaError",
+    "Tokens",
+    "Unauthorized",
+    "Unprocessable",
+    "play_game",
+    "play_game_async",
+]
