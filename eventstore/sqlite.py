@@ -55,9 +55,9 @@ class SqliteEventStore:
             )
         self._clock = clock
         self._lock = threading.Lock()
-        conn = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_SECONDS, check_same_thread=False)
-        self._db = Database(conn)
-        with self._lock, _translated("cannot open the event store"):
+        with self._lock, _translated(f"cannot open the event store at {str(path)!r}"):
+            conn = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_SECONDS, check_same_thread=False)
+            self._db = Database(conn)
             self._configure(level, in_memory=str(path) == ":memory:")
             self._create_schema()
 
@@ -66,6 +66,13 @@ class SqliteEventStore:
         if not in_memory:
             self._db.enable_wal()
         self._db.execute(f"PRAGMA synchronous={synchronous}")
+
+    def settings(self) -> dict[str, str]:
+        """Return the connection's durability settings: journal_mode and synchronous."""
+        with self._lock, _translated("cannot read the store's settings"):
+            journal = str(self._db.execute("PRAGMA journal_mode").fetchone()[0])
+            level = int(self._db.execute("PRAGMA synchronous").fetchone()[0])
+        return {"journal_mode": journal, "synchronous": SYNCHRONOUS_LEVELS[level]}
 
     def _create_schema(self) -> None:
         """Create the tables unless they exist."""

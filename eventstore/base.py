@@ -1,0 +1,55 @@
+"""The interface every event store backend offers; the service types against it."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Protocol
+
+from .model import AppendResult, NewEvent, StoredEvent, StreamInfo
+
+
+class EventStore(Protocol):
+    """An append-only log of streams of events with optimistic concurrency."""
+
+    def append(
+        self,
+        stream_id: str,
+        events: Sequence[NewEvent],
+        expected_version: int,
+        idempotency_key: str | None = None,
+        *,
+        meta: dict[str, Any] | None = None,
+        private: dict[str, Any] | None = None,
+    ) -> AppendResult:
+        """Append events to a stream at expected_version (0 creates it), in one transaction."""
+        ...
+
+    def read(
+        self, stream_id: str, after: int = 0, until: int | None = None, limit: int | None = None
+    ) -> list[StoredEvent]:
+        """Return a stream's events with after < version <= until, oldest first, at most limit."""
+        ...
+
+    def version(self, stream_id: str) -> int:
+        """Return a stream's current version, 0 when it does not exist."""
+        ...
+
+    def lookup(self, stream_id: str, idempotency_key: str) -> AppendResult | None:
+        """Return the earlier result for an idempotency key (replayed=True), or None if unused."""
+        ...
+
+    def private(self, stream_id: str) -> dict[str, Any] | None:
+        """Return the private record stored at creation, or None."""
+        ...
+
+    def streams(self) -> list[StreamInfo]:
+        """Return every stream, oldest first."""
+        ...
+
+    def stream(self, stream_id: str) -> StreamInfo | None:
+        """Return one stream's summary, or None when it does not exist."""
+        ...
+
+    def close(self) -> None:
+        """Release the store's connections."""
+        ...

@@ -1,0 +1,489 @@
+"""The store contract: every event store backend must pass these tests."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+from collections import Counter
+from datetime import datetime
+from typing import Any
+
+import msgspec
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from eventstore import (
+    GENESIS,
+    EventStore,
+    IdempotencyKeyReused,
+    NewEvent,
+    StoredEvent,
+    StreamExists,
+    VersionConflict,
+    verify_chain,
+)
+
+from .conftest import Backend
+
+
+def events(*types: str, by: int | str = 0) -> list[NewEvent]:
+    """Make one simple event per type."""
+    return [NewEvent(type=t, data={"n": i}, by=by) for i, t in enumerate(types)]
+
+
+def filled(store: EventStore, stream_id: str = "g1", count: int = 5) -> list[StoredEvent]:
+    """Append count events one by one and return them as read back."""
+    for version in range(count):
+        store.append(stream_id, events(f"E{version + 1}"), version)
+    return store.read(stream_id)
+
+
+# versions
+
+
+def test_first_append_creates_stream_at_version_one(store: EventStore) -> None:
+    result = store.append("g1", events("GameCreated"), 0)
+    assert not result.replayed
+    assert [(e.stream_id, e.version, e.type) for e in result.events] == [("g1", 1, "GameCreated")]
+    assert store.version("g1") == 1
+
+
+def test_versions_continue_without_gaps_across_batches(store: EventStore) -> None:
+    store.append("g1", events("A", "B", "C"), 0)
+    store.append("g1", events("D"), 3)
+    store.append("g1", events("E", "F"), 4)
+    assert [e.version for e in store.read("g1")] == [1, 2, 3, 4, 5, 6]
+    assert [e.type for e in store.read("g1")] == list("ABCDEF")
+    assert store.version("g1") == 6
+
+
+def test_absent_stream_is_at_version_zero_and_empty(store: EventStore) -> None:
+    assert store.version("nope") == 0
+    assert store.read("nope") == []
+    assert store.stream("nope") is None
+    assert store.private("nope") is None
+
+
+def test_streams_are_versioned_independently(store: EventStore) -> None:
+    store.append("g1", events("A", "B"), 0)
+    store.append("g2", events("A"), 0)
+    assert (store.version("g1"), store.version("g2")) == (2, 1)
+    assert [e.prev_hash for e in store.read("g2")] == [GENESIS]
+
+
+def test_empty_append_is_refused(store: EventStore) -> None:
+    with pytest.raises(ValueError, match="at least one event"):
+        store.append("g1", [], 0)
+    assert store.version("g1") == 0
+
+
+# optimistic concurrency
+
+
+def test_stale_expected_version_conflicts_and_writes_nothing(store: EventStore) -> None:
+    before = filled(store, count=3)
+    with pytest.raises(VersionConflict) as caught:
+        store.append("g1", events("Late", "Later"), 2)
+    conflict = caught.value
+    assert (conflict.stream_id, conflict.expected, conflict.actual) == ("g1", 2, 3)
+    assert "2" in str(conflict) and "3" in str(conflict) and "'g1'" in str(conflict)
+    assert store.read("g1") == before
+    assert store.version("g1") == 3
+
+
+def test_expected_version_ahead_of_stream_conflicts(store: EventStore) -> None:
+    filled(store, count=2)
+    with pytest.raises(VersionConflict) as caught:
+        store.append("g1", events("X"), 7)
+    assert (caught.value.expected, caught.value.actual) == (7, 2)
+    assert store.version("g1") == 2
+
+
+def test_append_to_absent_stream_must_expect_zero(store: EventStore) -> None:
+    with pytest.raises(VersionConflict) as caught:
+        store.append("g1", events("X"), 1)
+    assert (caught.value.expected, caught.value.actual) == (1, 0)
+    assert store.stream("g1") is None
+
+
+def test_creating_an_existing_stream_raises_stream_exists(store: EventStore) -> None:
+    store.append("g1", events("GameCreated"), 0, meta={"ruleset": "sorry"})
+    with pytest.raises(StreamExists) as caught:
+        store.append("g1", events("GameCreated"), 0, meta={"ruleset": "ludo"})
+    assert isinstance(caught.value, VersionConflict)
+    assert caught.value.actual == 1
+    assert store.version("g1") == 1
+    info = store.stream("g1")
+    assert info is not None and info.meta == {"ruleset": "sorry"}
+
+
+# reading
+
+
+@pytest.mark.parametrize(
+    ("after", "until", "limit", "versions"),
+    [
+        (0, None, None, [1, 2, 3, 4, 5, 6]),
+        (2, None, None, [3, 4, 5, 6]),
+        (0, 3, None, [1, 2, 3]),
+        (2, 4, None, [3, 4]),
+        (1, None, 2, [2, 3]),
+        (1, 5, 10, [2, 3, 4, 5]),
+        (0, None, 0, []),
+        (6, None, None, []),
+        (4, 4, None, []),
+        (0, 99, None, [1, 2, 3, 4, 5, 6]),
+    ],
+)
+def test_read_after_until_limit(
+    store: EventStore, after: int, until: int | None, limit: int | None, versions: list[int]
+) -> None:
+    filled(store, count=6)
+    got = store.read("g1", after=after, until=until, limit=limit)
+    assert [e.version for e in got] == versions
+
+
+def test_read_returns_what_append_returned(store: EventStore) -> None:
+    first = store.append("g1", events("A", "B"), 0).events
+    second = store.append("g1", [NewEvent("C", {"deep": {"list": [1, "x", None]}}, "referee")], 2)
+    assert tuple(store.read("g1")) == first + second.events
+
+
+def test_data_is_stored_in_its_json_form(store: EventStore) -> None:
+    result = store.append("g1", [NewEvent("A", {"pair": (1, 2), "nested": {"t": ()}}, 0)], 0)
+    expected = {"pair": [1, 2], "nested": {"t": []}}
+    assert result.events[0].data == expected
+    assert store.read("g1")[0].data == expected
+    assert verify_chain(store.read("g1")) is None
+
+
+def test_by_keeps_seat_numbers_and_names_apart(store: EventStore) -> None:
+    store.append("g1", [NewEvent("A", {}, 0), NewEvent("B", {}, "referee")], 0)
+    store.append("g1", [NewEvent("C", {}, "server"), NewEvent("D", {}, 3)], 2)
+    assert [e.by for e in store.read("g1")] == [0, "referee", "server", 3]
+
+
+def test_at_is_utc_iso_with_microseconds_and_z(backend: Backend) -> None:
+    plus_two = datetime.fromisoformat("2025-03-01T14:30:05.123456+02:00")
+    store = backend.open(lambda: plus_two)
+    stored = store.append("g1", events("A", "B"), 0).events
+    assert [e.at for e in stored] == ["2025-03-01T12:30:05.123456Z"] * 2
+    assert store.read("g1")[0].at == "2025-03-01T12:30:05.123456Z"
+
+
+# hash chain
+
+
+def test_chain_starts_from_genesis_and_links_each_event(store: EventStore) -> None:
+    log = filled(store, count=4)
+    assert log[0].prev_hash == "00" * 32 == GENESIS
+    assert [e.prev_hash for e in log[1:]] == [e.hash for e in log[:-1]]
+    assert verify_chain(log) is None
+
+
+def test_hash_follows_the_published_recipe(store: EventStore) -> None:
+    store.append("g1", [NewEvent("MovePlayed", {"move": "m1", "ü": [1, 2.5]}, 2)], 0)
+    event = store.read("g1")[0]
+    fields = {k: getattr(event, k) for k in ("stream_id", "version", "type", "data", "by", "at")}
+    plain = json.dumps(fields, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    assert plain.encode() == msgspec.json.encode(fields, order="sorted")
+    digest = hashlib.sha256(bytes.fromhex(event.prev_hash) + plain.encode()).hexdigest()
+    assert event.hash == digest
+
+
+@pytest.mark.parametrize(
+    ("column", "value"),
+    [
+        ("data", '{"n":99}'),
+        ("type", "Forged"),
+        ("by", 3),
+        ("at", "2000-01-01T00:00:00.000000Z"),
+        ("hash", "ab" * 32),
+        ("prev_hash", "cd" * 32),
+    ],
+)
+def test_verify_chain_pinpoints_a_tampered_event(
+    store: EventStore, backend: Backend, column: str, value: Any
+) -> None:
+    filled(store, count=6)
+    backend.tamper("g1", 4, column, value)
+    assert verify_chain(store.read("g1")) == 4
+
+
+def test_rehashed_tampering_breaks_the_next_link(store: EventStore, backend: Backend) -> None:
+    log = filled(store, count=6)
+    forged = msgspec.structs.replace(log[2], data={"n": 42})
+    fields = {k: getattr(forged, k) for k in ("stream_id", "version", "type", "data", "by", "at")}
+    canonical = msgspec.json.encode(fields, order="sorted")
+    rehash = hashlib.sha256(bytes.fromhex(forged.prev_hash) + canonical).hexdigest()
+    backend.tamper("g1", 3, "data", '{"n":42}')
+    backend.tamper("g1", 3, "hash", rehash)
+    assert verify_chain(store.read("g1")) == 4
+
+
+def test_verify_chain_reports_a_gap_and_a_bad_start(store: EventStore) -> None:
+    log = filled(store, count=5)
+    assert verify_chain(log[:2] + log[3:]) == 4
+    assert verify_chain([msgspec.structs.replace(log[0], prev_hash="11" * 32)]) == 1
+    assert verify_chain([]) is None
+
+
+def test_verify_chain_of_a_tail_checks_the_anchor_when_given(store: EventStore) -> None:
+    log = filled(store, count=5)
+    tail = store.read("g1", after=2)
+    assert verify_chain(tail) is None
+    assert verify_chain(tail, anchor=log[1].hash) is None
+    assert verify_chain(tail, anchor=log[0].hash) == 3
+
+
+# idempotency
+
+
+def test_idempotent_retry_returns_first_result_and_appends_nothing(store: EventStore) -> None:
+    store.append("g1", events("GameCreated"), 0)
+    first = store.append("g1", events("MovePlayed", "TurnPassed"), 1, "key-1")
+    retry = store.append("g1", events("MovePlayed", "TurnPassed"), 1, "key-1")
+    assert not first.replayed and retry.replayed
+    assert retry.events == first.events
+    assert store.version("g1") == 3
+
+
+def test_idempotent_retry_wins_over_a_stale_expected_version(store: EventStore) -> None:
+    store.append("g1", events("GameCreated"), 0)
+    first = store.append("g1", events("MovePlayed"), 1, "key-1")
+    store.append("g1", events("Other"), 2)
+    retry = store.append("g1", events("MovePlayed"), 1, "key-1")
+    assert retry.replayed and retry.events == first.events
+    assert store.version("g1") == 3
+
+
+def test_idempotent_retry_of_a_creation(store: EventStore) -> None:
+    first = store.append("g1", events("GameCreated"), 0, "create", meta={"a": 1}, private={"s": 1})
+    retry = store.append("g1", events("GameCreated"), 0, "create", meta={"a": 1}, private={"s": 1})
+    assert retry.replayed and retry.events == first.events
+    assert store.version("g1") == 1
+
+
+@pytest.mark.parametrize(
+    "other",
+    [
+        [NewEvent("Different", {"n": 0}, 0)],
+        [NewEvent("MovePlayed", {"n": 1}, 0)],
+        [NewEvent("MovePlayed", {"n": 0}, 1)],
+        [NewEvent("MovePlayed", {"n": 0}, "0")],
+        [NewEvent("MovePlayed", {"n": 0}, 0), NewEvent("MovePlayed", {"n": 0}, 0)],
+    ],
+)
+def test_reused_key_with_different_events_errors(store: EventStore, other: list[NewEvent]) -> None:
+    store.append("g1", [NewEvent("MovePlayed", {"n": 0}, 0)], 0, "key-1")
+    with pytest.raises(IdempotencyKeyReused, match="'key-1'"):
+        store.append("g1", other, 1, "key-1")
+    assert store.version("g1") == 1
+
+
+def test_idempotency_keys_are_scoped_per_stream(store: EventStore) -> None:
+    store.append("g1", events("A"), 0, "same-key")
+    other = store.append("g2", events("B"), 0, "same-key")
+    assert not other.replayed
+    assert (store.version("g1"), store.version("g2")) == (1, 1)
+
+
+def test_lookup_returns_the_earlier_result(store: EventStore) -> None:
+    store.append("g1", events("A"), 0)
+    first = store.append("g1", events("B", "C"), 1, "key-1")
+    store.append("g1", events("D"), 3)
+    found = store.lookup("g1", "key-1")
+    assert found is not None and found.replayed and found.events == first.events
+    assert store.lookup("g1", "unused") is None
+    assert store.lookup("g2", "key-1") is None
+
+
+def test_conflicting_append_does_not_use_up_its_key(store: EventStore) -> None:
+    store.append("g1", events("A"), 0)
+    with pytest.raises(VersionConflict):
+        store.append("g1", events("B"), 0 + 5, "key-1")
+    assert store.lookup("g1", "key-1") is None
+    assert not store.append("g1", events("B"), 1, "key-1").replayed
+
+
+# metadata, private record, listing
+
+
+def test_meta_and_private_are_stored_at_creation(store: EventStore) -> None:
+    meta = {"ruleset": "sorry", "tags": ["club", "final"]}
+    private = {"seed": "s3cr3t", "tokens": {"referee": "sha256:..."}}
+    created = store.append("g1", events("GameCreated"), 0, meta=meta, private=private)
+    info = store.stream("g1")
+    assert info is not None
+    assert (info.stream_id, info.version, info.meta, info.last_type) == (
+        "g1",
+        1,
+        meta,
+        "GameCreated",
+    )
+    assert info.created_at == created.events[0].at
+    assert store.private("g1") == private
+    assert all("s3cr3t" not in msgspec.json.encode(e).decode() for e in store.read("g1"))
+
+
+def test_meta_and_private_are_ignored_after_creation(store: EventStore) -> None:
+    store.append("g1", events("GameCreated"), 0, meta={"v": 1}, private={"p": 1})
+    store.append("g1", events("MovePlayed"), 1, meta={"v": 2}, private={"p": 2})
+    info = store.stream("g1")
+    assert info is not None and info.meta == {"v": 1}
+    assert store.private("g1") == {"p": 1}
+
+
+def test_stream_without_meta_or_private(store: EventStore) -> None:
+    store.append("g1", events("A"), 0)
+    info = store.stream("g1")
+    assert info is not None and info.meta == {}
+    assert store.private("g1") is None
+
+
+def test_streams_lists_every_stream_oldest_first(store: EventStore) -> None:
+    for name in ("zeta", "alpha", "mid"):
+        store.append(name, events("GameCreated"), 0, meta={"name": name})
+    store.append("alpha", events("MovePlayed", "GameFinished"), 1)
+    listed = store.streams()
+    assert [s.stream_id for s in listed] == ["zeta", "alpha", "mid"]
+    assert [(s.version, s.last_type) for s in listed] == [
+        (1, "GameCreated"),
+        (3, "GameFinished"),
+        (1, "GameCreated"),
+    ]
+    assert listed[1] == store.stream("alpha")
+    assert [s.meta["name"] for s in listed] == ["zeta", "alpha", "mid"]
+
+
+def test_another_store_on_the_same_database_sees_everything(
+    store: EventStore, backend: Backend
+) -> None:
+    log = filled(store, count=3)
+    store.append("g2", events("A"), 0, "k", meta={"m": 1}, private={"p": 1})
+    other = backend.open()
+    assert other.read("g1") == log
+    assert other.version("g1") == 3
+    assert other.streams() == store.streams()
+    assert other.private("g2") == {"p": 1}
+    assert other.lookup("g2", "k") == store.lookup("g2", "k")
+
+
+# concurrency
+
+
+def race(stores: list[EventStore], threads: int, attempts: int) -> Counter[str]:
+    """Let threads append to one stream at the version each read; count wins and conflicts."""
+    outcomes: Counter[str] = Counter()
+    start = threading.Barrier(threads)
+    lock = threading.Lock()
+
+    def contend(seat: int) -> None:
+        store = stores[seat % len(stores)]
+        start.wait()
+        for attempt in range(attempts):
+            seen = store.version("race")
+            event = NewEvent("Attempted", {"seat": seat, "attempt": attempt}, seat)
+            try:
+                store.append("race", [event], seen)
+                outcome = "won"
+            except VersionConflict:
+                outcome = "conflict"
+            with lock:
+                outcomes[outcome] += 1
+
+    workers = [threading.Thread(target=contend, args=(seat,)) for seat in range(threads)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    return outcomes
+
+
+def assert_race_log_is_sound(store: EventStore, outcomes: Counter[str], total: int) -> None:
+    """Exactly one append per version, no gaps, no duplicates, and the chain verifies."""
+    log = store.read("race")
+    assert outcomes["won"] + outcomes["conflict"] == total
+    assert [e.version for e in log] == list(range(1, outcomes["won"] + 1))
+    attempts = [(e.data["seat"], e.data["attempt"]) for e in log]
+    assert len(set(attempts)) == len(attempts)
+    assert verify_chain(log) is None
+    assert store.version("race") == len(log)
+
+
+def test_concurrent_appends_one_winner_per_version(store: EventStore) -> None:
+    outcomes = race([store], threads=16, attempts=50)
+    assert outcomes["conflict"] > 0
+    assert_race_log_is_sound(store, outcomes, total=16 * 50)
+
+
+def test_concurrent_appends_through_several_stores(store: EventStore, backend: Backend) -> None:
+    stores = [store, backend.open(), backend.open(), backend.open()]
+    outcomes = race(stores, threads=16, attempts=25)
+    assert_race_log_is_sound(store, outcomes, total=16 * 25)
+
+
+def test_racing_identical_keyed_requests_append_once(store: EventStore, backend: Backend) -> None:
+    stores = [store, backend.open()]
+    store.append("g1", events("GameCreated"), 0)
+    results: list[bool] = []
+    start = threading.Barrier(12)
+
+    def request(n: int) -> None:
+        start.wait()
+        result = stores[n % 2].append("g1", events("MovePlayed"), 1, "retry-me")
+        results.append(result.replayed)
+
+    workers = [threading.Thread(target=request, args=(n,)) for n in range(12)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    assert sorted(results) == [False] + [True] * 11
+    assert store.version("g1") == 2
+
+
+# property
+
+
+json_scalars = (
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(2**63), max_value=2**63 - 1)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=8)
+)
+json_values = st.recursive(
+    json_scalars,
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3)
+    ),
+    max_leaves=8,
+)
+new_events = st.builds(
+    NewEvent,
+    type=st.text(min_size=1, max_size=12),
+    data=st.dictionaries(st.text(max_size=6), json_values, max_size=4),
+    by=st.integers(min_value=0, max_value=5) | st.sampled_from(["referee", "server"]),
+)
+stream_ids = iter(range(10**9))
+
+
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(batches=st.lists(st.lists(new_events, min_size=1, max_size=4), min_size=1, max_size=5))
+def test_appended_batches_read_back_equal(store: EventStore, batches: list[list[NewEvent]]) -> None:
+    stream_id = f"prop-{next(stream_ids)}"  # the store outlives examples: one stream each
+    appended: list[StoredEvent] = []
+    for batch in batches:
+        appended.extend(store.append(stream_id, batch, len(appended)).events)
+    log = store.read(stream_id)
+    assert log == appended
+    assert [(e.type, e.data, e.by) for e in log] == [
+        (n.type, n.data, n.by) for batch in batches for n in batch
+    ]
+    assert [e.version for e in log] == list(range(1, len(log) + 1))
+    assert verify_chain(log) is None
