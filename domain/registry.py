@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
-from domain import race35
+from domain import ludo, parchis, parchis_2dice, race35, sorry
 from domain.ruleset import RuleSet
 
 RULESETS: dict[str, RuleSet] = {
     race35.NAME: race35,
+    parchis.NAME: parchis,
+    parchis_2dice.NAME: parchis_2dice,
+    ludo.NAME: ludo,
+    sorry.NAME: sorry,
 }
 
 

@@ -1,0 +1,697 @@
+"""Classic Sorry!, one card drawn and played per turn (rule set ``sorry``, rules/sorry.md).
+
+Seats and colours follow sorry.md and ``domain.model.COLOURS``: seat 0 red (track offset 0),
+seat 1 blue (15), seat 2 yellow (30), seat 3 green (45). With 2 or 3 players the last colours
+have no pawns, but their slides still work. Turns go in seat order (sorry.md section 4).
+
+Positions: ``start``, ``track:N`` (T0..T59), ``lane:K`` (Safety(colour, K), K = 1..5) and
+``home``. Internally a pawn's location is a code: 0..59 track, 60..64 lane 1..5, 65 home,
+66 start; pawn ``seat * 4 + i`` is the piece ``piece_id(seat, i + 1)``.
+
+Chance: the draw pile is a multiset kept sorted in ``CARDS`` order; each ``CardDrawn`` takes
+one card out of it. When a draw is due and the pile is empty, ``automatic`` shuffles the
+discard pile back (``DeckShuffled``; no order is recorded since draws are uniform).
+
+Move ids (``<to>`` is where a count or a placement lands, before any slide):
+
+=============================  ===============================================================
+``<card>:<from>><to>``         start move, forward or backward count, Sorry! placement:
+                               ``1:start>track:4``, ``10:track:5>track:4``, ``sorry:start>track:16``
+``7:<from>><to>+<from>><to>``  split 7, parts in execution order; when both orders are legal
+                               and end in the same position the part leaving the lower
+                               location (track before lane) is written first (the other order
+                               is accepted by ``decide`` too)
+``11:<mine><><theirs>``        11 swap of the own pawn on ``<mine>`` with the opponent on
+                               ``<theirs>``
+``decline``                    decline the optional swap of an 11 that has no forward move
+=============================  ===============================================================
+
+A move's ``steps`` are each moved pawn's own displacement (execution order); its ``effects``
+are bumps, slides, sweeps and swaps, in order. ``apply`` replays steps, then effects.
+
+Errors (``domain.model``)::
+
+    GameError
+     +-- BadSetup        (player count, deck, fast_start, first_player)
+     +-- IllegalMove     (says why)
+     +-- NotYourTurn
+     +-- GameOver
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, NamedTuple
+
+import msgspec
+from msgspec.structs import replace
+
+from domain.events import CardDrawn, DeckShuffled, Event, GameFinished, MovePlayed, TurnPassed
+from domain.model import (
+    COLOURS,
+    BadSetup,
+    ChanceNeed,
+    Draw,
+    Effect,
+    GameOver,
+    IllegalMove,
+    Move,
+    NotYourTurn,
+    Pending,
+    Piece,
+    Step,
+    Viewer,
+    chance_move,
+    check_options,
+    check_players,
+    piece_id,
+)
+
+NAME = "sorry"
+VERSION = 1
+MIN_PLAYERS = 2
+MAX_PLAYERS = 4
+OPTIONS: dict[str, Any] = {"deck": "standard45", "fast_start": False, "first_player": 0}
+
+# Board geometry (sorry.md section 3), as location codes.
+PAWNS = 4
+TRACK = 60
+SIDE = 15
+LANE = 5
+HOME = TRACK + LANE
+START = HOME + 1
+NOWHERE = -1
+TURN_REL = 2
+CIRCLE_REL = 4
+SLIDES_REL = ((1, 4), (9, 13))
+MOST_STEPS = 12
+
+CARDS = ("1", "2", "3", "4", "5", "7", "8", "10", "11", "12", "sorry")
+CARD_RANK = {card: rank for rank, card in enumerate(CARDS)}
+DECKS: dict[str, dict[str, int]] = {
+    "standard45": {**dict.fromkeys(CARDS, 4), "1": 5},
+    "classic44": dict.fromkeys(CARDS, 4),
+}
+DECLINE = "decline"
+
+# What each card allows (sorry.md 5.3): (kind of move, number of squares).
+PLAYS: dict[str, tuple[tuple[str, int], ...]] = {
+    "1": (("start", 0), ("forward", 1)),
+    "2": (("start", 0), ("forward", 2)),
+    "3": (("forward", 3),),
+    "4": (("backward", 4),),
+    "5": (("forward", 5),),
+    "7": (("forward", 7), ("split", 7)),
+    "8": (("forward", 8),),
+    "10": (("forward", 10), ("backward", 1)),
+    "11": (("forward", 11), ("swap", 0)),
+    "12": (("forward", 12),),
+    "sorry": (("sorry", 0),),
+}
+
+
+class Slide(NamedTuple):
+    """A slide: its colour, its end square and the squares it sweeps (after the triangle)."""
+
+    colour: int
+    end: int
+    swept: tuple[int, ...]
+
+
+def _location_names() -> tuple[str, ...]:
+    track = (f"track:{n}" for n in range(TRACK))
+    lane = (f"lane:{k}" for k in range(1, LANE + 1))
+    return (*track, *lane, "home", "start")
+
+
+def _forward_step(colour: int, loc: int) -> int:
+    """One forward step (3.3): the turn square leads into the lane, lane 5 into home."""
+    if loc < TRACK:
+        return TRACK if loc == colour * SIDE + TURN_REL else (loc + 1) % TRACK
+    return loc + 1 if loc < HOME else NOWHERE
+
+
+def _backward_step(colour: int, loc: int) -> int:
+    """One backward step (3.3): never into a lane; lane 1 leads out to the turn square."""
+    if loc < TRACK:
+        return (loc - 1) % TRACK
+    if loc == TRACK:
+        return colour * SIDE + TURN_REL
+    return loc - 1 if loc < HOME else NOWHERE
+
+
+def _walks(step: Callable[[int, int], int], colour: int) -> tuple[tuple[int, ...], ...]:
+    """``walks[n][loc]``: where ``n`` single steps lead, or NOWHERE."""
+    table = [tuple(range(START + 1))]
+    for _ in range(MOST_STEPS):
+        table.append(tuple(NOWHERE if at == NOWHERE else step(colour, at) for at in table[-1]))
+    return tuple(table)
+
+
+def _slides() -> tuple[Slide | None, ...]:
+    """The slide whose triangle is each track square, if any."""
+    at: list[Slide | None] = [None] * TRACK
+    for colour in range(len(COLOURS[:4])):
+        for first, last in SLIDES_REL:
+            triangle, end = colour * SIDE + first, colour * SIDE + last
+            at[triangle] = Slide(colour, end, tuple(range(triangle + 1, end + 1)))
+    return tuple(at)
+
+
+LOCATION = _location_names()
+CODE = {name: code for code, name in enumerate(LOCATION)}
+FORWARD = tuple(_walks(_forward_step, colour) for colour in range(4))
+BACKWARD = tuple(_walks(_backward_step, colour) for colour in range(4))
+SLIDE_AT = _slides()
+NAMES = tuple(piece_id(seat, number) for seat in range(4) for number in range(1, PAWNS + 1))
+PIECE = {name: index for index, name in enumerate(NAMES)}
+
+
+class State(msgspec.Struct, frozen=True):
+    """Pawn locations (codes), the piles, whose turn it is and the card being played."""
+
+    seats: int
+    pawns: tuple[int, ...]
+    pile: tuple[str, ...]
+    discard: tuple[str, ...] = ()
+    turn: int = 0
+    card: str | None = None
+    finished: bool = False
+    winners: tuple[int, ...] = ()
+
+
+# --- setup ------------------------------------------------------------------------------------
+
+
+def setup(options: dict[str, Any], seats: int) -> State:
+    """Pawns in Start (one on its start circle with ``fast_start``), the full deck to draw."""
+    opts = check_options(NAME, options, OPTIONS)
+    check_players(NAME, seats, MIN_PLAYERS, MAX_PLAYERS)
+    deck, fast, first = opts["deck"], opts["fast_start"], opts["first_player"]
+    if deck not in DECKS:
+        raise BadSetup(f"deck must be one of {sorted(DECKS)}, not {deck!r}")
+    if not isinstance(fast, bool):
+        raise BadSetup(f"fast_start must be true or false, not {fast!r}")
+    if isinstance(first, bool) or not isinstance(first, int) or not 0 <= first < seats:
+        raise BadSetup(f"first_player must be a seat from 0 to {seats - 1}, not {first!r}")
+    pawns = [START] * (seats * PAWNS)
+    if fast:
+        for seat in range(seats):
+            pawns[seat * PAWNS] = _circle(seat)
+    pile = tuple(card for card in CARDS for _ in range(DECKS[deck][card]))
+    return State(seats=seats, pawns=tuple(pawns), pile=pile, turn=first)
+
+
+def _circle(seat: int) -> int:
+    return seat * SIDE + CIRCLE_REL
+
+
+# --- move generation ---------------------------------------------------------------------------
+
+
+class Board:
+    """A scratch copy of the pawns while a move is worked out (never part of the state)."""
+
+    __slots__ = ("effects", "locs", "occ", "steps")
+
+    def __init__(self, locs: list[int], occ: list[int]) -> None:
+        self.locs = locs
+        self.occ = occ
+        self.steps: list[Step] = []
+        self.effects: list[Effect] = []
+
+    @classmethod
+    def of(cls, pawns: tuple[int, ...]) -> Board:
+        occ = [NOWHERE] * TRACK
+        for pawn, loc in enumerate(pawns):
+            if loc < TRACK:
+                occ[loc] = pawn
+        return cls(list(pawns), occ)
+
+    def copy(self) -> Board:
+        board = Board(self.locs.copy(), self.occ.copy())
+        board.steps, board.effects = self.steps.copy(), self.effects.copy()
+        return board
+
+
+def _blocked(board: Board, pawn: int, dest: int) -> bool:
+    """L1: a pawn of the mover's colour already stands on ``dest`` (track or lane)."""
+    first = pawn - pawn % PAWNS
+    return dest != HOME and dest in board.locs[first : first + PAWNS]
+
+
+def _to_start(board: Board, pawn: int, why: str) -> None:
+    loc = board.locs[pawn]
+    board.effects.append(Effect(NAMES[pawn], LOCATION[loc], "start", why))
+    board.occ[loc] = NOWHERE
+    board.locs[pawn] = START
+
+
+def _land(board: Board, pawn: int, dest: int, why: str) -> None:
+    """Move ``pawn`` to ``dest`` (L1 already checked), then bump (L2) and slide (L3)."""
+    locs, occ = board.locs, board.occ
+    origin = locs[pawn]
+    board.steps.append(Step(NAMES[pawn], LOCATION[origin], LOCATION[dest]))
+    if origin < TRACK:
+        occ[origin] = NOWHERE
+    locs[pawn] = dest
+    if dest >= TRACK:
+        return
+    other = occ[dest]
+    if other >= 0:
+        _to_start(board, other, f"{why} by {NAMES[pawn]}")
+    occ[dest] = pawn
+    _slide(board, pawn, dest)
+
+
+def _slide(board: Board, pawn: int, square: int) -> None:
+    """L3: on a triangle of another colour, slide to its end and sweep the slide to Start."""
+    slide = SLIDE_AT[square]
+    if slide is None or slide.colour == pawn // PAWNS:
+        return
+    board.occ[square] = NOWHERE
+    why = f"slide of {COLOURS[slide.colour]}"
+    board.effects.append(Effect(NAMES[pawn], LOCATION[square], LOCATION[slide.end], why))
+    for swept in slide.swept:
+        other = board.occ[swept]
+        if other >= 0:
+            _to_start(board, other, f"swept by the slide of {NAMES[pawn]}")
+    board.occ[slide.end] = pawn
+    board.locs[pawn] = slide.end
+
+
+def _count(board: Board, pawn: int, walk: tuple[int, ...]) -> bool:
+    """Move ``pawn`` along ``walk`` in place; False (board untouched) when illegal."""
+    dest = walk[board.locs[pawn]]
+    if dest == NOWHERE or _blocked(board, pawn, dest):
+        return False
+    _land(board, pawn, dest, "bumped")
+    return True
+
+
+def _move(move_id: str, seat: int, card: str, board: Board) -> Move:
+    return Move(move_id, seat, card, tuple(board.steps), tuple(board.effects))
+
+
+def _own(seat: int) -> range:
+    return range(seat * PAWNS, (seat + 1) * PAWNS)
+
+
+def _in_start(board: Board, seat: int) -> int | None:
+    """The lowest-numbered pawn of ``seat`` in Start (pawns in Start are interchangeable)."""
+    for pawn in _own(seat):
+        if board.locs[pawn] == START:
+            return pawn
+    return None
+
+
+def _opponents(board: Board, seat: int) -> list[int]:
+    """Opponent pawns on the track, by square."""
+    return [pawn for pawn in board.occ if pawn >= 0 and pawn // PAWNS != seat]
+
+
+def _start_moves(board: Board, seat: int, card: str, _: int) -> list[Move]:
+    pawn = _in_start(board, seat)
+    if pawn is None or _blocked(board, pawn, _circle(seat)):
+        return []
+    moved = board.copy()
+    _land(moved, pawn, _circle(seat), "bumped")
+    return [_move(f"{card}:start>{LOCATION[_circle(seat)]}", seat, card, moved)]
+
+
+def _walk_moves(board: Board, seat: int, card: str, walk: tuple[int, ...]) -> list[Move]:
+    moves = []
+    for pawn in _own(seat):
+        origin = board.locs[pawn]
+        dest = walk[origin]
+        if dest == NOWHERE or _blocked(board, pawn, dest):
+            continue
+        moved = board.copy()
+        _land(moved, pawn, dest, "bumped")
+        moves.append(_move(f"{card}:{LOCATION[origin]}>{LOCATION[dest]}", seat, card, moved))
+    return moves
+
+
+def _forward_moves(board: Board, seat: int, card: str, steps: int) -> list[Move]:
+    return _walk_moves(board, seat, card, FORWARD[seat][steps])
+
+
+def _backward_moves(board: Board, seat: int, card: str, steps: int) -> list[Move]:
+    return _walk_moves(board, seat, card, BACKWARD[seat][steps])
+
+
+def _in_order(board: Board, first: int, second: int, steps: int) -> Board | None:
+    """Split 7: ``first`` forward ``steps`` completely, then ``second`` the rest, or None."""
+    moved = board.copy()
+    if not _count(moved, first, FORWARD[first // PAWNS][steps]):
+        return None
+    if not _count(moved, second, FORWARD[second // PAWNS][7 - steps]):
+        return None
+    return moved
+
+
+def _split_id(moved: Board) -> str:
+    parts = (f"{step.from_}>{step.to}" for step in moved.steps)
+    return "7:" + "+".join(parts)
+
+
+def _position(locs: list[int], seats: int) -> tuple[tuple[int, ...], ...]:
+    """Final position up to interchangeable pawns of one colour."""
+    return tuple(tuple(sorted(locs[s * PAWNS : (s + 1) * PAWNS])) for s in range(seats))
+
+
+def _split_pair(board: Board, seat: int, p: int, q: int, steps: int) -> list[Move]:
+    """The moves of ``p`` forward ``steps`` and ``q`` forward ``7 - steps``, in either order."""
+    orders = [_in_order(board, p, q, steps), _in_order(board, q, p, 7 - steps)]
+    legal = [moved for moved in orders if moved is not None]
+    if len(legal) == 2:
+        seats = len(board.locs) // PAWNS
+        if _position(legal[0].locs, seats) == _position(legal[1].locs, seats):
+            legal = [legal[0] if board.locs[p] < board.locs[q] else legal[1]]
+    return [_move(_split_id(moved), seat, "7", moved) for moved in legal]
+
+
+def _split_moves(board: Board, seat: int, card: str, total: int) -> list[Move]:
+    walks = FORWARD[seat]
+    movers = [pawn for pawn in _own(seat) if board.locs[pawn] < HOME]
+    moves = []
+    for i, p in enumerate(movers):
+        for q in movers[i + 1 :]:
+            for steps in range(1, total):
+                if walks[steps][board.locs[p]] == NOWHERE:
+                    continue
+                if walks[total - steps][board.locs[q]] == NOWHERE:
+                    continue
+                moves.extend(_split_pair(board, seat, p, q, steps))
+    return moves
+
+
+def _swap_moves(board: Board, seat: int, card: str, _: int) -> list[Move]:
+    moves = []
+    theirs = _opponents(board, seat)
+    for pawn in _own(seat):
+        mine = board.locs[pawn]
+        if mine >= TRACK:
+            continue
+        for other in theirs:
+            target = board.locs[other]
+            moved = board.copy()
+            moved.steps.append(Step(NAMES[pawn], LOCATION[mine], LOCATION[target]))
+            why = f"swapped with {NAMES[pawn]}"
+            moved.effects.append(Effect(NAMES[other], LOCATION[target], LOCATION[mine], why))
+            moved.locs[pawn], moved.locs[other] = target, mine
+            moved.occ[target], moved.occ[mine] = pawn, other
+            _slide(moved, pawn, target)
+            move_id = f"{card}:{LOCATION[mine]}<>{LOCATION[target]}"
+            moves.append(_move(move_id, seat, card, moved))
+    return moves
+
+
+def _sorry_moves(board: Board, seat: int, card: str, _: int) -> list[Move]:
+    pawn = _in_start(board, seat)
+    if pawn is None:
+        return []
+    moves = []
+    for other in _opponents(board, seat):
+        target = board.locs[other]
+        moved = board.copy()
+        _land(moved, pawn, target, "sorry!")
+        moves.append(_move(f"{card}:start>{LOCATION[target]}", seat, card, moved))
+    return moves
+
+
+GENERATORS: dict[str, Callable[[Board, int, str, int], list[Move]]] = {
+    "start": _start_moves,
+    "forward": _forward_moves,
+    "backward": _backward_moves,
+    "split": _split_moves,
+    "swap": _swap_moves,
+    "sorry": _sorry_moves,
+}
+
+
+def _legal(state: State) -> list[Move]:
+    """Every legal move for the card being played by the seat to act."""
+    card = state.card
+    if card is None or state.finished:
+        return []
+    board, seat = Board.of(state.pawns), state.turn
+    moves: list[Move] = []
+    for kind, steps in PLAYS[card]:
+        found = GENERATORS[kind](board, seat, card, steps)
+        if kind == "swap" and found and not moves:
+            # 5.4: with no forward 11 the swap is optional, so declining is a legal move.
+            found.append(Move(DECLINE, seat, card))
+        moves.extend(found)
+    return moves
+
+
+def _can_count(own: tuple[int, ...], walk: tuple[int, ...]) -> bool:
+    """Whether some pawn can count along ``walk`` to a square free of own pawns."""
+    return any((dest := walk[loc]) != NOWHERE and (dest == HOME or dest not in own) for loc in own)
+
+
+def _opponent_on_track(state: State, seat: int) -> bool:
+    first = seat * PAWNS
+    others = state.pawns[:first] + state.pawns[first + PAWNS :]
+    return any(loc < TRACK for loc in others)
+
+
+def _can_start(state: State, seat: int, own: tuple[int, ...], _: int) -> bool:
+    return START in own and _circle(seat) not in own
+
+
+def _can_forward(state: State, seat: int, own: tuple[int, ...], steps: int) -> bool:
+    return _can_count(own, FORWARD[seat][steps])
+
+
+def _can_backward(state: State, seat: int, own: tuple[int, ...], steps: int) -> bool:
+    return _can_count(own, BACKWARD[seat][steps])
+
+
+def _can_split(state: State, seat: int, own: tuple[int, ...], steps: int) -> bool:
+    return bool(_split_moves(Board.of(state.pawns), seat, "7", steps))
+
+
+def _can_swap(state: State, seat: int, own: tuple[int, ...], _: int) -> bool:
+    return any(loc < TRACK for loc in own) and _opponent_on_track(state, seat)
+
+
+def _can_sorry(state: State, seat: int, own: tuple[int, ...], _: int) -> bool:
+    return START in own and _opponent_on_track(state, seat)
+
+
+CHECKS: dict[str, Callable[[State, int, tuple[int, ...], int], bool]] = {
+    "start": _can_start,
+    "forward": _can_forward,
+    "backward": _can_backward,
+    "split": _can_split,
+    "swap": _can_swap,
+    "sorry": _can_sorry,
+}
+
+
+def _has_move(state: State, card: str) -> bool:
+    """Whether the seat to act has a legal move, without building the moves."""
+    seat = state.turn
+    own = state.pawns[seat * PAWNS : (seat + 1) * PAWNS]
+    return any(CHECKS[kind](state, seat, own, steps) for kind, steps in PLAYS[card])
+
+
+# --- the rule set surface ----------------------------------------------------------------------
+
+
+def to_act(state: State) -> list[Pending]:
+    """The seat to draw, or to move with the card drawn; nothing when a pass is automatic."""
+    if state.finished or automatic(state):
+        return []
+    return [Pending(state.turn, "draw" if state.card is None else "move")]
+
+
+def legal_moves(state: State, seat: int) -> list[Move]:
+    """``draw`` for a seat that must draw; the card's moves for a seat that must move."""
+    for pending in to_act(state):
+        if pending.seat == seat:
+            return [chance_move(pending)] if pending.kind == "draw" else _legal(state)
+    return []
+
+
+def chance(state: State) -> ChanceNeed | None:
+    """One card from the draw pile when a seat must draw."""
+    if state.finished or state.card is not None or not state.pile:
+        return None
+    return Draw(pile=state.pile)
+
+
+def automatic(state: State) -> list[Event]:
+    """Reshuffle an empty draw pile when a draw is due; forfeit a card with no legal move."""
+    if state.finished:
+        return []
+    if state.card is None:
+        return [] if state.pile else [DeckShuffled(cards=len(state.discard))]
+    if _has_move(state, state.card):
+        return []
+    again = f"; {COLOURS[state.turn]} draws again" if state.card == "2" else ""
+    return [TurnPassed(state.turn, f"no legal move for card '{state.card}'{again}")]
+
+
+def decide(state: State, seat: int, move_id: str) -> list[Event]:
+    """MovePlayed for a legal move (and GameFinished when all 4 pawns are home)."""
+    if state.finished:
+        raise GameOver("the game is over")
+    if seat != state.turn:
+        raise NotYourTurn(f"it is seat {state.turn}'s turn, not seat {seat}'s")
+    if state.card is None:
+        raise IllegalMove(f"move {move_id!r} is not legal: {COLOURS[seat]} must draw a card first")
+    moves = {move.id: move for move in _legal(state)}
+    move = moves.get(move_id) or moves.get(_reversed_split(move_id))
+    if move is None:
+        raise IllegalMove(explain(state, move_id, list(moves)))
+    played = MovePlayed(seat, move.id, move.uses, move.steps, move.effects)
+    after = apply(state, played)
+    if all(after.pawns[pawn] == HOME for pawn in _own(seat)):
+        return [played, GameFinished((seat,), f"{COLOURS[seat]} has all 4 pawns home")]
+    return [played]
+
+
+def _reversed_split(move_id: str) -> str:
+    """The same split written in the other order (used when that order is the canonical one)."""
+    card, _, parts = move_id.partition(":")
+    first, plus, second = parts.partition("+")
+    return f"{card}:{second}+{first}" if plus else ""
+
+
+def apply(state: State, event: Event) -> State:
+    """The reducer."""
+    match event:
+        case CardDrawn(card=card):
+            at = state.pile.index(card)
+            return replace(state, pile=state.pile[:at] + state.pile[at + 1 :], card=card)
+        case MovePlayed(steps=steps, effects=effects):
+            pawns = list(state.pawns)
+            for step in steps:
+                pawns[PIECE[step.piece]] = CODE[step.to]
+            for effect in effects:
+                pawns[PIECE[effect.piece]] = CODE[effect.to]
+            return _card_done(replace(state, pawns=tuple(pawns)))
+        case TurnPassed():
+            return _card_done(state)
+        case DeckShuffled():
+            pile = tuple(sorted(state.pile + state.discard, key=CARD_RANK.__getitem__))
+            return replace(state, pile=pile, discard=())
+        case GameFinished(winners=winners):
+            return replace(state, finished=True, winners=winners)
+    return state
+
+
+def _card_done(state: State) -> State:
+    """Discard the card; the turn passes unless it was a 2 (section 4, step 6)."""
+    card = state.card or ""
+    turn = state.turn if card == "2" else (state.turn + 1) % state.seats
+    return replace(state, discard=(*state.discard, card), card=None, turn=turn)
+
+
+def view(state: State, viewer: Viewer) -> dict[str, Any]:
+    """Everything is public in sorry except the order of the draw pile (which is not kept)."""
+    return {
+        "status": "finished" if state.finished else "active",
+        "pieces": [
+            Piece(NAMES[pawn], pawn // PAWNS, LOCATION[loc]) for pawn, loc in enumerate(state.pawns)
+        ],
+        "to_act": to_act(state),
+        "chance": None if state.card is None else {"card": state.card},
+        "winners": list(state.winners),
+        "turn": state.turn,
+        "colours": list(COLOURS[: state.seats]),
+        "draw_pile": len(state.pile),
+        "discard": list(state.discard),
+    }
+
+
+# --- why a move is illegal ---------------------------------------------------------------------
+
+
+def explain(state: State, move_id: str, legal: list[str]) -> str:
+    """Why ``move_id`` is not legal for the card being played (a lower-case sentence)."""
+    card = state.card or ""
+    if move_id == DECLINE:
+        if card != "11":
+            return f"move 'decline' is not legal: only an 11 swap can be declined, not {card!r}"
+        return "card '11' cannot be declined: a forward 11 is possible, so a move is compulsory"
+    used, _, rest = move_id.partition(":")
+    if used != card:
+        return f"move {move_id!r} uses card {used!r}, but the card drawn is {card!r}"
+    parts = [_parse_part(part) for part in rest.split("+")]
+    if len(parts) > 2 or any(part is None for part in parts):
+        return f"move {move_id!r} is not a move id: expected '{card}:<from>><to>'"
+    reason = _reason(state, card, [part for part in parts if part is not None])
+    if reason:
+        return reason
+    shown = ", ".join(repr(move) for move in legal) or "none"
+    return f"move {move_id!r} is not legal with card {card!r}; legal moves: {shown}"
+
+
+def _parse_part(part: str) -> tuple[int, int] | None:
+    origin, sep, dest = part.partition(">")
+    origin = origin.removesuffix("<")
+    if not sep or origin not in CODE or dest not in CODE:
+        return None
+    return CODE[origin], CODE[dest]
+
+
+def _reason(state: State, card: str, parts: list[tuple[int, int]]) -> str | None:
+    """A specific reason, when one is evident, why these displacements cannot be made."""
+    seat = state.turn
+    for origin, _ in parts:
+        reason = _origin_reason(state, seat, card, origin)
+        if reason:
+            return reason
+    if len(parts) == 2:
+        return _split_reason(state, seat, parts)
+    origin, dest = parts[0]
+    if origin == START or (card == "11" and dest != FORWARD[seat][11][origin]):
+        return None
+    pawn = next(p for p in _own(seat) if state.pawns[p] == origin)
+    return _count_reason(state, card, pawn, dest)
+
+
+def _origin_reason(state: State, seat: int, card: str, origin: int) -> str | None:
+    colour = COLOURS[seat]
+    if origin == START:
+        if card not in ("1", "2", "sorry"):
+            return f"card {card!r} cannot move a pawn out of start: only 1, 2 and sorry! can"
+        if START not in state.pawns[seat * PAWNS : (seat + 1) * PAWNS]:
+            return f"card {card!r} cannot start a pawn: {colour} has no pawn in start"
+        return None
+    if origin == HOME:
+        return f"card {card!r} cannot move a pawn out of home: a pawn at home never moves again"
+    if origin not in state.pawns[seat * PAWNS : (seat + 1) * PAWNS]:
+        return f"card {card!r} cannot move from {LOCATION[origin]}: no {colour} pawn is there"
+    return None
+
+
+def _split_reason(state: State, seat: int, parts: list[tuple[int, int]]) -> str | None:
+    """A split whose parts are not two different pawns moving forward 7 squares in all."""
+    if parts[0][0] == parts[1][0]:
+        return "a split 7 must move two different pawns"
+    walks = FORWARD[seat]
+    counts = [next((n for n in range(1, 7) if walks[n][o] == d), 0) for o, d in parts]
+    if 0 in counts or sum(counts) != 7:
+        return "the two parts of a split 7 must move forward 7 squares in all"
+    return None
+
+
+def _count_reason(state: State, card: str, pawn: int, dest: int) -> str | None:
+    """Why ``pawn`` cannot count to ``dest`` with ``card``."""
+    name, origin, colour = NAMES[pawn], state.pawns[pawn], pawn // PAWNS
+    tables = {"forward": FORWARD[colour], "backward": BACKWARD[colour]}
+    walks = [(n, tables[kind][n][origin]) for kind, n in PLAYS[card] if kind in tables]
+    if any(reached == dest for _, reached in walks):
+        if _blocked(Board.of(state.pawns), pawn, dest):
+            return f"card {card!r} cannot move {name} to {LOCATION[dest]}: an own pawn is there"
+        return None
+    steps, reached = walks[0]
+    if reached == NOWHERE:
+        return f"card {card!r} cannot move {name} {steps} squares: it would pass home"
+    there = LOCATION[reached]
+    return f"card {card!r} moves {name} from {LOCATION[origin]} to {there}, not {LOCATION[dest]}"
