@@ -1,0 +1,330 @@
+"""Ludo as the Parchís seed describes it (rule set ``ludo``, rules/parchis.md §9).
+
+Seats and colours (§9.1): 4 players are Red, Green, Yellow, Blue (seats 0..3, clockwise, the
+turn order); 3 players Red, Green, Yellow; 2 players Red and Yellow (opposite, as in Parchís).
+Piece ids: ``red-1`` .. ``blue-4``.
+
+Positions: ``start`` (yard), ``track:0`` .. ``track:51`` (L0..L51), ``lane:1`` .. ``lane:5``
+(the own home column H1..H5), ``home`` (the final square, r 56).
+
+Move ids: ``<die>:<from>><to>``, e.g. ``6:start>track:0`` or ``3:track:10>track:13``. Every
+square holds one piece, so (from, to) identifies a move.
+
+Turn machinery: ``die`` is the throw to play (0 when the seat must throw), ``sixes`` the 6s
+thrown this turn, ``tries`` the extra throws left under the three-tries rule. A throw with no
+legal move passes by itself (``TurnPassed`` with the reason; the same seat throws again after a
+6 or while tries remain). The third 6 sends the last moved piece to the yard (``MovePlayed``
+with ``auto``, move ``three-sixes``) or, with ``forfeit_turn`` or nothing to send, ends the turn.
+
+Errors: ``GameError`` > ``BadSetup``, ``IllegalMove``, ``NotYourTurn``, ``GameOver``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+from msgspec.structs import replace
+
+from domain.events import DiceRolled, Event, GameFinished, MovePlayed, TurnPassed
+from domain.model import (
+    BadSetup,
+    ChanceNeed,
+    Effect,
+    GameOver,
+    IllegalMove,
+    Move,
+    NotYourTurn,
+    Pending,
+    Roll,
+    Step,
+    Viewer,
+    chance_move,
+    check_options,
+    check_players,
+)
+from domain.parchis_board import LUDO, LUDO_SAFE, PIECES, START
+
+NAME = "ludo"
+VERSION = 1
+MIN_PLAYERS = 2
+MAX_PLAYERS = 4
+STACKING = False
+OPTIONS: dict[str, Any] = {
+    "win_condition": "home_column",
+    "three_sixes": "return_last_piece",
+    "three_tries": "first_turn_only",
+    "safe_squares": "none",
+}
+CHOICES: dict[str, tuple[str, ...]] = {
+    "win_condition": ("home_column", "home"),
+    "three_sixes": ("return_last_piece", "forfeit_turn"),
+    "three_tries": ("first_turn_only", "whenever_no_piece_out"),
+    "safe_squares": tuple(LUDO_SAFE),
+}
+BOARD = LUDO
+GOAL = BOARD.goal
+LANE = BOARD.track_steps
+SIX = 6
+PENALTY = 3
+EXTRA_TRIES = 2
+
+
+class Rules(msgspec.Struct, frozen=True):
+    """The options."""
+
+    win_at: int = LANE
+    return_last: bool = True
+    tries_always: bool = False
+    safe: str = "none"
+
+
+class State(msgspec.Struct, frozen=True):
+    """Relative numbers of all pieces (seat * 4 + n) and the turn."""
+
+    rules: Rules
+    colours: tuple[int, ...]
+    pos: tuple[int, ...]
+    started: tuple[bool, ...]
+    turn: int = 0
+    die: int = 0
+    sixes: int = 0
+    tries: int = 0
+    last_moved: int = -1
+    finished: bool = False
+    winners: tuple[int, ...] = ()
+
+
+def setup(options: dict[str, Any], seats: int) -> State:
+    """All pieces in the yard, Red (seat 0) to throw, with three tries."""
+    opts = check_options(NAME, options, OPTIONS)
+    check_players(NAME, seats, MIN_PLAYERS, MAX_PLAYERS)
+    for key, allowed in CHOICES.items():
+        if opts[key] not in allowed:
+            raise BadSetup(f"{key} must be one of {list(allowed)}, not {opts[key]!r}")
+    rules = Rules(
+        win_at=GOAL if opts["win_condition"] == "home" else LANE,
+        return_last=opts["three_sixes"] == "return_last_piece",
+        tries_always=opts["three_tries"] == "whenever_no_piece_out",
+        safe=opts["safe_squares"],
+    )
+    state = State(rules, BOARD.seatings[seats], (START,) * (seats * PIECES), (False,) * seats)
+    return start_turn(state, 0)
+
+
+def own(seat: int) -> range:
+    """The piece indices of ``seat``."""
+    return range(seat * PIECES, seat * PIECES + PIECES)
+
+
+def occupancy(state: State) -> dict[int, int]:
+    """The piece on each cell (the home square has no cell)."""
+    cells = BOARD.cells
+    return {
+        cells[state.colours[piece // PIECES]][r]: piece
+        for piece, r in enumerate(state.pos)
+        if r != START and r != GOAL
+    }
+
+
+def land(state: State, occ: dict[int, int], seat: int, cell: int) -> int | None:
+    """-1 to land on an empty cell, the piece captured there, or None when it is closed."""
+    here = occ.get(cell)
+    if here is None:
+        return -1
+    if here // PIECES == seat or cell in LUDO_SAFE[state.rules.safe]:
+        return None
+    return here
+
+
+def moves(state: State) -> list[Move]:
+    """Every legal move of the seat to move with ``state.die`` (§9.3)."""
+    seat, die = state.turn, state.die
+    occ = occupancy(state)
+    cells = BOARD.cells[state.colours[seat]]
+    found: list[tuple[int, Move]] = []
+    jailed = [piece for piece in own(seat) if state.pos[piece] == START]
+    if die == SIX and jailed:
+        captured = land(state, occ, seat, cells[0])
+        if captured is not None:
+            found.append((START, make_move(state, jailed[0], 0, captured)))
+    for piece in own(seat):
+        r = state.pos[piece]
+        if r == START or r + die > GOAL:
+            continue
+        target = r + die
+        captured = -1 if target == GOAL else land(state, occ, seat, cells[target])
+        if captured is not None:
+            found.append((r, make_move(state, piece, target, captured)))
+    return [move for _, move in sorted(found, key=lambda item: item[0])]
+
+
+def make_move(state: State, piece: int, target: int, captured: int) -> Move:
+    """The public move of ``piece`` to ``target``."""
+    colour = state.colours[state.turn]
+    name = BOARD.piece_name(state.colours, piece)
+    origin, to = BOARD.place(colour, state.pos[piece]), BOARD.place(colour, target)
+    effects: tuple[Effect, ...] = ()
+    if captured >= 0:
+        victim = BOARD.piece_name(state.colours, captured)
+        effects = (Effect(victim, to, "start", f"captured by {name}: back to the yard"),)
+    step = Step(name, origin, to)
+    return Move(f"{state.die}:{origin}>{to}", state.turn, (state.die,), (step,), effects)
+
+
+def pending(state: State) -> Pending | None:
+    """The seat to act and how, ignoring automatic events."""
+    if state.finished:
+        return None
+    return Pending(state.turn, "move" if state.die else "roll")
+
+
+def to_act(state: State) -> list[Pending]:
+    """The seat to throw or to move, unless the game is over or the rules act by themselves."""
+    now = pending(state)
+    if now is None or automatic(state):
+        return []
+    return [now]
+
+
+def legal_moves(state: State, seat: int) -> list[Move]:
+    """``roll`` for the seat to throw; every legal move for the seat to move."""
+    now = to_act(state)
+    if not now or now[0].seat != seat:
+        return []
+    return [chance_move(now[0])] if now[0].kind == "roll" else moves(state)
+
+
+def chance(state: State) -> ChanceNeed | None:
+    """One die when a seat is to throw."""
+    now = to_act(state)
+    return Roll(1) if now and now[0].kind == "roll" else None
+
+
+def automatic(state: State) -> list[Event]:
+    """The three-6 penalty, and throws that cannot be used."""
+    if state.finished or not state.die:
+        return []
+    seat = state.turn
+    if state.sixes == PENALTY:
+        return [penalty(state)]
+    if moves(state):
+        return []
+    reason = f"no legal move for a {state.die}"
+    if state.die == SIX:
+        reason += "; throws again"
+    elif state.tries:
+        reason += f"; {state.tries} more {'try' if state.tries == 1 else 'tries'}"
+    return [TurnPassed(seat, reason)]
+
+
+def penalty(state: State) -> Event:
+    """The third 6: not played; the last piece moved may go back to the yard (§9.2)."""
+    seat, piece = state.turn, state.last_moved
+    r = state.pos[piece] if piece >= 0 else START
+    if not state.rules.return_last or r in (START, GOAL):
+        return TurnPassed(seat, "third 6 in a row: not played, turn over")
+    why = "third 6 in a row: the last piece moved goes back to the yard"
+    effect = Effect(
+        BOARD.piece_name(state.colours, piece), BOARD.place(state.colours[seat], r), "start", why
+    )
+    return MovePlayed(seat, "three-sixes", (SIX,), (), (effect,), auto=True)
+
+
+def decide(state: State, seat: int, move_id: str) -> list[Event]:
+    """The events of ``seat`` playing ``move_id``; raises a GameError saying why not."""
+    if state.finished:
+        raise GameOver(f"the game is over: move {move_id!r} cannot be played")
+    now = to_act(state)
+    if not now:
+        raise NotYourTurn(f"no seat may act before the automatic events: not seat {seat}")
+    if now[0].seat != seat:
+        raise NotYourTurn(f"it is seat {now[0].seat}'s turn, not seat {seat}'s")
+    if now[0].kind == "roll":
+        raise IllegalMove(f"move {move_id!r} is not legal: seat {seat} must throw first ('roll')")
+    legal = moves(state)
+    for move in legal:
+        if move.id == move_id:
+            return events_of(state, move)
+    ids = [move.id for move in legal]
+    raise IllegalMove(f"move {move_id!r} is not legal with a {state.die}: legal moves are {ids}")
+
+
+def events_of(state: State, move: Move) -> list[Event]:
+    """MovePlayed, and GameFinished when the move completes the seat's four pieces."""
+    events: list[Event] = [MovePlayed(move.seat, move.id, move.uses, move.steps, move.effects)]
+    colour = state.colours[state.turn]
+    piece = BOARD.piece_index(state.colours, move.steps[0].piece)
+    target = BOARD.parse(colour, move.steps[0].to)
+    at = [target if p == piece else state.pos[p] for p in own(state.turn)]
+    if min(at) >= state.rules.win_at:
+        where = "home" if state.rules.win_at == GOAL else "in the home column"
+        events.append(GameFinished((state.turn,), f"all four pieces {where}"))
+    return events
+
+
+def apply(state: State, event: Event) -> State:
+    """The reducer."""
+    match event:
+        case DiceRolled(dice=dice):
+            return replace(state, die=dice[0], sixes=state.sixes + (dice[0] == SIX))
+        case MovePlayed():
+            after = moved(state, event)
+            if state.sixes == PENALTY or state.die != SIX:
+                return end_turn(after)
+            return replace(after, die=0)
+        case TurnPassed():
+            if state.sixes == PENALTY or (state.die != SIX and not state.tries):
+                return end_turn(state)
+            return replace(state, die=0, tries=state.tries - (state.die != SIX))
+        case GameFinished(winners=winners):
+            return replace(state, finished=True, winners=winners)
+    return state
+
+
+def moved(state: State, event: MovePlayed) -> State:
+    """Apply a move's steps and captures."""
+    colours = state.colours
+    pos, last = list(state.pos), state.last_moved
+    for step in event.steps:
+        last = BOARD.piece_index(colours, step.piece)
+        pos[last] = BOARD.parse(colours[last // PIECES], step.to)
+    for effect in event.effects:
+        pos[BOARD.piece_index(colours, effect.piece)] = START
+    return replace(state, pos=tuple(pos), last_moved=last, tries=0)
+
+
+def end_turn(state: State) -> State:
+    """The next seat throws."""
+    return start_turn(state, (state.turn + 1) % len(state.colours))
+
+
+def start_turn(state: State, seat: int) -> State:
+    """``seat``'s turn begins, with three tries on its first turn (or, by option, whenever it
+    has no piece out)."""
+    out = any(START < state.pos[piece] < GOAL for piece in own(seat))
+    tries = not state.started[seat] or (state.rules.tries_always and not out)
+    started = (*state.started[:seat], True, *state.started[seat + 1 :])
+    return replace(
+        state,
+        turn=seat,
+        die=0,
+        sixes=0,
+        last_moved=-1,
+        tries=EXTRA_TRIES if tries else 0,
+        started=started,
+    )
+
+
+def view(state: State, viewer: Viewer) -> dict[str, Any]:
+    """Everything is public in Ludo."""
+    return {
+        "status": "finished" if state.finished else "active",
+        "pieces": BOARD.pieces(state.colours, state.pos),
+        "to_act": to_act(state),
+        "chance": {"dice": [state.die]} if state.die else None,
+        "winners": list(state.winners),
+        "colours": [BOARD.colours[colour] for colour in state.colours],
+        "sixes_in_a_row": state.sixes,
+        "tries_left": state.tries,
+    }

@@ -1,0 +1,37 @@
+"""Parchís with two dice (rule set ``parchis-2dice``, rules/parchis.md §8).
+
+The board, seats, positions, options and move ids are those of ``parchis``, whose engine this
+rule set shares; only the throw differs: two dice, exits on each 5 or on a sum of 5, doubles
+throw again, impose the barrier duty and count towards the three-doubles penalty. A play is the
+ordered list of its sub-moves, e.g. ``5:start>track:5,3:track:5>track:8`` or
+``2:track:30>track:32,4:track:32>track:36``; plays ending in the same position are one play.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from domain import parchis
+from domain.parchis import State
+
+NAME = "parchis-2dice"
+VERSION = 1
+MIN_PLAYERS = parchis.MIN_PLAYERS
+MAX_PLAYERS = parchis.MAX_PLAYERS
+STACKING = True
+"""Two pieces of one colour may share a square (a barrier)."""
+OPTIONS: dict[str, Any] = dict(parchis.OPTIONS)
+
+
+def setup(options: dict[str, Any], seats: int) -> State:
+    """All pieces in jail, Yellow (seat 0) to throw two dice."""
+    return parchis.new_state(NAME, options, seats, dice=2)
+
+
+to_act = parchis.to_act
+legal_moves = parchis.legal_moves
+chance = parchis.chance
+automatic = parchis.automatic
+decide = parchis.decide
+apply = parchis.apply
+view = parchis.view
