@@ -21,6 +21,7 @@ MAX_PLAYERS = parchis.MAX_PLAYERS
 STACKING = True
 """Two pieces of one colour may share a square (a barrier)."""
 OPTIONS: dict[str, Any] = dict(parchis.OPTIONS)
+BOARD = parchis.BOARD
 
 
 def setup(options: dict[str, Any], seats: int) -> State:

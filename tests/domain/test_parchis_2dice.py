@@ -1,0 +1,159 @@
+"""Parchís with two dice: the tricky cases of rules/parchis.md §8.2 and the options."""
+
+from __future__ import annotations
+
+import pytest
+
+from domain import parchis_2dice as rules
+from domain.events import DiceRolled, MovePlayed
+from domain.model import BadSetup, Effect, Roll
+from tests.domain.race_positions import arrange, at, ids, play, rolling, throw
+
+EXIT = "5:start>track:5"
+
+
+def test_case_01_five_and_three_with_pieces_in_jail() -> None:
+    state = arrange(rules, {"yellow": ["start", "start", "track:30"]})
+    state = throw(rules, state, 5, 3)
+    assert ids(rules, state) == {f"{EXIT},3:track:5>track:8", f"{EXIT},3:track:30>track:33"}
+    state = play(rules, state, f"{EXIT},3:track:30>track:33")
+    assert at(rules, state, "yellow") == ["home", "start", "track:33", "track:5"]
+    assert rolling(rules, state, 1)
+
+
+def test_case_02_sum_of_five_takes_a_piece_out() -> None:
+    state = arrange(rules, {"yellow": ["start", "track:30"]})
+    state = throw(rules, state, 1, 4)
+    assert ids(rules, state) == {"1+4:start>track:5"}
+    [move] = rules.legal_moves(state, 0)
+    assert move.uses == (1, 4)
+    state = play(rules, state, "1+4:start>track:5")
+    assert at(rules, state, "yellow") == ["home", "home", "track:30", "track:5"]
+
+
+def test_case_03_double_five_captures_on_the_second_exit() -> None:
+    state = arrange(rules, {"yellow": ["start", "start", "start"], "blue": ["track:5"]})
+    state = throw(rules, state, 5, 5)
+    assert ids(rules, state) == {f"{EXIT},{EXIT}"}
+    [move] = rules.legal_moves(state, 0)
+    assert move.effects == (
+        Effect("blue-1", "track:5", "start", "captured by yellow-2: back to jail"),
+    )
+    state = play(rules, state, f"{EXIT},{EXIT}")
+    assert at(rules, state, "yellow") == ["home", "start", "track:5", "track:5"]
+    assert at(rules, state, "blue") == ["home", "home", "home", "start"]
+    assert rolling(rules, state, 0)
+
+
+def test_case_04_double_six_must_open_the_barrier() -> None:
+    state = arrange(rules, {"yellow": ["track:20", "track:20", "track:30"]})
+    state = throw(rules, state, 6, 6)
+    assert ids(rules, state) == {
+        "6:track:20>track:26,6:track:26>track:32",
+        "6:track:20>track:26,6:track:20>track:26",
+        "6:track:20>track:26,6:track:30>track:36",
+    }
+    state = play(rules, state, "6:track:20>track:26,6:track:20>track:26")
+    assert at(rules, state, "yellow") == ["home", "track:26", "track:26", "track:30"]
+    assert rolling(rules, state, 0)
+
+
+def test_case_05_only_one_die_can_be_used() -> None:
+    state = arrange(rules, {"yellow": ["lane:5", "lane:6"]})
+    state = throw(rules, state, 3, 4)
+    assert ids(rules, state) == {"3:lane:5>home"}
+    state = play(rules, state, "3:lane:5>home")
+    assert at(rules, state, "yellow") == ["home", "home", "home", "lane:6"]
+    assert rolling(rules, state, 1)
+
+
+def test_case_06_intermediate_stop_captures() -> None:
+    places = {"yellow": ["track:30", "start", "start", "start"], "red": ["track:32"]}
+    state = throw(rules, arrange(rules, places), 2, 4)
+    capture = "2:track:30>track:32,4:track:32>track:36"
+    safe = "4:track:30>track:34,2:track:34>track:36"
+    assert ids(rules, state) == {capture, safe}
+    captured = play(rules, state, capture)
+    assert at(rules, captured, "red") == ["home", "home", "home", "start"]
+    assert at(rules, captured, "yellow")[-1] == "track:36"
+    spared = play(rules, state, safe)
+    assert at(rules, spared, "red") == ["home", "home", "home", "track:32"]
+    assert at(rules, spared, "yellow")[-1] == "track:36"
+
+
+def test_case_07_three_doubles() -> None:
+    state = throw(rules, arrange(rules, {"yellow": ["track:10", "track:30"]}), 2, 2)
+    assert ids(rules, state) == {
+        "2:track:10>track:12,2:track:12>track:14",
+        "2:track:10>track:12,2:track:30>track:32",
+        "2:track:30>track:32,2:track:32>track:34",
+    }
+    state = play(rules, state, "2:track:10>track:12,2:track:12>track:14")
+    state = throw(rules, state, 3, 3)
+    assert ids(rules, state) == {
+        "3:track:14>track:17,3:track:17>track:20",
+        "3:track:14>track:17,3:track:30>track:33",
+        "3:track:30>track:33,3:track:33>track:36",
+    }
+    state = play(rules, state, "3:track:30>track:33,3:track:33>track:36")
+    third = rules.apply(state, DiceRolled(0, (4, 4)))
+    why = "third doubles in a row: the last piece moved goes back to jail"
+    effect = Effect("yellow-2", "track:36", "start", why)
+    assert rules.automatic(third) == [
+        MovePlayed(0, "three-sixes", (4, 4), (), (effect,), auto=True)
+    ]
+    state = throw(rules, state, 4, 4)
+    assert at(rules, state, "yellow") == ["home", "home", "start", "track:14"]
+    assert rolling(rules, state, 1)
+
+
+def test_a_single_six_does_not_throw_again() -> None:
+    state = throw(rules, arrange(rules, {"yellow": ["track:10"]}), 6, 1)
+    assert ids(rules, state) == {"6:track:10>track:16,1:track:16>track:17"}
+    assert rolling(rules, play(rules, state, "6:track:10>track:16,1:track:16>track:17"), 1)
+
+
+def test_option_six_counts_seven_per_die() -> None:
+    state = arrange(rules, {"yellow": ["track:10"]}, options={"six_counts_seven": True})
+    assert ids(rules, throw(rules, state, 6, 1)) == {"6:track:10>track:17,1:track:17>track:18"}
+
+
+def test_option_capture_bonus_comes_before_the_second_die() -> None:
+    places = {"yellow": ["track:30"], "red": ["track:32"]}
+    state = arrange(rules, places, options={"capture_bonus": 20})
+    state = throw(rules, state, 2, 4)
+    assert ids(rules, state) == {"2:track:30>track:32", "4:track:30>track:34,2:track:34>track:36"}
+    state = play(rules, state, "2:track:30>track:32")
+    assert ids(rules, state) == {"bonus20:track:32>track:52"}
+    state = play(rules, state, "bonus20:track:32>track:52")
+    assert rules.view(state, None)["dice_left"] == [4]
+    assert ids(rules, state) == {"4:track:52>track:56"}
+    state = play(rules, state, "4:track:52>track:56")
+    assert at(rules, state, "yellow")[-1] == "track:56"
+    assert rolling(rules, state, 1)
+
+
+def test_option_home_bonus() -> None:
+    state = arrange(rules, {"yellow": ["lane:5", "track:40"]}, options={"home_bonus": 10})
+    state = play(rules, throw(rules, state, 3, 1), "3:lane:5>home")
+    assert ids(rules, state) == {"bonus10:track:40>track:50"}
+    state = play(rules, state, "bonus10:track:40>track:50")
+    assert ids(rules, state) == {"1:track:50>track:51"}
+
+
+def test_option_three_sixes_exempt_home_column_applies_to_doubles() -> None:
+    options = {"three_sixes_exempt_home_column": True}
+    start = arrange(rules, {"yellow": ["track:66", "track:20"]}, options=options)
+    state = play(rules, throw(rules, start, 1, 1), "1:track:20>track:21,1:track:21>track:22")
+    state = play(rules, throw(rules, state, 2, 2), "2:track:66>track:68,2:track:68>lane:2")
+    state = throw(rules, state, 3, 3)
+    assert at(rules, state, "yellow") == ["home", "home", "lane:2", "track:22"]
+    assert rolling(rules, state, 1)
+
+
+def test_setup_throws_two_dice_and_validates_options() -> None:
+    state = rules.setup({}, 3)
+    assert rules.chance(state) == Roll(2)
+    assert rules.view(state, None)["colours"] == ["yellow", "blue", "red"]
+    with pytest.raises(BadSetup, match="capture_bonus must be an integer"):
+        rules.setup({"capture_bonus": 2.5}, 2)
