@@ -6,12 +6,13 @@ from litestar import Litestar
 from litestar.di import Provide
 from litestar.openapi import OpenAPIConfig
 
+from eventstore import EventStore
 from service import logs
 from service.games import Games
 from service.problems import handle
 from service.routes import GameController, MetaController
 from service.settings import Settings
-from service.store import EventStore, open_store
+from service.store import open_store
 
 VERSION = "0.1.0"
 

@@ -19,10 +19,9 @@ from domain.model import CHANCE_KINDS, Move, Pending, Viewer
 from domain.registry import RULESETS
 from domain.replay import CHANCE_EVENTS, Replay, fold
 from domain.ruleset import RuleSet
-from eventstore import AppendResult, NewEvent, StoredEvent
+from eventstore import AppendResult, EventStore, NewEvent, StoredEvent
 from service import chance, tokens
 from service.problems import problem
-from service.store import EventStore
 from service.wire import Created, CreateGame, PlayMove, Tokens
 
 Actor = int | str

@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from litestar import Controller, Request, get, post
-from litestar.params import Parameter
+from litestar.di import NamedDependency
+from litestar.params import FromPath, FromQuery, HeaderParameter, JSONBody, QueryParameter
 
 from domain.model import Viewer
 from domain.registry import RULESETS
@@ -26,7 +27,9 @@ from service.wire import (
 )
 
 AnyRequest = Request[Any, Any, Any]
-IdempotencyKey = Annotated[str | None, Parameter(header="Idempotency-Key", required=False)]
+GamesDep = NamedDependency[Games]
+GameId = FromPath[str]
+IdempotencyKey = Annotated[str | None, HeaderParameter(name="Idempotency-Key", required=False)]
 
 
 def bearer(request: AnyRequest) -> str | None:
@@ -70,17 +73,17 @@ class GameController(Controller):
     path = "/games"
 
     @post("/", operation_id="createGame", sync_to_thread=True)
-    def create(self, data: CreateGame, games: Games) -> Created:
+    def create(self, data: JSONBody[CreateGame], games: GamesDep) -> Created:
         """Create a game; the reply holds the only copy of its tokens."""
         return games.create(data)
 
     @get("/", operation_id="listGames", sync_to_thread=True)
     def list_games(
         self,
-        games: Games,
-        status: str | None = None,
-        ruleset: str | None = None,
-        tag: str | None = None,
+        games: GamesDep,
+        status: FromQuery[str | None] = None,
+        ruleset: FromQuery[str | None] = None,
+        tag: FromQuery[str | None] = None,
     ) -> GameList:
         """Games, oldest first, filtered by status, rule set or tag (``key:value``)."""
         chosen = [
@@ -93,14 +96,18 @@ class GameController(Controller):
         return GameList(chosen)
 
     @get("/{game_id:str}", operation_id="getGame", sync_to_thread=True)
-    def get_game(self, game_id: str, request: AnyRequest, games: Games) -> dict[str, Any]:
+    def get_game(self, game_id: GameId, request: AnyRequest, games: GamesDep) -> dict[str, Any]:
         """The current state, as the caller may see it."""
         with games.open(game_id) as game:
             return state_view(game, game.replay, viewer_of(game, request))
 
     @get("/{game_id:str}/state", operation_id="getStateAt", sync_to_thread=True)
     def state_at(
-        self, game_id: str, request: AnyRequest, games: Games, at: int | None = None
+        self,
+        game_id: GameId,
+        request: AnyRequest,
+        games: GamesDep,
+        at: FromQuery[int | None] = None,
     ) -> dict[str, Any]:
         """The state after event ``at`` (the current one without ``at``)."""
         with games.open(game_id) as game:
@@ -112,7 +119,7 @@ class GameController(Controller):
         return state_view(game, replay, viewer)
 
     @get("/{game_id:str}/legal-moves", operation_id="getLegalMoves", sync_to_thread=True)
-    def legal_moves(self, game_id: str, request: AnyRequest, games: Games) -> LegalMoves:
+    def legal_moves(self, game_id: GameId, request: AnyRequest, games: GamesDep) -> LegalMoves:
         """The caller's legal moves (every pending seat's for the referee or a spectator)."""
         with games.open(game_id) as game:
             viewer = viewer_of(game, request)
@@ -128,10 +135,10 @@ class GameController(Controller):
     @post("/{game_id:str}/moves", operation_id="playMove", status_code=200, sync_to_thread=True)
     def play(
         self,
-        game_id: str,
-        data: PlayMove,
+        game_id: GameId,
+        data: JSONBody[PlayMove],
         request: AnyRequest,
-        games: Games,
+        games: GamesDep,
         idempotency_key: IdempotencyKey = None,
     ) -> Played:
         """Play a move (an id from legal-moves, or its steps) for the caller's seat."""
@@ -144,11 +151,11 @@ class GameController(Controller):
     @get("/{game_id:str}/events", operation_id="listEvents", sync_to_thread=True)
     def events(
         self,
-        game_id: str,
+        game_id: GameId,
         request: AnyRequest,
-        games: Games,
-        after: Annotated[int, Parameter(ge=0)] = 0,
-        limit: Annotated[int, Parameter(ge=1, le=1000)] = 1000,
+        games: GamesDep,
+        after: Annotated[int, QueryParameter(ge=0)] = 0,
+        limit: Annotated[int, QueryParameter(ge=1, le=1000)] = 1000,
     ) -> EventPage:
         """The log after version ``after``, redacted for the caller."""
         with games.open(game_id) as game:

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from eventstore import SqliteEventStore
-
-EventStore = SqliteEventStore
+from eventstore import EventStore, SqliteEventStore
 
 
 def open_store(database: str, synchronous: str) -> EventStore:

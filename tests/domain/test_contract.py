@@ -1,0 +1,80 @@
+"""The contract every rule set passes: random games end, pieces are conserved, replay is exact."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+import msgspec
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from domain.events import GameCreated, event_data, event_type, parse_event
+from domain.model import CHANCE_KINDS, Piece
+from domain.registry import RULESETS
+from domain.replay import fold
+from domain.ruleset import RuleSet
+from tests.domain.playout import random_events
+
+NAMES = sorted(RULESETS)
+
+
+def player_counts(rules: RuleSet) -> st.SearchStrategy[int]:
+    return st.integers(rules.MIN_PLAYERS, min(rules.MAX_PLAYERS, 4))
+
+
+def pieces_of(rules: RuleSet, state: object) -> list[Piece]:
+    return list(rules.view(state, "referee")["pieces"])
+
+
+def check_pieces(rules: RuleSet, state: object, expected: Counter[int]) -> None:
+    """Same pieces per seat always; no two pieces of one seat share a square but start/home
+    (unless the rule set allows stacking, e.g. Parchís barriers: then at most two)."""
+    pieces = pieces_of(rules, state)
+    assert Counter(p.seat for p in pieces) == expected
+    assert len({p.id for p in pieces}) == len(pieces)
+    for seat in expected:
+        squares = [p.at for p in pieces if p.seat == seat and p.at not in ("start", "home")]
+        if getattr(rules, "STACKING", False):
+            assert max(Counter(squares).values(), default=0) <= 2, f"seat {seat}: {squares}"
+        elif rules.NAME != "race35":
+            assert len(squares) == len(set(squares)), f"seat {seat} stacks pieces: {squares}"
+
+
+@pytest.mark.parametrize("name", NAMES)
+@settings(max_examples=15, deadline=None)
+@given(data=st.data(), seed=st.integers(0, 2**32))
+def test_random_games_end_and_conserve_pieces(name: str, data: st.DataObject, seed: int) -> None:
+    rules = RULESETS[name]
+    seats = data.draw(player_counts(rules))
+    start = rules.setup({}, seats)
+    expected = Counter(p.seat for p in pieces_of(rules, start))
+    state = start
+    for state, _ in random_events(rules, start, random.Random(seed)):
+        check_pieces(rules, state, expected)
+        for pending in rules.to_act(state):
+            assert rules.legal_moves(state, pending.seat), "a pending seat always has a move"
+            if pending.kind in CHANCE_KINDS:
+                assert rules.chance(state) is not None
+    assert rules.view(state, None)["status"] == "finished"
+    assert state.winners
+
+
+@pytest.mark.parametrize("name", NAMES)
+@settings(max_examples=10, deadline=None)
+@given(data=st.data(), seed=st.integers(0, 2**32))
+def test_replay_of_the_log_equals_live_state(name: str, data: st.DataObject, seed: int) -> None:
+    rules = RULESETS[name]
+    seats = data.draw(player_counts(rules))
+    created = GameCreated(name, {}, tuple(f"p{i}" for i in range(seats)))
+    log: list[tuple[int, object]] = [(1, created)]
+    start = live = rules.setup({}, seats)
+    for live, batch in random_events(rules, start, random.Random(seed)):  # noqa: B007
+        for event in batch:
+            stored = parse_event(
+                event_type(event), msgspec.json.decode(msgspec.json.encode(event_data(event)))
+            )
+            assert stored == event, "an event survives its stored encoding"
+            log.append((len(log) + 1, stored))
+    assert fold(log).state == live  # type: ignore[arg-type]

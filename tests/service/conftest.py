@@ -1,0 +1,54 @@
+"""The real app over a temporary SQLite file, driven through Litestar's test client."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from litestar.testing import TestClient
+
+from service.app import create_app
+from service.settings import Settings
+
+
+@pytest.fixture
+def settings(tmp_path: Path) -> Settings:
+    return Settings(database=str(tmp_path / "tabula.db"), log_level="warning")
+
+
+@pytest.fixture
+def api(settings: Settings) -> Iterator[TestClient[Any]]:
+    with TestClient(create_app(settings)) as client:
+        yield client
+
+
+def auth(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
+
+
+def create(
+    api: TestClient[Any], ruleset: str = "race35", players: int = 3, **body: Any
+) -> dict[str, Any]:
+    """Create a game and return the creation reply."""
+    seats = [{"name": f"P{i}"} for i in range(players)]
+    reply = api.post("/games", json={"ruleset": ruleset, "seats": seats, **body})
+    assert reply.status_code == 201, reply.text
+    created: dict[str, Any] = reply.json()
+    return created
+
+
+def play_to_end(api: TestClient[Any], created: dict[str, Any], limit: int = 5000) -> dict[str, Any]:
+    """Play the first legal move of whoever is to act until the game ends; the final state."""
+    game_id, seats = created["id"], created["tokens"]["seats"]
+    for _ in range(limit):
+        state: dict[str, Any] = api.get(f"/games/{game_id}").json()
+        if state["status"] == "finished":
+            return state
+        seat = state["to_act"][0]["seat"]
+        moves = api.get(f"/games/{game_id}/legal-moves", headers=auth(seats[seat])).json()
+        body = {"move": moves["moves"][0]["id"], "expected_version": moves["version"]}
+        reply = api.post(f"/games/{game_id}/moves", json=body, headers=auth(seats[seat]))
+        assert reply.status_code == 200, reply.text
+    raise AssertionError("the game did not end")

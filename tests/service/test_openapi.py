@@ -1,0 +1,22 @@
+"""The committed OpenAPI document matches the app (``make openapi`` rewrites it)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from service.__main__ import openapi_document
+
+COMMITTED = Path(__file__).parents[2] / "openapi" / "openapi.json"
+
+
+def test_committed_openapi_document_is_up_to_date() -> None:
+    assert json.loads(COMMITTED.read_text()) == json.loads(openapi_document()), (
+        "openapi/openapi.json is stale: run `make openapi` and commit it"
+    )
+
+
+def test_every_route_has_an_operation_id() -> None:
+    document = json.loads(openapi_document())
+    operations = [op for path in document["paths"].values() for op in path.values()]
+    assert all(op.get("operationId") for op in operations)
