@@ -27,6 +27,7 @@ Errors: ``GameError`` > ``BadSetup``, ``IllegalMove``, ``NotYourTurn``, ``GameOv
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any, NamedTuple
 
 import msgspec
@@ -252,13 +253,15 @@ def is_repeat(throw: tuple[int, ...]) -> bool:
 # --- legal plays --------------------------------------------------------------------------
 
 
-def choices(state: State) -> list[Play]:
-    """Every legal play of the seat to move (empty when it must roll)."""
+@lru_cache(maxsize=256)
+def choices(state: State) -> tuple[Play, ...]:
+    """Every legal play of the seat to move (empty when it must roll); memoised, since
+    ``to_act``, ``legal_moves``, ``automatic`` and ``decide`` all ask for the same state."""
     if state.bonus:
-        return bonus_plays(state)
+        return tuple(bonus_plays(state))
     if state.dice:
-        return dice_plays(state)
-    return []
+        return tuple(dice_plays(state))
+    return ()
 
 
 def bonus_plays(state: State) -> list[Play]:
@@ -371,13 +374,13 @@ def owns_barrier(colours: tuple[int, ...], spot: Spot, seat: int) -> bool:
 
 
 def unique(state: State, found: list[tuple[tuple[Sub, ...], Spot]]) -> list[Play]:
-    """One play per final position (and dice used), the first generated."""
-    seats = range(len(state.colours))
+    """One play per final position (own pieces, pieces captured, dice used), the first found."""
     seen: set[tuple[Any, ...]] = set()
     plays = []
     for subs, end in found:
-        shape = tuple(tuple(sorted(end.pos[p] for p in own(seat))) for seat in seats)
-        key = (shape, tuple(sorted(u for sub in subs for u in sub.uses)))
+        mine = tuple(sorted(end.pos[state.turn * PIECES : (state.turn + 1) * PIECES]))
+        captured = tuple(sorted(sub.captured for sub in subs if sub.captured >= 0))
+        key = (mine, captured, tuple(sorted(u for sub in subs for u in sub.uses)))
         if key not in seen:
             seen.add(key)
             plays.append(make_play(state, subs, end))
