@@ -20,7 +20,7 @@ Turn machinery: ``throw`` is the latest throw, ``dice`` the part of it still to 
 (two dice) thrown this turn. A throw or bonus that cannot be used passes by itself
 (``TurnPassed`` with the reason, then the same seat throws again after a 6 or doubles); the
 third repeat sends the last moved piece to jail (``MovePlayed`` with ``auto``, move
-``three-sixes``) or, with nothing to send back, passes the turn.
+``three-sixes`` or ``three-doubles``) or, with nothing to send back, passes the turn.
 
 Errors: ``GameError`` > ``BadSetup``, ``IllegalMove``, ``NotYourTurn``, ``GameOver``.
 """
@@ -464,7 +464,7 @@ def automatic(state: State) -> list[Event]:
 def penalty(state: State) -> Event:
     """The third 6 (or doubles): the last piece moved goes back to jail (§5.5)."""
     seat, piece = state.turn, state.last_moved
-    what = "6" if state.rules.dice == 1 else "doubles"
+    what, move = ("6", "three-sixes") if state.rules.dice == 1 else ("doubles", "three-doubles")
     r = state.pos[piece] if piece >= 0 else START
     exempt = state.rules.exempt_home_column and r >= BOARD.track_steps
     if r in (START, GOAL) or exempt:
@@ -473,7 +473,7 @@ def penalty(state: State) -> Event:
     why = f"third {what} in a row: the last piece moved goes back to jail"
     name = BOARD.piece_name(state.colours, piece)
     effect = Effect(name, BOARD.place(colour, r), "start", why)
-    return MovePlayed(seat, "three-sixes", state.throw, (), (effect,), auto=True)
+    return MovePlayed(seat, move, state.throw, (), (effect,), auto=True)
 
 
 def describe(dice: tuple[int, ...]) -> str:

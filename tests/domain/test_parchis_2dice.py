@@ -100,7 +100,7 @@ def test_case_07_three_doubles() -> None:
     why = "third doubles in a row: the last piece moved goes back to jail"
     effect = Effect("yellow-2", "track:36", "start", why)
     assert rules.automatic(third) == [
-        MovePlayed(0, "three-sixes", (4, 4), (), (effect,), auto=True)
+        MovePlayed(0, "three-doubles", (4, 4), (), (effect,), auto=True)
     ]
     state = throw(rules, state, 4, 4)
     assert at(rules, state, "yellow") == ["home", "home", "start", "track:14"]
