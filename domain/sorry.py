@@ -41,6 +41,7 @@ Errors (``domain.model``)::
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import lru_cache
 from typing import Any, NamedTuple
 
 import msgspec
@@ -151,7 +152,7 @@ def _walks(step: Callable[[int, int], int], colour: int) -> tuple[tuple[int, ...
 def _slides() -> tuple[Slide | None, ...]:
     """The slide whose triangle is each track square, if any."""
     at: list[Slide | None] = [None] * TRACK
-    for colour in range(len(COLOURS[:4])):
+    for colour in range(MAX_PLAYERS):
         for first, last in SLIDES_REL:
             triangle, end = colour * SIDE + first, colour * SIDE + last
             at[triangle] = Slide(colour, end, tuple(range(triangle + 1, end + 1)))
@@ -160,10 +161,12 @@ def _slides() -> tuple[Slide | None, ...]:
 
 LOCATION = _location_names()
 CODE = {name: code for code, name in enumerate(LOCATION)}
-FORWARD = tuple(_walks(_forward_step, colour) for colour in range(4))
-BACKWARD = tuple(_walks(_backward_step, colour) for colour in range(4))
+FORWARD = tuple(_walks(_forward_step, colour) for colour in range(MAX_PLAYERS))
+BACKWARD = tuple(_walks(_backward_step, colour) for colour in range(MAX_PLAYERS))
 SLIDE_AT = _slides()
-NAMES = tuple(piece_id(seat, number) for seat in range(4) for number in range(1, PAWNS + 1))
+NAMES = tuple(
+    piece_id(seat, number) for seat in range(MAX_PLAYERS) for number in range(1, PAWNS + 1)
+)
 PIECE = {name: index for index, name in enumerate(NAMES)}
 
 
@@ -432,10 +435,16 @@ GENERATORS: dict[str, Callable[[Board, int, str, int], list[Move]]] = {
 
 def _legal(state: State) -> list[Move]:
     """Every legal move for the card being played by the seat to act."""
-    card = state.card
-    if card is None or state.finished:
+    if state.card is None or state.finished:
         return []
-    board, seat = Board.of(state.pawns), state.turn
+    return list(_moves(state.pawns, state.turn, state.card))
+
+
+@lru_cache(maxsize=64)
+def _moves(pawns: tuple[int, ...], seat: int, card: str) -> tuple[Move, ...]:
+    """The legal moves of ``seat`` for ``card``; memoised, since legal_moves and decide ask
+    for the same ones (a pure function of its arguments, so the cache is invisible)."""
+    board = Board.of(pawns)
     moves: list[Move] = []
     for kind, steps in PLAYS[card]:
         found = GENERATORS[kind](board, seat, card, steps)
@@ -443,7 +452,7 @@ def _legal(state: State) -> list[Move]:
             # 5.4: with no forward 11 the swap is optional, so declining is a legal move.
             found.append(Move(DECLINE, seat, card))
         moves.extend(found)
-    return moves
+    return tuple(moves)
 
 
 def _can_count(own: tuple[int, ...], walk: tuple[int, ...]) -> bool:
@@ -649,10 +658,18 @@ def _reason(state: State, card: str, parts: list[tuple[int, int]]) -> str | None
     if len(parts) == 2:
         return _split_reason(state, seat, parts)
     origin, dest = parts[0]
+    if card == "sorry" and not _opponent_at(state, seat, dest):
+        return f"card 'sorry' needs an opponent pawn on the track at {LOCATION[dest]}"
     if origin == START or (card == "11" and dest != FORWARD[seat][11][origin]):
         return None
     pawn = next(p for p in _own(seat) if state.pawns[p] == origin)
     return _count_reason(state, card, pawn, dest)
+
+
+def _opponent_at(state: State, seat: int, square: int) -> bool:
+    return square < TRACK and any(
+        loc == square for pawn, loc in enumerate(state.pawns) if pawn // PAWNS != seat
+    )
 
 
 def _origin_reason(state: State, seat: int, card: str, origin: int) -> str | None:

@@ -248,6 +248,9 @@ def test_case_14_sorry_without_a_pawn_in_start_or_without_a_target() -> None:
     forfeits(position(2, no_pawn, "sorry"), "no legal move for card 'sorry'")
     no_target = {"blue": ["lane:1"], "yellow": ["home"]}
     forfeits(position(4, no_target, "sorry"), "no legal move for card 'sorry'")
+    state = position(2, {"blue": ["track:16"]}, "sorry")
+    with pytest.raises(IllegalMove, match="needs an opponent pawn on the track at track:17"):
+        sorry.decide(state, 0, "sorry:start>track:17")
 
 
 def test_case_15_leaving_the_safety_zone_backward() -> None:
@@ -358,13 +361,21 @@ def test_eleven_without_forward_and_without_opponents_on_the_track_forfeits() ->
 
 
 def test_swap_onto_a_foreign_triangle_slides_but_the_swapped_opponent_never_does() -> None:
-    state = position(2, {"red": ["track:31"], "blue": ["track:9"]}, "11")
-    moved = {move.id: move for move in sorry.legal_moves(state, 0)}
-    swap = moved["11:track:31<>track:9"]
-    assert swap.effects == (Effect("blue-1", "track:9", "track:31", "swapped with red-1"),), (
-        "red slide B is red's own: no slide; yellow triangle track:31 does not move blue"
+    state = position(2, {"red": ["track:31"], "blue": ["track:46"]}, "11")
+    swap = next(m for m in sorry.legal_moves(state, 0) if m.id == "11:track:31<>track:46")
+    assert swap.steps == (Step("red-1", "track:31", "track:46"),)
+    assert swap.effects == (
+        Effect("blue-1", "track:46", "track:31", "swapped with red-1"),
+        Effect("red-1", "track:46", "track:49", "slide of green"),
     )
-    assert board(play(state, swap.id)) == layout(2, {"red": ["track:9"], "blue": ["track:31"]})
+    assert board(play(state, swap.id)) == layout(2, {"red": ["track:49"], "blue": ["track:31"]})
+
+
+def test_swap_onto_an_own_triangle_does_not_slide() -> None:
+    state = position(2, {"red": ["track:31"], "blue": ["track:9"]}, "11")
+    assert board(play(state, "11:track:31<>track:9")) == layout(
+        2, {"red": ["track:9"], "blue": ["track:31"]}
+    )
 
 
 def test_backward_landing_on_an_unused_colours_triangle_slides() -> None:
