@@ -32,6 +32,14 @@ class DiceRolled(Event, frozen=True):
     dice: tuple[int, ...]
 
 
+class CardsDealt(Event, frozen=True):
+    """A deal by ``dealer``: ``hands[i]`` went to ``seats[i]``."""
+
+    dealer: int
+    seats: tuple[int, ...]
+    hands: tuple[tuple[str, ...], ...]
+
+
 class DeckShuffled(Event, frozen=True):
     """The discard pile became the draw pile (draws are uniform from the pile, so no order)."""
 
@@ -79,6 +87,7 @@ class SeedRevealed(Event, frozen=True):
 AnyEvent = (
     GameCreated
     | CardDrawn
+    | CardsDealt
     | DiceRolled
     | DeckShuffled
     | MovePlayed
@@ -94,6 +103,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
     for cls in (
         GameCreated,
         CardDrawn,
+        CardsDealt,
         DiceRolled,
         DeckShuffled,
         MovePlayed,
@@ -125,3 +135,8 @@ def parse_event(type_: str, data: dict[str, Any]) -> Event:
     except KeyError:
         raise ValueError(f"unknown event type {type_!r}") from None
     return msgspec.convert(data, cls)
+
+
+def no_secrets(event: Event, viewer: object) -> Event:
+    """``redact`` for rule sets without hidden information: every event is public."""
+    return event

@@ -26,7 +26,7 @@ from typing import Any
 import msgspec
 from msgspec.structs import replace
 
-from domain.events import DiceRolled, Event, GameFinished, MovePlayed, TurnPassed
+from domain.events import DiceRolled, Event, GameFinished, MovePlayed, TurnPassed, no_secrets
 from domain.model import (
     BadSetup,
     ChanceNeed,
@@ -328,3 +328,6 @@ def view(state: State, viewer: Viewer) -> dict[str, Any]:
         "sixes_in_a_row": state.sixes,
         "tries_left": state.tries,
     }
+
+
+redact = no_secrets

@@ -18,8 +18,10 @@ import msgspec
 Viewer = int | Literal["referee"] | None
 """A seat number, the referee, or an anonymous spectator."""
 
-PendingKind = Literal["move", "exchange", "discard", "draw", "roll"]
-CHANCE_KINDS: frozenset[str] = frozenset({"draw", "roll"})
+PendingKind = Literal["move", "exchange", "discard", "draw", "roll", "deal"]
+CHANCE_KINDS: frozenset[str] = frozenset({"draw", "roll", "deal"})
+HIDDEN = "?"
+"""What a viewer sees in place of a card it may not see."""
 COLOURS = ("red", "blue", "yellow", "green", "orange", "purple")
 
 Uses = str | tuple[int, ...] | None
@@ -92,7 +94,15 @@ class Draw(msgspec.Struct, frozen=True, tag="draw"):
     pile: tuple[str, ...]
 
 
-ChanceNeed = Roll | Draw
+class Deal(msgspec.Struct, frozen=True, tag="deal"):
+    """Chance needed now: ``count`` cards to each of ``seats`` (in that order), from the pile."""
+
+    pile: tuple[str, ...]
+    seats: tuple[int, ...]
+    count: int
+
+
+ChanceNeed = Roll | Draw | Deal
 
 
 class Piece(msgspec.Struct, frozen=True):

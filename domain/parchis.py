@@ -33,7 +33,7 @@ from typing import Any, NamedTuple
 import msgspec
 from msgspec.structs import replace
 
-from domain.events import DiceRolled, Event, GameFinished, MovePlayed, TurnPassed
+from domain.events import DiceRolled, Event, GameFinished, MovePlayed, TurnPassed, no_secrets
 from domain.model import (
     BadSetup,
     ChanceNeed,
@@ -609,3 +609,6 @@ def view(state: State, viewer: Viewer) -> dict[str, Any]:
         "bonus_pending": list(state.bonus),
         "sixes_in_a_row" if state.rules.dice == 1 else "doubles_in_a_row": state.repeats,
     }
+
+
+redact = no_secrets

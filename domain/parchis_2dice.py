@@ -36,3 +36,5 @@ automatic = parchis.automatic
 decide = parchis.decide
 apply = parchis.apply
 view = parchis.view
+
+redact = parchis.redact

@@ -12,7 +12,7 @@ from typing import Any
 import msgspec
 from msgspec.structs import replace
 
-from domain.events import DiceRolled, Event, GameFinished, MovePlayed, TurnPassed
+from domain.events import DiceRolled, Event, GameFinished, MovePlayed, TurnPassed, no_secrets
 from domain.model import (
     BadSetup,
     ChanceNeed,
@@ -283,3 +283,6 @@ def view(state: State, viewer: Viewer) -> dict[str, Any]:
             for seat, (skip, waiting) in enumerate(zip(state.skip, state.waiting, strict=True))
         ],
     }
+
+
+redact = no_secrets

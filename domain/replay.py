@@ -10,6 +10,7 @@ import msgspec
 from domain.events import (
     CardDrawn,
     CardExchanged,
+    CardsDealt,
     DiceRolled,
     Event,
     GameCreated,
@@ -19,7 +20,7 @@ from domain.events import (
 from domain.registry import find_ruleset
 from domain.ruleset import RuleSet
 
-CHANCE_EVENTS = (CardDrawn, DiceRolled)
+CHANCE_EVENTS = (CardDrawn, CardsDealt, DiceRolled)
 
 
 class Frame(msgspec.Struct, frozen=True):

@@ -38,5 +38,9 @@ class RuleSet(Protocol):
     def apply(self, state: Any, event: Event) -> Any:
         """The pure reducer; trusts its input."""
 
+    def redact(self, event: Event, viewer: Viewer) -> Event:
+        """The event as ``viewer`` may see it (hidden cards as ``HIDDEN``); public sets use
+        ``events.no_secrets``."""
+
     def view(self, state: Any, viewer: Viewer) -> dict[str, Any]:
         """What ``viewer`` may see of the state (pieces, to_act, chance, winners, hands)."""

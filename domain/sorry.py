@@ -47,7 +47,15 @@ from typing import Any, NamedTuple
 import msgspec
 from msgspec.structs import replace
 
-from domain.events import CardDrawn, DeckShuffled, Event, GameFinished, MovePlayed, TurnPassed
+from domain.events import (
+    CardDrawn,
+    DeckShuffled,
+    Event,
+    GameFinished,
+    MovePlayed,
+    TurnPassed,
+    no_secrets,
+)
 from domain.model import (
     COLOURS,
     BadSetup,
@@ -712,3 +720,6 @@ def _count_reason(state: State, card: str, pawn: int, dest: int) -> str | None:
         return f"card {card!r} cannot move {name} {steps} squares: it would pass home"
     there = LOCATION[reached]
     return f"card {card!r} moves {name} from {LOCATION[origin]} to {there}, not {LOCATION[dest]}"
+
+
+redact = no_secrets

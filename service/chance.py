@@ -6,8 +6,8 @@ import hashlib
 import hmac
 import secrets
 
-from domain.events import CardDrawn, DiceRolled, Event
-from domain.model import ChanceNeed, Draw, Roll
+from domain.events import CardDrawn, CardsDealt, DiceRolled, Event
+from domain.model import ChanceNeed, Deal, Draw, Roll
 
 
 def new_seed() -> str:
@@ -36,4 +36,16 @@ def outcome(seed: str, index: int, need: ChanceNeed, seat: int) -> Event:
         case Draw(pile=pile):
             ordered = sorted(pile)
             return CardDrawn(seat, ordered[draw_number(seed, index) % len(ordered)])
+        case Deal(pile=pile, seats=seats, count=count):
+            return CardsDealt(seat, seats, deal(seed, index, sorted(pile), len(seats), count))
     raise TypeError(f"unknown chance need {need!r}")
+
+
+def deal(
+    seed: str, index: int, pile: list[str], hands: int, count: int
+) -> tuple[tuple[str, ...], ...]:
+    """``count`` cards to each of ``hands`` hands, one at a time, from the sorted ``pile``."""
+    dealt: list[list[str]] = [[] for _ in range(hands)]
+    for part in range(hands * count):
+        dealt[part % hands].append(pile.pop(draw_number(seed, index, part) % len(pile)))
+    return tuple(tuple(hand) for hand in dealt)

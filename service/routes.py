@@ -145,7 +145,7 @@ class GameController(Controller):
         stored = games.play(game_id, bearer(request), data, idempotency_key)
         with games.open(game_id) as game:
             viewer = viewer_of(game, request)
-            events = [event_out(game_id, e, viewer) for e in stored]
+            events = [event_out(game, e, viewer) for e in stored]
             return Played(game.version, events, state_view(game, game.replay, viewer))
 
     @get("/{game_id:str}/events", operation_id="listEvents", sync_to_thread=True)
@@ -162,7 +162,7 @@ class GameController(Controller):
             viewer = viewer_of(game, request)
             version = game.version
         stored = games.store.read(game_id, after=after, limit=limit)
-        return EventPage(version, [event_out(game_id, e, viewer) for e in stored])
+        return EventPage(version, [event_out(game, e, viewer) for e in stored])
 
 
 def has_tag(tags: dict[str, str], wanted: str) -> bool:

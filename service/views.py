@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from domain.events import event_data, no_secrets, parse_event
 from domain.model import COLOURS, Viewer
 from domain.replay import Replay
 from eventstore import StoredEvent
@@ -30,13 +31,16 @@ def state_view(game: Game, replay: Replay, viewer: Viewer) -> dict[str, Any]:
     }
 
 
-def event_out(game_id: str, stored: StoredEvent, viewer: Viewer) -> EventOut:
-    """A stored event as ``viewer`` may see it."""
+def event_out(game: Game, stored: StoredEvent, viewer: Viewer) -> EventOut:
+    """A stored event as ``viewer`` may see it (hidden cards replaced for other seats)."""
+    data = stored.data
+    if viewer != "referee" and game.rules.redact is not no_secrets:
+        data = event_data(game.rules.redact(parse_event(stored.type, data), viewer))
     return EventOut(
-        game_id,
+        game.id,
         stored.version,
         stored.type,
-        stored.data,
+        data,
         stored.by,
         stored.at,
         stored.prev_hash,
