@@ -23,52 +23,75 @@ from domain.ruleset import RuleSet
 CHANCE_EVENTS = (CardDrawn, CardsDealt, DiceRolled)
 
 
+SNAPSHOT_EVERY = 64
+
+
 class Frame(msgspec.Struct, frozen=True):
-    """The state after one effective event, and how many chance outcomes it holds."""
+    """The state after one effective event; ``parent`` is the frame undo returns to."""
 
     version: int
     state: Any
     chance_count: int
     decision: bool
+    parent: Frame | None = None
 
 
 class Replay:
-    """A game folded event by event; keeps the frames that undo may return to."""
+    """A game folded event by event.
 
-    def __init__(self, created: GameCreated) -> None:
+    Frames form a chain back to the start, so undo can return to any earlier decision, and a
+    snapshot of the whole fold is one frame: one is kept every ``SNAPSHOT_EVERY`` versions.
+    """
+
+    def __init__(self, created: GameCreated, top: Frame | None = None, version: int = 1) -> None:
         self.rules: RuleSet = find_ruleset(created.ruleset)
         self.created = created
-        state = self.rules.setup(created.options, len(created.seats))
-        self.frames: list[Frame] = [Frame(1, state, 0, False)]
-        self.version = 1
+        if top is None:
+            top = Frame(1, self.rules.setup(created.options, len(created.seats)), 0, False)
+        self.top = top
+        self.version = version
+        self.snapshots: dict[int, Frame] = {}
 
     @property
     def state(self) -> Any:
         """The current state."""
-        return self.frames[-1].state
+        return self.top.state
 
     @property
     def chance_count(self) -> int:
         """Chance outcomes in the effective (not undone) history."""
-        return self.frames[-1].chance_count
+        return self.top.chance_count
 
     def push(self, version: int, event: Event) -> None:
         """Fold one more event (stored at ``version``)."""
         self.version = version
+        top = self.top
         if isinstance(event, MoveUndone):
-            while self.frames[-1].version >= event.reverts:
-                self.frames.pop()
-            return
-        top = self.frames[-1]
-        count = top.chance_count + isinstance(event, CHANCE_EVENTS)
-        state = self.rules.apply(top.state, event)
-        self.frames.append(Frame(version, state, count, is_decision(event)))
+            while top.parent is not None and top.version >= event.reverts:
+                top = top.parent
+        else:
+            count = top.chance_count + isinstance(event, CHANCE_EVENTS)
+            state = self.rules.apply(top.state, event)
+            top = Frame(version, state, count, is_decision(event), top)
+        self.top = top
+        if version % SNAPSHOT_EVERY == 0:
+            self.snapshots[version] = top
+
+    def snapshot_before(self, version: int) -> Replay:
+        """A new replay at the latest snapshot at or before ``version`` (to fold on from)."""
+        taken = [v for v in self.snapshots if v <= version]
+        if not taken:
+            return Replay(self.created)
+        at = max(taken)
+        return Replay(self.created, self.snapshots[at], at)
 
     def last_decision(self) -> int | None:
         """The version of the latest effective decision, which undo would revert."""
-        for frame in reversed(self.frames):
+        frame: Frame | None = self.top
+        while frame is not None:
             if frame.decision:
                 return frame.version
+            frame = frame.parent
         return None
 
 

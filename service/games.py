@@ -137,13 +137,16 @@ class Games:
             return self._games.setdefault(game_id, game)
 
     def replay_at(self, game_id: str, at: int) -> Replay:
-        """The game folded up to version ``at``."""
+        """The game folded up to version ``at``, from the nearest snapshot."""
         with self.open(game_id) as game:
             if not 1 <= at <= game.version:
                 raise problem(
                     "out-of-range", f"at={at} is outside this game's versions 1..{game.version}"
                 )
-        return fold((e.version, to_domain(e)) for e in self.store.read(game_id, until=at))
+            replay = game.replay.snapshot_before(at)
+        for stored in self.store.read(game_id, after=replay.version, until=at):
+            replay.push(stored.version, to_domain(stored))
+        return replay
 
     def play(
         self, game_id: str, token: str | None, command: PlayMove, key: str | None
