@@ -25,6 +25,8 @@ def parse(argv: list[str]) -> argparse.Namespace:
     commands = parser.add_subparsers(dest="command")
     commands.add_parser("serve", help="serve the API (the default)")
     commands.add_parser("openapi", help="print the OpenAPI document as JSON")
+    verify = commands.add_parser("verify", help="check exported game records offline")
+    verify.add_argument("records", nargs="+", help="game record JSON files (from /export)")
     args = parser.parse_args(argv)
     args.settings = Settings(
         host=args.host,
@@ -45,11 +47,42 @@ def openapi_document() -> str:
     return json.dumps(app.openapi_schema.to_schema(), indent=2, sort_keys=True) + "\n"
 
 
+def verify_files(paths: list[str]) -> int:
+    """Verify each record file; print one verdict per file; 1 when any fails."""
+    import msgspec
+
+    from service.verify import GameRecord, verify_record
+
+    failed = 0
+    for path in paths:
+        try:
+            with open(path, "rb") as file:
+                record = msgspec.json.decode(file.read(), type=GameRecord)
+        except (OSError, msgspec.DecodeError, msgspec.ValidationError) as error:
+            print(f"{path}: unreadable record: {error}")
+            failed += 1
+            continue
+        verdict = verify_record(record)
+        if verdict.valid:
+            chance = (
+                "chance checked against the seed"
+                if verdict.chance_checked
+                else "chance not checked"
+            )
+            print(f"{path}: valid: {verdict.events} events, chain intact, moves legal, {chance}")
+        else:
+            print(f"{path}: INVALID at event {verdict.first_bad}: {verdict.reason}")
+            failed += 1
+    return 1 if failed else 0
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse(sys.argv[1:] if argv is None else argv)
     if args.command == "openapi":
         sys.stdout.write(openapi_document())
         return 0
+    if args.command == "verify":
+        return verify_files(args.records)
     import uvicorn
 
     from service.app import create_app

@@ -8,21 +8,33 @@ from __future__ import annotations
 
 import threading
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
 import msgspec
 
-from domain.events import Event, GameCreated, SeedRevealed, event_data, event_type, parse_event
-from domain.model import CHANCE_KINDS, Move, Pending, Viewer
+from domain.events import (
+    CardDrawn,
+    CardsDealt,
+    DiceRolled,
+    Event,
+    GameCreated,
+    MoveUndone,
+    SeedRevealed,
+    event_data,
+    event_type,
+    parse_event,
+)
+from domain.model import CHANCE_KINDS, ChanceNeed, Deal, Draw, Move, Pending, Roll, Viewer
 from domain.registry import RULESETS
 from domain.replay import CHANCE_EVENTS, Replay, fold
 from domain.ruleset import RuleSet
 from eventstore import AppendResult, EventStore, NewEvent, StoredEvent
 from service import chance, tokens
 from service.problems import problem
-from service.wire import Created, CreateGame, PlayMove, Tokens
+from service.verify import describe, possible
+from service.wire import Created, CreateGame, PlayMove, PostChance, Tokens, Undo
 
 Actor = int | str
 MAX_AUTOMATIC = 10_000
@@ -105,7 +117,7 @@ class Games:
             auto_chance,
             allow_undo,
         )
-        game_id = uuid.uuid4().hex
+        game_id = self.new_id()
         replay = Replay(created)
         batch = self._advance(game_id, replay, secrets, [])
         meta = {"ruleset": rules.NAME, "seats": list(names), "tags": command.tags}
@@ -114,6 +126,10 @@ class Games:
             game_id, new_events(events), 0, meta=meta, private=msgspec.to_builtins(secrets)
         )
         return Created(game_id, len(events), created.seed_commitment, Tokens(referee, seats))
+
+    def new_id(self) -> str:
+        """A fresh game id."""
+        return uuid.uuid4().hex
 
     @contextmanager
     def open(self, game_id: str) -> Iterator[Game]:
@@ -152,19 +168,62 @@ class Games:
         self, game_id: str, token: str | None, command: PlayMove, key: str | None
     ) -> list[StoredEvent]:
         """Check and play one move for the caller's seat; returns the events stored."""
+
+        def build(game: Game, role: Viewer) -> list[tuple[Actor, Event]]:
+            return self._decision(game, acting_seat(game, role, command.seat), command)
+
+        return self._write(game_id, token, key, command.expected_version, build)
+
+    def undo(
+        self, game_id: str, token: str | None, command: Undo, key: str | None
+    ) -> list[StoredEvent]:
+        """Revert the latest decision (the referee, or its own seat where undo is allowed)."""
+
+        def build(game: Game, role: Viewer) -> list[tuple[Actor, Event]]:
+            target = game.replay.last_decision()
+            if target is None:
+                raise problem("nothing-to-undo", "there is no decision left to undo")
+            if role != "referee":
+                check_own_undo(game, role, target, self.store.read(game.id, after=target - 1))
+            actor: Actor = role if role is not None else "referee"
+            return [(actor, MoveUndone(target, command.reason))]
+
+        return self._write(game_id, token, key, command.expected_version, build, finished_ok=True)
+
+    def post_chance(
+        self, game_id: str, token: str | None, command: PostChance, key: str | None
+    ) -> list[StoredEvent]:
+        """Record a physical draw or throw (games with external chance, referee only)."""
+
+        def build(game: Game, role: Viewer) -> list[tuple[Actor, Event]]:
+            if role != "referee":
+                raise problem("forbidden", "only the referee posts chance outcomes")
+            if game.created.chance != "external":
+                raise problem("forbidden", "this game's chance is the server's, not external")
+            return [("referee", external_outcome(game, command))]
+
+        return self._write(game_id, token, key, command.expected_version, build)
+
+    def _write(
+        self,
+        game_id: str,
+        token: str | None,
+        key: str | None,
+        expected: int | None,
+        build: Callable[[Game, Viewer], list[tuple[Actor, Event]]],
+        finished_ok: bool = False,
+    ) -> list[StoredEvent]:
+        """One write: idempotency, authorisation, version check, events, append."""
         if key is not None and (earlier := self.store.lookup(game_id, key)) is not None:
             return list(earlier.events)
         with self.open(game_id) as game:
             role = game.role(token)
             if role is None:
-                raise problem(
-                    "unauthorized", "playing a move needs a seat's or the referee's token"
-                )
-            check_version(game, command.expected_version)
-            if game.finished:
+                raise problem("unauthorized", "writing needs a seat's or the referee's token")
+            check_version(game, expected)
+            if game.finished and not finished_ok:
                 raise problem("game-over", f"game {game_id} is finished")
-            seat = acting_seat(game, role, command.seat)
-            batch = self._decision(game, seat, command)
+            batch = build(game, role)
             batch += self._advance(game.id, game.replay, game.secrets, batch)
             return list(self._append(game, batch, key).events)
 
@@ -179,7 +238,7 @@ class Games:
         if move_id in CHANCE_KINDS and any(p.kind == move_id for p in mine):
             if game.created.chance == "external":
                 raise problem("waiting-for-chance", "the referee posts the outcome in this game")
-            return [("server", self._chance(game.replay, game.secrets, seat, state, 0))]
+            return [(seat, self._chance(game.replay, game.secrets, seat, state, 0))]
         events = rules.decide(state, seat, move_id)
         if move_id not in {m.id for m in legal}:
             raise problem("illegal-move", f"move {move_id!r} is not a legal move of seat {seat}")
@@ -305,3 +364,50 @@ def not_your_turn(pending: list[Pending], seat: int) -> str:
         return f"seat {seat} has nothing to do now"
     waiting = ", ".join(f"seat {p.seat} ({p.kind})" for p in pending)
     return f"it is not seat {seat}'s turn: waiting for {waiting}"
+
+
+def check_own_undo(game: Game, role: Viewer, target: int, since: list[StoredEvent]) -> None:
+    """A seat may undo only its own decision, where allowed, if nobody has acted since."""
+    if not game.secrets.allow_undo:
+        raise problem("forbidden", "this game allows undo by the referee only")
+    if since[0].by != role:
+        raise problem("forbidden", f"the latest decision is seat {since[0].by}'s, not yours")
+    others = [e for e in since[1:] if e.by not in (role, "server")]
+    if others:
+        raise problem("forbidden", f"{others[0].by} has acted since your decision")
+
+
+def external_outcome(game: Game, command: PostChance) -> Event:
+    """The referee's outcome for the pending draw, deal or roll, checked against the rules."""
+    rules, state = game.rules, game.replay.state
+    pending = [p for p in rules.to_act(state) if p.kind in CHANCE_KINDS]
+    need = rules.chance(state)
+    if not pending or need is None:
+        raise problem("not-your-turn", "no draw or roll is pending")
+    seat = pending[0].seat
+    match need:
+        case Roll() if command.dice is not None:
+            event: Event = DiceRolled(seat, tuple(command.dice))
+        case Draw() if command.card is not None:
+            event = CardDrawn(seat, command.card)
+        case Deal(seats=seats) if command.hands is not None:
+            event = CardsDealt(seat, seats, tuple(tuple(h) for h in command.hands))
+        case _:
+            raise problem(
+                "validation-failed", f"seat {seat} must {pending[0].kind}: {wanted(need)}"
+            )
+    if not possible(need, event):
+        raise problem("illegal-move", f"{describe(event)} is not possible now: {wanted(need)}")
+    return event
+
+
+def wanted(need: ChanceNeed) -> str:
+    """What a chance body must hold for ``need``."""
+    match need:
+        case Roll(dice=count):
+            return f"post {{'dice': [...]}} with {count} value(s) from 1 to 6"
+        case Draw(pile=pile):
+            return f"post {{'card': ...}}, one of {sorted(set(pile))}"
+        case Deal(seats=seats, count=count):
+            return f"post {{'hands': [...]}}: {count} cards for each of seats {list(seats)}"
+    return "an outcome"

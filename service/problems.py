@@ -34,6 +34,8 @@ PROBLEMS: dict[str, tuple[int, str]] = {
     "not-your-turn": (409, "Not your turn"),
     "game-over": (409, "Game over"),
     "waiting-for-chance": (409, "Waiting for a chance outcome"),
+    "nothing-to-undo": (409, "Nothing to undo"),
+    "invalid-record": (422, "Invalid game record"),
     "payload-too-large": (413, "Request body too large"),
     "bad-setup": (422, "Bad game setup"),
     "illegal-move": (422, "Illegal move"),

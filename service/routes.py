@@ -10,8 +10,11 @@ from litestar.params import FromPath, FromQuery, HeaderParameter, JSONBody, Quer
 
 from domain.model import Viewer
 from domain.registry import RULESETS
+from eventstore import StoredEvent
+from service import records
 from service.games import Game, Games
 from service.problems import problem
+from service.verify import GameRecord
 from service.views import event_out, state_view
 from service.wire import (
     Created,
@@ -22,10 +25,13 @@ from service.wire import (
     LegalMoves,
     Played,
     PlayMove,
+    PostChance,
     RuleSetInfo,
     RuleSetList,
+    Undo,
 )
 
+MAX_RECORD_BYTES = 32 * 1024 * 1024
 AnyRequest = Request[Any, Any, Any]
 GamesDep = NamedDependency[Games]
 GameId = FromPath[str]
@@ -143,10 +149,57 @@ class GameController(Controller):
     ) -> Played:
         """Play a move (an id from legal-moves, or its steps) for the caller's seat."""
         stored = games.play(game_id, bearer(request), data, idempotency_key)
+        return played(games, game_id, request, stored)
+
+    @post("/{game_id:str}/undo", operation_id="undo", status_code=200, sync_to_thread=True)
+    def undo(
+        self,
+        game_id: GameId,
+        data: JSONBody[Undo],
+        request: AnyRequest,
+        games: GamesDep,
+        idempotency_key: IdempotencyKey = None,
+    ) -> Played:
+        """Revert the latest decision and what followed it (chance before it stays)."""
+        stored = games.undo(game_id, bearer(request), data, idempotency_key)
+        return played(games, game_id, request, stored)
+
+    @post("/{game_id:str}/chance", operation_id="postChance", status_code=200, sync_to_thread=True)
+    def post_chance(
+        self,
+        game_id: GameId,
+        data: JSONBody[PostChance],
+        request: AnyRequest,
+        games: GamesDep,
+        idempotency_key: IdempotencyKey = None,
+    ) -> Played:
+        """Record the card drawn or dice thrown at the table (external chance, referee)."""
+        stored = games.post_chance(game_id, bearer(request), data, idempotency_key)
+        return played(games, game_id, request, stored)
+
+    @get("/{game_id:str}/audit", operation_id="audit", sync_to_thread=True)
+    def audit(self, game_id: GameId, request: AnyRequest, games: GamesDep) -> records.Audit:
+        """The full log with hashes and the seed once revealed, and its verification."""
         with games.open(game_id) as game:
-            viewer = viewer_of(game, request)
-            events = [event_out(game, e, viewer) for e in stored]
-            return Played(game.version, events, state_view(game, game.replay, viewer))
+            records.check_may_see_all(game, viewer_of(game, request))
+            return records.audit(game, games)
+
+    @get("/{game_id:str}/export", operation_id="exportGame", sync_to_thread=True)
+    def export(self, game_id: GameId, request: AnyRequest, games: GamesDep) -> GameRecord:
+        """The self-contained game record."""
+        with games.open(game_id) as game:
+            records.check_may_see_all(game, viewer_of(game, request))
+            return records.export(game, games)
+
+    @post(
+        "/import",
+        operation_id="importGame",
+        sync_to_thread=True,
+        request_max_body_size=MAX_RECORD_BYTES,
+    )
+    def import_game(self, data: JSONBody[GameRecord], games: GamesDep) -> Created:
+        """Replay and validate a record; store it as a new game or name its first bad event."""
+        return records.import_record(data, games)
 
     @get("/{game_id:str}/events", operation_id="listEvents", sync_to_thread=True)
     def events(
@@ -163,6 +216,14 @@ class GameController(Controller):
             version = game.version
         stored = games.store.read(game_id, after=after, limit=limit)
         return EventPage(version, [event_out(game, e, viewer) for e in stored])
+
+
+def played(games: Games, game_id: str, request: AnyRequest, stored: list[StoredEvent]) -> Played:
+    """The reply to a write: the events it stored and the state now."""
+    with games.open(game_id) as game:
+        viewer = viewer_of(game, request)
+        events = [event_out(game, e, viewer) for e in stored]
+        return Played(game.version, events, state_view(game, game.replay, viewer))
 
 
 def has_tag(tags: dict[str, str], wanted: str) -> bool:

@@ -47,6 +47,22 @@ class PlayMove(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     seat: int | None = None
 
 
+class Undo(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """``POST /games/{id}/undo``."""
+
+    reason: str = ""
+    expected_version: int | None = None
+
+
+class PostChance(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """``POST /games/{id}/chance``: the card drawn, the dice thrown or the hands dealt."""
+
+    card: str | None = None
+    dice: list[int] | None = None
+    hands: list[list[str]] | None = None
+    expected_version: int | None = None
+
+
 class LegalMoves(msgspec.Struct, frozen=True):
     version: int
     moves: list[Move]
