@@ -7,11 +7,12 @@ from typing import Annotated, Any
 from litestar import Controller, Request, get, post
 from litestar.di import NamedDependency
 from litestar.params import FromPath, FromQuery, HeaderParameter, JSONBody, QueryParameter
+from litestar.response import ServerSentEvent
 
 from domain.model import Viewer
 from domain.registry import RULESETS
 from eventstore import StoredEvent
-from service import records
+from service import records, stream
 from service.games import Game, Games
 from service.problems import problem
 from service.verify import GameRecord
@@ -35,6 +36,7 @@ MAX_RECORD_BYTES = 32 * 1024 * 1024
 AnyRequest = Request[Any, Any, Any]
 GamesDep = NamedDependency[Games]
 GameId = FromPath[str]
+LastEventId = Annotated[str | None, HeaderParameter(name="Last-Event-ID", required=False)]
 IdempotencyKey = Annotated[str | None, HeaderParameter(name="Idempotency-Key", required=False)]
 
 
@@ -200,6 +202,24 @@ class GameController(Controller):
     def import_game(self, data: JSONBody[GameRecord], games: GamesDep) -> Created:
         """Replay and validate a record; store it as a new game or name its first bad event."""
         return records.import_record(data, games)
+
+    @get("/{game_id:str}/events/stream", operation_id="streamEvents", sync_to_thread=True)
+    def stream_events(
+        self,
+        game_id: GameId,
+        request: AnyRequest,
+        games: GamesDep,
+        after: Annotated[int, QueryParameter(ge=0)] = 0,
+        last_event_id: LastEventId = None,
+    ) -> ServerSentEvent:
+        """The log as Server-Sent Events, live; resumes after ``Last-Event-ID`` (or ``after``)."""
+        with games.open(game_id) as game:
+            viewer = viewer_of(game, request)
+        if last_event_id is not None:
+            if not last_event_id.isdigit():
+                raise problem("validation-failed", "Last-Event-ID must be an event version")
+            after = int(last_event_id)
+        return ServerSentEvent(stream.game_events(games, game_id, viewer, after))
 
     @get("/{game_id:str}/events", operation_id="listEvents", sync_to_thread=True)
     def events(
