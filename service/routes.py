@@ -9,6 +9,7 @@ from litestar.di import NamedDependency
 from litestar.params import FromPath, FromQuery, HeaderParameter, JSONBody, QueryParameter
 from litestar.response import ServerSentEvent
 
+from domain.events import no_secrets
 from domain.model import Viewer
 from domain.registry import RULESETS
 from eventstore import StoredEvent
@@ -137,6 +138,8 @@ class GameController(Controller):
                 if isinstance(viewer, int)
                 else sorted({p.seat for p in rules.to_act(state)})
             )
+            if viewer is None and rules.redact is not no_secrets:
+                seats = []  # moves name the cards they use: hidden from spectators
             moves = [m for seat in seats for m in rules.legal_moves(state, seat)]
             return LegalMoves(game.version, moves)
 
