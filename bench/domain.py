@@ -27,11 +27,9 @@ from typing import Any  # noqa: E402
 
 import msgspec  # noqa: E402
 
-from domain.events import CardDrawn, DiceRolled, Event  # noqa: E402
-from domain.model import CHANCE_KINDS, Draw, Roll  # noqa: E402
 from domain.registry import RULESETS  # noqa: E402
-from domain.replay import settle  # noqa: E402
 from domain.ruleset import RuleSet  # noqa: E402
+from tests.domain.playout import random_events  # noqa: E402
 
 MAX_TURNS = 100_000
 MIN_GAMES = 3
@@ -50,35 +48,12 @@ class Figures(msgspec.Struct, frozen=True):
     state_max: int
 
 
-def chance_event(rules: RuleSet, state: Any, seat: int, rng: random.Random) -> Event:
-    """A random outcome for the pending draw or roll."""
-    match rules.chance(state):
-        case Roll(dice=count):
-            return DiceRolled(seat, tuple(rng.randint(1, 6) for _ in range(count)))
-        case Draw(pile=pile):
-            return CardDrawn(seat, rng.choice(pile))
-    raise AssertionError(f"{rules.NAME}: seat {seat} must draw or roll but no chance is needed")
-
-
 def states(rules: RuleSet, players: int, rng: random.Random) -> Iterator[Any]:
-    """Every state of one random game after each turn, the settled initial state first."""
-    state, _ = settle(rules, rules.setup({}, players))
-    yield state
-    for _ in range(MAX_TURNS):
-        pending = rules.to_act(state)
-        if not pending:
-            return
-        who = rng.choice(pending)
-        if who.kind in CHANCE_KINDS:
-            batch = [chance_event(rules, state, who.seat, rng)]
-        else:
-            move = rng.choice(rules.legal_moves(state, who.seat))
-            batch = rules.decide(state, who.seat, move.id)
-        for event in batch:
-            state = rules.apply(state, event)
-        state, _ = settle(rules, state)
+    """Every state of one random game after each turn, the initial state first."""
+    start = rules.setup({}, players)
+    yield start
+    for state, _ in random_events(rules, start, rng, MAX_TURNS):
         yield state
-    raise AssertionError(f"{rules.NAME}: a game did not end within {MAX_TURNS} turns")
 
 
 def measure(rules: RuleSet, games: int | None, budget: float, seed: int) -> Figures:

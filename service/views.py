@@ -15,19 +15,21 @@ from service.wire import EventOut
 def state_view(game: Game, replay: Replay, viewer: Viewer) -> dict[str, Any]:
     """The public model of a game at ``replay``'s version, as ``viewer`` may see it."""
     created = replay.created
+    shown = replay.rules.view(replay.state, viewer)
+    colours = {p.seat: p.id.rsplit("-", 1)[0] for p in shown["pieces"]}
     return {
         "game_id": game.id,
         "ruleset": created.ruleset,
         "version": replay.version,
         "seats": [
-            {"seat": seat, "name": name, "colour": COLOURS[seat]}
+            {"seat": seat, "name": name, "colour": colours.get(seat, COLOURS[seat])}
             for seat, name in enumerate(created.seats)
         ],
         "options": created.options,
         "chance_mode": created.chance,
         "seed_commitment": created.seed_commitment,
         "seed": game.secrets.seed if game.finished else None,
-        **replay.rules.view(replay.state, viewer),
+        **shown,
     }
 
 

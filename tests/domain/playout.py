@@ -6,8 +6,8 @@ import random
 from collections.abc import Iterator
 from typing import Any
 
-from domain.events import CardDrawn, DiceRolled, Event
-from domain.model import CHANCE_KINDS, Draw, Roll
+from domain.events import CardDrawn, CardsDealt, DiceRolled, Event
+from domain.model import CHANCE_KINDS, Deal, Draw, Roll
 from domain.replay import settle
 from domain.ruleset import RuleSet
 
@@ -20,6 +20,10 @@ def chance_event(rules: RuleSet, state: Any, seat: int, rng: random.Random) -> E
             return DiceRolled(seat, tuple(rng.randint(1, 6) for _ in range(count)))
         case Draw(pile=pile):
             return CardDrawn(seat, rng.choice(sorted(pile)))
+        case Deal(pile=pile, seats=seats, count=count):
+            cards = rng.sample(sorted(pile), count * len(seats))
+            hands = tuple(tuple(cards[i :: len(seats)]) for i in range(len(seats)))
+            return CardsDealt(seat, seats, hands)
     raise AssertionError(f"seat {seat} must draw or roll but the rules need no chance")
 
 

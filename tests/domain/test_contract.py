@@ -37,7 +37,9 @@ def check_pieces(rules: RuleSet, state: object, expected: Counter[int]) -> None:
     for seat in expected:
         squares = [p.at for p in pieces if p.seat == seat and p.at not in ("start", "home")]
         if getattr(rules, "STACKING", False):
-            assert max(Counter(squares).values(), default=0) <= 2, f"seat {seat}: {squares}"
+            assert max(Counter(squares).values(), default=0) <= getattr(rules, "STACK_LIMIT", 2), (
+                f"seat {seat}: {squares}"
+            )
         elif rules.NAME != "race35":
             assert len(squares) == len(set(squares)), f"seat {seat} stacks pieces: {squares}"
 
