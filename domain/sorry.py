@@ -157,6 +157,16 @@ def _walks(step: Callable[[int, int], int], colour: int) -> tuple[tuple[int, ...
     return tuple(table)
 
 
+def _interiors() -> tuple[int, ...]:
+    """The colour of the slide whose interior (between triangle and end) each square is, or -1."""
+    colours = [NOWHERE] * TRACK
+    for colour in range(MAX_PLAYERS):
+        for first, last in SLIDES_REL:
+            for rel in range(first + 1, last):
+                colours[colour * SIDE + rel] = colour
+    return tuple(colours)
+
+
 def _slides() -> tuple[Slide | None, ...]:
     """The slide whose triangle is each track square, if any."""
     at: list[Slide | None] = [None] * TRACK
@@ -172,6 +182,7 @@ CODE = {name: code for code, name in enumerate(LOCATION)}
 FORWARD = tuple(_walks(_forward_step, colour) for colour in range(MAX_PLAYERS))
 BACKWARD = tuple(_walks(_backward_step, colour) for colour in range(MAX_PLAYERS))
 SLIDE_AT = _slides()
+INTERIOR_OF = _interiors()
 NAMES = tuple(
     piece_id(seat, number) for seat in range(MAX_PLAYERS) for number in range(1, PAWNS + 1)
 )
@@ -221,26 +232,31 @@ def _circle(seat: int) -> int:
 
 
 class Board:
-    """A scratch copy of the pawns while a move is worked out (never part of the state)."""
+    """A scratch copy of the pawns while a move is worked out (never part of the state).
 
-    __slots__ = ("effects", "locs", "occ", "steps")
+    ``mid_slide``: the sorry-hand rule L4 (a pawn ending a movement inside a slide of another
+    colour goes to its Start); always False in sorry.
+    """
 
-    def __init__(self, locs: list[int], occ: list[int]) -> None:
+    __slots__ = ("effects", "locs", "mid_slide", "occ", "steps")
+
+    def __init__(self, locs: list[int], occ: list[int], mid_slide: bool = False) -> None:
         self.locs = locs
         self.occ = occ
+        self.mid_slide = mid_slide
         self.steps: list[Step] = []
         self.effects: list[Effect] = []
 
     @classmethod
-    def of(cls, pawns: tuple[int, ...]) -> Board:
+    def of(cls, pawns: tuple[int, ...], mid_slide: bool = False) -> Board:
         occ = [NOWHERE] * TRACK
         for pawn, loc in enumerate(pawns):
             if loc < TRACK:
                 occ[loc] = pawn
-        return cls(list(pawns), occ)
+        return cls(list(pawns), occ, mid_slide)
 
     def copy(self) -> Board:
-        board = Board(self.locs.copy(), self.occ.copy())
+        board = Board(self.locs.copy(), self.occ.copy(), self.mid_slide)
         board.steps, board.effects = self.steps.copy(), self.effects.copy()
         return board
 
@@ -279,6 +295,8 @@ def _slide(board: Board, pawn: int, square: int) -> None:
     """L3: on a triangle of another colour, slide to its end and sweep the slide to Start."""
     slide = SLIDE_AT[square]
     if slide is None or slide.colour == pawn // PAWNS:
+        if board.mid_slide and INTERIOR_OF[square] not in (NOWHERE, pawn // PAWNS):
+            _to_start(board, pawn, f"landed inside the slide of {COLOURS[INTERIOR_OF[square]]}")
         return
     board.occ[square] = NOWHERE
     why = f"slide of {COLOURS[slide.colour]}"
@@ -448,19 +466,32 @@ def _legal(state: State) -> list[Move]:
     return list(_moves(state.pawns, state.turn, state.card))
 
 
-@lru_cache(maxsize=64)
 def _moves(pawns: tuple[int, ...], seat: int, card: str) -> tuple[Move, ...]:
-    """The legal moves of ``seat`` for ``card``; memoised, since legal_moves and decide ask
-    for the same ones (a pure function of its arguments, so the cache is invisible)."""
-    board = Board.of(pawns)
+    """The legal moves of ``seat`` for ``card``, declining an optional swap included."""
+    moves = card_moves(pawns, seat, card)
+    if card == "11" and moves and all(is_swap(move) for move in moves):
+        # 5.4: with no forward 11 the swap is optional, so declining is a legal move.
+        return (*moves, Move(DECLINE, seat, card))
+    return moves
+
+
+@lru_cache(maxsize=256)
+def card_moves(
+    pawns: tuple[int, ...], seat: int, card: str, mid_slide: bool = False
+) -> tuple[Move, ...]:
+    """Every move ``card`` allows ``seat`` on ``pawns`` (never ``decline``); ``mid_slide``
+    adds sorry-hand's rule L4. Memoised, since legal_moves and decide ask for the same ones
+    (a pure function of its arguments, so the cache is invisible)."""
+    board = Board.of(pawns, mid_slide)
     moves: list[Move] = []
     for kind, steps in PLAYS[card]:
-        found = GENERATORS[kind](board, seat, card, steps)
-        if kind == "swap" and found and not moves:
-            # 5.4: with no forward 11 the swap is optional, so declining is a legal move.
-            found.append(Move(DECLINE, seat, card))
-        moves.extend(found)
+        moves.extend(GENERATORS[kind](board, seat, card, steps))
     return tuple(moves)
+
+
+def is_swap(move: Move) -> bool:
+    """Whether a move is an 11 swap (``11:<mine><><theirs>``)."""
+    return "<>" in move.id
 
 
 def _can_count(own: tuple[int, ...], walk: tuple[int, ...]) -> bool:
@@ -561,7 +592,7 @@ def decide(state: State, seat: int, move_id: str) -> list[Event]:
     if state.card is None:
         raise IllegalMove(f"move {move_id!r} is not legal: {COLOURS[seat]} must draw a card first")
     moves = {move.id: move for move in _legal(state)}
-    move = moves.get(move_id) or moves.get(_reversed_split(move_id))
+    move = moves.get(move_id) or moves.get(reversed_split(move_id))
     if move is None:
         raise IllegalMove(explain(state, move_id, list(moves)))
     played = MovePlayed(seat, move.id, move.uses, move.steps, move.effects)
@@ -571,7 +602,7 @@ def decide(state: State, seat: int, move_id: str) -> list[Event]:
     return [played]
 
 
-def _reversed_split(move_id: str) -> str:
+def reversed_split(move_id: str) -> str:
     """The same split written in the other order (used when that order is the canonical one)."""
     card, _, parts = move_id.partition(":")
     first, plus, second = parts.partition("+")

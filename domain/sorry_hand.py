@@ -1,0 +1,400 @@
+"""Sorry! with a hand of five cards: play one, draw one (rule set ``sorry-hand``,
+rules/sorry-hand.md).
+
+Board, pawns, positions, piece ids and card moves are those of ``domain.sorry`` (imported, not
+copied), with rule L4 of sorry-hand.md section 5 switched on by the option
+``mid_slide_landing_returns_to_start``: a pawn ending a movement inside a slide of another
+colour goes back to its Start (an effect with why ``landed inside the slide of <colour>``).
+
+Turn procedure (sorry-hand.md section 4), as pending actions:
+
+1. ``deal`` (chance, the first player): 5 cards to every seat, one at a time, starting with the
+   first player; the service records ``CardsDealt``.
+2. ``move``: every legal move of every card in the hand (ids as in sorry, starting with the
+   card: ``7:track:4>track:9+...``, ``11:track:5<>track:46``). When the only options are 11
+   swaps the seat may also ``11:decline``.
+3. ``discard``: after declining, or with a dead hand (no legal move at all), the seat discards
+   one card of its choice: ``discard:<card>``. The discarded card is public.
+4. ``draw`` (chance): the hand is refilled to 5 (``CardDrawn``); an empty draw pile is first
+   refilled from the discard pile (``DeckShuffled``, automatic; the card just played is in it).
+5. With ``two_plays_again`` a 2 that was played (not discarded) gives the same seat one more
+   play after its draw. If that extra play has no legal move, the turn passes automatically
+   (``TurnPassed``, nothing is discarded). Declining a swap-only hand in an extra play is
+   still followed by a discard (sorry-hand.md step 7 only waives the discard when no legal
+   move exists).
+
+Decisions are recorded as ``MovePlayed`` (uses = the card): a move, ``11:decline`` (the 11
+stays in the hand) or ``discard:<card>`` (no steps).
+
+Hidden information: a hand is seen only by its owner and the referee; others and spectators
+see its size. ``redact`` hides other seats' cards in ``CardsDealt`` and ``CardDrawn``. Played
+and discarded cards are public. The rules do not say whether hands are shown when the game
+ends, so they stay hidden (except to the referee) after the end too **(chosen default)**.
+Hands in views are lists in card order (``1`` .. ``12``, ``sorry``).
+
+Errors (``domain.model``)::
+
+    GameError
+     +-- BadSetup        (player count, options)
+     +-- IllegalMove     (says why)
+     +-- NotYourTurn
+     +-- GameOver
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from functools import lru_cache
+from typing import Any, Literal
+
+import msgspec
+from msgspec.structs import replace
+
+from domain import sorry
+from domain.events import (
+    CardDrawn,
+    CardsDealt,
+    DeckShuffled,
+    Event,
+    GameFinished,
+    MovePlayed,
+    TurnPassed,
+)
+from domain.model import (
+    COLOURS,
+    HIDDEN,
+    BadSetup,
+    ChanceNeed,
+    Deal,
+    Draw,
+    GameOver,
+    IllegalMove,
+    Move,
+    NotYourTurn,
+    Pending,
+    Piece,
+    Viewer,
+    chance_move,
+    check_options,
+    check_players,
+)
+from domain.sorry import CARD_RANK, CODE, HOME, LOCATION, NAMES, PAWNS, PIECE, START
+
+NAME = "sorry-hand"
+VERSION = 1
+MIN_PLAYERS = 2
+MAX_PLAYERS = 4
+OPTIONS: dict[str, Any] = {
+    "include_sorry_cards": False,
+    "mid_slide_landing_returns_to_start": True,
+    "two_plays_again": False,
+    "fast_start": False,
+    "first_player": 0,
+}
+
+HAND = 5
+DECK: dict[str, int] = {**dict.fromkeys(sorry.CARDS, 4), "1": 5, "sorry": 0}
+DECLINE = "11:decline"
+DISCARD = "discard:"
+
+Phase = Literal["deal", "play", "discard", "draw"]
+
+
+class State(msgspec.Struct, frozen=True):
+    """Pawns (sorry's location codes), hands, piles and where the turn stands.
+
+    ``phase``: ``deal`` before the deal, ``play`` a seat must play from its hand (or discard a
+    dead hand), ``discard`` after declining a swap, ``draw`` a seat must refill its hand.
+    ``again``: the card just played was a 2 and the seat plays once more after drawing;
+    ``extra``: the current play is such an extra play (no dead-hand discard).
+    """
+
+    seats: int
+    pawns: tuple[int, ...]
+    pile: tuple[str, ...]
+    hands: tuple[tuple[str, ...], ...]
+    discard: tuple[str, ...] = ()
+    turn: int = 0
+    phase: Phase = "deal"
+    again: bool = False
+    extra: bool = False
+    mid_slide: bool = True
+    two_plays_again: bool = False
+    finished: bool = False
+    winners: tuple[int, ...] = ()
+
+
+# --- setup ------------------------------------------------------------------------------------
+
+
+def setup(options: dict[str, Any], seats: int) -> State:
+    """Pawns in Start (one on its start circle with ``fast_start``), the deck still to deal."""
+    opts = check_options(NAME, options, OPTIONS)
+    check_players(NAME, seats, MIN_PLAYERS, MAX_PLAYERS)
+    for flag in OPTIONS:
+        if flag != "first_player" and not isinstance(opts[flag], bool):
+            raise BadSetup(f"{flag} must be true or false, not {opts[flag]!r}")
+    first = opts["first_player"]
+    if isinstance(first, bool) or not isinstance(first, int) or not 0 <= first < seats:
+        raise BadSetup(f"first_player must be a seat from 0 to {seats - 1}, not {first!r}")
+    pawns = [START] * (seats * PAWNS)
+    if opts["fast_start"]:
+        for seat in range(seats):
+            pawns[seat * PAWNS] = seat * sorry.SIDE + sorry.CIRCLE_REL
+    deck = {**DECK, "sorry": 4} if opts["include_sorry_cards"] else DECK
+    return State(
+        seats=seats,
+        pawns=tuple(pawns),
+        pile=tuple(card for card in sorry.CARDS for _ in range(deck[card])),
+        hands=((),) * seats,
+        turn=first,
+        mid_slide=opts["mid_slide_landing_returns_to_start"],
+        two_plays_again=opts["two_plays_again"],
+    )
+
+
+# --- legal moves -------------------------------------------------------------------------------
+
+
+def _sorted(cards: Any) -> tuple[str, ...]:
+    return tuple(sorted(cards, key=CARD_RANK.__getitem__))
+
+
+@lru_cache(maxsize=128)
+def hand_moves(
+    pawns: tuple[int, ...], seat: int, hand: tuple[str, ...], mid_slide: bool
+) -> tuple[Move, ...]:
+    """Every legal (card, move) option of ``hand``, by card; ``11:decline`` when all are swaps
+    (section 4, steps 1-3). Memoised: to_act, legal_moves and decide ask for the same ones."""
+    moves: list[Move] = []
+    for card in dict.fromkeys(hand):
+        moves.extend(sorry.card_moves(pawns, seat, card, mid_slide))
+    if moves and all(sorry.is_swap(move) for move in moves):
+        moves.append(Move(DECLINE, seat, "11"))
+    return tuple(moves)
+
+
+def _plays(state: State) -> tuple[Move, ...]:
+    seat = state.turn
+    return hand_moves(state.pawns, seat, state.hands[seat], state.mid_slide)
+
+
+def _discards(state: State) -> list[Move]:
+    seat = state.turn
+    return [Move(DISCARD + card, seat, card) for card in dict.fromkeys(state.hands[seat])]
+
+
+def _decision(state: State) -> Pending | None:
+    """The decision the seat to act faces, or None (chance, automatic or finished)."""
+    if state.finished or state.phase in ("deal", "draw"):
+        return None
+    if state.phase == "discard":
+        return Pending(state.turn, "discard")
+    if _plays(state):
+        return Pending(state.turn, "move")
+    return None if state.extra else Pending(state.turn, "discard")
+
+
+# --- the rule set surface ----------------------------------------------------------------------
+
+
+def to_act(state: State) -> list[Pending]:
+    """The dealer, the seat to play or discard, or the seat to draw; nothing when finished or
+    when an automatic event is due."""
+    if state.finished:
+        return []
+    if state.phase == "deal":
+        return [Pending(state.turn, "deal")]
+    if state.phase == "draw":
+        return [Pending(state.turn, "draw")] if state.pile else []
+    decision = _decision(state)
+    return [] if decision is None else [decision]
+
+
+def legal_moves(state: State, seat: int) -> list[Move]:
+    """``deal``/``draw`` for chance, the hand's moves, or its discards; only for ``seat``."""
+    for pending in to_act(state):
+        if pending.seat != seat:
+            continue
+        if pending.kind in ("deal", "draw"):
+            return [chance_move(pending)]
+        return list(_plays(state)) if pending.kind == "move" else _discards(state)
+    return []
+
+
+def chance(state: State) -> ChanceNeed | None:
+    """The initial deal, or one card to refill the hand of the seat that played."""
+    if state.finished:
+        return None
+    if state.phase == "deal":
+        order = tuple((state.turn + i) % state.seats for i in range(state.seats))
+        return Deal(pile=state.pile, seats=order, count=HAND)
+    if state.phase == "draw" and state.pile:
+        return Draw(pile=state.pile)
+    return None
+
+
+def automatic(state: State) -> list[Event]:
+    """Reshuffle the discards when a draw is due on an empty pile; pass an extra play after a
+    2 that has no legal move."""
+    if state.finished:
+        return []
+    if state.phase == "draw" and not state.pile:
+        return [DeckShuffled(cards=len(state.discard))]
+    if state.phase == "play" and state.extra and not _plays(state):
+        return [TurnPassed(state.turn, "no legal move for the extra play after a 2")]
+    return []
+
+
+def decide(state: State, seat: int, move_id: str) -> list[Event]:
+    """MovePlayed for a legal move, decline or discard (and GameFinished when all 4 pawns are
+    home); raises a GameError saying why otherwise."""
+    if state.finished:
+        raise GameOver("the game is over")
+    if seat != state.turn:
+        raise NotYourTurn(f"it is seat {state.turn}'s turn, not seat {seat}'s")
+    pending = _decision(state)
+    if pending is None:
+        action = "deal" if state.phase == "deal" else "draw a card"
+        raise IllegalMove(f"move {move_id!r} is not legal: {COLOURS[seat]} must {action} first")
+    legal = {move.id: move for move in legal_moves(state, seat)}
+    move = legal.get(move_id) or legal.get(sorry.reversed_split(move_id))
+    if move is None:
+        raise IllegalMove(explain(state, pending, move_id, list(legal)))
+    played = MovePlayed(seat, move.id, move.uses, move.steps, move.effects)
+    after = apply(state, played)
+    if all(loc == HOME for loc in after.pawns[seat * PAWNS : (seat + 1) * PAWNS]):
+        return [played, GameFinished((seat,), f"{COLOURS[seat]} has all 4 pawns home")]
+    return [played]
+
+
+def apply(state: State, event: Event) -> State:
+    """The reducer."""
+    match event:
+        case CardsDealt(seats=seats, hands=dealt):
+            hands = list(state.hands)
+            for seat, cards in zip(seats, dealt, strict=True):
+                hands[seat] = _sorted(hands[seat] + cards)
+            dealt_cards = [card for cards in dealt for card in cards]
+            return replace(
+                state, pile=_without(state.pile, dealt_cards), hands=tuple(hands), phase="play"
+            )
+        case MovePlayed(move=move_id) if move_id == DECLINE:
+            return replace(state, phase="discard")
+        case MovePlayed(move=move_id, uses=str(card), steps=steps, effects=effects):
+            pawns = list(state.pawns)
+            for step in steps:
+                pawns[PIECE[step.piece]] = CODE[step.to]
+            for effect in effects:
+                pawns[PIECE[effect.piece]] = CODE[effect.to]
+            again = state.two_plays_again and card == "2" and not move_id.startswith(DISCARD)
+            return replace(_play_card(state, card), pawns=tuple(pawns), phase="draw", again=again)
+        case CardDrawn(seat=seat, card=card):
+            drawn = _put(state.hands, seat, _sorted((*state.hands[seat], card)))
+            state = replace(state, pile=_without(state.pile, [card]), hands=drawn)
+            if state.again:
+                return replace(state, phase="play", again=False, extra=True)
+            return _next_turn(state)
+        case TurnPassed():
+            return _next_turn(state)
+        case DeckShuffled():
+            return replace(state, pile=_sorted(state.pile + state.discard), discard=())
+        case GameFinished(winners=winners):
+            return replace(state, finished=True, winners=winners)
+    return state
+
+
+def _play_card(state: State, card: str) -> State:
+    """``card`` leaves the hand of the seat to act, face up onto the discard pile."""
+    hand = list(state.hands[state.turn])
+    hand.remove(card)
+    hands = _put(state.hands, state.turn, tuple(hand))
+    return replace(state, hands=hands, discard=(*state.discard, card))
+
+
+def _next_turn(state: State) -> State:
+    turn = (state.turn + 1) % state.seats
+    return replace(state, turn=turn, phase="play", again=False, extra=False)
+
+
+def _without(pile: tuple[str, ...], cards: list[str]) -> tuple[str, ...]:
+    """The pile (a sorted multiset) less ``cards``."""
+    if len(cards) == 1:
+        at = pile.index(cards[0])
+        return pile[:at] + pile[at + 1 :]
+    left = Counter(pile)
+    left.subtract(cards)
+    return _sorted(left.elements())
+
+
+def _put(
+    hands: tuple[tuple[str, ...], ...], seat: int, hand: tuple[str, ...]
+) -> tuple[tuple[str, ...], ...]:
+    return (*hands[:seat], hand, *hands[seat + 1 :])
+
+
+# --- hidden information ------------------------------------------------------------------------
+
+
+def _sees(viewer: Viewer, seat: int) -> bool:
+    return viewer == "referee" or viewer == seat
+
+
+def view(state: State, viewer: Viewer) -> dict[str, Any]:
+    """The board, piles (sizes and public discards) and hands as ``viewer`` may see them."""
+    return {
+        "status": "finished" if state.finished else "active",
+        "pieces": [
+            Piece(NAMES[pawn], pawn // PAWNS, LOCATION[loc]) for pawn, loc in enumerate(state.pawns)
+        ],
+        "to_act": to_act(state),
+        "chance": None,
+        "winners": list(state.winners),
+        "turn": state.turn,
+        "colours": list(COLOURS[: state.seats]),
+        "hands": [
+            {"seat": seat, "cards": list(hand)}
+            if _sees(viewer, seat)
+            else {"seat": seat, "count": len(hand)}
+            for seat, hand in enumerate(state.hands)
+        ],
+        "draw_pile": len(state.pile),
+        "discard": list(state.discard),
+        "extra_play": state.extra,
+    }
+
+
+def redact(event: Event, viewer: Viewer) -> Event:
+    """The event with the cards of other seats' hands (dealt or drawn) hidden."""
+    match event:
+        case CardsDealt(seats=seats, hands=hands):
+            shown = tuple(
+                cards if _sees(viewer, seat) else (HIDDEN,) * len(cards)
+                for seat, cards in zip(seats, hands, strict=True)
+            )
+            return replace(event, hands=shown)
+        case CardDrawn(seat=seat) if not _sees(viewer, seat):
+            return replace(event, card=HIDDEN)
+    return event
+
+
+# --- why a move is illegal ---------------------------------------------------------------------
+
+
+def explain(state: State, pending: Pending, move_id: str, legal: list[str]) -> str:
+    """Why ``move_id`` is not legal for the seat to act (a lower-case sentence)."""
+    seat = state.turn
+    hand = state.hands[seat]
+    card = move_id.removeprefix(DISCARD) if move_id.startswith(DISCARD) else move_id.split(":")[0]
+    if card not in CARD_RANK:
+        return f"move {move_id!r} is not a move id: expected '<card>:...' or 'discard:<card>'"
+    if card not in hand:
+        return f"card {card!r} is not in seat {seat}'s hand"
+    if move_id.startswith(DISCARD):
+        return f"{COLOURS[seat]} cannot discard: it has a legal move, e.g. {legal[0]!r}"
+    if pending.kind == "discard":
+        return f"move {move_id!r} is not legal: {COLOURS[seat]} must discard a card"
+    if move_id == DECLINE:
+        return f"card '11' cannot be declined: {COLOURS[seat]} has a move other than a swap"
+    single = sorry.State(state.seats, state.pawns, (), turn=seat, card=card)
+    return sorry.explain(single, move_id, [m for m in legal if m.split(":")[0] == card])
