@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from domain import ludo, parchis, parchis_2dice, race35, sorry
+from domain import ludo, parchis, parchis_2dice, partners, race35, sorry, sorry_hand
 from domain.ruleset import RuleSet
 
 RULESETS: dict[str, RuleSet] = {
@@ -11,6 +11,8 @@ RULESETS: dict[str, RuleSet] = {
     parchis_2dice.NAME: parchis_2dice,
     ludo.NAME: ludo,
     sorry.NAME: sorry,
+    partners.NAME: partners,
+    sorry_hand.NAME: sorry_hand,
 }
 
 
