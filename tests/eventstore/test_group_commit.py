@@ -1,0 +1,204 @@
+"""Group commit in the SQLite store: concurrent appends share one transaction and one fsync,
+yet each keeps its own version check, idempotency and error."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from eventstore import (
+    AppendResult,
+    IdempotencyKeyReused,
+    NewEvent,
+    SqliteEventStore,
+    StoreError,
+    VersionConflict,
+    verify_chain,
+)
+
+THREADS = 16
+
+
+def event(n: int, by: int = 0) -> NewEvent:
+    """One small event."""
+    return NewEvent("MovePlayed", {"n": n}, by)
+
+
+class Gate:
+    """A clock that holds the writer inside the first append of a batch until opened."""
+
+    def __init__(self) -> None:
+        self.closed = threading.Event()
+        self.opened = threading.Event()
+
+    def __call__(self) -> datetime:
+        """Block while the gate is closed, then tell the time."""
+        if self.closed.is_set():
+            self.closed.clear()
+            self.opened.wait(timeout=10)
+        return datetime(2025, 1, 31, 12, tzinfo=UTC)
+
+
+@pytest.fixture
+def gate() -> Gate:
+    return Gate()
+
+
+@pytest.fixture
+def store(tmp_path: Path, gate: Gate) -> Iterator[SqliteEventStore]:
+    with SqliteEventStore(tmp_path / "events.db", clock=gate) as opened:
+        yield opened
+
+
+def in_one_batch(
+    store: SqliteEventStore, gate: Gate, calls: list[Callable[[], AppendResult]]
+) -> list[AppendResult | Exception]:
+    """Run calls concurrently while the writer is held, so they all commit in one batch."""
+    store.append("blocker", [event(0)], 0)  # the stream the gate holds the writer on
+    gate.closed.set()
+    holder = threading.Thread(target=store.append, args=("blocker", [event(1)], 1))
+    holder.start()
+    while gate.closed.is_set():
+        time.sleep(0.001)  # the writer is now inside the held append
+
+    def attempt(call: Callable[[], AppendResult]) -> AppendResult | Exception:
+        try:
+            return call()
+        except Exception as exc:
+            return exc
+
+    with ThreadPoolExecutor(max_workers=len(calls)) as pool:
+        futures = [pool.submit(attempt, call) for call in calls]
+        while store._queue.qsize() < len(calls):
+            time.sleep(0.001)
+        gate.opened.set()
+        outcomes = [future.result() for future in futures]
+    holder.join()
+    return outcomes
+
+
+def test_queued_appends_commit_together(store: SqliteEventStore, gate: Gate) -> None:
+    calls = [lambda n=n: store.append(f"g{n}", [event(n)], 0) for n in range(THREADS)]
+    before = store.stats()
+    outcomes = in_one_batch(store, gate, calls)
+    assert all(isinstance(o, AppendResult) and not o.replayed for o in outcomes)
+    after = store.stats()
+    assert after["commits"] - before["commits"] == 3  # blocker, held append, the batch
+    assert after["largest_batch"] == THREADS
+    assert after["appends"] - before["appends"] == THREADS + 2
+
+
+def test_conflicting_append_in_a_batch_fails_alone(store: SqliteEventStore, gate: Gate) -> None:
+    store.append("shared", [event(0)], 0)
+    calls: list[Callable[[], AppendResult]] = [
+        lambda: store.append("shared", [event(1)], 1),
+        lambda: store.append("other", [event(2)], 0),
+        lambda: store.append("shared", [event(3), event(4)], 1),  # one of these two loses
+        lambda: store.append("absent", [event(5)], 7),
+    ]
+    outcomes = in_one_batch(store, gate, calls)
+    won = [o for o in (outcomes[0], outcomes[2]) if isinstance(o, AppendResult)]
+    lost = [o for o in (outcomes[0], outcomes[2]) if isinstance(o, VersionConflict)]
+    assert len(won) == 1 and len(lost) == 1 and lost[0].expected == 1
+    assert isinstance(outcomes[1], AppendResult)
+    assert isinstance(outcomes[3], VersionConflict) and outcomes[3].actual == 0
+    assert store.read("shared")[1:] == list(won[0].events)
+    assert store.stream("absent") is None and store.version("other") == 1
+    assert verify_chain(store.read("shared")) is None
+
+
+def test_idempotent_retries_in_one_batch_append_once(store: SqliteEventStore, gate: Gate) -> None:
+    store.append("g1", [event(0)], 0)
+    calls = [lambda: store.append("g1", [event(1)], 1, "key") for _ in range(6)]
+    outcomes = in_one_batch(store, gate, calls)
+    assert all(isinstance(o, AppendResult) for o in outcomes)
+    assert (
+        sorted(o.replayed for o in outcomes if isinstance(o, AppendResult)) == [False] + [True] * 5
+    )
+    stored = tuple(store.read("g1", after=1))
+    assert all(isinstance(o, AppendResult) and o.events == stored for o in outcomes)
+    assert store.version("g1") == 2
+
+
+def test_reused_key_in_one_batch_fails_alone(store: SqliteEventStore, gate: Gate) -> None:
+    store.append("g1", [event(0)], 0, "key")
+    calls: list[Callable[[], AppendResult]] = [
+        lambda: store.append("g1", [event(5)], 1, "key"),
+        lambda: store.append("g1", [event(1)], 1),
+    ]
+    outcomes = in_one_batch(store, gate, calls)
+    assert isinstance(outcomes[0], IdempotencyKeyReused)
+    assert isinstance(outcomes[1], AppendResult) and store.version("g1") == 2
+
+
+def test_failing_append_writes_nothing_of_its_own(store: SqliteEventStore, gate: Gate) -> None:
+    unencodable = NewEvent("Bad", {"x": object()}, 0)
+    calls: list[Callable[[], AppendResult]] = [
+        lambda: store.append("good", [event(1)], 0, "k1"),
+        lambda: store.append("bad", [event(2), unencodable], 0, "k2", meta={"m": 1}),
+    ]
+    outcomes = in_one_batch(store, gate, calls)
+    assert isinstance(outcomes[0], AppendResult)
+    assert isinstance(outcomes[1], Exception) and not isinstance(outcomes[1], AppendResult)
+    assert store.stream("bad") is None and store.lookup("bad", "k2") is None
+    assert store.version("good") == 1
+
+
+def test_many_threads_on_many_streams_commit_in_fewer_transactions(tmp_path: Path) -> None:
+    with SqliteEventStore(tmp_path / "t.db") as store:
+
+        def play(n: int) -> None:
+            for version in range(20):
+                store.append(f"g{n}", [event(version, n)], version)
+
+        with ThreadPoolExecutor(max_workers=THREADS) as pool:
+            list(pool.map(play, range(THREADS)))
+        stats = store.stats()
+        assert all(store.version(f"g{n}") == 20 for n in range(THREADS))
+        assert all(verify_chain(store.read(f"g{n}")) is None for n in range(THREADS))
+    assert stats["appends"] == THREADS * 20
+    assert stats["commits"] < stats["appends"]
+
+
+def test_many_threads_on_one_stream_get_one_winner_per_version(tmp_path: Path) -> None:
+    outcomes: list[str] = []
+    with SqliteEventStore(tmp_path / "t.db") as store:
+        store.append("race", [event(0)], 0)
+
+        def contend(seat: int) -> None:
+            for _ in range(20):
+                seen = store.version("race")
+                try:
+                    store.append("race", [event(seen, seat)], seen)
+                    outcomes.append("won")
+                except VersionConflict:
+                    outcomes.append("conflict")
+
+        with ThreadPoolExecutor(max_workers=THREADS) as pool:
+            list(pool.map(contend, range(THREADS)))
+        log = store.read("race")
+    assert len(log) == 1 + outcomes.count("won")
+    assert [e.version for e in log] == list(range(1, len(log) + 1))
+    assert verify_chain(log) is None
+
+
+def test_append_after_close_is_a_store_error(tmp_path: Path) -> None:
+    store = SqliteEventStore(tmp_path / "t.db")
+    store.close()
+    with pytest.raises(StoreError, match="closed"):
+        store.append("g1", [event(0)], 0)
+
+
+def test_a_lone_append_commits_at_once(tmp_path: Path) -> None:
+    with SqliteEventStore(tmp_path / "t.db") as store:
+        for version in range(5):
+            store.append("g1", [event(version)], version)
+        stats: dict[str, Any] = store.stats()
+    assert stats == {"appends": 5, "commits": 5, "largest_batch": 1}
