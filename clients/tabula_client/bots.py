@@ -124,19 +124,19 @@ def play_game(
         _catch_up(referee, created.id, feed)
     view = referee.game(created.id)
     while not view.is_finished:
-        played = False
+        last = None
         for seat in pending_seats(view):
             result = _play_turn(seats[seat], players_bots[seat], created)
             if result is not None:
-                played = True
+                last = result
                 if feed.continues(result):
                     feed.emit(result.events)
                 else:
                     _catch_up(referee, created.id, feed)
-        if not played:
+        if last is None:
             raise GameStuck(f"game {created.id} is {view.status} but no seat can move")
-        view = referee.game(created.id)
-    return view
+        view = last.state
+    return referee.game(created.id)
 
 
 def _play_turn(seat: Client, bot: Bot, created: CreatedGame) -> PlayResult | None:
@@ -178,19 +178,19 @@ async def play_game_async(
         await _catch_up_async(referee, created.id, feed)
     view = await referee.game(created.id)
     while not view.is_finished:
-        played = False
+        last = None
         for seat in pending_seats(view):
             result = await _play_turn_async(seats[seat], players_bots[seat], created)
             if result is not None:
-                played = True
+                last = result
                 if feed.continues(result):
                     feed.emit(result.events)
                 else:
                     await _catch_up_async(referee, created.id, feed)
-        if not played:
+        if last is None:
             raise GameStuck(f"game {created.id} is {view.status} but no seat can move")
-        view = await referee.game(created.id)
-    return view
+        view = last.state
+    return await referee.game(created.id)
 
 
 async def _play_turn_async(seat: AsyncClient, bot: Bot, created: CreatedGame) -> PlayResult | None:

@@ -147,6 +147,9 @@ def describe_event(event: StoredEvent, names: Sequence[str]) -> str | None:
             return f"{prefix} {data.get('ruleset')} game {event.game_id}: {', '.join(names)}"
         case "MovePlayed":
             return f"{prefix} {who(data.get('seat'), names)}: {describe_move(data)}"
+        case "CardExchanged":
+            giver, taker = who(data.get("seat"), names), who(data.get("to"), names)
+            return f"{prefix} {giver} gives {data.get('card', 'a card')} to {taker}"
         case "TurnPassed":
             return f"{prefix} {who(data.get('seat'), names)} passes: {data.get('reason', '')}"
         case "MoveUndone":

@@ -67,11 +67,12 @@ class Forbidden(TabulaError):
 
 
 class NotFound(TabulaError):
-    """404: no such game, rule set or route."""
+    """404: no such game or route."""
 
 
 class Conflict(TabulaError):
-    """409: a version conflict, not this seat's turn, or the game is over."""
+    """409: a version conflict (``problem.extra["current_version"]``), not this seat's turn,
+    or the game is over."""
 
 
 class PayloadTooLarge(TabulaError):

@@ -1,0 +1,79 @@
+"""``python -m tabula_client``: argument handling, output lines, and a whole game end to end."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+from tabula_client.cli import describe_event, parse_options, player_names
+from tabula_client.models import StoredEvent
+
+
+def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
+    command = [sys.executable, "-m", "tabula_client", *args]
+    return subprocess.run(command, capture_output=True, text=True, timeout=120, check=False)
+
+
+def test_play_prints_every_move_and_the_winner(server_url: str) -> None:
+    names = "Ann,Bob,Cat"
+    done = run_cli(
+        "play", "--ruleset", "race35", "--names", names, "--url", server_url, "--seed", "5"
+    )
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert "race35 game" in lines[0] and "Ann, Bob, Cat" in lines[0]
+    moves = [line for line in lines if ": throw:" in line]
+    assert moves and all(" uses " in line for line in moves)
+    assert any(line.split()[1] == "Bob" for line in moves)
+    last = lines[-1]
+    assert last.startswith("winner: ") and last.split()[1] in names.split(",")
+
+
+def test_play_with_a_count_names_default_seats(server_url: str) -> None:
+    done = run_cli("play", "--ruleset", "race35", "--players", "2", "--url", server_url)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[-1].split()[1] in ("Ann", "Bob")
+
+
+def test_server_errors_exit_1_with_the_problem(server_url: str) -> None:
+    done = run_cli("play", "--ruleset", "race35", "--players", "1", "--url", server_url)
+    assert done.returncode == 1
+    assert "422 bad-setup" in done.stderr
+
+
+def test_help_lists_the_play_options() -> None:
+    done = run_cli("play", "--help")
+    assert done.returncode == 0
+    for option in ("--ruleset", "--players", "--url", "--seed", "--names"):
+        assert option in done.stdout
+
+
+def test_player_names_from_count_or_names() -> None:
+    assert player_names(3, None) == ["Ann", "Bob", "Cat"]
+    assert player_names(None, "Zed, Yan") == ["Zed", "Yan"]
+    with pytest.raises(ValueError, match="--players 3 but 2 names"):
+        player_names(3, "Zed,Yan")
+
+
+def test_options_are_json_or_plain_strings() -> None:
+    assert parse_options(["max_players=4", "red_square_effect=restart_player"]) == {
+        "max_players": 4,
+        "red_square_effect": "restart_player",
+    }
+
+
+def test_a_move_line_shows_seat_move_uses_steps_and_effects() -> None:
+    data = {
+        "seat": 1,
+        "move": "throw:3",
+        "uses": [3],
+        "steps": [{"piece": "blue-1", "from": "track:10", "to": "track:13"}],
+        "effects": [{"piece": "red-1", "from": "track:13", "to": "track:10", "why": "displaced"}],
+    }
+    event = StoredEvent(game_id="g", version=8, type="MovePlayed", data=data, by="server")
+    assert describe_event(event, ["Ann", "Bob"]) == (
+        "#8    Bob (seat 1): throw:3 uses 3: blue-1 track:10->track:13; "
+        "red-1 track:13->track:10 (displaced)"
+    )
+    assert describe_event(StoredEvent("g", 9, "DiceRolled", {"dice": [2]}), ["Ann"]) is None

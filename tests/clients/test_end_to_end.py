@@ -1,0 +1,137 @@
+"""The sync client against the real app served by uvicorn: wire models stay honest."""
+
+from __future__ import annotations
+
+import pytest
+from tabula_client import (
+    BadRequest,
+    Client,
+    Conflict,
+    CreatedGame,
+    NotFound,
+    RandomBot,
+    StoredEvent,
+    Unauthorized,
+    Unprocessable,
+    play_game,
+)
+
+
+def new_game(client: Client, *names: str, **tags: str) -> CreatedGame:
+    return client.create_game("race35", list(names or ("Ann", "Bob")), tags=tags)
+
+
+def test_health_and_rulesets(client: Client) -> None:
+    assert client.health().status == "ok"
+    race35 = {info.name: info for info in client.rulesets()}["race35"]
+    assert (race35.min_players, race35.max_players) == (2, 6)
+    assert race35.options["red_square_effect"] == "restart_game"
+
+
+def test_created_game_reads_back_with_seats_pieces_and_pending_roll(client: Client) -> None:
+    created = new_game(client, "Ann", "Bob", "Cat")
+    assert (created.version, len(created.tokens.seats)) == (1, 3)
+    view = client.game(created.id)
+    assert (view.game_id, view.ruleset, view.status) == (created.id, "race35", "active")
+    assert [seat.name for seat in view.seats] == ["Ann", "Bob", "Cat"]
+    assert [piece.at for piece in view.pieces] == ["track:1"] * 3
+    assert [(p.seat, p.kind) for p in view.to_act] == [(0, "roll")]
+    assert view.seed_commitment == created.seed_commitment
+    assert view.seed is None
+    assert "statuses" in view.raw
+
+
+def test_seat_plays_roll_and_log_replays(client: Client) -> None:
+    created = new_game(client)
+    ann = client.with_token(created.tokens.seats[0])
+    legal = ann.legal_moves(created.id)
+    assert [(m.id, m.seat) for m in legal.moves] == [("roll", 0)]
+    result = ann.play(created.id, legal.moves[0], expected_version=legal.version)
+    assert [e.type for e in result.events][:2] == ["DiceRolled", "MovePlayed"]
+    assert result.state.version == result.version
+    page = client.events(created.id)
+    assert [e.version for e in page.events] == list(range(1, result.version + 1))
+    assert page.events[1].prev_hash == page.events[0].hash
+    before = client.state(created.id, 1)
+    assert (before.version, [p.kind for p in before.to_act]) == (1, ["roll"])
+
+
+def test_list_games_filters_by_tag(client: Client) -> None:
+    created = new_game(client, cup="list-test")
+    found = client.list_games(tag="cup:list-test", ruleset="race35")
+    assert [game.id for game in found] == [created.id]
+    assert found[0].seats == ["Ann", "Bob"] and found[0].tags == {"cup": "list-test"}
+
+
+def test_unknown_game_raises_not_found_with_detail(client: Client) -> None:
+    with pytest.raises(NotFound) as raised:
+        client.game("no-such-game")
+    assert raised.value.problem.slug == "game-not-found"
+    assert "no-such-game" in raised.value.detail
+
+
+def test_bad_setup_and_unknown_ruleset(client: Client) -> None:
+    with pytest.raises(Unprocessable) as raised:
+        client.create_game("race35", ["Solo"])
+    assert raised.value.problem.slug == "bad-setup"
+    assert "2 to 6 players" in raised.value.detail
+    with pytest.raises(BadRequest) as unknown:
+        client.create_game("chess", ["A", "B"])
+    assert unknown.value.problem.slug == "unknown-ruleset"
+
+
+def test_writes_need_a_token(client: Client) -> None:
+    created = new_game(client)
+    with pytest.raises(Unauthorized):
+        client.play(created.id, "roll")
+
+
+def test_not_your_turn_and_version_conflict_are_conflicts(client: Client) -> None:
+    created = new_game(client)
+    bob = client.with_token(created.tokens.seats[1])
+    with pytest.raises(Conflict) as turn:
+        bob.play(created.id, "roll")
+    assert turn.value.problem.slug == "not-your-turn"
+    ann = client.with_token(created.tokens.seats[0])
+    ann.play(created.id, "roll", expected_version=1)
+    with pytest.raises(Conflict) as stale:
+        ann.play(created.id, "roll", expected_version=1)
+    assert stale.value.problem.slug == "version-conflict"
+
+
+def test_illegal_move_is_unprocessable(client: Client) -> None:
+    created = new_game(client)
+    with pytest.raises(Unprocessable) as raised:
+        client.with_token(created.tokens.seats[0]).play(created.id, "fly")
+    assert raised.value.problem.slug == "illegal-move"
+    assert "'fly'" in raised.value.detail
+
+
+def test_idempotent_retry_returns_the_first_result_and_appends_nothing(client: Client) -> None:
+    created = new_game(client)
+    ann = client.with_token(created.tokens.seats[0])
+    first = ann.play(created.id, "roll", expected_version=1, idempotency_key="retry-1")
+    again = ann.play(created.id, "roll", expected_version=1, idempotency_key="retry-1")
+    assert again.version == first.version
+    assert [e.hash for e in again.events] == [e.hash for e in first.events]
+    assert client.events(created.id).version == first.version
+
+
+def test_random_bots_play_race35_to_a_winner(client: Client) -> None:
+    seen: list[StoredEvent] = []
+    final = play_game(client, "race35", ["Ann", "Bob", "Cat"], seed=5, on_event=seen.append)
+    assert final.status == "finished"
+    assert len(final.winners) == 1
+    winner = final.winners[0]
+    assert [p.at for p in final.pieces if p.seat == winner] == ["home"]
+    assert [e.version for e in seen] == list(range(1, final.version + 1))
+    assert seen[0].type == "GameCreated"
+    assert {"GameFinished", "SeedRevealed"} <= {e.type for e in seen}
+    assert final.seed is not None
+
+
+def test_same_seed_replays_the_same_game(client: Client) -> None:
+    first = play_game(client, "race35", 2, seed="replay")
+    second = play_game(client, "race35", 2, seed="replay", bots=[RandomBot(), RandomBot()])
+    assert (first.winners, first.version) == (second.winners, second.version)
+    assert first.seed_commitment == second.seed_commitment
