@@ -88,16 +88,9 @@ class EventFeed:
                 self.seen = event.version
 
 
-def _create_args(
-    ruleset: str, names: list[str], options: Mapping[str, Any] | None, seed: int | str | None
-) -> dict[str, Any]:
-    return {
-        "ruleset": ruleset,
-        "seats": names,
-        "options": options,
-        "chance": "server",
-        "seed": None if seed is None else str(seed),
-    }
+def server_seed(seed: int | str | None) -> str | None:
+    """The chance seed to send for ``seed``."""
+    return None if seed is None else str(seed)
 
 
 def play_game(
@@ -115,7 +108,9 @@ def play_game(
     ``seed`` fixes both the server's chance seed and the default bots, so a game replays.
     """
     names = seat_names(players)
-    created = client.create_game(**_create_args(ruleset, names, options, seed))
+    created = client.create_game(
+        ruleset, names, options=options, chance="server", seed=server_seed(seed)
+    )
     referee = client.with_token(created.tokens.referee)
     seats = [client.with_token(token) for token in created.tokens.seats]
     players_bots = seat_bots(len(names), bots, seed)
@@ -169,7 +164,9 @@ async def play_game_async(
 ) -> GameView:
     """The mirror of ``play_game`` for ``AsyncClient``."""
     names = seat_names(players)
-    created = await client.create_game(**_create_args(ruleset, names, options, seed))
+    created = await client.create_game(
+        ruleset, names, options=options, chance="server", seed=server_seed(seed)
+    )
     referee = client.with_token(created.tokens.referee)
     seats = [client.with_token(token) for token in created.tokens.seats]
     players_bots = seat_bots(len(names), bots, seed)
