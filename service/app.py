@@ -10,7 +10,7 @@ from eventstore import EventStore
 from service import logs
 from service.games import Games
 from service.problems import handle
-from service.routes import GameController, MetaController
+from service.routes import BoardController, GameController, MetaController
 from service.settings import Settings
 from service.store import open_store
 
@@ -24,7 +24,7 @@ def create_app(settings: Settings | None = None, store: EventStore | None = None
     store = store or open_store(settings.database, settings.synchronous)
     games = Games(store)
     return Litestar(
-        route_handlers=[MetaController, GameController],
+        route_handlers=[MetaController, GameController, BoardController],
         dependencies={"games": Provide(lambda: games, use_cache=True, sync_to_thread=False)},
         exception_handlers={Exception: handle},
         middleware=[logs.log_requests],

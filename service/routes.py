@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated, Any
 
-from litestar import Controller, Request, get, post
+from litestar import Controller, MediaType, Request, get, post
 from litestar.di import NamedDependency
 from litestar.params import FromPath, FromQuery, HeaderParameter, JSONBody, QueryParameter
 from litestar.response import ServerSentEvent
@@ -13,7 +14,7 @@ from domain.events import no_secrets
 from domain.model import Viewer
 from domain.registry import RULESETS
 from eventstore import StoredEvent
-from service import records, stream
+from service import board, records, stream
 from service.games import Game, Games
 from service.problems import problem
 from service.verify import GameRecord
@@ -39,6 +40,7 @@ GamesDep = NamedDependency[Games]
 GameId = FromPath[str]
 LastEventId = Annotated[str | None, HeaderParameter(name="Last-Event-ID", required=False)]
 IdempotencyKey = Annotated[str | None, HeaderParameter(name="Idempotency-Key", required=False)]
+VIEWER_PAGE = Path(__file__).parent / "static" / "viewer.html"
 
 
 def bearer(request: AnyRequest) -> str | None:
@@ -239,6 +241,33 @@ class GameController(Controller):
             version = game.version
         stored = games.store.read(game_id, after=after, limit=limit)
         return EventPage(version, [event_out(game, e, viewer) for e in stored])
+
+
+class BoardController(Controller):
+    """The board drawn as SVG, and a page that replays or follows a game in the browser."""
+
+    path = "/games"
+
+    @get(
+        "/{game_id:str}/board.svg",
+        operation_id="getBoardSvg",
+        media_type="image/svg+xml",
+        sync_to_thread=True,
+    )
+    def board_svg(self, game_id: GameId, games: GamesDep, at: FromQuery[int | None] = None) -> str:
+        """The board after event ``at`` (the current one without ``at``), last move outlined."""
+        return board.board_svg(games, game_id, at)
+
+    @get(
+        "/{game_id:str}/view",
+        operation_id="viewGame",
+        media_type=MediaType.HTML,
+        sync_to_thread=True,
+    )
+    def viewer(self, game_id: GameId, games: GamesDep) -> str:
+        """The replay viewer page: board, moves, step buttons, slider; follows a live game."""
+        with games.open(game_id):
+            return VIEWER_PAGE.read_text(encoding="utf-8")
 
 
 def played(games: Games, game_id: str, request: AnyRequest, stored: list[StoredEvent]) -> Played:

@@ -1,0 +1,57 @@
+"""The Sorry! board (``sorry``, ``sorry-hand``): 60 squares, slides, safety zones, start, home."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from domain import sorry
+from domain.model import COLOURS
+from service.board.loop import on_side, track_point
+from service.board.shapes import INK, PALE, Band, Layout, Square
+
+COLOUR_NAMES = COLOURS[: sorry.MAX_PLAYERS]
+
+
+def layout(options: dict[str, Any]) -> Layout:
+    """The whole board; every colour's slides, lane, start and home are drawn."""
+    squares = [track(n) for n in range(sorry.TRACK)]
+    for side, colour in enumerate(COLOUR_NAMES):
+        squares += own_places(side, colour)
+    bands = tuple(slide(n) for n in range(sorry.TRACK) if sorry.SLIDE_AT[n] is not None)
+    size = sorry.SIDE + 1
+    return Layout(size, size, tuple(squares), bands)
+
+
+def track(n: int) -> Square:
+    """Track square ``n``; a slide's first square is marked."""
+    x, y = track_point(n, sorry.SIDE)
+    mark = "slide-start" if sorry.SLIDE_AT[n] is not None else ""
+    return Square(f"track:{n}", x, y, label=str(n), mark=mark)
+
+
+def own_places(side: int, colour: str) -> list[Square]:
+    """A colour's safety zone (from its turn square inward), start circle and home."""
+    lane = [
+        Square(
+            f"lane:{colour}:{k}",
+            *on_side(side, sorry.SIDE, sorry.TURN_REL, k),
+            fills=(PALE[colour],),
+            label=f"S{k}",
+        )
+        for k in range(1, sorry.LANE + 1)
+    ]
+    home_at = on_side(side, sorry.SIDE, sorry.TURN_REL, sorry.LANE + 1.4)
+    start_at = on_side(side, sorry.SIDE, sorry.CIRCLE_REL + 0.5, 1.9)
+    return [
+        *lane,
+        Square(f"home:{colour}", *home_at, 1.8, (PALE[colour],), "home", round=True),
+        Square(f"start:{colour}", *start_at, 1.8, (PALE[colour],), "start", round=True),
+    ]
+
+
+def slide(n: int) -> Band:
+    """The band of the slide starting at track square ``n``."""
+    found = sorry.SLIDE_AT[n]
+    assert found is not None
+    (x1, y1), (x2, y2) = track_point(n, sorry.SIDE), track_point(found.end, sorry.SIDE)
+    return Band(x1, y1, x2, y2, INK[COLOUR_NAMES[found.colour]])
