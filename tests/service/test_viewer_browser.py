@@ -1,0 +1,155 @@
+"""The viewer page end to end in headless Chromium (Debian's ``chromium``, driven by Playwright).
+
+The real app is served by uvicorn. A missing browser or Playwright fails the test: CI must
+have them (``.ci/run`` installs Chromium). Set ``TABULA_SKIP_BROWSER=1`` to skip locally.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from service.app import create_app
+from service.settings import Settings
+from tests.live import serving
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+PIECES = "els => Object.fromEntries(els.map(e => [e.dataset.piece, e.dataset.at]))"
+
+if os.environ.get("TABULA_SKIP_BROWSER") == "1":
+    pytest.skip("TABULA_SKIP_BROWSER=1", allow_module_level=True)
+
+try:
+    from playwright.sync_api import Page, sync_playwright
+except ImportError:  # pragma: no cover - CI installs it with the test extra
+    pytest.fail("playwright is missing: pip install -e '.[test]'", pytrace=False)
+
+
+@pytest.fixture(scope="module")
+def url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    database = str(tmp_path_factory.mktemp("viewer") / "tabula.db")
+    with serving(create_app(Settings(database=database, log_level="warning"))) as base:
+        yield base
+
+
+@pytest.fixture
+def page() -> Iterator[Page]:
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"{CHROMIUM} is missing: apt-get install chromium", pytrace=False)
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport={"width": 1100, "height": 760})
+        errors: list[str] = []
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        yield page
+        browser.close()
+        assert not errors, errors
+
+
+def play(url: str, ruleset: str, players: int, moves: int, seed: int = 1) -> dict[str, Any]:
+    """A game played by random legal moves, ``moves`` times or to its end; its creation reply."""
+    rng = random.Random(seed)
+    with httpx.Client(base_url=url, timeout=10) as http:
+        body = {"ruleset": ruleset, "seats": [{}] * players, "auto_chance": True}
+        created: dict[str, Any] = http.post("/games", json=body).json()
+        for _ in range(moves):
+            if not move(http, created, rng):
+                break
+    return created
+
+
+def move(http: httpx.Client, created: dict[str, Any], rng: random.Random) -> bool:
+    """One random legal move of a pending seat; False once the game has finished."""
+    game = created["id"]
+    state = http.get(f"/games/{game}").json()
+    if state["status"] == "finished":
+        return False
+    seat = rng.choice(state["to_act"])["seat"]
+    token = {"Authorization": f"Bearer {created['tokens']['seats'][seat]}"}
+    moves = http.get(f"/games/{game}/legal-moves", headers=token).json()["moves"]
+    reply = http.post(f"/games/{game}/moves", json={"move": rng.choice(moves)["id"]}, headers=token)
+    assert reply.status_code == 200, reply.text
+    return True
+
+
+def version_of(url: str, game: str) -> int:
+    """A game's current version."""
+    version: int = httpx.get(f"{url}/games/{game}").json()["version"]
+    return version
+
+
+def shows(page: Page, version: int) -> dict[str, str]:
+    """Wait until the board shows ``version``; its pieces' positions by id."""
+    page.wait_for_selector(f'#board[data-version="{version}"] svg .piece', timeout=10_000)
+    pieces: dict[str, str] = page.eval_on_selector_all("#board .piece", PIECES)
+    return pieces
+
+
+def screenshot(page: Page, tmp_path: Path, name: str, record_property: Any) -> None:
+    """Save the page as a PNG in the test's folder and report where."""
+    path = tmp_path / f"{name}.png"
+    page.screenshot(path=str(path), full_page=True)
+    record_property("screenshot", str(path))
+    print(f"screenshot: {path}")
+
+
+@pytest.mark.parametrize(("ruleset", "players"), [("race35", 2), ("sorry", 2)])
+def test_viewer_steps_through_a_finished_game(
+    url: str, page: Page, tmp_path: Path, record_property: Any, ruleset: str, players: int
+) -> None:
+    created = play(url, ruleset, players, moves=5000)
+    game, last = created["id"], version_of(url, created["id"])
+    page.goto(f"{url}/games/{game}/view")
+    at_end = shows(page, last)
+    assert page.locator("#moves li").count() == last
+    assert "finished" in page.inner_text("#status")
+    page.click("#first")
+    at_start = shows(page, 1)
+    assert at_start.keys() == at_end.keys() and at_start != at_end
+    shown, pieces = 1, at_start
+    while pieces == at_start and shown < last:
+        page.click("#next")
+        shown += 1
+        pieces = shows(page, shown)
+    assert pieces != at_start, "stepping through the game never moved a piece"
+    page.click("#prev")
+    shows(page, shown - 1)
+    middle = last // 2
+    page.eval_on_selector("#slider", "(s, v) => { s.value = v; s.oninput(); }", middle)
+    shows(page, middle)
+    assert page.locator("#moves li.current").get_attribute("data-version") == str(middle)
+    page.click("#last")
+    assert shows(page, last) == at_end
+    screenshot(page, tmp_path, f"viewer-{ruleset}", record_property)
+
+
+def test_viewer_follows_a_live_game(
+    url: str, page: Page, tmp_path: Path, record_property: Any
+) -> None:
+    created = play(url, "sorry", 2, moves=3)
+    page.goto(f"{url}/games/{created['id']}/view")
+    shows(page, version_of(url, created["id"]))
+    rng = random.Random(7)
+    with httpx.Client(base_url=url, timeout=10) as http:
+        for _ in range(3):
+            move(http, created, rng)
+    now = version_of(url, created["id"])
+    shows(page, now)
+    assert page.locator("#moves li").count() == now
+    screenshot(page, tmp_path, "viewer-live", record_property)
