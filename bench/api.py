@@ -1,0 +1,183 @@
+"""Moves per second and POST /moves latency of the real server under N concurrent clients.
+
+The server runs as ``python -m service`` (uvicorn) in a subprocess over a fresh SQLite file
+(WAL, synchronous=FULL, log level warning). N client threads on loopback each play their own
+games to the end: GET /legal-moves, then POST /moves with a random legal move and
+``expected_version``, as the referee for whichever seat is pending. Clients use the stdlib's
+http.client, one keep-alive connection each: httpx.AsyncClient tops out near 150 requests/s
+with 32 connections here, so it would measure itself. In the same run, on the
+same disk, a tiny loop measures raw one-row durable commits into SQLite (INSERT + COMMIT,
+WAL, synchronous=FULL); the ratio moves/s : raw commits/s says what group commit buys.
+
+Run ``python bench/api.py [--clients 32] [--seconds 10] [--ruleset race35]``; several
+``--clients`` values (``--clients 1 8 32``) run one after the other on one server.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+if Path(sys.path[0]).resolve() == ROOT / "bench":
+    sys.path[0] = str(ROOT)  # as a script, this folder would shadow the project's packages
+
+import argparse  # noqa: E402
+import http.client  # noqa: E402
+import random  # noqa: E402
+import tempfile  # noqa: E402
+import time  # noqa: E402
+from concurrent.futures import ThreadPoolExecutor  # noqa: E402
+from typing import Any  # noqa: E402
+from urllib.parse import urlsplit  # noqa: E402
+
+import msgspec  # noqa: E402
+
+from bench.harness import cpu_seconds, percentile, raw_commits_per_second, server  # noqa: E402
+from eventstore import NewEvent, SqliteEventStore  # noqa: E402
+
+RAW_SECONDS = 3.0
+PLAYERS = {"race35": 4, "sorry": 4}
+
+
+class Tally(msgspec.Struct):
+    """What one client did."""
+
+    latencies: list[float] = msgspec.field(default_factory=list)
+    games: int = 0
+    conflicts: int = 0
+
+
+class Client:
+    """One keep-alive HTTP/1.1 connection speaking JSON (http.client: cheap per request)."""
+
+    def __init__(self, url: str) -> None:
+        parts = urlsplit(url)
+        self.conn = http.client.HTTPConnection(parts.hostname or "127.0.0.1", parts.port)
+
+    def call(
+        self, method: str, path: str, body: Any = None, token: str | None = None
+    ) -> tuple[int, Any]:
+        """Send one request; return the status and the decoded JSON reply."""
+        headers = {"content-type": "application/json"}
+        if token is not None:
+            headers["authorization"] = f"Bearer {token}"
+        payload = None if body is None else msgspec.json.encode(body)
+        self.conn.request(method, path, body=payload, headers=headers)
+        reply = self.conn.getresponse()
+        return reply.status, msgspec.json.decode(reply.read())
+
+
+def play_games(url: str, ruleset: str, deadline: float, seed: int) -> Tally:
+    """One client: create a game, play it to the end with random moves, again until time."""
+    client, rng, tally = Client(url), random.Random(seed), Tally()
+    while time.perf_counter() < deadline:
+        seats = [{"name": f"P{i}"} for i in range(PLAYERS[ruleset])]
+        status, created = client.call("POST", "/games", {"ruleset": ruleset, "seats": seats})
+        if status != 201:
+            raise RuntimeError(f"POST /games answered {status}: {created}")
+        game, token = created["id"], created["tokens"]["referee"]
+        while time.perf_counter() < deadline:
+            if not play_one(client, game, token, rng, tally):
+                tally.games += 1
+                break
+    client.conn.close()
+    return tally
+
+
+def play_one(client: Client, game: str, token: str, rng: random.Random, tally: Tally) -> bool:
+    """Play one random legal move as the referee; False once the game has no move left."""
+    _, legal = client.call("GET", f"/games/{game}/legal-moves", token=token)
+    if not legal["moves"]:
+        return False
+    move = rng.choice(legal["moves"])
+    body = {"move": move["id"], "seat": move["seat"], "expected_version": legal["version"]}
+    began = time.perf_counter()
+    status, reply = client.call("POST", f"/games/{game}/moves", body, token)
+    tally.latencies.append(time.perf_counter() - began)
+    if status == 409:
+        tally.conflicts += 1
+    elif status != 200:
+        raise RuntimeError(f"POST /moves answered {status}: {reply}")
+    return bool(reply.get("state", {}).get("status") != "finished")
+
+
+def run_clients(url: str, clients: int, seconds: float, ruleset: str) -> Tally:
+    """N client threads, each on its own connection, for ``seconds``; their tallies merged."""
+    deadline = time.perf_counter() + seconds
+    with ThreadPoolExecutor(max_workers=clients) as pool:
+        tallies = list(pool.map(lambda n: play_games(url, ruleset, deadline, n), range(clients)))
+    return Tally(
+        [t for tally in tallies for t in tally.latencies],
+        sum(t.games for t in tallies),
+        sum(t.conflicts for t in tallies),
+    )
+
+
+def store_appends(folder: Path, threads: int, seconds: float) -> tuple[float, dict[str, int]]:
+    """The event store alone: threads appending one event at a time to their own streams."""
+    store = SqliteEventStore(folder / f"store-{threads}.db")
+    deadline = time.perf_counter() + seconds
+
+    def append_until_deadline(n: int) -> None:
+        version = 0
+        while time.perf_counter() < deadline:
+            store.append(f"s{n}", [NewEvent("MovePlayed", {"n": version}, n % 4)], version)
+            version += 1
+
+    began = time.perf_counter()
+    with ThreadPoolExecutor(max_workers=threads) as pool:
+        list(pool.map(append_until_deadline, range(threads)))
+    stats = store.stats()
+    store.close()
+    return stats["appends"] / (time.perf_counter() - began), stats
+
+
+def report(clients: int, seconds: float, tally: Tally, cpu: float, raw: float) -> str:
+    """One line of figures."""
+    moves = len(tally.latencies)
+    rate = moves / seconds
+    p50, p99 = (1000 * percentile(tally.latencies, q) for q in (0.50, 0.99))
+    return (
+        f"{clients:>7}  {moves:>6}  {rate:>8.0f}  {p50:>7.1f}  {p99:>7.1f}  {tally.games:>5}"
+        f"  {1000 * cpu / max(moves, 1):>10.2f}  {raw:>9.0f}  {rate / raw:>5.2f}"
+    )
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--clients", type=int, nargs="+", default=[32])
+    parser.add_argument("--seconds", type=float, default=10.0)
+    parser.add_argument("--ruleset", default="race35", choices=sorted(PLAYERS))
+    parser.add_argument("--folder", type=Path, default=None, help="where the database goes")
+    parser.add_argument("--url", default=None, help="play against a running server instead")
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory(dir=args.folder) as tmp:
+        folder = Path(tmp)
+        raw_before = raw_commits_per_second(folder, RAW_SECONDS)
+        print(f"raw one-row durable commits (WAL, synchronous=FULL): {raw_before:.0f}/s")
+        print("clients   moves   moves/s  p50 ms   p99 ms  games  cpu ms/move  raw c/s  ratio")
+        with server(folder / "tabula.db", url=args.url) as (url, pid):
+            for clients in args.clients:
+                cpu = cpu_seconds(pid)
+                tally = run_clients(url, clients, args.seconds, args.ruleset)
+                cpu = cpu_seconds(pid) - cpu
+                raw = raw_commits_per_second(folder, RAW_SECONDS)
+                print(report(clients, args.seconds, tally, cpu, raw), flush=True)
+        print("\nthe event store alone (group commit), one event per append:")
+        print("threads  appends/s  appends/commit  raw c/s  ratio")
+        for threads in args.clients:
+            rate, stats = store_appends(folder, threads, RAW_SECONDS)
+            raw = raw_commits_per_second(folder, RAW_SECONDS)
+            per_commit = stats["appends"] / max(stats["commits"], 1)
+            print(
+                f"{threads:>7}  {rate:>9.0f}  {per_commit:>14.1f}  {raw:>7.0f}  {rate / raw:>5.2f}"
+            )
+    print(
+        f"ruleset {args.ruleset}; cpu ms/move = the server's CPU time (GET legal-moves and"
+        " POST moves) per move; ratio = moves/s / raw commits/s measured right after"
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,106 @@
+"""Shared parts of the HTTP benchmarks: a real server in a subprocess, its RSS, raw fsyncs."""
+
+from __future__ import annotations
+
+import os
+import socket
+import sqlite3
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import httpx
+
+ROOT = Path(__file__).resolve().parent.parent
+STARTUP_SECONDS = 20.0
+
+
+def free_port() -> int:
+    """A TCP port nobody listens on now."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+@contextmanager
+def server(
+    database: Path, synchronous: str = "FULL", url: str | None = None
+) -> Iterator[tuple[str, int]]:
+    """Run ``python -m service`` on a free port over ``database``; yield its URL and pid.
+
+    Given ``url``, use the server already running there instead (pid 0).
+    """
+    if url is not None:
+        yield url, 0
+        return
+    port = free_port()
+    env = os.environ | {"TABULA_LOG_LEVEL": "warning", "TABULA_SYNCHRONOUS": synchronous}
+    command = [sys.executable, "-m", "service", "--port", str(port), "--database", str(database)]
+    process = subprocess.Popen(command, cwd=ROOT, env=env)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_until_up(url, process)
+        yield url, process.pid
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+
+
+def wait_until_up(url: str, process: subprocess.Popen[bytes]) -> None:
+    """Poll /health until the server answers (or give up)."""
+    deadline = time.monotonic() + STARTUP_SECONDS
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"the server exited with {process.returncode}")
+        try:
+            if httpx.get(f"{url}/health", timeout=1).status_code == 200:
+                return
+        except httpx.TransportError:
+            time.sleep(0.05)
+    raise RuntimeError(f"the server at {url} did not come up")
+
+
+def rss_kib(pid: int) -> int:
+    """The resident set size of a process, in KiB (Linux /proc)."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    raise RuntimeError(f"no VmRSS for pid {pid}")
+
+
+def cpu_seconds(pid: int) -> float:
+    """User plus system CPU time a process has used so far, in seconds (Linux /proc)."""
+    if pid == 0:
+        return float("nan")
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def raw_commits_per_second(folder: Path, seconds: float) -> float:
+    """One-row durable commits per second: INSERT + COMMIT, WAL, synchronous=FULL."""
+    path = folder / "raw-commits.db"
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute("PRAGMA synchronous=FULL")
+    conn.execute("CREATE TABLE IF NOT EXISTS t (n INTEGER, payload TEXT)")
+    count, began = 0, time.perf_counter()
+    while time.perf_counter() - began < seconds:
+        conn.execute("BEGIN IMMEDIATE")
+        conn.execute("INSERT INTO t VALUES (?, ?)", (count, "x" * 200))
+        conn.execute("COMMIT")
+        count += 1
+    rate = count / (time.perf_counter() - began)
+    conn.close()
+    return rate
+
+
+def percentile(values: list[float], fraction: float) -> float:
+    """The value below which ``fraction`` of the sorted values lie (nearest rank)."""
+    ordered = sorted(values)
+    if not ordered:
+        return float("nan")
+    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
