@@ -20,9 +20,11 @@ from tabula_client.errors import (
     Unprocessable,
 )
 from tabula_client.models import (
+    Audit,
     CreatedGame,
     Effect,
     EventPage,
+    GameRecord,
     GameSummary,
     GameView,
     Health,
@@ -37,12 +39,14 @@ from tabula_client.models import (
     Step,
     StoredEvent,
     Tokens,
+    Verification,
 )
-from tabula_client.routes import DEFAULT_URL, Call, Routes
+from tabula_client.routes import DEFAULT_URL, Call, Routes, StreamCall
 
 __all__ = [
     "DEFAULT_URL",
     "AsyncClient",
+    "Audit",
     "BadRequest",
     "Bot",
     "Call",
@@ -52,6 +56,7 @@ __all__ = [
     "Effect",
     "EventPage",
     "Forbidden",
+    "GameRecord",
     "GameStuck",
     "GameSummary",
     "GameView",
@@ -72,10 +77,12 @@ __all__ = [
     "ServerError",
     "Step",
     "StoredEvent",
+    "StreamCall",
     "TabulaError",
     "Tokens",
     "Unauthorized",
     "Unprocessable",
+    "Verification",
     "play_game",
     "play_game_async",
 ]

@@ -6,15 +6,19 @@ The two mirror each other name for name; every method builds its ``Call`` with t
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import asyncio
+import time
+from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 from types import TracebackType
 from typing import Any, TypeVar
 
 import httpx
 
 from tabula_client.models import (
+    Audit,
     CreatedGame,
     EventPage,
+    GameRecord,
     GameSummary,
     GameView,
     Health,
@@ -23,10 +27,24 @@ from tabula_client.models import (
     PlayResult,
     RuleSetInfo,
     Step,
+    StoredEvent,
 )
-from tabula_client.routes import DEFAULT_URL, Call, Chance, Routes
+from tabula_client.routes import DEFAULT_URL, Call, Chance, Routes, StreamCall
+from tabula_client.sse import amessages, messages
 
 T = TypeVar("T")
+RECONNECTS = 5
+"""How often ``follow`` reconnects in a row without receiving an event before giving up."""
+
+
+def backoff(attempt: int) -> float:
+    """Seconds to wait before reconnect number ``attempt`` (1, 2, ...)."""
+    return float(min(0.1 * 2 ** (attempt - 1), 5.0))
+
+
+def stream_ended_early(game_id: str) -> httpx.RemoteProtocolError:
+    """The error for a stream that keeps ending while its game is still running."""
+    return httpx.RemoteProtocolError(f"the event stream of game {game_id} ended before it finished")
 
 
 class Client:
@@ -153,6 +171,92 @@ class Client:
         """The game's log after version ``after``."""
         return self.send(self.routes.events(game_id, after, limit))
 
+    def undo(
+        self,
+        game_id: str,
+        reason: str = "",
+        *,
+        expected_version: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> PlayResult:
+        """Revert the latest decision and what followed it (the referee, or a seat where the
+        game allows undo)."""
+        call = self.routes.undo(
+            game_id, reason, expected_version=expected_version, idempotency_key=idempotency_key
+        )
+        return self.send(call)
+
+    def post_chance(
+        self,
+        game_id: str,
+        *,
+        card: str | None = None,
+        dice: Sequence[int] | None = None,
+        hands: Sequence[Sequence[str]] | None = None,
+        expected_version: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> PlayResult:
+        """Record the card drawn, dice thrown or hands dealt at the table (external chance)."""
+        call = self.routes.post_chance(
+            game_id,
+            card=card,
+            dice=dice,
+            hands=hands,
+            expected_version=expected_version,
+            idempotency_key=idempotency_key,
+        )
+        return self.send(call)
+
+    def audit(self, game_id: str) -> Audit:
+        """The full log with hashes, the seed once revealed, and its verification."""
+        return self.send(self.routes.audit(game_id))
+
+    def export(self, game_id: str) -> GameRecord:
+        """The game record; ``.raw`` is the record as sent, for ``import_game``."""
+        return self.send(self.routes.export(game_id))
+
+    def import_game(self, record: GameRecord | Mapping[str, Any]) -> CreatedGame:
+        """Replay a record on the server and store it as a new game (new id and tokens)."""
+        return self.send(self.routes.import_game(record))
+
+    def follow(self, game_id: str, *, after: int = 0) -> Iterator[StoredEvent]:
+        """The game's events after version ``after`` as they happen, until it has finished.
+
+        A dropped connection is resumed after the last event received (``Last-Event-ID``),
+        so each event comes once; ``RECONNECTS`` failures in a row raise the last one.
+        """
+        cursor, attempt = after, 0
+        while True:
+            try:
+                for event in self._stream(self.routes.follow(game_id, after=cursor)):
+                    if event.version > cursor:
+                        cursor, attempt = event.version, 0
+                        yield event
+                view = self.game(game_id)
+                if view.is_finished and view.version <= cursor:
+                    return
+                failure: Exception = stream_ended_early(game_id)
+            except httpx.TransportError as error:
+                failure = error
+            attempt += 1
+            if attempt > RECONNECTS:
+                raise failure
+            time.sleep(backoff(attempt))
+
+    def _stream(self, call: StreamCall) -> Iterator[StoredEvent]:
+        """The events of one streaming response, until the server ends it."""
+        response = self._http.send(call.request, stream=True)
+        try:
+            if response.is_error:
+                response.read()
+            call.check(response)
+            for message in messages(response.iter_lines()):
+                event = call.parse(message)
+                if event is not None:
+                    yield event
+        finally:
+            response.close()
+
 
 class AsyncClient:
     """An asynchronous Tabula client; the mirror of ``Client``."""
@@ -277,3 +381,89 @@ class AsyncClient:
     async def events(self, game_id: str, after: int = 0, limit: int | None = None) -> EventPage:
         """The game's log after version ``after``."""
         return await self.send(self.routes.events(game_id, after, limit))
+
+    async def undo(
+        self,
+        game_id: str,
+        reason: str = "",
+        *,
+        expected_version: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> PlayResult:
+        """Revert the latest decision and what followed it (the referee, or a seat where the
+        game allows undo)."""
+        call = self.routes.undo(
+            game_id, reason, expected_version=expected_version, idempotency_key=idempotency_key
+        )
+        return await self.send(call)
+
+    async def post_chance(
+        self,
+        game_id: str,
+        *,
+        card: str | None = None,
+        dice: Sequence[int] | None = None,
+        hands: Sequence[Sequence[str]] | None = None,
+        expected_version: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> PlayResult:
+        """Record the card drawn, dice thrown or hands dealt at the table (external chance)."""
+        call = self.routes.post_chance(
+            game_id,
+            card=card,
+            dice=dice,
+            hands=hands,
+            expected_version=expected_version,
+            idempotency_key=idempotency_key,
+        )
+        return await self.send(call)
+
+    async def audit(self, game_id: str) -> Audit:
+        """The full log with hashes, the seed once revealed, and its verification."""
+        return await self.send(self.routes.audit(game_id))
+
+    async def export(self, game_id: str) -> GameRecord:
+        """The game record; ``.raw`` is the record as sent, for ``import_game``."""
+        return await self.send(self.routes.export(game_id))
+
+    async def import_game(self, record: GameRecord | Mapping[str, Any]) -> CreatedGame:
+        """Replay a record on the server and store it as a new game (new id and tokens)."""
+        return await self.send(self.routes.import_game(record))
+
+    async def follow(self, game_id: str, *, after: int = 0) -> AsyncIterator[StoredEvent]:
+        """The game's events after version ``after`` as they happen, until it has finished.
+
+        A dropped connection is resumed after the last event received (``Last-Event-ID``),
+        so each event comes once; ``RECONNECTS`` failures in a row raise the last one.
+        """
+        cursor, attempt = after, 0
+        while True:
+            try:
+                async for event in self._stream(self.routes.follow(game_id, after=cursor)):
+                    if event.version > cursor:
+                        cursor, attempt = event.version, 0
+                        yield event
+                view = await self.game(game_id)
+                if view.is_finished and view.version <= cursor:
+                    return
+                failure: Exception = stream_ended_early(game_id)
+            except httpx.TransportError as error:
+                failure = error
+            attempt += 1
+            if attempt > RECONNECTS:
+                raise failure
+            await asyncio.sleep(backoff(attempt))
+
+    async def _stream(self, call: StreamCall) -> AsyncIterator[StoredEvent]:
+        """The events of one streaming response, until the server ends it."""
+        response = await self._http.send(call.request, stream=True)
+        try:
+            if response.is_error:
+                await response.aread()
+            call.check(response)
+            async for message in amessages(response.aiter_lines()):
+                event = call.parse(message)
+                if event is not None:
+                    yield event
+        finally:
+            await response.aclose()

@@ -174,6 +174,51 @@ class PlayResult(msgspec.Struct, frozen=True):
     state: GameView
 
 
+class Verification(msgspec.Struct, frozen=True):
+    """The verdict on a game's log: valid, or the first bad event and why."""
+
+    valid: bool
+    events: int
+    chance_checked: bool
+    finished: bool = False
+    first_bad: int | None = None
+    reason: str | None = None
+
+
+class Audit(msgspec.Struct, frozen=True):
+    """``GET /games/{id}/audit``: the full log with hashes, the seed once revealed, and the
+    log's verification."""
+
+    game_id: str
+    ruleset: str
+    status: str
+    events: list[StoredEvent]
+    verification: Verification
+    seed_commitment: str | None = None
+    seed: str | None = None
+
+
+class GameRecord(msgspec.Struct, frozen=True):
+    """``GET /games/{id}/export``: a self-contained game record.
+
+    ``raw`` holds the record exactly as the server sent it (decoded JSON); ``import_game``
+    sends ``raw``, so an exported record is re-imported member for member.
+    """
+
+    game_id: str
+    ruleset: str
+    ruleset_version: int
+    seats: list[str]
+    chance: str
+    events: list[StoredEvent]
+    options: dict[str, Any] = {}
+    seed_commitment: str | None = None
+    seed: str | None = None
+    format: str = "tabula-game-record"
+    format_version: int = 1
+    raw: dict[str, Any] = {}
+
+
 class Problem(msgspec.Struct, frozen=True):
     """An RFC 9457 problem; ``extra`` holds members beyond the standard ones."""
 

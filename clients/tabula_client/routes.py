@@ -17,8 +17,10 @@ import msgspec
 
 from tabula_client.errors import error_for
 from tabula_client.models import (
+    Audit,
     CreatedGame,
     EventPage,
+    GameRecord,
     GameSummary,
     GameView,
     Health,
@@ -27,11 +29,15 @@ from tabula_client.models import (
     PlayResult,
     RuleSetInfo,
     Step,
+    StoredEvent,
 )
+from tabula_client.sse import Message
 
 T = TypeVar("T")
 DEFAULT_URL = "http://127.0.0.1:8000"
 Chance = Literal["server", "external"]
+STREAM_READ_TIMEOUT = 60.0
+"""Seconds a live stream may stay silent; the server sends a keep-alive every 15."""
 
 
 @dataclass(frozen=True)
@@ -40,6 +46,16 @@ class Call(Generic[T]):
 
     request: httpx.Request
     parse: Callable[[httpx.Response], T]
+
+
+@dataclass(frozen=True)
+class StreamCall:
+    """A streaming request, the check of its response (an error's body read first), and the
+    parser of each message."""
+
+    request: httpx.Request
+    check: Callable[[httpx.Response], None]
+    parse: Callable[[Message], StoredEvent | None]
 
 
 class Routes:
@@ -135,6 +151,71 @@ class Routes:
         request = self._request("GET", _game_path(game_id, "events"), params=params)
         return Call(request, _decoder(EventPage))
 
+    def undo(
+        self,
+        game_id: str,
+        reason: str = "",
+        *,
+        expected_version: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> Call[PlayResult]:
+        """``POST /games/{id}/undo``: revert the latest decision and what followed it."""
+        body: dict[str, Any] = {"reason": reason}
+        if expected_version is not None:
+            body["expected_version"] = expected_version
+        return self._write(_game_path(game_id, "undo"), body, idempotency_key)
+
+    def post_chance(
+        self,
+        game_id: str,
+        *,
+        card: str | None = None,
+        dice: Sequence[int] | None = None,
+        hands: Sequence[Sequence[str]] | None = None,
+        expected_version: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> Call[PlayResult]:
+        """``POST /games/{id}/chance``: the card drawn, the dice thrown or the hands dealt at
+        the table (external chance, referee)."""
+        body = chance_body(card=card, dice=dice, hands=hands)
+        if expected_version is not None:
+            body["expected_version"] = expected_version
+        return self._write(_game_path(game_id, "chance"), body, idempotency_key)
+
+    def audit(self, game_id: str) -> Call[Audit]:
+        """``GET /games/{id}/audit``: the full log, the seed once revealed, its verification."""
+        return Call(self._request("GET", _game_path(game_id, "audit")), _decoder(Audit))
+
+    def export(self, game_id: str) -> Call[GameRecord]:
+        """``GET /games/{id}/export``: the game record, kept whole in ``GameRecord.raw``."""
+        return Call(self._request("GET", _game_path(game_id, "export")), parse_record)
+
+    def import_game(self, record: GameRecord | Mapping[str, Any]) -> Call[CreatedGame]:
+        """``POST /games/import``: replay and store a record (a ``GameRecord`` sends its
+        ``raw``) as a new game with new tokens."""
+        body = record_body(record)
+        request = self._request("POST", "/games/import", json=body)
+        return Call(request, _decoder(CreatedGame))
+
+    def follow(self, game_id: str, *, after: int = 0) -> StreamCall:
+        """``GET /games/{id}/events/stream``: the events after version ``after``, live, as
+        Server-Sent Events (sent as ``Last-Event-ID``, which is also how a stream resumes)."""
+        headers = {"Accept": "text/event-stream", "Cache-Control": "no-cache"}
+        if after:
+            headers["Last-Event-ID"] = str(after)
+        request = self._request("GET", _game_path(game_id, "events", "stream"), headers=headers)
+        timeout = httpx.Timeout(self.timeout, read=max(self.timeout, STREAM_READ_TIMEOUT))
+        request.extensions["timeout"] = timeout.as_dict()
+        return StreamCall(request, check_stream, parse_message)
+
+    def _write(
+        self, path: str, body: dict[str, Any], idempotency_key: str | None
+    ) -> Call[PlayResult]:
+        """A ``POST`` that appends events and answers with them and the state after them."""
+        headers = {"Idempotency-Key": idempotency_key} if idempotency_key else {}
+        request = self._request("POST", path, json=body, headers=headers)
+        return Call(request, parse_play_result)
+
     def _request(
         self,
         method: str,
@@ -145,7 +226,8 @@ class Routes:
         headers: Mapping[str, str] | None = None,
     ) -> httpx.Request:
         """A request to ``path`` with the token, the timeout and a JSON body if any."""
-        all_headers = {"Accept": "application/json, application/problem+json", **(headers or {})}
+        all_headers = {"Accept": "application/json, application/problem+json"}
+        all_headers.update(headers or {})
         if self.token:
             all_headers["Authorization"] = f"Bearer {self.token}"
         content = None
@@ -183,6 +265,33 @@ def play_body(
     if expected_version is not None:
         body["expected_version"] = expected_version
     return body
+
+
+def chance_body(
+    *,
+    card: str | None,
+    dice: Sequence[int] | None,
+    hands: Sequence[Sequence[str]] | None,
+) -> dict[str, Any]:
+    """The body of ``POST /games/{id}/chance``; exactly one of ``card``, ``dice``, ``hands``."""
+    given: dict[str, Any] = {
+        "card": card,
+        "dice": None if dice is None else list(dice),
+        "hands": None if hands is None else [list(hand) for hand in hands],
+    }
+    chosen = {name: value for name, value in given.items() if value is not None}
+    if len(chosen) != 1:
+        raise ValueError("post_chance needs exactly one of card, dice or hands")
+    return chosen
+
+
+def record_body(record: GameRecord | Mapping[str, Any]) -> Any:
+    """What ``POST /games/import`` sends for ``record``: the record as exported."""
+    if isinstance(record, GameRecord):
+        if record.raw:
+            return record.raw
+        return {k: v for k, v in msgspec.to_builtins(record).items() if k != "raw"}
+    return dict(record)
 
 
 def _game_path(game_id: str, *rest: str) -> str:
@@ -227,3 +336,22 @@ def parse_play_result(response: httpx.Response) -> PlayResult:
     data = _json(response)
     result = msgspec.convert(data, PlayResult)
     return msgspec.structs.replace(result, state=view_from(data["state"]))
+
+
+def parse_record(response: httpx.Response) -> GameRecord:
+    """A game record, whole in ``raw``."""
+    data = _json(response)
+    return msgspec.structs.replace(msgspec.convert(data, GameRecord), raw=data)
+
+
+def check_stream(response: httpx.Response) -> None:
+    """Raise the error a streaming response's problem calls for (read an error's body first)."""
+    if response.is_error:
+        raise error_for(response)
+
+
+def parse_message(message: Message) -> StoredEvent | None:
+    """The stored event a server-sent message carries (``None`` for other messages)."""
+    if message.id is None or not message.id.isdigit():
+        return None
+    return msgspec.json.decode(message.data, type=StoredEvent)
