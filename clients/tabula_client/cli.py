@@ -1,4 +1,5 @@
-"""Command line: ``python -m tabula_client play --ruleset race35 --players 3 --url URL``."""
+"""Command line: ``python -m tabula_client play --ruleset race35 --players 3 --url URL``, and
+``python -m tabula_client watch GAME_ID --url URL`` to follow a game live."""
 
 from __future__ import annotations
 
@@ -35,6 +36,13 @@ def build_parser() -> argparse.ArgumentParser:
         default=[],
         metavar="NAME=JSON",
         help="a rule set option, e.g. --option red_square_effect='\"restart_player\"'",
+    )
+    watch = commands.add_parser("watch", help="follow a game live, one line per event")
+    watch.add_argument("game_id", metavar="GAME_ID", help="the game to follow")
+    watch.add_argument("--url", default=DEFAULT_URL, help=f"server URL (default {DEFAULT_URL})")
+    watch.add_argument("--token", help="a seat's or the referee's token (to see its hand)")
+    watch.add_argument(
+        "--after", type=int, default=0, metavar="N", help="start after event N (default 0)"
     )
     rulesets = commands.add_parser("rulesets", help="list the server's rule sets")
     rulesets.add_argument("--url", default=DEFAULT_URL, help=f"server URL (default {DEFAULT_URL})")
@@ -79,6 +87,19 @@ def run_play(args: argparse.Namespace) -> int:
     return 0
 
 
+def run_watch(args: argparse.Namespace) -> int:
+    """Follow a game live, one line per move, until it has finished; then the winners."""
+    if args.after < 0:
+        raise UsageError(f"--after must be 0 or more, not {args.after}")
+    with Client(args.url, token=args.token) as client:
+        view = client.game(args.game_id)
+        printer = EventPrinter([seat.name for seat in view.seats])
+        for event in client.follow(args.game_id, after=args.after):
+            printer(event)
+        print(describe_winners(client.game(args.game_id)))
+    return 0
+
+
 def run_rulesets(args: argparse.Namespace) -> int:
     """List the rule sets with their player counts and options."""
     with Client(args.url) as client:
@@ -90,6 +111,7 @@ def run_rulesets(args: argparse.Namespace) -> int:
 
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "play": run_play,
+    "watch": run_watch,
     "rulesets": run_rulesets,
 }
 

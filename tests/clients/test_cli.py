@@ -6,8 +6,11 @@ import subprocess
 import sys
 
 import pytest
+from tabula_client import Client, play_game
 from tabula_client.cli import describe_event, parse_options, player_names
 from tabula_client.models import StoredEvent
+
+from tests.clients.test_follow import play_to_end
 
 
 def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
@@ -77,3 +80,42 @@ def test_a_move_line_shows_seat_move_uses_steps_and_effects() -> None:
         "red-1 track:13->track:10 (displaced)"
     )
     assert describe_event(StoredEvent("g", 9, "DiceRolled", {"dice": [2]}), ["Ann"]) is None
+
+
+def test_watch_follows_a_live_game_to_its_end(client: Client, server_url: str) -> None:
+    created = client.create_game("ludo", ["Ann", "Bob"], auto_chance=True, seed="watch")
+    command = [sys.executable, "-m", "tabula_client", "watch", created.id, "--url", server_url]
+    watcher = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert watcher.stdout is not None
+        first = watcher.stdout.readline()  # the watcher is following before any move is made
+        assert first.startswith("#1") and "ludo game" in first and "Ann, Bob" in first
+        last = play_to_end(client, created)
+        rest, errors = watcher.communicate(timeout=60)
+    finally:
+        watcher.kill()
+    assert watcher.returncode == 0, errors
+    lines = [first.rstrip("\n"), *rest.splitlines()]
+    log = client.events(created.id).events
+    moves = [
+        f"#{e.version:<4} {('Ann', 'Bob')[e.data['seat']]} (seat"
+        for e in log
+        if e.type == "MovePlayed"
+    ]
+    assert [line[: len(m)] for line in lines for m in moves if line.startswith(m)] == moves
+    assert lines[-2].startswith(f"#{last}") and "seed revealed" in lines[-2]
+    assert lines[-1].startswith("winner: ")
+
+
+def test_watch_after_n_starts_with_event_n_plus_one(client: Client, server_url: str) -> None:
+    final = play_game(client, "race35", 2, seed=5)
+    done = run_cli("watch", final.game_id, "--after", "3", "--url", server_url)
+    assert done.returncode == 0, done.stderr
+    numbers = [int(line.split()[0][1:]) for line in done.stdout.splitlines()[:-1]]
+    assert numbers[0] > 3 and numbers[-1] == final.version
+
+
+def test_watch_exits_1_for_an_unknown_game_and_2_for_a_negative_after(server_url: str) -> None:
+    done = run_cli("watch", "no-such-game", "--url", server_url)
+    assert done.returncode == 1 and "404 game-not-found" in done.stderr
+    assert run_cli("watch", "g", "--after", "-1", "--url", server_url).returncode == 2
