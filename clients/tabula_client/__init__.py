@@ -5,7 +5,7 @@
 ...     game = client.create_game("race35", ["Ann", "Bob"])
 """
 
-from tabula_client.bots import Bot, GameStuck, RandomBot, play_game, play_game_async
+from tabula_client.bots import Bot, GameStuck, GreedyBot, RandomBot, play_game, play_game_async
 from tabula_client.client import AsyncClient, Client
 from tabula_client.errors import (
     BadRequest,
@@ -60,6 +60,7 @@ __all__ = [
     "GameStuck",
     "GameSummary",
     "GameView",
+    "GreedyBot",
     "Health",
     "LegalMoves",
     "Move",

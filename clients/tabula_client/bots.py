@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol
 
 from tabula_client.client import AsyncClient, Client
-from tabula_client.models import CreatedGame, GameView, Move, PlayResult, StoredEvent
+from tabula_client.models import CreatedGame, GameView, Move, Piece, PlayResult, StoredEvent
 
 DEFAULT_NAMES = ("Ann", "Bob", "Cat", "Dan", "Eve", "Fay")
 EventHandler = Callable[[StoredEvent], None]
@@ -34,6 +34,158 @@ class RandomBot:
         if not moves:
             raise ValueError(f"no legal move to choose from in game {view.game_id}")
         return self._rng.choice(moves)
+
+
+class GreedyBot:
+    """Plays the move that scores best on what the API shows: its steps, effects and the
+    board; no rules knowledge. Ties (and moves with no signal, such as card exchanges) are
+    broken by a seeded random generator, so a seed replays the same choices.
+
+    A move scores for bringing pieces home (``+home``), into their lane, out of ``start``,
+    for sending opponents to ``start`` (a bump, a Sorry!, a capture) and for the squares its
+    own pieces gain (slides included), less what it loses: own pieces sent back to ``start``,
+    squares moved backwards, an ally's piece bumped, and pieces left where an opponent can
+    reach them (within ``reach`` squares behind, on the shared track).
+    """
+
+    HOME = 100.0
+    LANE = 30.0
+    OUT_OF_START = 35.0
+    BUMP = 60.0
+    OWN_SENT_BACK = -80.0
+    PER_SQUARE = 1.0
+    PER_SQUARE_BACK = -1.5
+    OPPONENT_PER_SQUARE_BACK = 0.5
+    THREAT = -8.0
+
+    def __init__(self, seed: int | str | None = None, *, reach: int = 12) -> None:
+        self._rng = random.Random(seed)
+        self.reach = reach
+
+    def choose(self, view: GameView, moves: list[Move]) -> Move:
+        """The best-scoring legal move (a seeded random one among equals)."""
+        if not moves:
+            raise ValueError(f"no legal move to choose from in game {view.game_id}")
+        board = Board.of(view, moves)
+        shuffled = self._rng.sample(moves, len(moves))
+        return max(shuffled, key=lambda move: self.score(board, move))
+
+    def score(self, board: Board, move: Move) -> float:
+        """How good ``move`` looks for its seat on ``board``."""
+        seat, total = move.seat, 0.0
+        after = dict(board.at)
+        for step in move.steps:
+            total += self.progress(board, step.from_, step.to)
+            after[step.piece] = step.to
+        for effect in move.effects:
+            owner = board.owner.get(effect.piece, -1)
+            after[effect.piece] = effect.to
+            if owner == seat:
+                total += self.progress(board, effect.from_, effect.to)
+            elif effect.to == "start" and effect.from_ != "start":
+                total += -self.BUMP if owner in board.allies(seat) else self.BUMP
+            elif owner not in board.allies(seat):
+                gain = board.distance(effect.from_, effect.to)
+                total -= self.OPPONENT_PER_SQUARE_BACK * gain
+        moved = {step.piece for step in move.steps}
+        for piece in moved | {e.piece for e in move.effects if board.owner.get(e.piece) == seat}:
+            total += self.THREAT * (
+                board.threats(after, piece, seat, self.reach)
+                - board.threats(board.at, piece, seat, self.reach)
+            )
+        return total
+
+    def progress(self, board: Board, start: str, end: str) -> float:
+        """What moving one of the bot's own pieces from ``start`` to ``end`` is worth."""
+        if end == "start":
+            return 0.0 if start == "start" else self.OWN_SENT_BACK
+        if end == "home":
+            return self.HOME
+        if start == "start":
+            return self.OUT_OF_START
+        value = 0.0
+        if end.startswith("lane:") and not start.startswith("lane:"):
+            value += self.LANE
+        if start.startswith("lane:") and not end.startswith("lane:"):
+            value -= self.LANE
+        squares = board.distance(start, end)
+        weight = self.PER_SQUARE if squares >= 0 else -self.PER_SQUARE_BACK
+        return value + weight * squares
+
+
+class Board:
+    """What the bot reads off a view: where each piece is, whose it is, the track's size."""
+
+    BIG_JUMP = 30
+    """A move along the track longer than this is taken as going round the other way."""
+
+    def __init__(self, pieces: list[Piece], teams: list[list[int]], loop: int) -> None:
+        self.at = {piece.id: piece.at for piece in pieces}
+        self.owner = {piece.id: piece.seat for piece in pieces}
+        self.teams = teams
+        self.loop = loop
+
+    @classmethod
+    def of(cls, view: GameView, moves: list[Move]) -> Board:
+        """The board of ``view``; the loop's size is estimated from every track square seen."""
+        squares = [square(piece.at) for piece in view.pieces]
+        squares += [square(s.from_) for m in moves for s in m.steps]
+        squares += [square(s.to) for m in moves for s in m.steps]
+        seen = [n for n in squares if n is not None]
+        loop = max(seen, default=0) + (1 if 0 in seen else 0)
+        teams = view.raw.get("teams")
+        valid_teams = teams if isinstance(teams, list) else []
+        return cls(view.pieces, valid_teams, max(loop, 2 * cls.BIG_JUMP))
+
+    def allies(self, seat: int) -> set[int]:
+        """The seat and its partners (from the view's ``teams``, when it has them)."""
+        for team in self.teams:
+            if isinstance(team, list) and seat in team:
+                return set(team)
+        return {seat}
+
+    def distance(self, start: str, end: str) -> int:
+        """Squares gained from ``start`` to ``end`` (negative going backwards), roughly."""
+        a, b = square(start), square(end)
+        if a is not None and b is not None:
+            delta = b - a
+            if delta > self.BIG_JUMP:
+                return delta - self.loop
+            if delta < -self.BIG_JUMP:
+                return delta + self.loop
+            return delta
+        if start.startswith("lane:") and end.startswith("lane:"):
+            return int(end[5:]) - int(start[5:])
+        if end.startswith("lane:"):
+            return int(end[5:]) + 3
+        if start.startswith("lane:"):
+            return -int(start[5:]) - 3
+        return 0
+
+    def threats(self, at: dict[str, str], piece: str, seat: int, reach: int) -> int:
+        """Opponent pieces that could land on ``piece`` (within ``reach`` squares behind it)."""
+        target = square(at.get(piece, ""))
+        if target is None:
+            return 0
+        allies = self.allies(seat)
+        count = 0
+        for other, where in at.items():
+            origin = square(where)
+            if origin is None or self.owner.get(other, seat) in allies:
+                continue
+            if 0 < (target - origin) % self.loop <= reach:
+                count += 1
+        return count
+
+
+def square(position: str) -> int | None:
+    """N for ``track:N``; ``None`` off the shared track."""
+    if position.startswith("track:"):
+        try:
+            return int(position[6:])
+        except ValueError:
+            return None
+    return None
 
 
 class GameStuck(RuntimeError):
