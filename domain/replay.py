@@ -1,4 +1,9 @@
-"""Folding a game's log into its state, undo included (pure)."""
+"""Folding a game's log into its state, undo included (pure).
+
+A replay can also start from a snapshot (``Replay.from_snapshot``): one frame with no parents.
+Undo needs the frames before the one it returns to, so pushing an undo that reverts past such
+a root raises ``MissingHistory``; the caller folds again from an earlier snapshot or the start.
+"""
 
 from __future__ import annotations
 
@@ -36,6 +41,24 @@ class Frame(msgspec.Struct, frozen=True):
     parent: Frame | None = None
 
 
+class MissingHistory(Exception):
+    """An undo reverts past the frame a replay was restored from: fold from earlier."""
+
+    def __init__(self, reverts: int, root: int) -> None:
+        self.reverts = reverts
+        self.root = root
+        super().__init__(f"undo of version {reverts} reaches before the snapshot at {root}")
+
+
+class StoredFrame(msgspec.Struct, frozen=True, array_like=True):
+    """A frame as a snapshot stores it: the state's own encoding and its counters."""
+
+    version: int
+    chance_count: int
+    decision: bool
+    state: msgspec.Raw
+
+
 class Replay:
     """A game folded event by event.
 
@@ -51,6 +74,26 @@ class Replay:
         self.top = top
         self.version = version
         self.snapshots: dict[int, Frame] = {}
+        self.complete = True
+        """Whether the frames reach back to the start (False when restored from a snapshot)."""
+
+    @classmethod
+    def from_snapshot(cls, created: GameCreated, version: int, data: bytes) -> Replay:
+        """A replay at ``version`` from a snapshot's bytes (``snapshot_bytes``); no parents."""
+        replay = cls(created)
+        stored = msgspec.msgpack.decode(data, type=StoredFrame)
+        state = msgspec.msgpack.decode(stored.state, type=type(replay.state))
+        replay.top = Frame(stored.version, state, stored.chance_count, stored.decision)
+        replay.version, replay.complete = version, False
+        return replay
+
+    def snapshot_bytes(self) -> bytes:
+        """The top frame as a snapshot: msgpack of its version, counters and state."""
+        top = self.top
+        state = msgspec.Raw(msgspec.msgpack.encode(top.state))
+        return msgspec.msgpack.encode(
+            StoredFrame(top.version, top.chance_count, top.decision, state)
+        )
 
     @property
     def state(self) -> Any:
@@ -63,17 +106,18 @@ class Replay:
         return self.top.chance_count
 
     def push(self, version: int, event: Event) -> None:
-        """Fold one more event (stored at ``version``)."""
-        self.version = version
+        """Fold one more event (stored at ``version``); MissingHistory if undo needs more."""
         top = self.top
         if isinstance(event, MoveUndone):
             while top.parent is not None and top.version >= event.reverts:
                 top = top.parent
+            if top.version >= event.reverts:
+                raise MissingHistory(event.reverts, top.version)
         else:
             count = top.chance_count + isinstance(event, CHANCE_EVENTS)
             state = self.rules.apply(top.state, event)
             top = Frame(version, state, count, is_decision(event), top)
-        self.top = top
+        self.top, self.version = top, version
         if version % SNAPSHOT_EVERY == 0:
             self.snapshots[version] = top
 
@@ -92,6 +136,8 @@ class Replay:
             if frame.decision:
                 return frame.version
             frame = frame.parent
+        if not self.complete:
+            raise MissingHistory(self.top.version, self.top.version)
         return None
 
 

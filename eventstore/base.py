@@ -1,4 +1,9 @@
-"""The interface every event store backend offers; the service types against it."""
+"""The interface every event store backend offers; the service types against it.
+
+Snapshots are derived data kept beside the log (a fold of a stream up to a version, in
+whatever bytes the caller chooses): the store never reads them, they may be dropped at any
+time, and the log alone stays the truth.
+"""
 
 from __future__ import annotations
 
@@ -48,6 +53,18 @@ class EventStore(Protocol):
 
     def stream(self, stream_id: str) -> StreamInfo | None:
         """Return one stream's summary, or None when it does not exist."""
+        ...
+
+    def save_snapshot(self, stream_id: str, version: int, data: bytes) -> None:
+        """Store derived data about a stream at a version (replacing any already there)."""
+        ...
+
+    def load_snapshot(self, stream_id: str, at_most: int) -> tuple[int, bytes] | None:
+        """Return the latest snapshot of a stream at or before version at_most, or None."""
+        ...
+
+    def drop_snapshots(self, stream_id: str | None = None) -> None:
+        """Delete the snapshots of one stream, or of every stream (they can be rebuilt)."""
         ...
 
     def close(self) -> None:

@@ -134,6 +134,13 @@ class SqliteEventStore:
             if_not_exists=True,
             strict=True,
         )
+        db.table("snapshots").create(
+            {"stream_id": str, "version": int, "data": bytes},
+            pk=("stream_id", "version"),
+            not_null={"stream_id", "version", "data"},
+            if_not_exists=True,
+            strict=True,
+        )
         db.table("idempotency").create(
             {"stream_id": str, "key": str, "first_version": int, "last_version": int},
             pk=("stream_id", "key"),
@@ -262,7 +269,37 @@ class SqliteEventStore:
             raise VersionConflict(stream_id, expected, _stored_version(conn, stream_id)) from exc
         return AppendResult(events=stored, replayed=False)
 
+    def save_snapshot(self, stream_id: str, version: int, data: bytes) -> None:
+        """Store derived data about a stream at a version (replacing any already there)."""
+
+        def work(conn: sqlite3.Connection) -> None:
+            sql = "INSERT OR REPLACE INTO snapshots (stream_id, version, data) VALUES (?, ?, ?)"
+            conn.execute(sql, (stream_id, version, data))
+
+        self._submit(f"cannot save a snapshot of stream {stream_id!r}", work)
+
+    def drop_snapshots(self, stream_id: str | None = None) -> None:
+        """Delete the snapshots of one stream, or of every stream (they can be rebuilt)."""
+
+        def work(conn: sqlite3.Connection) -> None:
+            if stream_id is None:
+                conn.execute("DELETE FROM snapshots")
+            else:
+                conn.execute("DELETE FROM snapshots WHERE stream_id = ?", (stream_id,))
+
+        self._submit("cannot drop snapshots", work)
+
     # reading
+
+    def load_snapshot(self, stream_id: str, at_most: int) -> tuple[int, bytes] | None:
+        """Return the latest snapshot of a stream at or before version at_most, or None."""
+        sql = (
+            "SELECT version, data FROM snapshots WHERE stream_id = ? AND version <= ?"
+            " ORDER BY version DESC LIMIT 1"
+        )
+        with self._reading(f"cannot read snapshots of stream {stream_id!r}") as conn:
+            row = conn.execute(sql, (stream_id, at_most)).fetchone()
+        return None if row is None else (int(row[0]), bytes(row[1]))
 
     @contextmanager
     def _reading(self, doing: str) -> Iterator[sqlite3.Connection]:

@@ -2,13 +2,16 @@
 
 Each game is one event stream; its secrets (token hashes, seed) are the stream's private
 record. Live games are kept as in-memory projections, caught up from the log on each use.
+Every ``SNAPSHOT_EVERY`` versions the fold is saved as a snapshot beside the log; loading a
+game and ``replay_at`` start from the latest snapshot that serves and fold only the events
+after it (an undo reaching before that snapshot makes them fold from an earlier one).
 """
 
 from __future__ import annotations
 
 import threading
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -28,7 +31,7 @@ from domain.events import (
 )
 from domain.model import CHANCE_KINDS, ChanceNeed, Deal, Draw, Move, Pending, Roll, Viewer
 from domain.registry import RULESETS
-from domain.replay import CHANCE_EVENTS, Replay, fold
+from domain.replay import CHANCE_EVENTS, SNAPSHOT_EVERY, MissingHistory, Replay, fold
 from domain.ruleset import RuleSet
 from eventstore import AppendResult, EventStore, NewEvent, StoredEvent
 from service import chance, tokens
@@ -38,6 +41,7 @@ from service.wire import Created, CreateGame, PlayMove, PostChance, Tokens, Undo
 
 Actor = int | str
 MAX_AUTOMATIC = 10_000
+LATEST = 2**62
 
 
 class Secrets(msgspec.Struct, frozen=True):
@@ -53,11 +57,11 @@ class Secrets(msgspec.Struct, frozen=True):
 class Game:
     """One game's projection: its replay, secrets and a lock serialising its writes."""
 
-    def __init__(self, game_id: str, stored: list[StoredEvent], secrets: Secrets) -> None:
+    def __init__(self, game_id: str, replay: Replay, secrets: Secrets) -> None:
         self.id = game_id
         self.secrets = secrets
         self.lock = threading.RLock()
-        self.replay = fold((e.version, to_domain(e)) for e in stored)
+        self.replay = replay
 
     @property
     def created(self) -> GameCreated:
@@ -136,9 +140,16 @@ class Games:
         """The game, caught up with its log and locked for the duration."""
         game = self._cached(game_id)
         with game.lock:
-            for stored in self.store.read(game_id, after=game.version):
-                game.replay.push(stored.version, to_domain(stored))
+            self._catch_up(game, self.store.read(game_id, after=game.version))
             yield game
+
+    def _catch_up(self, game: Game, events: Iterable[StoredEvent]) -> None:
+        """Fold new events into a game; fold it again from the start if an undo needs to."""
+        try:
+            for stored in events:
+                game.replay.push(stored.version, to_domain(stored))
+        except MissingHistory:
+            game.replay = self._fold(game.id, from_start=True)
 
     def _cached(self, game_id: str) -> Game:
         with self._lock:
@@ -148,7 +159,7 @@ class Games:
         private = self.store.private(game_id)
         if private is None:
             raise problem("game-not-found", f"no game with id {game_id!r}")
-        game = Game(game_id, self.store.read(game_id), msgspec.convert(private, Secrets))
+        game = Game(game_id, self._fold(game_id), msgspec.convert(private, Secrets))
         with self._lock:
             return self._games.setdefault(game_id, game)
 
@@ -159,10 +170,33 @@ class Games:
                 raise problem(
                     "out-of-range", f"at={at} is outside this game's versions 1..{game.version}"
                 )
-            replay = game.replay.snapshot_before(at)
-        for stored in self.store.read(game_id, after=replay.version, until=at):
-            replay.push(stored.version, to_domain(stored))
-        return replay
+        return self._fold(game_id, at)
+
+    def _fold(self, game_id: str, at: int | None = None, from_start: bool = False) -> Replay:
+        """The game folded up to ``at`` (its end by default) from the latest snapshot that
+        serves; the latest snapshot it folded past is saved."""
+        bound = 0 if from_start else (at or LATEST)
+        while True:
+            replay = self._restore(game_id, bound)
+            start = replay.version
+            try:
+                for stored in self.store.read(game_id, after=start, until=at):
+                    replay.push(stored.version, to_domain(stored))
+            except MissingHistory as missing:
+                bound = min(missing.reverts, start) - 1
+                continue
+            if passed := [v for v in replay.snapshots if v > start]:
+                self.store.save_snapshot(game_id, max(passed), frame_bytes(replay, max(passed)))
+            return replay
+
+    def _restore(self, game_id: str, at_most: int) -> Replay:
+        """A replay at the latest stored snapshot at or before ``at_most``, else at creation."""
+        first = self.store.read(game_id, until=1)
+        if not first:
+            raise problem("game-not-found", f"no game with id {game_id!r}")
+        replay = fold([(1, to_domain(first[0]))])
+        snapshot = self.store.load_snapshot(game_id, at_most) if at_most > 1 else None
+        return replay if snapshot is None else Replay.from_snapshot(replay.created, *snapshot)
 
     def play(
         self, game_id: str, token: str | None, command: PlayMove, key: str | None
@@ -180,6 +214,8 @@ class Games:
         """Revert the latest decision (the referee, or its own seat where undo is allowed)."""
 
         def build(game: Game, role: Viewer) -> list[tuple[Actor, Event]]:
+            if not game.replay.complete:  # restored from a snapshot: undo needs every frame
+                game.replay = self._fold(game.id, from_start=True)
             target = game.replay.last_decision()
             if target is None:
                 raise problem("nothing-to-undo", "there is no decision left to undo")
@@ -288,8 +324,12 @@ class Games:
         self, game: Game, batch: list[tuple[Actor, Event]], key: str | None
     ) -> AppendResult:
         result = self.store.append(game.id, new_events(batch), game.version, key)
+        self._catch_up(game, result.events)
         for stored in result.events:
-            game.replay.push(stored.version, to_domain(stored))
+            if stored.version % SNAPSHOT_EVERY == 0 and stored.version in game.replay.snapshots:
+                self.store.save_snapshot(
+                    game.id, stored.version, frame_bytes(game.replay, stored.version)
+                )
         return result
 
     def list(self) -> list[dict[str, Any]]:
@@ -306,6 +346,11 @@ class Games:
             }
             for info in self.store.streams()
         ]
+
+
+def frame_bytes(replay: Replay, version: int) -> bytes:
+    """The snapshot of ``replay`` kept at ``version``, as bytes for the store."""
+    return Replay(replay.created, replay.snapshots[version], version).snapshot_bytes()
 
 
 def find(name: str) -> RuleSet:

@@ -487,3 +487,51 @@ def test_appended_batches_read_back_equal(store: EventStore, batches: list[list[
     ]
     assert [e.version for e in log] == list(range(1, len(log) + 1))
     assert verify_chain(log) is None
+
+
+# snapshots (derived data beside the log)
+
+
+def test_no_snapshot_before_one_is_saved(store: EventStore) -> None:
+    filled(store, count=3)
+    assert store.load_snapshot("g1", 3) is None
+
+
+def test_load_snapshot_takes_the_latest_at_or_before(store: EventStore) -> None:
+    filled(store, count=6)
+    store.save_snapshot("g1", 2, b"two")
+    store.save_snapshot("g1", 4, b"\x00four\xff")
+    assert store.load_snapshot("g1", 1) is None
+    assert store.load_snapshot("g1", 2) == (2, b"two")
+    assert store.load_snapshot("g1", 3) == (2, b"two")
+    assert store.load_snapshot("g1", 99) == (4, b"\x00four\xff")
+
+
+def test_saving_a_snapshot_again_replaces_it(store: EventStore) -> None:
+    filled(store, count=2)
+    store.save_snapshot("g1", 2, b"old")
+    store.save_snapshot("g1", 2, b"new")
+    assert store.load_snapshot("g1", 2) == (2, b"new")
+
+
+def test_snapshots_are_per_stream_and_leave_the_log_alone(store: EventStore) -> None:
+    log = filled(store, count=2)
+    store.save_snapshot("g1", 2, b"g1")
+    store.save_snapshot("g2", 2, b"g2")
+    assert store.load_snapshot("g2", 5) == (2, b"g2")
+    assert store.read("g1") == log and store.version("g1") == 2
+
+
+def test_drop_snapshots_of_one_stream_or_all(store: EventStore) -> None:
+    for stream in ("g1", "g2", "g3"):
+        store.save_snapshot(stream, 1, stream.encode())
+    store.drop_snapshots("g1")
+    assert store.load_snapshot("g1", 9) is None
+    assert store.load_snapshot("g2", 9) == (1, b"g2")
+    store.drop_snapshots()
+    assert [store.load_snapshot(s, 9) for s in ("g2", "g3")] == [None, None]
+
+
+def test_another_store_sees_saved_snapshots(store: EventStore, backend: Backend) -> None:
+    store.save_snapshot("g1", 64, b"frame")
+    assert backend.open().load_snapshot("g1", 100) == (64, b"frame")
