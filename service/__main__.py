@@ -6,7 +6,10 @@ import argparse
 import json
 import sys
 
+import msgspec
+
 from service.settings import Settings
+from service.verify import GameRecord, verify_record
 
 
 def parse(argv: list[str]) -> argparse.Namespace:
@@ -14,7 +17,9 @@ def parse(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog="python -m service",
         description="Tabula referee service. Settings also come from TABULA_HOST, TABULA_PORT, "
-        "TABULA_DATABASE, TABULA_SYNCHRONOUS, TABULA_LOG_FORMAT, TABULA_LOG_LEVEL.",
+        "TABULA_DATABASE, TABULA_SYNCHRONOUS, TABULA_LOG_FORMAT, TABULA_LOG_LEVEL and the "
+        "limits TABULA_MAX_BODY_BYTES, TABULA_MAX_PAGE, TABULA_MAX_STREAMS_PER_CLIENT, "
+        "TABULA_WRITE_RATE, TABULA_WRITE_BURST, TABULA_CORS_ORIGINS (see service/settings.py).",
     )
     parser.add_argument("--host", default=defaults.host, help="address to bind (%(default)s)")
     parser.add_argument("--port", type=int, default=defaults.port, help="port (%(default)s)")
@@ -28,13 +33,12 @@ def parse(argv: list[str]) -> argparse.Namespace:
     verify = commands.add_parser("verify", help="check exported game records offline")
     verify.add_argument("records", nargs="+", help="game record JSON files (from /export)")
     args = parser.parse_args(argv)
-    args.settings = Settings(
+    args.settings = msgspec.structs.replace(
+        defaults,
         host=args.host,
         port=args.port,
         database=args.database,
-        synchronous=defaults.synchronous,
         log_format=args.log_format,
-        log_level=defaults.log_level,
     )
     return args
 
@@ -48,32 +52,39 @@ def openapi_document() -> str:
 
 
 def verify_files(paths: list[str]) -> int:
-    """Verify each record file; print one verdict per file; 1 when any fails."""
-    import msgspec
-
-    from service.verify import GameRecord, verify_record
-
+    """Verify each record or archive file; one verdict per record; 1 when any fails."""
     failed = 0
     for path in paths:
         try:
-            with open(path, "rb") as file:
-                record = msgspec.json.decode(file.read(), type=GameRecord)
+            records = read_records(path)
         except (OSError, msgspec.DecodeError, msgspec.ValidationError) as error:
             print(f"{path}: unreadable record: {error}")
             failed += 1
             continue
-        verdict = verify_record(record)
-        if verdict.valid:
-            chance = (
-                "chance checked against the seed"
-                if verdict.chance_checked
-                else "chance not checked"
-            )
-            print(f"{path}: valid: {verdict.events} events, chain intact, moves legal, {chance}")
-        else:
-            print(f"{path}: INVALID at event {verdict.first_bad}: {verdict.reason}")
-            failed += 1
+        for name, record in records:
+            failed += not report(name, record)
     return 1 if failed else 0
+
+
+def read_records(path: str) -> list[tuple[str, GameRecord]]:
+    """The records in a file: one game record, or an archive of them (``records``)."""
+    with open(path, "rb") as file:
+        document = msgspec.json.decode(file.read())
+    if isinstance(document, dict) and "records" in document:
+        archive = msgspec.convert(document["records"], list[GameRecord])
+        return [(f"{path}#{record.game_id}", record) for record in archive]
+    return [(path, msgspec.convert(document, GameRecord))]
+
+
+def report(name: str, record: GameRecord) -> bool:
+    """Print the verdict on one record; whether it is valid."""
+    verdict = verify_record(record)
+    if not verdict.valid:
+        print(f"{name}: INVALID at event {verdict.first_bad}: {verdict.reason}")
+        return False
+    chance = "chance checked against the seed" if verdict.chance_checked else "chance not checked"
+    print(f"{name}: valid: {verdict.events} events, chain intact, moves legal, {chance}")
+    return True
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
-from litestar import Controller, MediaType, Request, get, post
+from litestar import Controller, MediaType, Request, Response, get, post
 from litestar.di import NamedDependency
 from litestar.params import FromPath, FromQuery, HeaderParameter, JSONBody, QueryParameter
 from litestar.response import ServerSentEvent
@@ -14,8 +14,10 @@ from domain.events import no_secrets
 from domain.model import Viewer
 from domain.registry import RULESETS
 from eventstore import StoredEvent
-from service import board, records, stream
+from service import board, records, stream, tournament
+from service.apidoc import CreatedLinks, LegalMovesLinks, PlayedLinks, problems
 from service.games import Game, Games
+from service.limits import Limits, client_of, write_guard
 from service.problems import problem
 from service.verify import GameRecord
 from service.views import event_out, state_view
@@ -24,7 +26,6 @@ from service.wire import (
     CreateGame,
     EventPage,
     GameList,
-    GameSummary,
     LegalMoves,
     Played,
     PlayMove,
@@ -41,6 +42,9 @@ GameId = FromPath[str]
 LastEventId = Annotated[str | None, HeaderParameter(name="Last-Event-ID", required=False)]
 IdempotencyKey = Annotated[str | None, HeaderParameter(name="Idempotency-Key", required=False)]
 VIEWER_PAGE = Path(__file__).parent / "static" / "viewer.html"
+READ = problems(400, 401, 404)
+WRITE = problems(400, 401, 403, 404, 409, 413, 422, 429)
+CREATE = problems(400, 413, 422, 429)
 
 
 def bearer(request: AnyRequest) -> str | None:
@@ -52,6 +56,12 @@ def bearer(request: AnyRequest) -> str | None:
     if scheme.lower() != "bearer" or not token.strip():
         raise problem("unauthorized", "the Authorization header must be 'Bearer <token>'")
     return token.strip()
+
+
+def limits_of(request: AnyRequest) -> Limits:
+    """The app's limits."""
+    limits: Limits = request.app.state.limits
+    return limits
 
 
 def viewer_of(game: Game, request: AnyRequest) -> Viewer:
@@ -83,36 +93,49 @@ class GameController(Controller):
 
     path = "/games"
 
-    @post("/", operation_id="createGame", sync_to_thread=True)
+    @post(
+        "/",
+        operation_id="createGame",
+        sync_to_thread=True,
+        guards=[write_guard],
+        responses=CREATE,
+        operation_class=CreatedLinks,
+    )
     def create(self, data: JSONBody[CreateGame], games: GamesDep) -> Created:
         """Create a game; the reply holds the only copy of its tokens."""
         return games.create(data)
 
-    @get("/", operation_id="listGames", sync_to_thread=True)
+    @get("/", operation_id="listGames", sync_to_thread=True, responses=problems(400))
     def list_games(
         self,
+        request: AnyRequest,
         games: GamesDep,
         status: FromQuery[str | None] = None,
         ruleset: FromQuery[str | None] = None,
         tag: FromQuery[str | None] = None,
-    ) -> GameList:
-        """Games, oldest first, filtered by status, rule set or tag (``key:value``)."""
+        format: FromQuery[Literal["json", "ndjson"]] = "json",
+    ) -> Response[GameList | bytes]:
+        """Games, oldest first, filtered by status, rule set or tag (``key:value``), with
+        their winners; as NDJSON with ``format=ndjson`` or ``Accept: application/x-ndjson``."""
         chosen = [
-            GameSummary(**g)
+            g
             for g in games.list()
             if (status is None or g["status"] == status)
             and (ruleset is None or g["ruleset"] == ruleset)
             and (tag is None or has_tag(g["tags"], tag))
         ]
-        return GameList(chosen)
+        rows = list(tournament.results(games, chosen))
+        if format == "ndjson" or "application/x-ndjson" in request.headers.get("accept", ""):
+            return Response(tournament.ndjson(rows), media_type=tournament.NDJSON)
+        return Response(GameList(rows))
 
-    @get("/{game_id:str}", operation_id="getGame", sync_to_thread=True)
+    @get("/{game_id:str}", operation_id="getGame", sync_to_thread=True, responses=READ)
     def get_game(self, game_id: GameId, request: AnyRequest, games: GamesDep) -> dict[str, Any]:
         """The current state, as the caller may see it."""
         with games.open(game_id) as game:
             return state_view(game, game.replay, viewer_of(game, request))
 
-    @get("/{game_id:str}/state", operation_id="getStateAt", sync_to_thread=True)
+    @get("/{game_id:str}/state", operation_id="getStateAt", sync_to_thread=True, responses=READ)
     def state_at(
         self,
         game_id: GameId,
@@ -129,7 +152,13 @@ class GameController(Controller):
             replay = games.replay_at(game_id, at or 0)
         return state_view(game, replay, viewer)
 
-    @get("/{game_id:str}/legal-moves", operation_id="getLegalMoves", sync_to_thread=True)
+    @get(
+        "/{game_id:str}/legal-moves",
+        operation_id="getLegalMoves",
+        sync_to_thread=True,
+        responses=READ,
+        operation_class=LegalMovesLinks,
+    )
     def legal_moves(self, game_id: GameId, request: AnyRequest, games: GamesDep) -> LegalMoves:
         """The caller's legal moves (every pending seat's for the referee or a spectator)."""
         with games.open(game_id) as game:
@@ -145,7 +174,15 @@ class GameController(Controller):
             moves = [m for seat in seats for m in rules.legal_moves(state, seat)]
             return LegalMoves(game.version, moves)
 
-    @post("/{game_id:str}/moves", operation_id="playMove", status_code=200, sync_to_thread=True)
+    @post(
+        "/{game_id:str}/moves",
+        operation_id="playMove",
+        status_code=200,
+        sync_to_thread=True,
+        guards=[write_guard],
+        responses=WRITE,
+        operation_class=PlayedLinks,
+    )
     def play(
         self,
         game_id: GameId,
@@ -158,7 +195,15 @@ class GameController(Controller):
         stored = games.play(game_id, bearer(request), data, idempotency_key)
         return played(games, game_id, request, stored)
 
-    @post("/{game_id:str}/undo", operation_id="undo", status_code=200, sync_to_thread=True)
+    @post(
+        "/{game_id:str}/undo",
+        operation_id="undo",
+        status_code=200,
+        sync_to_thread=True,
+        guards=[write_guard],
+        responses=WRITE,
+        operation_class=PlayedLinks,
+    )
     def undo(
         self,
         game_id: GameId,
@@ -171,7 +216,14 @@ class GameController(Controller):
         stored = games.undo(game_id, bearer(request), data, idempotency_key)
         return played(games, game_id, request, stored)
 
-    @post("/{game_id:str}/chance", operation_id="postChance", status_code=200, sync_to_thread=True)
+    @post(
+        "/{game_id:str}/chance",
+        operation_id="postChance",
+        status_code=200,
+        sync_to_thread=True,
+        guards=[write_guard],
+        responses=WRITE,
+    )
     def post_chance(
         self,
         game_id: GameId,
@@ -184,14 +236,24 @@ class GameController(Controller):
         stored = games.post_chance(game_id, bearer(request), data, idempotency_key)
         return played(games, game_id, request, stored)
 
-    @get("/{game_id:str}/audit", operation_id="audit", sync_to_thread=True)
+    @get(
+        "/{game_id:str}/audit",
+        operation_id="audit",
+        sync_to_thread=True,
+        responses=problems(400, 401, 403, 404),
+    )
     def audit(self, game_id: GameId, request: AnyRequest, games: GamesDep) -> records.Audit:
         """The full log with hashes and the seed once revealed, and its verification."""
         with games.open(game_id) as game:
             records.check_may_see_all(game, viewer_of(game, request))
             return records.audit(game, games)
 
-    @get("/{game_id:str}/export", operation_id="exportGame", sync_to_thread=True)
+    @get(
+        "/{game_id:str}/export",
+        operation_id="exportGame",
+        sync_to_thread=True,
+        responses=problems(400, 401, 403, 404),
+    )
     def export(self, game_id: GameId, request: AnyRequest, games: GamesDep) -> GameRecord:
         """The self-contained game record."""
         with games.open(game_id) as game:
@@ -203,12 +265,20 @@ class GameController(Controller):
         operation_id="importGame",
         sync_to_thread=True,
         request_max_body_size=MAX_RECORD_BYTES,
+        guards=[write_guard],
+        responses=CREATE,
+        operation_class=CreatedLinks,
     )
     def import_game(self, data: JSONBody[GameRecord], games: GamesDep) -> Created:
         """Replay and validate a record; store it as a new game or name its first bad event."""
         return records.import_record(data, games)
 
-    @get("/{game_id:str}/events/stream", operation_id="streamEvents", sync_to_thread=True)
+    @get(
+        "/{game_id:str}/events/stream",
+        operation_id="streamEvents",
+        sync_to_thread=True,
+        responses=problems(400, 401, 404, 429),
+    )
     def stream_events(
         self,
         game_id: GameId,
@@ -224,22 +294,26 @@ class GameController(Controller):
             if not last_event_id.isdigit():
                 raise problem("validation-failed", "Last-Event-ID must be an event version")
             after = int(last_event_id)
-        return ServerSentEvent(stream.game_events(games, game_id, viewer, after))
+        limits, client = limits_of(request), client_of(request)
+        limits.streams.acquire(client)
+        events = stream.game_events(games, game_id, viewer, after)
+        return ServerSentEvent(limits.streaming(client, events))
 
-    @get("/{game_id:str}/events", operation_id="listEvents", sync_to_thread=True)
+    @get("/{game_id:str}/events", operation_id="listEvents", sync_to_thread=True, responses=READ)
     def events(
         self,
         game_id: GameId,
         request: AnyRequest,
         games: GamesDep,
         after: Annotated[int, QueryParameter(ge=0)] = 0,
-        limit: Annotated[int, QueryParameter(ge=1, le=1000)] = 1000,
+        limit: Annotated[int | None, QueryParameter(ge=1)] = None,
     ) -> EventPage:
-        """The log after version ``after``, redacted for the caller."""
+        """The log after version ``after``, a page at a time, redacted for the caller."""
+        page = limits_of(request).check_page(limit)
         with games.open(game_id) as game:
             viewer = viewer_of(game, request)
             version = game.version
-        stored = games.store.read(game_id, after=after, limit=limit)
+        stored = games.store.read(game_id, after=after, limit=page)
         return EventPage(version, [event_out(game, e, viewer) for e in stored])
 
 
@@ -253,6 +327,7 @@ class BoardController(Controller):
         operation_id="getBoardSvg",
         media_type="image/svg+xml",
         sync_to_thread=True,
+        responses=problems(400, 404),
     )
     def board_svg(self, game_id: GameId, games: GamesDep, at: FromQuery[int | None] = None) -> str:
         """The board after event ``at`` (the current one without ``at``), last move outlined."""
@@ -263,6 +338,7 @@ class BoardController(Controller):
         operation_id="viewGame",
         media_type=MediaType.HTML,
         sync_to_thread=True,
+        responses=problems(400, 404),
     )
     def viewer(self, game_id: GameId, games: GamesDep) -> str:
         """The replay viewer page: board, moves, step buttons, slider; follows a live game."""

@@ -11,7 +11,14 @@ LogFormat = Literal["json", "kv"]
 
 
 class Settings(msgspec.Struct, frozen=True):
-    """Everything the composition root needs; defaults suit one local process."""
+    """Everything the composition root needs; defaults suit one local process.
+
+    Limits: ``max_body_bytes`` per request body (413), ``max_page`` events per page of
+    ``/events`` (400 over it), ``max_streams_per_client`` open event streams per client address
+    (429), ``write_rate`` writes a second per token with bursts of ``write_burst`` (429 with
+    Retry-After; 0 turns it off), ``cors_origins`` the comma-separated origins browsers may
+    call from (none by default: no CORS headers).
+    """
 
     host: str = "127.0.0.1"
     port: int = 8000
@@ -21,6 +28,10 @@ class Settings(msgspec.Struct, frozen=True):
     log_level: str = "info"
     max_body_bytes: int = 64 * 1024
     max_page: int = 1000
+    max_streams_per_client: int = 32
+    write_rate: float = 0.0
+    write_burst: int = 30
+    cors_origins: str = ""
 
     @classmethod
     def from_env(cls, environ: dict[str, str] | None = None) -> Settings:

@@ -2,11 +2,28 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import msgspec
 
 from domain.model import Move, Step
+from domain.registry import RULESETS
+from service.clocks import Clock
+
+# Documented, not enforced here: the use case answers other values with their own problems
+# (unknown-ruleset, bad-setup). Litestar reads schema additions from ``extra_json_schema["extra"]``.
+RulesetName = Annotated[str, msgspec.Meta(extra_json_schema={"extra": {"enum": sorted(RULESETS)}})]
+SeatList = Annotated[
+    list["SeatSpec"],
+    msgspec.Meta(
+        extra_json_schema={
+            "extra": {
+                "minItems": min(r.MIN_PLAYERS for r in RULESETS.values()),
+                "maxItems": max(r.MAX_PLAYERS for r in RULESETS.values()),
+            }
+        }
+    ),
+]
 
 
 class SeatSpec(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -16,14 +33,15 @@ class SeatSpec(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
 class CreateGame(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """``POST /games``; ``auto_chance`` and ``allow_undo`` may also be given in ``options``."""
 
-    ruleset: str
-    seats: list[SeatSpec]
+    ruleset: RulesetName
+    seats: SeatList
     options: dict[str, Any] = msgspec.field(default_factory=dict)
     chance: Literal["server", "external"] = "server"
     seed: str | None = None
     auto_chance: bool = False
     allow_undo: bool = False
     tags: dict[str, str] = msgspec.field(default_factory=dict)
+    clock: Clock | None = None
 
 
 class Tokens(msgspec.Struct, frozen=True):
@@ -63,6 +81,16 @@ class PostChance(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     expected_version: int | None = None
 
 
+class Adjudicate(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """``POST /games/{id}/adjudicate``: a referee's decision with its reason."""
+
+    kind: Literal["forfeit", "penalty", "agreement"]
+    reason: str
+    seat: int | None = None
+    winners: list[int] | None = None
+    expected_version: int | None = None
+
+
 class LegalMoves(msgspec.Struct, frozen=True):
     version: int
     moves: list[Move]
@@ -93,6 +121,8 @@ class Played(msgspec.Struct, frozen=True):
 
 
 class GameSummary(msgspec.Struct, frozen=True):
+    """A game in lists and results: who played, who won, how many pieces each got home."""
+
     id: str
     ruleset: str
     status: str
@@ -100,6 +130,8 @@ class GameSummary(msgspec.Struct, frozen=True):
     seats: list[str]
     created_at: str
     tags: dict[str, str]
+    winners: list[str]
+    pieces_home: dict[str, int]
 
 
 class GameList(msgspec.Struct, frozen=True):

@@ -1,0 +1,151 @@
+"""Abuse limits: a token bucket on writes, a cap on open event streams, page and CORS settings.
+
+Each limit is configured in ``Settings``; ``Limits`` holds their live state for one app and is
+reached from handlers through ``app.state.limits``.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+from collections.abc import AsyncIterator, Callable
+from typing import Any, TypeVar
+
+from litestar.config.cors import CORSConfig
+from litestar.connection import ASGIConnection
+from litestar.handlers.base import BaseRouteHandler
+
+from service.problems import problem
+from service.settings import Settings
+
+Item = TypeVar("Item")
+Clock = Callable[[], float]
+CORS_HEADERS = ["Authorization", "Content-Type", "Idempotency-Key", "Last-Event-ID", "X-Request-ID"]
+CORS_EXPOSED = ["Retry-After", "X-Request-ID"]
+
+
+class TokenBucket:
+    """Per-key token buckets: ``rate`` tokens a second, at most ``burst`` saved up."""
+
+    def __init__(self, rate: float, burst: int, clock: Clock = time.monotonic) -> None:
+        self.rate, self.burst, self.clock = rate, max(burst, 1), clock
+        self._buckets: dict[str, tuple[float, float]] = {}
+        self._lock = threading.Lock()
+
+    def take(self, key: str) -> float:
+        """Spend one token of ``key``'s bucket: 0 when granted, else seconds until one is due."""
+        with self._lock:
+            now = self.clock()
+            tokens, then = self._buckets.get(key, (float(self.burst), now))
+            tokens = min(float(self.burst), tokens + (now - then) * self.rate)
+            if tokens >= 1:
+                self._buckets[key] = (tokens - 1, now)
+                return 0.0
+            self._buckets[key] = (tokens, now)
+            return (1 - tokens) / self.rate
+
+
+class StreamSlots:
+    """Counts open event streams per client and refuses more than ``limit``."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self._open: dict[str, int] = {}
+        self._lock = threading.Lock()
+
+    def acquire(self, client: str) -> None:
+        """Take a slot for ``client`` or raise a ``rate-limited`` problem."""
+        with self._lock:
+            count = self._open.get(client, 0)
+            if count >= self.limit:
+                raise problem(
+                    "rate-limited",
+                    f"at most {self.limit} open event streams per client",
+                    retry_after=1,
+                )
+            self._open[client] = count + 1
+
+    def release(self, client: str) -> None:
+        """Give back a slot of ``client``."""
+        with self._lock:
+            left = self._open.get(client, 1) - 1
+            if left > 0:
+                self._open[client] = left
+            else:
+                self._open.pop(client, None)
+
+    def count(self, client: str) -> int:
+        """How many streams ``client`` has open."""
+        with self._lock:
+            return self._open.get(client, 0)
+
+
+class Limits:
+    """The live state of one app's limits."""
+
+    def __init__(self, settings: Settings, clock: Clock = time.monotonic) -> None:
+        self.settings = settings
+        self.writes = TokenBucket(settings.write_rate, settings.write_burst, clock)
+        self.streams = StreamSlots(settings.max_streams_per_client)
+
+    def check_write(self, key: str) -> None:
+        """Refuse a write over the rate limit with 429 ``rate-limited`` and Retry-After."""
+        if self.settings.write_rate <= 0:
+            return
+        wait = self.writes.take(key)
+        if wait > 0:
+            seconds = max(1, math.ceil(wait))
+            raise problem(
+                "rate-limited",
+                f"too many writes: at most {self.settings.write_rate:g} a second "
+                f"(bursts of {self.settings.write_burst}); retry in {seconds} s",
+                retry_after=seconds,
+            )
+
+    def check_page(self, limit: int | None) -> int:
+        """The page size asked for, or the largest allowed; more than that is out of range."""
+        largest = self.settings.max_page
+        if limit is None:
+            return largest
+        if limit > largest:
+            raise problem("out-of-range", f"limit={limit} is over the largest page, {largest}")
+        return limit
+
+    async def streaming(self, client: str, events: AsyncIterator[Item]) -> AsyncIterator[Item]:
+        """``events`` while holding one of ``client``'s stream slots (taken before the first)."""
+        try:
+            async for item in events:
+                yield item
+        finally:
+            self.streams.release(client)
+
+
+def client_of(connection: ASGIConnection[Any, Any, Any, Any]) -> str:
+    """The client's address (the key of per-client limits)."""
+    return connection.client.host if connection.client else "unknown"
+
+
+def writer_of(connection: ASGIConnection[Any, Any, Any, Any]) -> str:
+    """The key of the write rate limit: the bearer token if any, else the client's address."""
+    header = connection.headers.get("authorization", "")
+    return "token:" + header if header else "client:" + client_of(connection)
+
+
+def write_guard(connection: ASGIConnection[Any, Any, Any, Any], _: BaseRouteHandler) -> None:
+    """Guard of every write route: the per-token rate limit."""
+    limits: Limits = connection.app.state.limits
+    limits.check_write(writer_of(connection))
+
+
+def cors_config(settings: Settings) -> CORSConfig | None:
+    """CORS for the configured origins (comma-separated), or None (no CORS headers) when unset."""
+    origins = [o.strip() for o in settings.cors_origins.split(",") if o.strip()]
+    if not origins:
+        return None
+    return CORSConfig(
+        allow_origins=origins,
+        allow_methods=["GET", "POST", "OPTIONS"],
+        allow_headers=CORS_HEADERS,
+        expose_headers=CORS_EXPOSED,
+    )
