@@ -20,6 +20,7 @@ class GameCreated(Event, frozen=True):
     seats: tuple[str, ...]
     chance: str = "server"
     seed_commitment: str = ""
+    clock: dict[str, Any] | None = None
 
 
 class CardDrawn(Event, frozen=True):
@@ -80,6 +81,21 @@ class GameFinished(Event, frozen=True):
     reason: str = ""
 
 
+class Adjudicated(Event, frozen=True):
+    """A referee's decision on record (forfeit, penalty, agreement), with its reason."""
+
+    kind: str
+    reason: str
+    seat: int | None = None
+
+
+class TimeExpired(Event, frozen=True):
+    """A seat's clock ran out; what follows (a random move, a forfeit) are their own events."""
+
+    seat: int
+    consequence: str
+
+
 class SeedRevealed(Event, frozen=True):
     seed: str
 
@@ -95,6 +111,8 @@ AnyEvent = (
     | CardExchanged
     | MoveUndone
     | GameFinished
+    | Adjudicated
+    | TimeExpired
     | SeedRevealed
 )
 
@@ -111,6 +129,8 @@ EVENT_TYPES: dict[str, type[Event]] = {
         CardExchanged,
         MoveUndone,
         GameFinished,
+        Adjudicated,
+        TimeExpired,
         SeedRevealed,
     )
 }

@@ -9,6 +9,7 @@ import sys
 import msgspec
 
 from service.settings import Settings
+from service.verify import GameRecord, verify_record
 
 
 def parse(argv: list[str]) -> argparse.Namespace:
@@ -51,30 +52,39 @@ def openapi_document() -> str:
 
 
 def verify_files(paths: list[str]) -> int:
-    """Verify each record file; print one verdict per file; 1 when any fails."""
-    from service.verify import GameRecord, verify_record
-
+    """Verify each record or archive file; one verdict per record; 1 when any fails."""
     failed = 0
     for path in paths:
         try:
-            with open(path, "rb") as file:
-                record = msgspec.json.decode(file.read(), type=GameRecord)
+            records = read_records(path)
         except (OSError, msgspec.DecodeError, msgspec.ValidationError) as error:
             print(f"{path}: unreadable record: {error}")
             failed += 1
             continue
-        verdict = verify_record(record)
-        if verdict.valid:
-            chance = (
-                "chance checked against the seed"
-                if verdict.chance_checked
-                else "chance not checked"
-            )
-            print(f"{path}: valid: {verdict.events} events, chain intact, moves legal, {chance}")
-        else:
-            print(f"{path}: INVALID at event {verdict.first_bad}: {verdict.reason}")
-            failed += 1
+        for name, record in records:
+            failed += not report(name, record)
     return 1 if failed else 0
+
+
+def read_records(path: str) -> list[tuple[str, GameRecord]]:
+    """The records in a file: one game record, or an archive of them (``records``)."""
+    with open(path, "rb") as file:
+        document = msgspec.json.decode(file.read())
+    if isinstance(document, dict) and "records" in document:
+        archive = msgspec.convert(document["records"], list[GameRecord])
+        return [(f"{path}#{record.game_id}", record) for record in archive]
+    return [(path, msgspec.convert(document, GameRecord))]
+
+
+def report(name: str, record: GameRecord) -> bool:
+    """Print the verdict on one record; whether it is valid."""
+    verdict = verify_record(record)
+    if not verdict.valid:
+        print(f"{name}: INVALID at event {verdict.first_bad}: {verdict.reason}")
+        return False
+    chance = "chance checked against the seed" if verdict.chance_checked else "chance not checked"
+    print(f"{name}: valid: {verdict.events} events, chain intact, moves legal, {chance}")
+    return True
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -13,18 +13,22 @@ import threading
 import uuid
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
+from datetime import UTC, datetime
 from typing import Any
 
 import msgspec
 
 from domain.events import (
+    Adjudicated,
     CardDrawn,
     CardsDealt,
     DiceRolled,
     Event,
     GameCreated,
+    GameFinished,
     MoveUndone,
     SeedRevealed,
+    TimeExpired,
     event_data,
     event_type,
     parse_event,
@@ -35,9 +39,10 @@ from domain.replay import CHANCE_EVENTS, SNAPSHOT_EVERY, MissingHistory, Replay,
 from domain.ruleset import RuleSet
 from eventstore import AppendResult, EventStore, NewEvent, StoredEvent
 from service import chance, tokens
+from service.clocks import Clock, ClockState, parse_at
 from service.problems import problem
 from service.verify import describe, possible
-from service.wire import Created, CreateGame, PlayMove, PostChance, Tokens, Undo
+from service.wire import Adjudicate, Created, CreateGame, PlayMove, PostChance, Tokens, Undo
 
 Actor = int | str
 MAX_AUTOMATIC = 10_000
@@ -62,6 +67,7 @@ class Game:
         self.secrets = secrets
         self.lock = threading.RLock()
         self.replay = replay
+        self.clock: ClockState | None = None
 
     @property
     def created(self) -> GameCreated:
@@ -104,15 +110,13 @@ class Games:
 
     def create(self, command: CreateGame) -> Created:
         """Validate and store a new game; the tokens are shown only in this reply."""
-        rules = find(command.ruleset)
-        options = dict(command.options)
-        auto_chance = bool(options.pop("auto_chance", command.auto_chance))
-        allow_undo = bool(options.pop("allow_undo", command.allow_undo))
-        merged = {**rules.OPTIONS, **options}
-        rules.setup(merged, len(command.seats))  # raises BadSetup
+        rules, merged, auto_chance, allow_undo = self.check(command)
         seed = command.seed or chance.new_seed()
         names = tuple(s.name or f"Player {i + 1}" for i, s in enumerate(command.seats))
-        created = GameCreated(rules.NAME, merged, names, command.chance, chance.commitment(seed))
+        clock = msgspec.to_builtins(command.clock) if command.clock else None
+        created = GameCreated(
+            rules.NAME, merged, names, command.chance, chance.commitment(seed), clock
+        )
         referee, seats = tokens.new_token(), [tokens.new_token() for _ in names]
         secrets = Secrets(
             tokens.token_hash(referee),
@@ -131,6 +135,16 @@ class Games:
         )
         return Created(game_id, len(events), created.seed_commitment, Tokens(referee, seats))
 
+    def check(self, command: CreateGame) -> tuple[RuleSet, dict[str, Any], bool, bool]:
+        """The rule set, its options with defaults, auto chance and undo of a valid command."""
+        rules = find(command.ruleset)
+        options = dict(command.options)
+        auto_chance = bool(options.pop("auto_chance", command.auto_chance))
+        allow_undo = bool(options.pop("allow_undo", command.allow_undo))
+        merged = {**rules.OPTIONS, **options}
+        rules.setup(merged, len(command.seats))  # raises BadSetup
+        return rules, merged, auto_chance, allow_undo
+
     def new_id(self) -> str:
         """A fresh game id."""
         return uuid.uuid4().hex
@@ -148,6 +162,9 @@ class Games:
         try:
             for stored in events:
                 game.replay.push(stored.version, to_domain(stored))
+                if game.clock is not None:
+                    pending = game.rules.to_act(game.replay.state)
+                    game.clock.update(parse_at(stored.at), stored.by, pending)
         except MissingHistory:
             game.replay = self._fold(game.id, from_start=True)
 
@@ -160,8 +177,40 @@ class Games:
         if private is None:
             raise problem("game-not-found", f"no game with id {game_id!r}")
         game = Game(game_id, self._fold(game_id), msgspec.convert(private, Secrets))
+        if game.created.clock is not None:
+            game.clock = self._clock_of(game)
         with self._lock:
             return self._games.setdefault(game_id, game)
+
+    def _clock_of(self, game: Game) -> ClockState:
+        """A game's clocks, from every event's timestamp since the start."""
+        assert game.created.clock is not None
+        clock = ClockState(msgspec.convert(game.created.clock, Clock), len(game.created.seats))
+        stored = self.store.read(game.id)
+        replay = Replay(game.created)
+        clock.update(parse_at(stored[0].at), stored[0].by, game.rules.to_act(replay.state))
+        for event in stored[1:]:
+            replay.push(event.version, to_domain(event))
+            clock.update(parse_at(event.at), event.by, game.rules.to_act(replay.state))
+        return clock
+
+    def enforce_clocks(self, now: datetime | None = None) -> int:
+        """Play out every expired clock of the games in memory; how many ran out."""
+        with self._lock:
+            timed = [g.id for g in self._games.values() if g.clock is not None and not g.finished]
+        return sum(bool(self.enforce_clock(game_id, now)) for game_id in timed)
+
+    def enforce_clock(self, game_id: str, now: datetime | None = None) -> list[StoredEvent]:
+        """If a pending seat's time ran out: TimeExpired and its consequence, appended."""
+        with self.open(game_id) as game:
+            if game.clock is None or game.finished:
+                return []
+            expired = game.clock.expired(now or datetime.now(UTC))
+            if not expired:
+                return []
+            batch = timeout_events(game, expired[0])
+            batch += self._advance(game.id, game.replay, game.secrets, batch)
+            return list(self._append(game, batch, None).events)
 
     def replay_at(self, game_id: str, at: int) -> Replay:
         """The game folded up to version ``at``, from the nearest snapshot."""
@@ -240,6 +289,18 @@ class Games:
 
         return self._write(game_id, token, key, command.expected_version, build)
 
+    def adjudicate(
+        self, game_id: str, token: str | None, command: Adjudicate, key: str | None
+    ) -> list[StoredEvent]:
+        """Record a referee's decision; a forfeit or an agreement ends the game."""
+
+        def build(game: Game, role: Viewer) -> list[tuple[Actor, Event]]:
+            if role != "referee":
+                raise problem("forbidden", "only the referee adjudicates")
+            return [("referee", e) for e in adjudication(game, command)]
+
+        return self._write(game_id, token, key, command.expected_version, build)
+
     def _write(
         self,
         game_id: str,
@@ -252,6 +313,7 @@ class Games:
         """One write: idempotency, authorisation, version check, events, append."""
         if key is not None and (earlier := self.store.lookup(game_id, key)) is not None:
             return list(earlier.events)
+        self.enforce_clock(game_id)
         with self.open(game_id) as game:
             role = game.role(token)
             if role is None:
@@ -456,3 +518,44 @@ def wanted(need: ChanceNeed) -> str:
         case Deal(seats=seats, count=count):
             return f"post {{'hands': [...]}}: {count} cards for each of seats {list(seats)}"
     return "an outcome"
+
+
+def adjudication(game: Game, command: Adjudicate) -> list[Event]:
+    """The events of a referee's decision, checked against the game's seats."""
+    seats = range(len(game.created.seats))
+    named = [s for s in [command.seat, *(command.winners or [])] if s is not None]
+    if any(s not in seats for s in named):
+        raise problem("validation-failed", f"seats are numbered 0 to {len(seats) - 1}")
+    decision = Adjudicated(command.kind, command.reason, command.seat)
+    if command.kind == "penalty":
+        return [decision]
+    if command.kind == "forfeit":
+        if command.seat is None:
+            raise problem("validation-failed", "a forfeit names the seat that forfeits")
+        others = [s for s in seats if s != command.seat]
+        winners = command.winners if command.winners is not None else others
+    else:
+        if command.winners is None:
+            raise problem("validation-failed", "an agreement names its winners (may be [])")
+        winners = command.winners
+    return [decision, GameFinished(tuple(winners), f"{command.kind}: {command.reason}")]
+
+
+def timeout_events(game: Game, seat: int) -> list[tuple[Actor, Event]]:
+    """What a seat running out of time causes, as the game's clock says."""
+    assert game.clock is not None
+    consequence = game.clock.clock.on_timeout
+    expired: list[tuple[Actor, Event]] = [("server", TimeExpired(seat, consequence))]
+    if consequence == "forfeit":
+        others = tuple(s for s in range(len(game.created.seats)) if s != seat)
+        return [*expired, ("server", GameFinished(others, f"seat {seat} ran out of time"))]
+    rules, state = game.rules, game.replay.state
+    moves = rules.legal_moves(state, seat)
+    pick = chance.draw_number(game.secrets.seed, game.version, part=-1) % len(moves)
+    move = moves[pick]
+    if move.id in CHANCE_KINDS:
+        need = rules.chance(state)
+        assert need is not None
+        outcome = chance.outcome(game.secrets.seed, game.replay.chance_count, need, seat)
+        return [*expired, ("server", outcome)]
+    return [*expired, *(("server", e) for e in rules.decide(state, seat, move.id))]

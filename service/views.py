@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
 
 from domain.events import event_data, no_secrets, parse_event
@@ -30,6 +31,9 @@ def state_view(game: Game, replay: Replay, viewer: Viewer) -> dict[str, Any]:
         "seed_commitment": created.seed_commitment,
         "seed": game.secrets.seed if game.finished else None,
         **shown,
+        "clock": game.clock.view(datetime.now(UTC))
+        if game.clock and replay is game.replay
+        else None,
     }
 
 

@@ -1,0 +1,92 @@
+"""Clocks: kept from event timestamps, enforced by the server, on record in the log."""
+
+from __future__ import annotations
+
+import time
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from litestar.testing import TestClient
+
+from domain.model import Pending
+from service.clocks import Clock, ClockState
+from tests.service.conftest import auth, create
+
+T0 = datetime(2026, 1, 1, tzinfo=UTC)
+
+
+def at(seconds: float) -> datetime:
+    return T0 + timedelta(seconds=seconds)
+
+
+def test_per_decision_time_restarts_at_each_act() -> None:
+    clock = ClockState(Clock(per_decision=10), 2)
+    clock.update(at(0), "referee", [Pending(0, "draw")])
+    assert clock.remaining(0, at(4)) == 6
+    clock.update(at(4), 0, [Pending(0, "move")])
+    assert clock.remaining(0, at(13)) == 1
+    assert clock.expired(at(15)) == [0]
+    assert clock.remaining(1, at(15)) == 10
+
+
+def test_total_time_with_increment_adds_up_over_the_game() -> None:
+    clock = ClockState(Clock(total=60, increment=5), 2)
+    clock.update(at(0), "referee", [Pending(0, "move")])
+    clock.update(at(20), 0, [Pending(1, "move")])
+    clock.update(at(30), 1, [Pending(0, "move")])
+    assert clock.remaining(0, at(30)) == 60 + 5 - 20
+    assert clock.remaining(1, at(30)) == 60 + 5 - 10
+    assert clock.expired(at(30 + 45)) == [0]
+
+
+def wait_for(
+    api: TestClient[Any], game: str, kind: str, seconds: float = 5
+) -> list[dict[str, Any]]:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        events: list[dict[str, Any]] = api.get(f"/games/{game}/events").json()["events"]
+        if any(e["type"] == kind for e in events):
+            return events
+        time.sleep(0.05)
+    raise AssertionError(f"no {kind} within {seconds} s")
+
+
+def test_running_out_of_time_plays_a_random_legal_move(api: TestClient[Any]) -> None:
+    created = create(api, "sorry", players=2, clock={"per_decision": 0.3}, auto_chance=True)
+    events = wait_for(api, created["id"], "TimeExpired")
+    expired = next(i for i, e in enumerate(events) if e["type"] == "TimeExpired")
+    assert events[expired]["by"] == "server"
+    assert events[expired]["data"] == {"seat": 0, "consequence": "random_move"}
+    assert events[expired + 1]["type"] in ("MovePlayed", "CardDrawn")
+    audit = api.get(f"/games/{created['id']}/audit", headers=auth(created["tokens"]["referee"]))
+    assert audit.json()["verification"]["valid"], audit.json()["verification"]
+
+
+def test_running_out_of_time_can_forfeit_the_game(api: TestClient[Any]) -> None:
+    clock = {"per_decision": 0.2, "on_timeout": "forfeit"}
+    created = create(api, "parchis", players=2, clock=clock)
+    wait_for(api, created["id"], "SeedRevealed")
+    state = api.get(f"/games/{created['id']}").json()
+    assert state["status"] == "finished" and state["winners"] == [1]
+    assert api.get(f"/games/{created['id']}/audit").json()["verification"]["valid"]
+
+
+def test_the_clock_is_part_of_the_state_view(api: TestClient[Any]) -> None:
+    created = create(api, "ludo", players=2, clock={"total": 600, "increment": 2})
+    clock = api.get(f"/games/{created['id']}").json()["clock"]
+    assert clock["total"] == 600 and clock["on_timeout"] == "random_move"
+    assert 590 < clock["remaining"][0] <= 600 and clock["remaining"][1] == 600
+    assert set(clock["deadlines"]) == {"0"}
+    plain = create(api, "ludo", players=2)
+    assert api.get(f"/games/{plain['id']}").json()["clock"] is None
+
+
+def test_a_move_after_the_deadline_is_refused(api: TestClient[Any]) -> None:
+    clock = {"per_decision": 0.2, "on_timeout": "forfeit"}
+    created = create(api, "sorry", players=2, clock=clock)
+    time.sleep(0.4)
+    body = {"move": "draw", "expected_version": created["version"]}
+    reply = api.post(
+        f"/games/{created['id']}/moves", json=body, headers=auth(created["tokens"]["seats"][0])
+    )
+    assert reply.status_code == 409
