@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import json
+import os
 import sqlite3
+import uuid
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -12,6 +16,13 @@ from typing import Any, Protocol
 import pytest
 
 from eventstore import EventStore, SqliteEventStore
+
+POSTGRES_URL_VARIABLE = "TABULA_TEST_POSTGRES_URL"
+POSTGRES_SKIP = (
+    f"{POSTGRES_URL_VARIABLE} is not set: the PostgreSQL backend is not tested here (CI sets it;"
+    " locally run .ci/run, or point it at a database, e.g. postgresql://tabula:tabula@127.0.0.1/"
+    "tabula_test)"
+)
 
 Clock = Callable[[], datetime]
 
@@ -56,19 +67,83 @@ class SqliteBackend:
         conn.close()
 
 
+@dataclass
+class PostgresBackend:
+    """A schema of its own in the test database, dropped afterwards."""
+
+    url: str
+    opened: list[EventStore] = field(default_factory=list)
+
+    def open(self, clock: Clock | None = None) -> EventStore:
+        """Open another store on the schema."""
+        from eventstore.postgres import PostgresEventStore
+
+        store = (
+            PostgresEventStore(self.url)
+            if clock is None
+            else PostgresEventStore(self.url, clock=clock)
+        )
+        self.opened.append(store)
+        return store
+
+    def tamper(self, stream_id: str, version: int, column: str, value: Any) -> None:
+        """Run a raw UPDATE on a separate connection (``by`` is stored as JSON)."""
+        import psycopg
+
+        if column == "by":
+            value = json.dumps(value)
+        with psycopg.connect(self.url, autocommit=True) as conn:
+            conn.execute(
+                f"UPDATE events SET {column} = %s WHERE stream_id = %s AND version = %s",
+                (value, stream_id, version),
+            )
+
+
+@contextmanager
+def postgres_schema(prefix: str = "test") -> Iterator[str]:
+    """A URL of the test database whose search path is a fresh schema, dropped afterwards."""
+    url = os.environ.get(POSTGRES_URL_VARIABLE, "")
+    if not url:
+        pytest.skip(POSTGRES_SKIP)
+    import psycopg
+    from psycopg.conninfo import make_conninfo
+
+    schema = f"{prefix}_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute(f"CREATE SCHEMA {schema}")
+    try:
+        yield make_conninfo(url, options=f"-c search_path={schema}")
+    finally:
+        with psycopg.connect(url, autocommit=True) as conn:
+            conn.execute(f"DROP SCHEMA {schema} CASCADE")
+
+
 def ticking_clock(start: datetime = datetime(2025, 1, 31, 12, tzinfo=UTC)) -> Clock:
     """Return a clock that advances one millisecond per reading."""
     moments = iter(start + timedelta(milliseconds=n) for n in range(10**9))
     return lambda: next(moments)
 
 
-@pytest.fixture(params=["sqlite"])
+@pytest.fixture(params=["sqlite", "postgres"])
 def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Backend]:
-    """Each backend in turn, on a fresh database; stores it opened are closed afterwards."""
-    assert request.param == "sqlite"
-    sqlite = SqliteBackend(tmp_path / "events.db")
-    yield sqlite
-    for store in sqlite.opened:
+    """Each backend in turn, on a fresh database; stores it opened are closed afterwards.
+
+    PostgreSQL runs when TABULA_TEST_POSTGRES_URL names a database (each test gets a schema).
+    """
+    if request.param == "sqlite":
+        sqlite = SqliteBackend(tmp_path / "events.db")
+        yield sqlite
+        _close(sqlite.opened)
+        return
+    with postgres_schema() as url:
+        postgres = PostgresBackend(url)
+        yield postgres
+        _close(postgres.opened)
+
+
+def _close(stores: list[EventStore]) -> None:
+    """Close every store a backend opened."""
+    for store in stores:
         store.close()
 
 

@@ -1,0 +1,111 @@
+"""What only the PostgreSQL store does: announcing appends, its errors, its statistics."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+
+import pytest
+
+from eventstore import NewEvent, StoreError
+from eventstore.postgres import PostgresEventStore
+
+from .conftest import postgres_schema
+
+WAKE_SECONDS = 5.0
+
+
+@pytest.fixture
+def url() -> Iterator[str]:
+    with postgres_schema("pgstore") as url:
+        yield url
+
+
+@pytest.fixture
+def store(url: str) -> Iterator[PostgresEventStore]:
+    with PostgresEventStore(url) as store:
+        yield store
+
+
+def event(n: int = 0) -> list[NewEvent]:
+    return [NewEvent("MovePlayed", {"n": n}, 0)]
+
+
+def test_an_append_by_another_store_wakes_the_streams_subscribers(
+    store: PostgresEventStore, url: str
+) -> None:
+    woken, other_woken = threading.Event(), threading.Event()
+    store.subscribe("g1", woken.set)
+    store.subscribe("g2", other_woken.set)
+    woken.wait(WAKE_SECONDS)  # subscribing wakes once, for appends made before it listened
+    woken.clear()
+    other_woken.clear()
+    with PostgresEventStore(url) as writer:
+        writer.append("g1", event(), 0)
+    assert woken.wait(WAKE_SECONDS)
+    assert not other_woken.is_set()
+
+
+def test_unsubscribed_callbacks_are_not_called(store: PostgresEventStore) -> None:
+    calls: list[str] = []
+    stop = store.subscribe("g1", lambda: calls.append("old"))
+    stop()
+    woken = threading.Event()
+    store.subscribe("g1", woken.set)
+    woken.wait(WAKE_SECONDS)
+    woken.clear()
+    store.append("g1", event(), 0)
+    assert woken.wait(WAKE_SECONDS)
+    assert calls == []
+
+
+def test_a_failing_subscriber_does_not_stop_the_others(store: PostgresEventStore) -> None:
+    def broken() -> None:
+        raise RuntimeError("boom")
+
+    woken = threading.Event()
+    store.subscribe("g1", broken)
+    store.subscribe("g1", woken.set)
+    woken.wait(WAKE_SECONDS)
+    woken.clear()
+    store.append("g1", event(), 0)
+    assert woken.wait(WAKE_SECONDS)
+
+
+def test_nul_in_an_event_type_is_a_store_error_and_writes_nothing(
+    store: PostgresEventStore,
+) -> None:
+    with pytest.raises(StoreError, match="NUL"):
+        store.append("g1", [NewEvent("Bad\x00Type", {}, 0)], 0)
+    assert store.version("g1") == 0
+
+
+def test_unreachable_server_is_a_store_error_without_the_password() -> None:
+    with pytest.raises(StoreError, match="cannot open the event store") as caught:
+        PostgresEventStore("postgresql://who:s3cr3t@127.0.0.1:1/nowhere", timeout=1)
+    assert "s3cr3t" not in str(caught.value)
+
+
+def test_closed_store_raises_store_error(url: str) -> None:
+    store = PostgresEventStore(url)
+    store.close()
+    with pytest.raises(StoreError, match="closed"):
+        store.append("g1", event(), 0)
+    with pytest.raises(StoreError, match="closed"):
+        store.read("g1")
+
+
+def test_stats_count_one_commit_per_append(store: PostgresEventStore) -> None:
+    for version in range(3):
+        store.append("g1", event(version), version)
+    assert store.stats() == {"appends": 3, "commits": 3, "largest_batch": 1}
+
+
+def test_settings_show_durability(store: PostgresEventStore) -> None:
+    assert set(store.settings()) == {"synchronous_commit", "fsync"}
+
+
+def test_reopening_keeps_the_log(store: PostgresEventStore, url: str) -> None:
+    log = store.append("g1", event(), 0).events
+    with PostgresEventStore(url) as again:
+        assert tuple(again.read("g1")) == log
