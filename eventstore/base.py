@@ -7,8 +7,8 @@ time, and the log alone stays the truth.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any, Protocol
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol, runtime_checkable
 
 from .model import AppendResult, NewEvent, StoredEvent, StreamInfo
 
@@ -69,4 +69,13 @@ class EventStore(Protocol):
 
     def close(self) -> None:
         """Release the store's connections."""
+        ...
+
+
+@runtime_checkable
+class Announcing(Protocol):
+    """A store that can wake callers when any process appends to a stream (PostgreSQL)."""
+
+    def subscribe(self, stream_id: str, wake: Callable[[], None]) -> Callable[[], None]:
+        """Call wake (from another thread) after appends to the stream; return the unsubscribe."""
         ...

@@ -17,13 +17,19 @@ def parse(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog="python -m service",
         description="Tabula referee service. Settings also come from TABULA_HOST, TABULA_PORT, "
-        "TABULA_DATABASE, TABULA_SYNCHRONOUS, TABULA_LOG_FORMAT, TABULA_LOG_LEVEL and the "
+        "TABULA_DATABASE, TABULA_DATABASE_URL (PostgreSQL), TABULA_SYNCHRONOUS, "
+        "TABULA_LOG_FORMAT, TABULA_LOG_LEVEL and the "
         "limits TABULA_MAX_BODY_BYTES, TABULA_MAX_PAGE, TABULA_MAX_STREAMS_PER_CLIENT, "
         "TABULA_WRITE_RATE, TABULA_WRITE_BURST, TABULA_CORS_ORIGINS (see service/settings.py).",
     )
     parser.add_argument("--host", default=defaults.host, help="address to bind (%(default)s)")
     parser.add_argument("--port", type=int, default=defaults.port, help="port (%(default)s)")
     parser.add_argument("--database", default=defaults.database, help="SQLite file (%(default)s)")
+    parser.add_argument(
+        "--database-url",
+        default=defaults.database_url,
+        help="postgresql://user:pass@host/db: the event store on PostgreSQL instead of SQLite",
+    )
     parser.add_argument(
         "--log-format", choices=["json", "kv"], default=defaults.log_format, help="%(default)s"
     )
@@ -38,6 +44,7 @@ def parse(argv: list[str]) -> argparse.Namespace:
         host=args.host,
         port=args.port,
         database=args.database,
+        database_url=args.database_url,
         log_format=args.log_format,
     )
     return args

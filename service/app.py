@@ -11,11 +11,13 @@ from eventstore import EventStore
 from service import logs
 from service.clocks import Sweeper
 from service.games import Games
+from service.apidoc import seal_bodies, strict_structs
 from service.limits import Limits, cors_config
 from service.problems import handle
 from service.routes import BoardController, GameController, MetaController
 from service.settings import Settings
 from service.store import open_store
+from service import verify, wire
 from service.tournament_routes import TournamentController
 
 VERSION = "0.1.0"
@@ -25,10 +27,10 @@ def create_app(settings: Settings | None = None, store: EventStore | None = None
     """The app over ``store`` (by default the SQLite file the settings name)."""
     settings = settings or Settings()
     logs.configure(settings.log_format, settings.log_level)
-    store = store or open_store(settings.database, settings.synchronous)
+    store = store or open_store(settings.database, settings.synchronous, settings.database_url)
     games = Games(store)
     sweeper = Sweeper(games.enforce_clocks)
-    return Litestar(
+    app = Litestar(
         route_handlers=[MetaController, GameController, BoardController, TournamentController],
         dependencies={"games": Provide(lambda: games, use_cache=True, sync_to_thread=False)},
         exception_handlers={Exception: handle},
@@ -42,3 +44,5 @@ def create_app(settings: Settings | None = None, store: EventStore | None = None
         logging_config=None,
         debug=False,
     )
+    seal_bodies(app, strict_structs(wire, verify))
+    return app

@@ -18,11 +18,16 @@ class Settings(msgspec.Struct, frozen=True):
     (429), ``write_rate`` writes a second per token with bursts of ``write_burst`` (429 with
     Retry-After; 0 turns it off), ``cors_origins`` the comma-separated origins browsers may
     call from (none by default: no CORS headers).
+
+    Storage: ``database_url`` (``postgresql://user:pass@host/db``) puts the event store on
+    PostgreSQL, shared by any number of service processes; empty (the default) keeps the
+    SQLite file ``database``.
     """
 
     host: str = "127.0.0.1"
     port: int = 8000
     database: str = "tabula.db"
+    database_url: str = ""
     synchronous: str = "FULL"
     log_format: LogFormat = "kv"
     log_level: str = "info"

@@ -2,21 +2,65 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
+from contextlib import contextmanager, suppress
 
 import anyio
 import msgspec
 from litestar.response import ServerSentEventMessage
 
 from domain.model import Viewer
-from eventstore import StoredEvent
+from eventstore import Announcing, EventStore, StoredEvent
 from service.games import Game, Games
 from service.views import event_out
 
 POLL_SECONDS = 0.1
+"""How often the log is read for news when the store cannot announce appends (SQLite)."""
+
+ANNOUNCED_POLL_SECONDS = 2.0
+"""How often it is read anyway when the store announces appends (PostgreSQL NOTIFY)."""
+
 KEEPALIVE_SECONDS = 15.0
 PAGE = 200
+
+
+class News:
+    """Set from any thread when the stream may have new events; awaited with a timeout."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self._loop = asyncio.get_running_loop()
+        self._event = asyncio.Event()
+
+    def wake(self) -> None:
+        """Mark news (thread-safe); a no-op once the loop has closed."""
+        with suppress(RuntimeError):
+            self._loop.call_soon_threadsafe(self._event.set)
+
+    def clear(self) -> None:
+        """Forget earlier news (call before reading the log, so nothing is missed)."""
+        self._event.clear()
+
+    async def wait(self) -> None:
+        """Return on news, or after the polling interval."""
+        with anyio.move_on_after(self.seconds):
+            await self._event.wait()
+
+
+@contextmanager
+def news_of(store: EventStore, game_id: str) -> Iterator[News]:
+    """News of a game's appends: announced by the store (any process) or polled for."""
+    if not isinstance(store, Announcing):
+        yield News(POLL_SECONDS)
+        return
+    news = News(ANNOUNCED_POLL_SECONDS)
+    unsubscribe = store.subscribe(game_id, news.wake)
+    try:
+        yield news
+    finally:
+        unsubscribe()
 
 
 async def game_events(
@@ -24,25 +68,30 @@ async def game_events(
 ) -> AsyncIterator[ServerSentEventMessage]:
     """Events after version ``after`` as they are appended; ends once the game has finished.
 
-    The log is polled, so the stream also sees writes of other service processes.
+    The log is read again on news from the store (PostgreSQL announces appends of every
+    process) or by polling, so the stream also sees writes of other service processes.
     """
     cursor, quiet_since = after, time.monotonic()
-    while True:
-        game, stored, finished = await anyio.to_thread.run_sync(_next_page, games, game_id, cursor)
-        for event in stored:
-            cursor = event.version
-            shown = event_out(game, event, viewer)
-            data = msgspec.json.encode(shown).decode()
-            yield ServerSentEventMessage(data=data, event=event.type, id=event.version)
-        if stored:
-            quiet_since = time.monotonic()
-            continue
-        if finished:
-            return
-        if time.monotonic() - quiet_since > KEEPALIVE_SECONDS:
-            quiet_since = time.monotonic()
-            yield ServerSentEventMessage(comment="keep-alive", data=None)
-        await anyio.sleep(POLL_SECONDS)
+    with news_of(games.store, game_id) as news:
+        while True:
+            news.clear()
+            game, stored, finished = await anyio.to_thread.run_sync(
+                _next_page, games, game_id, cursor
+            )
+            for event in stored:
+                cursor = event.version
+                shown = event_out(game, event, viewer)
+                data = msgspec.json.encode(shown).decode()
+                yield ServerSentEventMessage(data=data, event=event.type, id=event.version)
+            if stored:
+                quiet_since = time.monotonic()
+                continue
+            if finished:
+                return
+            if time.monotonic() - quiet_since > KEEPALIVE_SECONDS:
+                quiet_since = time.monotonic()
+                yield ServerSentEventMessage(comment="keep-alive", data=None)
+            await news.wait()
 
 
 def _next_page(games: Games, game_id: str, cursor: int) -> tuple[Game, list[StoredEvent], bool]:

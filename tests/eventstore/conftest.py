@@ -3,11 +3,8 @@
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
-import uuid
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -16,13 +13,7 @@ from typing import Any, Protocol
 import pytest
 
 from eventstore import EventStore, SqliteEventStore
-
-POSTGRES_URL_VARIABLE = "TABULA_TEST_POSTGRES_URL"
-POSTGRES_SKIP = (
-    f"{POSTGRES_URL_VARIABLE} is not set: the PostgreSQL backend is not tested here (CI sets it;"
-    " locally run .ci/run, or point it at a database, e.g. postgresql://tabula:tabula@127.0.0.1/"
-    "tabula_test)"
-)
+from tests.postgres import postgres_schema
 
 Clock = Callable[[], datetime]
 
@@ -97,25 +88,6 @@ class PostgresBackend:
                 f"UPDATE events SET {column} = %s WHERE stream_id = %s AND version = %s",
                 (value, stream_id, version),
             )
-
-
-@contextmanager
-def postgres_schema(prefix: str = "test") -> Iterator[str]:
-    """A URL of the test database whose search path is a fresh schema, dropped afterwards."""
-    url = os.environ.get(POSTGRES_URL_VARIABLE, "")
-    if not url:
-        pytest.skip(POSTGRES_SKIP)
-    import psycopg
-    from psycopg.conninfo import make_conninfo
-
-    schema = f"{prefix}_{uuid.uuid4().hex[:12]}"
-    with psycopg.connect(url, autocommit=True) as conn:
-        conn.execute(f"CREATE SCHEMA {schema}")
-    try:
-        yield make_conninfo(url, options=f"-c search_path={schema}")
-    finally:
-        with psycopg.connect(url, autocommit=True) as conn:
-            conn.execute(f"DROP SCHEMA {schema} CASCADE")
 
 
 def ticking_clock(start: datetime = datetime(2025, 1, 31, 12, tzinfo=UTC)) -> Clock:

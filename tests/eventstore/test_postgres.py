@@ -9,8 +9,7 @@ import pytest
 
 from eventstore import NewEvent, StoreError
 from eventstore.postgres import PostgresEventStore
-
-from .conftest import postgres_schema
+from tests.postgres import postgres_schema
 
 WAKE_SECONDS = 5.0
 

@@ -1,0 +1,36 @@
+"""The PostgreSQL test database: a fresh schema per test, or a skip that says why."""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import pytest
+
+URL_VARIABLE = "TABULA_TEST_POSTGRES_URL"
+SKIP_REASON = (
+    f"{URL_VARIABLE} is not set, so the PostgreSQL backend is not tested here (CI sets it;"
+    " locally run .ci/run, or set it to a database the tests may create schemas in, e.g."
+    " postgresql://tabula:tabula@127.0.0.1/tabula_test)"
+)
+
+
+@contextmanager
+def postgres_schema(prefix: str = "test") -> Iterator[str]:
+    """A URL of the test database whose search path is a fresh schema, dropped afterwards."""
+    url = os.environ.get(URL_VARIABLE, "")
+    if not url:
+        pytest.skip(SKIP_REASON)
+    import psycopg
+    from psycopg.conninfo import make_conninfo
+
+    schema = f"{prefix}_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute(f"CREATE SCHEMA {schema}")
+    try:
+        yield make_conninfo(url, options=f"-c search_path={schema}")
+    finally:
+        with psycopg.connect(url, autocommit=True) as conn:
+            conn.execute(f"DROP SCHEMA {schema} CASCADE")
