@@ -224,28 +224,38 @@ class Games:
     def _fold(self, game_id: str, at: int | None = None, from_start: bool = False) -> Replay:
         """The game folded up to ``at`` (its end by default) from the latest snapshot that
         serves; the latest snapshot it folded past is saved."""
-        bound = 0 if from_start else (at or LATEST)
-        while True:
-            replay = self._restore(game_id, bound)
-            start = replay.version
-            try:
-                for stored in self.store.read(game_id, after=start, until=at):
-                    replay.push(stored.version, to_domain(stored))
-            except MissingHistory as missing:
-                bound = min(missing.reverts, start) - 1
-                continue
-            if passed := [v for v in replay.snapshots if v > start]:
-                self.store.save_snapshot(game_id, max(passed), frame_bytes(replay, max(passed)))
-            return replay
+        replay, events = self._restore(game_id, 0 if from_start else (at or LATEST), at)
+        start = replay.version
+        try:
+            for stored in events:
+                replay.push(stored.version, to_domain(stored))
+        except MissingHistory:  # not expected: _restore starts before every undo's target
+            return self._fold(game_id, at, from_start=True)
+        if passed := [v for v in replay.snapshots if v > start]:
+            self.store.save_snapshot(game_id, max(passed), frame_bytes(replay, max(passed)))
+        return replay
 
-    def _restore(self, game_id: str, at_most: int) -> Replay:
-        """A replay at the latest stored snapshot at or before ``at_most``, else at creation."""
+    def _restore(
+        self, game_id: str, at_most: int, at: int | None
+    ) -> tuple[Replay, list[StoredEvent]]:
+        """The latest stored snapshot at or before ``at_most`` from which every undo up to
+        ``at`` can be folded (each reverts to after the snapshot's frame), else the start;
+        and the events after it."""
         first = self.store.read(game_id, until=1)
         if not first:
             raise problem("game-not-found", f"no game with id {game_id!r}")
-        replay = fold([(1, to_domain(first[0]))])
-        snapshot = self.store.load_snapshot(game_id, at_most) if at_most > 1 else None
-        return replay if snapshot is None else Replay.from_snapshot(replay.created, *snapshot)
+        created = fold([(1, to_domain(first[0]))]).created
+        events: list[StoredEvent] = []
+        while True:
+            snapshot = self.store.load_snapshot(game_id, at_most) if at_most > 1 else None
+            replay = (
+                Replay(created) if snapshot is None else Replay.from_snapshot(created, *snapshot)
+            )
+            events = self.store.read(game_id, after=replay.version, until=at) + events
+            at, reach = replay.version, earliest_revert(events)
+            if reach is None or reach > replay.top.version:
+                return replay, events
+            at_most = reach - 1
 
     def play(
         self, game_id: str, token: str | None, command: PlayMove, key: str | None
@@ -408,6 +418,12 @@ class Games:
             }
             for info in self.store.streams()
         ]
+
+
+def earliest_revert(events: list[StoredEvent]) -> int | None:
+    """The earliest version an undo among ``events`` reverts to, if any."""
+    targets = [int(e.data["reverts"]) for e in events if e.type == "MoveUndone"]
+    return min(targets, default=None)
 
 
 def frame_bytes(replay: Replay, version: int) -> bytes:
