@@ -462,7 +462,9 @@ json_values = st.recursive(
     ),
     max_leaves=8,
 )
-event_types = st.text(st.characters(exclude_characters="\x00"), min_size=1, max_size=12)
+event_types = st.text(
+    st.characters(codec="utf-8", exclude_characters="\x00"), min_size=1, max_size=12
+)
 """Any text but NUL, which PostgreSQL's text columns cannot hold (see eventstore/README.md)."""
 new_events = st.builds(
     NewEvent,
