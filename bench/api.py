@@ -11,6 +11,11 @@ WAL, synchronous=FULL); the ratio moves/s : raw commits/s says what group commit
 
 Run ``python bench/api.py [--clients 32] [--seconds 10] [--ruleset race35]``; several
 ``--clients`` values (``--clients 1 8 32``) run one after the other on one server.
+
+With ``--postgres URL`` (default: $TABULA_TEST_POSTGRES_URL) the same clients then play
+against 1, 2 and 4 service processes (``--processes``) over one PostgreSQL database, a fresh
+schema each, the clients spread evenly over the processes; cpu ms/move there is the CPU
+of all service processes together (PostgreSQL's own CPU is not counted).
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ if Path(sys.path[0]).resolve() == ROOT / "bench":
 
 import argparse  # noqa: E402
 import http.client  # noqa: E402
+import os  # noqa: E402
 import random  # noqa: E402
 import tempfile  # noqa: E402
 import time  # noqa: E402
@@ -33,7 +39,13 @@ from urllib.parse import urlsplit  # noqa: E402
 
 import msgspec  # noqa: E402
 
-from bench.harness import cpu_seconds, percentile, raw_commits_per_second, server  # noqa: E402
+from bench.harness import (  # noqa: E402
+    cpu_seconds,
+    percentile,
+    raw_commits_per_second,
+    server,
+    servers,
+)
 from eventstore import NewEvent, SqliteEventStore  # noqa: E402
 
 RAW_SECONDS = 3.0
@@ -102,11 +114,16 @@ def play_one(client: Client, game: str, token: str, rng: random.Random, tally: T
     return bool(reply.get("state", {}).get("status") != "finished")
 
 
-def run_clients(url: str, clients: int, seconds: float, ruleset: str) -> Tally:
-    """N client threads, each on its own connection, for ``seconds``; their tallies merged."""
+def run_clients(urls: list[str], clients: int, seconds: float, ruleset: str) -> Tally:
+    """N client threads, each on its own connection to one of the servers in turn, for
+    ``seconds``; their tallies merged."""
     deadline = time.perf_counter() + seconds
+
+    def client(n: int) -> Tally:
+        return play_games(urls[n % len(urls)], ruleset, deadline, n)
+
     with ThreadPoolExecutor(max_workers=clients) as pool:
-        tallies = list(pool.map(lambda n: play_games(url, ruleset, deadline, n), range(clients)))
+        tallies = list(pool.map(client, range(clients)))
     return Tally(
         [t for tally in tallies for t in tally.latencies],
         sum(t.games for t in tallies),
@@ -144,6 +161,34 @@ def report(clients: int, seconds: float, tally: Tally, cpu: float, raw: float) -
     )
 
 
+def scale_out(
+    database_url: str, processes: list[int], clients: list[int], seconds: float, ruleset: str
+) -> None:
+    """Lines for N service processes over one PostgreSQL database, clients spread over them."""
+    from eventstore.postgres import temporary_schema
+
+    print("\nPostgreSQL, N service processes over one database:")
+    print("procs  clients   moves   moves/s  p50 ms   p99 ms  games  conflicts  cpu ms/move")
+    for count in processes:
+        with temporary_schema(database_url, "bench") as url, servers(url, count) as (urls, pids):
+            for n in clients:
+                cpu = sum(cpu_seconds(pid) for pid in pids)
+                tally = run_clients(urls, n, seconds, ruleset)
+                cpu = sum(cpu_seconds(pid) for pid in pids) - cpu
+                print(scaled_report(count, n, seconds, tally, cpu), flush=True)
+
+
+def scaled_report(processes: int, clients: int, seconds: float, tally: Tally, cpu: float) -> str:
+    """One line of figures for several processes."""
+    moves = len(tally.latencies)
+    p50, p99 = (1000 * percentile(tally.latencies, q) for q in (0.50, 0.99))
+    return (
+        f"{processes:>5}  {clients:>7}  {moves:>6}  {moves / seconds:>8.0f}  {p50:>7.1f}"
+        f"  {p99:>7.1f}  {tally.games:>5}  {tally.conflicts:>9}"
+        f"  {1000 * cpu / max(moves, 1):>11.2f}"
+    )
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--clients", type=int, nargs="+", default=[32])
@@ -151,6 +196,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--ruleset", default="race35", choices=sorted(PLAYERS))
     parser.add_argument("--folder", type=Path, default=None, help="where the database goes")
     parser.add_argument("--url", default=None, help="play against a running server instead")
+    parser.add_argument(
+        "--postgres",
+        default=os.environ.get("TABULA_TEST_POSTGRES_URL", ""),
+        help="a PostgreSQL database to run several service processes over (scratch schemas)",
+    )
+    parser.add_argument("--processes", type=int, nargs="+", default=[1, 2, 4])
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(dir=args.folder) as tmp:
         folder = Path(tmp)
@@ -160,7 +211,7 @@ def main(argv: list[str] | None = None) -> None:
         with server(folder / "tabula.db", url=args.url) as (url, pid):
             for clients in args.clients:
                 cpu = cpu_seconds(pid)
-                tally = run_clients(url, clients, args.seconds, args.ruleset)
+                tally = run_clients([url], clients, args.seconds, args.ruleset)
                 cpu = cpu_seconds(pid) - cpu
                 raw = raw_commits_per_second(folder, RAW_SECONDS)
                 print(report(clients, args.seconds, tally, cpu, raw), flush=True)
@@ -173,6 +224,8 @@ def main(argv: list[str] | None = None) -> None:
             print(
                 f"{threads:>7}  {rate:>9.0f}  {per_commit:>14.1f}  {raw:>7.0f}  {rate / raw:>5.2f}"
             )
+    if args.postgres:
+        scale_out(args.postgres, args.processes, args.clients, args.seconds, args.ruleset)
     print(
         f"ruleset {args.ruleset}; cpu ms/move = the server's CPU time (GET legal-moves and"
         " POST moves) per move; ratio = moves/s / raw commits/s measured right after"

@@ -9,7 +9,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
 import httpx
@@ -28,17 +28,19 @@ def free_port() -> int:
 
 @contextmanager
 def server(
-    database: Path, synchronous: str = "FULL", url: str | None = None
+    database: Path, synchronous: str = "FULL", url: str | None = None, database_url: str = ""
 ) -> Iterator[tuple[str, int]]:
     """Run ``python -m service`` on a free port over ``database``; yield its URL and pid.
 
-    Given ``url``, use the server already running there instead (pid 0).
+    Given ``url``, use the server already running there instead (pid 0). Given
+    ``database_url``, the server runs on that PostgreSQL database instead of the file.
     """
     if url is not None:
         yield url, 0
         return
     port = free_port()
     env = os.environ | {"TABULA_LOG_LEVEL": "warning", "TABULA_SYNCHRONOUS": synchronous}
+    env["TABULA_DATABASE_URL"] = database_url
     command = [sys.executable, "-m", "service", "--port", str(port), "--database", str(database)]
     process = subprocess.Popen(command, cwd=ROOT, env=env)
     url = f"http://127.0.0.1:{port}"
@@ -48,6 +50,17 @@ def server(
     finally:
         process.terminate()
         process.wait(timeout=30)
+
+
+@contextmanager
+def servers(database_url: str, count: int) -> Iterator[tuple[list[str], list[int]]]:
+    """Run ``count`` service processes over one PostgreSQL database; yield their URLs and pids."""
+    with ExitStack() as stack:
+        started = [
+            stack.enter_context(server(Path("unused.db"), database_url=database_url))
+            for _ in range(count)
+        ]
+        yield [url for url, _ in started], [pid for _, pid in started]
 
 
 def wait_until_up(url: str, process: subprocess.Popen[bytes]) -> None:

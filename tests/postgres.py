@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -23,14 +22,7 @@ def postgres_schema(prefix: str = "test") -> Iterator[str]:
     url = os.environ.get(URL_VARIABLE, "")
     if not url:
         pytest.skip(SKIP_REASON)
-    import psycopg
-    from psycopg.conninfo import make_conninfo
+    from eventstore.postgres import temporary_schema
 
-    schema = f"{prefix}_{uuid.uuid4().hex[:12]}"
-    with psycopg.connect(url, autocommit=True) as conn:
-        conn.execute(f"CREATE SCHEMA {schema}")
-    try:
-        yield make_conninfo(url, options=f"-c search_path={schema}")
-    finally:
-        with psycopg.connect(url, autocommit=True) as conn:
-            conn.execute(f"DROP SCHEMA {schema} CASCADE")
+    with temporary_schema(url, prefix) as schema_url:
+        yield schema_url
