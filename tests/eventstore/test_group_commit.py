@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 from pathlib import Path
@@ -58,7 +58,7 @@ def store(tmp_path: Path, gate: Gate) -> Iterator[SqliteEventStore]:
 
 
 def in_one_batch(
-    store: SqliteEventStore, gate: Gate, calls: list[Callable[[], AppendResult]]
+    store: SqliteEventStore, gate: Gate, calls: Sequence[Callable[[], AppendResult]]
 ) -> list[AppendResult | Exception]:
     """Run calls concurrently while the writer is held, so they all commit in one batch."""
     store.append("blocker", [event(0)], 0)  # the stream the gate holds the writer on
