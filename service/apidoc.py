@@ -10,9 +10,12 @@ from dataclasses import dataclass
 from typing import Any
 
 import msgspec
+from litestar._openapi.schema_generation import SchemaCreator
+from litestar._openapi.schema_generation.plugins.struct import StructSchemaPlugin
 from litestar.openapi import ResponseSpec
-from litestar.openapi.spec import Link, Operation, Reference
+from litestar.openapi.spec import Link, Operation, Reference, Schema
 from litestar.openapi.spec.response import OpenAPIResponse
+from litestar.typing import FieldDefinition
 
 from service.problems import MEDIA_TYPE, PROBLEMS
 
@@ -81,3 +84,20 @@ def _linked(status: str, links: dict[str, Link | Reference]) -> type[Operation]:
 CreatedLinks = _linked("201", _links(FROM_CREATE, {}))
 LegalMovesLinks = _linked("200", _links(FROM_LEGAL_MOVES, {"playMove": PLAY_FIRST_MOVE}))
 PlayedLinks = _linked("200", _links(FROM_PLAYED, {}))
+
+
+class StrictStructs(StructSchemaPlugin):
+    """Struct schemas that also say ``additionalProperties: false`` where msgspec forbids them.
+
+    Litestar's own plugin leaves ``forbid_unknown_fields`` out, so generated requests with
+    extra fields would look valid though the service refuses them.
+    """
+
+    def to_openapi_schema(
+        self, field_definition: FieldDefinition, schema_creator: SchemaCreator
+    ) -> Schema:
+        schema = super().to_openapi_schema(field_definition, schema_creator)
+        struct = field_definition.annotation
+        if struct.__struct_config__.forbid_unknown_fields:
+            schema.additional_properties = False
+        return schema

@@ -9,16 +9,13 @@ from litestar.openapi import OpenAPIConfig
 
 from eventstore import EventStore
 from service import logs
-from service.clocks import Sweeper
+from service.apidoc import StrictStructs
 from service.games import Games
-from service.apidoc import seal_bodies, strict_structs
 from service.limits import Limits, cors_config
 from service.problems import handle
 from service.routes import BoardController, GameController, MetaController
 from service.settings import Settings
 from service.store import open_store
-from service import verify, wire
-from service.tournament_routes import TournamentController
 
 VERSION = "0.1.0"
 
@@ -27,11 +24,10 @@ def create_app(settings: Settings | None = None, store: EventStore | None = None
     """The app over ``store`` (by default the SQLite file the settings name)."""
     settings = settings or Settings()
     logs.configure(settings.log_format, settings.log_level)
-    store = store or open_store(settings.database, settings.synchronous, settings.database_url)
+    store = store or open_store(settings.database, settings.synchronous)
     games = Games(store)
-    sweeper = Sweeper(games.enforce_clocks)
-    app = Litestar(
-        route_handlers=[MetaController, GameController, BoardController, TournamentController],
+    return Litestar(
+        route_handlers=[MetaController, GameController, BoardController],
         dependencies={"games": Provide(lambda: games, use_cache=True, sync_to_thread=False)},
         exception_handlers={Exception: handle},
         middleware=[logs.log_requests],
@@ -39,10 +35,8 @@ def create_app(settings: Settings | None = None, store: EventStore | None = None
         cors_config=cors_config(settings),
         state=State({"limits": Limits(settings)}),
         openapi_config=OpenAPIConfig(title="Tabula", version=VERSION, path="/schema"),
-        on_startup=[sweeper.start],
-        on_shutdown=[sweeper.stop, store.close],
+        on_shutdown=[store.close],
         logging_config=None,
         debug=False,
+        plugins=[StrictStructs()],
     )
-    seal_bodies(app, strict_structs(wire, verify))
-    return app
