@@ -24,7 +24,7 @@ def create_app(settings: Settings | None = None, store: EventStore | None = None
     """The app over ``store`` (by default the SQLite file the settings name)."""
     settings = settings or Settings()
     logs.configure(settings.log_format, settings.log_level)
-    store = store or open_store(settings.database, settings.synchronous)
+    store = store or open_store(settings.database, settings.synchronous, settings.database_url)
     games = Games(store)
     return Litestar(
         route_handlers=[MetaController, GameController, BoardController],
