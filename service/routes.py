@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
-from litestar import Controller, MediaType, Request, get, post
+from litestar import Controller, MediaType, Request, Response, get, post
 from litestar.di import NamedDependency
 from litestar.params import FromPath, FromQuery, HeaderParameter, JSONBody, QueryParameter
 from litestar.response import ServerSentEvent
@@ -14,7 +14,7 @@ from domain.events import no_secrets
 from domain.model import Viewer
 from domain.registry import RULESETS
 from eventstore import StoredEvent
-from service import board, records, stream
+from service import board, records, stream, tournament
 from service.apidoc import CreatedLinks, LegalMovesLinks, PlayedLinks, problems
 from service.games import Game, Games
 from service.limits import Limits, client_of, write_guard
@@ -26,7 +26,6 @@ from service.wire import (
     CreateGame,
     EventPage,
     GameList,
-    GameSummary,
     LegalMoves,
     Played,
     PlayMove,
@@ -109,20 +108,26 @@ class GameController(Controller):
     @get("/", operation_id="listGames", sync_to_thread=True, responses=problems(400))
     def list_games(
         self,
+        request: AnyRequest,
         games: GamesDep,
         status: FromQuery[str | None] = None,
         ruleset: FromQuery[str | None] = None,
         tag: FromQuery[str | None] = None,
-    ) -> GameList:
-        """Games, oldest first, filtered by status, rule set or tag (``key:value``)."""
+        format: FromQuery[Literal["json", "ndjson"]] = "json",
+    ) -> Response[GameList | bytes]:
+        """Games, oldest first, filtered by status, rule set or tag (``key:value``), with
+        their winners; as NDJSON with ``format=ndjson`` or ``Accept: application/x-ndjson``."""
         chosen = [
-            GameSummary(**g)
+            g
             for g in games.list()
             if (status is None or g["status"] == status)
             and (ruleset is None or g["ruleset"] == ruleset)
             and (tag is None or has_tag(g["tags"], tag))
         ]
-        return GameList(chosen)
+        rows = list(tournament.results(games, chosen))
+        if format == "ndjson" or "application/x-ndjson" in request.headers.get("accept", ""):
+            return Response(tournament.ndjson(rows), media_type=tournament.NDJSON)
+        return Response(GameList(rows))
 
     @get("/{game_id:str}", operation_id="getGame", sync_to_thread=True, responses=READ)
     def get_game(self, game_id: GameId, request: AnyRequest, games: GamesDep) -> dict[str, Any]:

@@ -14,6 +14,7 @@ from typing import Any
 import msgspec
 
 from domain.events import (
+    Adjudicated,
     CardDrawn,
     CardsDealt,
     DiceRolled,
@@ -23,6 +24,7 @@ from domain.events import (
     MovePlayed,
     MoveUndone,
     SeedRevealed,
+    TimeExpired,
     parse_event,
 )
 from domain.model import CHANCE_KINDS, ChanceNeed, Deal, Draw, GameError, Roll
@@ -158,11 +160,20 @@ class Checker:
                 if chance.commitment(seed) != self.replay.created.seed_commitment:
                     raise Invalid(version, "the revealed seed does not match its commitment")
                 return [event]
-            case GameFinished() if by == "referee":
+            case GameFinished() if by == "referee" or self.forfeited():
+                return [event]
+            case Adjudicated() | TimeExpired() if by in ("referee", "server"):
                 return [event]
             case CardDrawn() | DiceRolled() | CardsDealt():
                 return [self.outcome(version, event)]
         return self.decision(version, event)
+
+    def forfeited(self) -> bool:
+        """Whether the previous event was a clock running out with a forfeit."""
+        if self.at == 0:
+            return False
+        previous = self.events[self.at - 1][1]
+        return isinstance(previous, TimeExpired) and previous.consequence == "forfeit"
 
     def outcome(self, version: int, event: Event) -> Event:
         """A chance event, checked against what the pending draw or roll allows."""
