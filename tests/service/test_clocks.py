@@ -56,8 +56,10 @@ def test_running_out_of_time_plays_a_random_legal_move(api: TestClient[Any]) -> 
     events = wait_for(api, created["id"], "TimeExpired")
     expired = next(i for i, e in enumerate(events) if e["type"] == "TimeExpired")
     assert events[expired]["by"] == "server"
-    assert events[expired]["data"] == {"seat": 0, "consequence": "random_move"}
+    seat = events[expired]["data"]["seat"]
+    assert events[expired]["data"] == {"seat": seat, "consequence": "random_move"}
     assert events[expired + 1]["type"] in ("MovePlayed", "CardDrawn")
+    assert events[expired + 1]["data"]["seat"] == seat
     audit = api.get(f"/games/{created['id']}/audit", headers=auth(created["tokens"]["referee"]))
     assert audit.json()["verification"]["valid"], audit.json()["verification"]
 
