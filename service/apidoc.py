@@ -13,11 +13,13 @@ import msgspec
 from litestar._openapi.schema_generation import SchemaCreator
 from litestar._openapi.schema_generation.plugins.struct import StructSchemaPlugin
 from litestar.openapi import ResponseSpec
-from litestar.openapi.spec import Link, Operation, Reference, Schema
+from litestar.openapi.spec import Link, OpenAPIMediaType, OpenAPIType, Operation, Reference, Schema
 from litestar.openapi.spec.response import OpenAPIResponse
 from litestar.typing import FieldDefinition
 
 from service.problems import MEDIA_TYPE, PROBLEMS
+
+NDJSON = "application/x-ndjson"
 
 
 class Problem(msgspec.Struct, frozen=True):
@@ -101,3 +103,13 @@ class StrictStructs(StructSchemaPlugin):
         if struct.__struct_config__.forbid_unknown_fields:
             schema.additional_properties = False
         return schema
+
+
+@dataclass
+class AlsoNdjson(Operation):
+    """An operation whose 200 reply may also come as NDJSON (one JSON object a line)."""
+
+    def __post_init__(self) -> None:
+        response = (self.responses or {}).get("200")
+        if isinstance(response, OpenAPIResponse) and response.content is not None:
+            response.content[NDJSON] = OpenAPIMediaType(schema=Schema(type=OpenAPIType.STRING))

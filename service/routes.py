@@ -15,7 +15,7 @@ from domain.model import Viewer
 from domain.registry import RULESETS
 from eventstore import StoredEvent
 from service import board, records, stream, tournament
-from service.apidoc import CreatedLinks, LegalMovesLinks, PlayedLinks, problems
+from service.apidoc import AlsoNdjson, CreatedLinks, LegalMovesLinks, PlayedLinks, problems
 from service.games import Game, Games
 from service.limits import Limits, client_of, write_guard
 from service.problems import problem
@@ -105,7 +105,13 @@ class GameController(Controller):
         """Create a game; the reply holds the only copy of its tokens."""
         return games.create(data)
 
-    @get("/", operation_id="listGames", sync_to_thread=True, responses=problems(400))
+    @get(
+        "/",
+        operation_id="listGames",
+        sync_to_thread=True,
+        responses=problems(400),
+        operation_class=AlsoNdjson,
+    )
     def list_games(
         self,
         request: AnyRequest,
