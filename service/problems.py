@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import msgspec
 import structlog
 from litestar import Request, Response
 from litestar.exceptions import HTTPException, ValidationException
@@ -94,7 +95,7 @@ def translate(error: Exception) -> ServiceError:
     if isinstance(error, ValidationException):
         return _validation(error)
     if isinstance(error, HTTPException):
-        return _http(error)
+        return _body_error(error) or _http(error)
     raise error
 
 
@@ -108,6 +109,17 @@ def _validation(error: ValidationException) -> ServiceError:
     if "malformed" in detail.lower() or "json" in detail.lower():
         return problem("malformed-request", detail)
     return problem("validation-failed", detail)
+
+
+def _body_error(error: HTTPException) -> ServiceError | None:
+    """A body field that fails validation, which Litestar calls a 500 when the field shares
+    its name with a dependency (``{"games": null}`` on ``POST /games/batch``)."""
+    cause = error.__cause__
+    if error.status_code == 500 and isinstance(cause, msgspec.ValidationError):
+        message = str(cause)
+        if "`$.data." in message:
+            return problem("validation-failed", message.replace("`$.data.", "`$."))
+    return None
 
 
 def _http(error: HTTPException) -> ServiceError:
