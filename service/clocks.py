@@ -2,8 +2,9 @@
 
 A seat's clock runs while the seat is pending (to act). ``per_decision`` limits each stretch
 between two of the seat's acts; ``total`` limits the sum over the game, plus ``increment`` per
-act. When time runs out the server records ``TimeExpired`` and its consequence: a random legal
-move (``random_move``, the default) or a forfeit (``forfeit``: every other seat wins).
+act. When time runs out the server records ``TimeExpired`` and its consequence: the turn
+passes (``pass``: a pending move's card or throw is forfeited), a random legal move
+(``random_move``, the default) or a forfeit (``forfeit``: every other seat wins).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import structlog
 
 from domain.model import Pending
 
-Consequence = Literal["random_move", "forfeit"]
+Consequence = Literal["pass", "random_move", "forfeit"]
 
 
 class Clock(msgspec.Struct, frozen=True, forbid_unknown_fields=True):

@@ -16,6 +16,7 @@ from domain.events import (
     Event,
     GameFinished,
     TimeExpired,
+    TurnPassed,
 )
 from domain.model import CHANCE_KINDS, ChanceNeed, Deal, Draw, Roll, Viewer
 from eventstore import StoredEvent
@@ -97,17 +98,26 @@ def adjudication(game: Game, command: Adjudicate) -> list[Event]:
 
 
 def timeout_events(game: Game, seat: int) -> list[tuple[Actor, Event]]:
-    """What a seat running out of time causes, as the game's clock says."""
+    """What a seat running out of time causes, as the game's clock says.
+
+    A pending draw, deal or roll is made for the seat whatever the clock says (chance is
+    never skipped). ``pass`` forfeits a pending move's card or throw as when no move exists;
+    a pending exchange or discard cannot be passed, so it gets a random legal choice.
+    """
     assert game.clock is not None
+    rules, state = game.rules, game.replay.state
     consequence = game.clock.clock.on_timeout
+    kinds = {p.kind for p in rules.to_act(state) if p.seat == seat}
+    if consequence == "pass" and "move" not in kinds:
+        consequence = "random_move"
     expired: list[tuple[Actor, Event]] = [("server", TimeExpired(seat, consequence))]
     if consequence == "forfeit":
         others = tuple(s for s in range(len(game.created.seats)) if s != seat)
         return [*expired, ("server", GameFinished(others, f"seat {seat} ran out of time"))]
-    rules, state = game.rules, game.replay.state
+    if consequence == "pass":
+        return [*expired, ("server", TurnPassed(seat, "ran out of time: the turn passes"))]
     moves = rules.legal_moves(state, seat)
-    pick = chance.draw_number(game.secrets.seed, game.version, part=-1) % len(moves)
-    move = moves[pick]
+    move = moves[chance.draw_number(game.secrets.seed, game.version, part=-1) % len(moves)]
     if move.id in CHANCE_KINDS:
         need = rules.chance(state)
         assert need is not None

@@ -25,6 +25,7 @@ from domain.events import (
     MoveUndone,
     SeedRevealed,
     TimeExpired,
+    TurnPassed,
     parse_event,
 )
 from domain.model import CHANCE_KINDS, ChanceNeed, Deal, Draw, GameError, Roll
@@ -160,7 +161,9 @@ class Checker:
                 if chance.commitment(seed) != self.replay.created.seed_commitment:
                     raise Invalid(version, "the revealed seed does not match its commitment")
                 return [event]
-            case GameFinished() if by == "referee" or self.forfeited():
+            case GameFinished() if by == "referee" or self.after_timeout("forfeit"):
+                return [event]
+            case TurnPassed(seat=seat) if self.after_timeout("pass", seat):
                 return [event]
             case Adjudicated() | TimeExpired() if by in ("referee", "server"):
                 return [event]
@@ -168,12 +171,16 @@ class Checker:
                 return [self.outcome(version, event)]
         return self.decision(version, event)
 
-    def forfeited(self) -> bool:
-        """Whether the previous event was a clock running out with a forfeit."""
+    def after_timeout(self, consequence: str, seat: int | None = None) -> bool:
+        """Whether the previous event was ``seat``'s clock running out with ``consequence``."""
         if self.at == 0:
             return False
         previous = self.events[self.at - 1][1]
-        return isinstance(previous, TimeExpired) and previous.consequence == "forfeit"
+        return (
+            isinstance(previous, TimeExpired)
+            and previous.consequence == consequence
+            and seat in (None, previous.seat)
+        )
 
     def outcome(self, version: int, event: Event) -> Event:
         """A chance event, checked against what the pending draw or roll allows."""

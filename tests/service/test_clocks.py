@@ -6,6 +6,7 @@ import time
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import pytest
 from litestar.testing import TestClient
 
 from domain.model import Pending
@@ -92,3 +93,34 @@ def test_a_move_after_the_deadline_is_refused(api: TestClient[Any]) -> None:
         f"/games/{created['id']}/moves", json=body, headers=auth(created["tokens"]["seats"][0])
     )
     assert reply.status_code == 409
+
+
+@pytest.mark.parametrize("ruleset", ["sorry", "sorry-hand", "parchis", "ludo", "partners"])
+def test_running_out_of_time_can_pass_the_turn(api: TestClient[Any], ruleset: str) -> None:
+    players = 4 if ruleset == "partners" else 2
+    clock = {"per_decision": 0.15, "on_timeout": "pass"}
+    created = create(api, ruleset, players=players, clock=clock, auto_chance=True)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        events = api.get(f"/games/{created['id']}/events").json()["events"]
+        passes = [i for i, e in enumerate(events) if e["data"].get("consequence") == "pass"]
+        if passes:
+            break
+        time.sleep(0.05)
+    else:
+        raise AssertionError("no pass within 30 s")
+    expired = events[passes[0]]
+    passed = events[passes[0] + 1]
+    assert passed["type"] == "TurnPassed" and passed["by"] == "server"
+    assert passed["data"]["seat"] == expired["data"]["seat"]
+    audit = api.get(f"/games/{created['id']}/audit", headers=auth(created["tokens"]["referee"]))
+    assert audit.json()["verification"]["valid"], audit.json()["verification"]
+
+
+def test_a_pending_exchange_cannot_pass_and_gets_a_random_choice(api: TestClient[Any]) -> None:
+    clock = {"per_decision": 0.2, "on_timeout": "pass"}
+    created = create(api, "partners", players=4, clock=clock, auto_chance=True)
+    events = wait_for(api, created["id"], "TimeExpired")
+    first = next(e for e in events if e["type"] == "TimeExpired")
+    assert first["data"]["consequence"] == "random_move"
+    assert api.get(f"/games/{created['id']}/audit").status_code == 403
