@@ -1,7 +1,9 @@
 """The viewer page end to end in headless Chromium (Debian's ``chromium``, driven by Playwright).
 
-The real app is served by uvicorn. A missing browser or Playwright fails the test: CI must
-have them (``.ci/run`` installs Chromium). Set ``TABULA_SKIP_BROWSER=1`` to skip locally.
+The real app is served by uvicorn. Without Debian's Chromium the test is skipped with a
+message, so ``make test`` works on a bare machine; ``.ci/run`` installs Chromium and sets
+``TABULA_REQUIRE_BROWSER=1``, which turns a missing browser into a failure. Set
+``TABULA_SKIP_BROWSER=1`` to skip it even where Chromium is installed.
 """
 
 from __future__ import annotations
@@ -51,7 +53,10 @@ def url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 @pytest.fixture
 def page() -> Iterator[Page]:
     if not Path(CHROMIUM).exists():
-        pytest.fail(f"{CHROMIUM} is missing: apt-get install chromium", pytrace=False)
+        missing = f"{CHROMIUM} is missing: apt-get install chromium (.ci/run does)"
+        if os.environ.get("TABULA_REQUIRE_BROWSER") == "1":
+            pytest.fail(missing, pytrace=False)
+        pytest.skip(missing)
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         page = browser.new_page(viewport={"width": 1100, "height": 760})
