@@ -196,6 +196,8 @@ class Games:
 
     def enforce_clock(self, game_id: str, now: datetime | None = None) -> list[StoredEvent]:
         """If a pending seat's time ran out: TimeExpired and its consequence, appended."""
+        if self._cached(game_id).clock is None:
+            return []  # no clock: no need to read the log (this runs before every write)
         with self.open(game_id) as game:
             if game.clock is None or game.finished:
                 return []
@@ -398,9 +400,11 @@ class Games:
                 )
         return result
 
-    def list(self) -> list[dict[str, Any]]:
-        """Every game's summary, oldest first."""
-        return [
+    def list(
+        self, status: str | None = None, ruleset: str | None = None, tag: str | None = None
+    ) -> list[dict[str, Any]]:
+        """Game summaries, oldest first, filtered by status, rule set and tag (``key:value``)."""
+        summaries = [
             {
                 "id": info.stream_id,
                 "ruleset": info.meta.get("ruleset", ""),
@@ -412,6 +416,21 @@ class Games:
             }
             for info in self.store.streams()
         ]
+        return [
+            g
+            for g in summaries
+            if (status is None or g["status"] == status)
+            and (ruleset is None or g["ruleset"] == ruleset)
+            and (tag is None or has_tag(g["tags"], tag))
+        ]
+
+
+def has_tag(tags: dict[str, str], wanted: str) -> bool:
+    """Whether ``tags`` has ``key:value`` (or just the key, or just the value)."""
+    key, sep, value = wanted.partition(":")
+    if sep:
+        return tags.get(key) == value
+    return wanted in tags or wanted in tags.values()
 
 
 def earliest_revert(events: list[StoredEvent]) -> int | None:

@@ -123,14 +123,7 @@ class GameController(Controller):
     ) -> Response[GameList | bytes]:
         """Games, oldest first, filtered by status, rule set or tag (``key:value``), with
         their winners; as NDJSON with ``format=ndjson`` or ``Accept: application/x-ndjson``."""
-        chosen = [
-            g
-            for g in games.list()
-            if (status is None or g["status"] == status)
-            and (ruleset is None or g["ruleset"] == ruleset)
-            and (tag is None or has_tag(g["tags"], tag))
-        ]
-        rows = list(tournament.results(games, chosen))
+        rows = list(tournament.results(games, games.list(status, ruleset, tag)))
         if format == "ndjson" or "application/x-ndjson" in request.headers.get("accept", ""):
             return Response(tournament.ndjson(rows), media_type=tournament.NDJSON)
         return Response(GameList(rows))
@@ -359,11 +352,3 @@ def played(games: Games, game_id: str, request: AnyRequest, stored: list[StoredE
         viewer = viewer_of(game, request)
         events = [event_out(game, e, viewer) for e in stored]
         return Played(game.version, events, state_view(game, game.replay, viewer))
-
-
-def has_tag(tags: dict[str, str], wanted: str) -> bool:
-    """Whether ``tags`` has ``key:value`` (or just the key, or just the value)."""
-    key, sep, value = wanted.partition(":")
-    if sep:
-        return tags.get(key) == value
-    return wanted in tags or wanted in tags.values()

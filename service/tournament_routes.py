@@ -7,7 +7,6 @@ from litestar.params import FromQuery, JSONBody
 
 from service import tournament
 from service.apidoc import problems
-from service.games import Games
 from service.limits import write_guard
 from service.routes import (
     WRITE,
@@ -16,19 +15,9 @@ from service.routes import (
     GamesDep,
     IdempotencyKey,
     bearer,
-    has_tag,
     played,
 )
 from service.wire import Adjudicate, Played
-
-
-def finished_with(games: Games, tag: str | None) -> list[dict[str, object]]:
-    """Summaries of the finished games carrying ``tag`` (all finished games without one)."""
-    return [
-        g
-        for g in games.list()
-        if g["status"] == "finished" and (tag is None or has_tag(g["tags"], tag))
-    ]
 
 
 class TournamentController(Controller):
@@ -70,10 +59,10 @@ class TournamentController(Controller):
     @get("/standings", operation_id="standings", sync_to_thread=True, responses=problems(400))
     def standings(self, games: GamesDep, tag: FromQuery[str | None] = None) -> tournament.Standings:
         """Wins per player name over the finished games with ``tag``, ties by pieces home."""
-        rows = list(tournament.results(games, finished_with(games, tag)))
+        rows = list(tournament.results(games, games.list("finished", tag=tag)))
         return tournament.standings(tag, rows)
 
     @get("/archive", operation_id="archive", sync_to_thread=True, responses=problems(400))
     def archive(self, games: GamesDep, tag: FromQuery[str | None] = None) -> tournament.Archive:
         """The records of the finished games with ``tag``, verifiable offline as one file."""
-        return tournament.archive(games, finished_with(games, tag))
+        return tournament.archive(games, games.list("finished", tag=tag))
