@@ -47,6 +47,12 @@ WRITE = problems(400, 401, 403, 404, 409, 413, 422, 429)
 CREATE = problems(400, 413, 422, 429)
 
 
+def check_after(after: int, version: int) -> None:
+    """Reject a cursor past the log: versions never go back, so no client has seen it."""
+    if after > version:
+        raise problem("out-of-range", f"after={after} is past this game's version {version}")
+
+
 def bearer(request: AnyRequest) -> str | None:
     """The bearer token of a request, if any."""
     header = request.headers.get("authorization")
@@ -288,12 +294,13 @@ class GameController(Controller):
         last_event_id: LastEventId = None,
     ) -> ServerSentEvent:
         """The log as Server-Sent Events, live; resumes after ``Last-Event-ID`` (or ``after``)."""
-        with games.open(game_id) as game:
-            viewer = viewer_of(game, request)
         if last_event_id is not None:
             if not last_event_id.isdigit():
                 raise problem("validation-failed", "Last-Event-ID must be an event version")
             after = int(last_event_id)
+        with games.open(game_id) as game:
+            viewer = viewer_of(game, request)
+            check_after(after, game.version)
         limits, client = limits_of(request), client_of(request)
         limits.streams.acquire(client)
         events = stream.game_events(games, game_id, viewer, after)
@@ -313,6 +320,7 @@ class GameController(Controller):
         with games.open(game_id) as game:
             viewer = viewer_of(game, request)
             version = game.version
+        check_after(after, version)
         stored = games.store.read(game_id, after=after, limit=page)
         return EventPage(version, [event_out(game, e, viewer) for e in stored])
 

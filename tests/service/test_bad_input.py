@@ -160,6 +160,31 @@ def test_negative_after_is_400(api: TestClient[Any]) -> None:
     expect_problem(reply, 400, "validation-failed")
 
 
+@pytest.mark.parametrize("route", ["events", "events/stream"])
+@pytest.mark.parametrize("after", [2, 2**64 + 7])
+def test_after_past_the_log_is_400(api: TestClient[Any], route: str, after: int) -> None:
+    created = create(api)
+    reply = api.get(f"/games/{created['id']}/{route}", params={"after": after})
+    expect_problem(reply, 400, "out-of-range", f"after={after}", "version 1")
+
+
+def test_last_event_id_past_the_log_is_400(api: TestClient[Any]) -> None:
+    created = create(api)
+    headers = {"Last-Event-ID": str(2**70)}
+    reply = api.get(f"/games/{created['id']}/events/stream", headers=headers)
+    expect_problem(reply, 400, "out-of-range", "past this game's version")
+
+
+def test_referee_naming_a_seat_that_does_not_exist_is_400(api: TestClient[Any]) -> None:
+    created = create(api)
+    body = {"move": "roll", "seat": 2**64 - 1}
+    reply = api.post(
+        f"/games/{created['id']}/moves", json=body, headers=auth(created["tokens"]["referee"])
+    )
+    expect_problem(reply, 400, "validation-failed", "seats are numbered 0 to 2")
+    assert versions(api, created["id"]) == created["version"]
+
+
 def test_malformed_authorization_header_is_401(api: TestClient[Any]) -> None:
     created = create(api)
     reply = api.post(
