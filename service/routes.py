@@ -10,7 +10,6 @@ from litestar.di import NamedDependency
 from litestar.params import FromPath, FromQuery, HeaderParameter, JSONBody, QueryParameter
 from litestar.response import ServerSentEvent
 
-from domain.events import no_secrets
 from domain.model import Viewer
 from domain.registry import RULESETS
 from eventstore import StoredEvent
@@ -20,7 +19,7 @@ from service.games import Game, Games
 from service.limits import Limits, client_of, write_guard
 from service.problems import problem
 from service.verify import GameRecord
-from service.views import event_out, state_view
+from service.views import event_out, moves_for, state_view
 from service.wire import (
     Created,
     CreateGame,
@@ -167,17 +166,7 @@ class GameController(Controller):
     def legal_moves(self, game_id: GameId, request: AnyRequest, games: GamesDep) -> LegalMoves:
         """The caller's legal moves (every pending seat's for the referee or a spectator)."""
         with games.open(game_id) as game:
-            viewer = viewer_of(game, request)
-            rules, state = game.rules, game.replay.state
-            seats = (
-                [viewer]
-                if isinstance(viewer, int)
-                else sorted({p.seat for p in rules.to_act(state)})
-            )
-            if viewer is None and rules.redact is not no_secrets:
-                seats = []  # moves name the cards they use: hidden from spectators
-            moves = [m for seat in seats for m in rules.legal_moves(state, seat)]
-            return LegalMoves(game.version, moves)
+            return LegalMoves(game.version, moves_for(game, viewer_of(game, request)))
 
     @post(
         "/{game_id:str}/moves",
@@ -355,8 +344,9 @@ class BoardController(Controller):
 
 
 def played(games: Games, game_id: str, request: AnyRequest, stored: list[StoredEvent]) -> Played:
-    """The reply to a write: the events it stored and the state now."""
+    """The reply to a write: the events it stored, the state now and the caller's legal moves."""
     with games.open(game_id) as game:
         viewer = viewer_of(game, request)
         events = [event_out(game, e, viewer) for e in stored]
-        return Played(game.version, events, state_view(game, game.replay, viewer))
+        view = state_view(game, game.replay, viewer)
+        return Played(game.version, events, view, moves_for(game, viewer))

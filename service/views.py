@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from domain.events import event_data, no_secrets, parse_event
-from domain.model import COLOURS, Viewer
+from domain.model import COLOURS, Move, Viewer
 from domain.replay import Replay
 from eventstore import StoredEvent
 from service.games import Game
@@ -35,6 +35,19 @@ def state_view(game: Game, replay: Replay, viewer: Viewer) -> dict[str, Any]:
         if game.clock and replay is game.replay
         else None,
     }
+
+
+def moves_for(game: Game, viewer: Viewer) -> list[Move]:
+    """The caller's legal moves now: a seat's own, every pending seat's for the referee, and
+    for a spectator too unless the moves would name hidden cards."""
+    rules, state = game.rules, game.replay.state
+    if isinstance(viewer, int):
+        seats = [viewer]
+    elif viewer is None and rules.redact is not no_secrets:
+        seats = []
+    else:
+        seats = sorted({p.seat for p in rules.to_act(state)})
+    return [m for seat in seats for m in rules.legal_moves(state, seat)]
 
 
 def event_out(game: Game, stored: StoredEvent, viewer: Viewer) -> EventOut:

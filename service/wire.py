@@ -115,9 +115,12 @@ class EventPage(msgspec.Struct, frozen=True):
 
 
 class Played(msgspec.Struct, frozen=True):
+    """A write's reply; ``legal_moves`` saves the caller a GET /legal-moves before its next move."""
+
     version: int
     events: list[EventOut]
     state: dict[str, Any]
+    legal_moves: list[Move]
 
 
 class GameSummary(msgspec.Struct, frozen=True):

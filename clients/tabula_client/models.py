@@ -167,11 +167,13 @@ class EventPage(msgspec.Struct, frozen=True):
 
 
 class PlayResult(msgspec.Struct, frozen=True):
-    """``POST /games/{id}/moves``: the events appended and the state after them."""
+    """A write's reply: the events appended, the state after them and the caller's legal moves
+    now (what ``legal_moves`` would answer; empty from servers older than the field)."""
 
     version: int
     events: list[StoredEvent]
     state: GameView
+    legal_moves: list[Move] = msgspec.field(default_factory=list)
 
 
 class Verification(msgspec.Struct, frozen=True):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
+import pytest
 from litestar.testing import TestClient
 
 from eventstore import StoredEvent, verify_chain
@@ -93,6 +94,27 @@ def test_play_by_steps_instead_of_id(api: TestClient[Any]) -> None:
     assert reply.status_code == 200
     assert reply.json()["events"][0]["type"] == "DiceRolled"
     assert reply.json()["state"]["to_act"] == [{"seat": 1, "kind": "roll"}]
+
+
+@pytest.mark.parametrize("ruleset", ["race35", "sorry-hand"])
+def test_a_moves_reply_carries_the_callers_next_legal_moves(
+    api: TestClient[Any], ruleset: str
+) -> None:
+    created = create(api, ruleset, players=2)
+    game = created["id"]
+    for token in [created["tokens"]["seats"][0], created["tokens"]["referee"]] * 6:
+        moves = api.get(f"/games/{game}/legal-moves", headers=auth(token)).json()["moves"]
+        if not moves:
+            continue
+        reply = api.post(
+            f"/games/{game}/moves",
+            json={"move": moves[0]["id"], "seat": moves[0]["seat"]},
+            headers=auth(token),
+        )
+        assert reply.status_code == 200, reply.text
+        now = api.get(f"/games/{game}/legal-moves", headers=auth(token)).json()
+        assert reply.json()["legal_moves"] == now["moves"]
+        assert reply.json()["version"] == now["version"]
 
 
 def test_idempotency_key_retry_appends_nothing_twice(api: TestClient[Any]) -> None:

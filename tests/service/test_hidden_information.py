@@ -71,6 +71,7 @@ def play_some(http: httpx.Client, created: dict[str, Any], steps: int, rng: rand
             f"/games/{game}/moves", json={"move": rng.choice(moves)["id"]}, headers=token
         )
         assert reply.status_code == 200, reply.text
+        assert not leaks(reply.json(), seat), leaks(reply.json(), seat)
 
 
 def responses(
