@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import itertools
 import logging
 import re
 import time
 import uuid
+from collections.abc import Mapping, MutableMapping
+from contextvars import ContextVar
 from typing import Any
 
 import structlog
@@ -13,6 +16,14 @@ from litestar.enums import ScopeType
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
 
 GAME_PATH = re.compile(r"^/games/([^/]+)")
+PROCESS = uuid.uuid4().hex[:16]  # request ids: this process's random prefix and a serial number
+SERIAL = itertools.count(1)
+REQUEST: ContextVar[dict[str, Any]] = ContextVar("request", default={})  # noqa: B039
+
+
+def merge_request(_: Any, __: str, event: MutableMapping[str, Any]) -> Mapping[str, Any]:
+    """structlog processor: add the current request's id and game to every line."""
+    return {**REQUEST.get(), **event}
 
 
 def configure(log_format: str, level: str) -> None:
@@ -24,7 +35,7 @@ def configure(log_format: str, level: str) -> None:
     )
     structlog.configure(
         processors=[
-            structlog.contextvars.merge_contextvars,
+            merge_request,
             structlog.processors.add_log_level,
             structlog.processors.TimeStamper(fmt="iso", utc=True),
             structlog.processors.format_exc_info,
@@ -51,14 +62,11 @@ def log_requests(app: ASGIApp) -> ASGIApp:
         if scope["type"] != ScopeType.HTTP:
             await app(scope, receive, send)
             return
-        headers = dict(scope.get("headers") or [])
-        request_id = headers.get(b"x-request-id", b"").decode()[:64] or uuid.uuid4().hex
+        given = next((v for k, v in scope["headers"] if k == b"x-request-id"), b"")
+        request_id = given.decode(errors="replace")[:64] or f"{PROCESS}{next(SERIAL):x}"
         path = scope["path"]
         match = GAME_PATH.match(path)
-        structlog.contextvars.clear_contextvars()
-        structlog.contextvars.bind_contextvars(
-            request_id=request_id, game_id=match.group(1) if match else None
-        )
+        REQUEST.set({"request_id": request_id, "game_id": match.group(1) if match else None})
         status = 500
         started = time.perf_counter()
 

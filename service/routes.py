@@ -16,7 +16,7 @@ from eventstore import StoredEvent
 from service import board, records, stream, tournament
 from service.apidoc import AlsoNdjson, CreatedLinks, LegalMovesLinks, PlayedLinks, problems
 from service.games import Game, Games
-from service.limits import Limits, client_of, write_guard
+from service.limits import Limits, client_of, write_limit
 from service.problems import problem
 from service.verify import GameRecord
 from service.views import event_out, moves_for, state_view
@@ -102,7 +102,7 @@ class GameController(Controller):
         "/",
         operation_id="createGame",
         sync_to_thread=True,
-        guards=[write_guard],
+        before_request=write_limit,
         responses=CREATE,
         operation_class=CreatedLinks,
     )
@@ -173,7 +173,7 @@ class GameController(Controller):
         operation_id="playMove",
         status_code=200,
         sync_to_thread=True,
-        guards=[write_guard],
+        before_request=write_limit,
         responses=WRITE,
         operation_class=PlayedLinks,
     )
@@ -194,7 +194,7 @@ class GameController(Controller):
         operation_id="undo",
         status_code=200,
         sync_to_thread=True,
-        guards=[write_guard],
+        before_request=write_limit,
         responses=WRITE,
         operation_class=PlayedLinks,
     )
@@ -215,7 +215,7 @@ class GameController(Controller):
         operation_id="postChance",
         status_code=200,
         sync_to_thread=True,
-        guards=[write_guard],
+        before_request=write_limit,
         responses=WRITE,
     )
     def post_chance(
@@ -259,7 +259,7 @@ class GameController(Controller):
         operation_id="importGame",
         sync_to_thread=True,
         request_max_body_size=MAX_RECORD_BYTES,
-        guards=[write_guard],
+        before_request=write_limit,
         responses=CREATE,
         operation_class=CreatedLinks,
     )

@@ -7,7 +7,7 @@ from litestar.params import FromQuery, JSONBody
 
 from service import tournament
 from service.apidoc import problems
-from service.limits import write_guard
+from service.limits import write_limit
 from service.routes import (
     WRITE,
     AnyRequest,
@@ -27,7 +27,7 @@ class TournamentController(Controller):
         "/games/batch",
         operation_id="createBatch",
         sync_to_thread=True,
-        guards=[write_guard],
+        before_request=write_limit,
         responses=problems(400, 413, 422),
     )
     def create_batch(
@@ -41,7 +41,7 @@ class TournamentController(Controller):
         operation_id="adjudicate",
         status_code=200,
         sync_to_thread=True,
-        guards=[write_guard],
+        before_request=write_limit,
         responses=WRITE,
     )
     def adjudicate(
