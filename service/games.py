@@ -473,7 +473,8 @@ def acting_seat(game: Game, role: Viewer, asked: int | None) -> int:
             raise problem("forbidden", f"this token plays for seat {role}, not seat {asked}")
         return role
     if asked is not None:
-        if not 0 <= asked < (count := len(game.created.seats)):
+        count = len(game.created.seats)
+        if not 0 <= asked < count:
             raise problem("validation-failed", f"seats are numbered 0 to {count - 1}")
         return asked
     pending = sorted({p.seat for p in game.rules.to_act(game.replay.state)})

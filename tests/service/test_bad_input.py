@@ -175,9 +175,10 @@ def test_last_event_id_past_the_log_is_400(api: TestClient[Any]) -> None:
     expect_problem(reply, 400, "out-of-range", "past this game's version")
 
 
-def test_referee_naming_a_seat_that_does_not_exist_is_400(api: TestClient[Any]) -> None:
+@pytest.mark.parametrize("seat", [3, 2**64 - 1, -1, -843])
+def test_referee_naming_a_seat_that_does_not_exist_is_400(api: TestClient[Any], seat: int) -> None:
     created = create(api)
-    body = {"move": "roll", "seat": 2**64 - 1}
+    body = {"move": "roll", "seat": seat}
     reply = api.post(
         f"/games/{created['id']}/moves", json=body, headers=auth(created["tokens"]["referee"])
     )
