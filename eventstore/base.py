@@ -79,3 +79,19 @@ class Announcing(Protocol):
     def subscribe(self, stream_id: str, wake: Callable[[], None]) -> Callable[[], None]:
         """Call wake (from another thread) after appends to the stream; return the unsubscribe."""
         ...
+
+
+@runtime_checkable
+class AsyncAppending(Protocol):
+    """A store whose appends can be awaited without holding a thread while they commit (SQLite's
+    group commit resolves the awaiting task when its batch is durable)."""
+
+    async def append_async(
+        self,
+        stream_id: str,
+        events: Sequence[NewEvent],
+        expected_version: int,
+        idempotency_key: str | None = None,
+    ) -> AppendResult:
+        """``append``, awaited on the running event loop."""
+        ...

@@ -22,6 +22,7 @@ of that batch gets it) or an append to a closed store.
 
 from __future__ import annotations
 
+import asyncio
 import queue
 import sqlite3
 import threading
@@ -173,14 +174,38 @@ class SqliteEventStore:
         result: AppendResult = self._submit(f"cannot append to stream {stream_id!r}", work)
         return result
 
+    async def append_async(
+        self,
+        stream_id: str,
+        events: Sequence[NewEvent],
+        expected_version: int,
+        idempotency_key: str | None = None,
+    ) -> AppendResult:
+        """``append`` awaited: the writer thread resolves the task when the batch has committed."""
+        if not events:
+            raise ValueError(f"append to stream {stream_id!r} needs at least one event")
+
+        def work(conn: sqlite3.Connection) -> AppendResult:
+            return self._append(
+                conn, stream_id, events, expected_version, idempotency_key, None, None
+            )
+
+        job = self._enqueue(f"cannot append to stream {stream_id!r}", work)
+        result: AppendResult = await asyncio.wrap_future(job)
+        return result
+
     def _submit(self, doing: str, work: Work) -> Any:
         """Queue work for the writer and wait until its batch has committed."""
+        return self._enqueue(doing, work).result()
+
+    def _enqueue(self, doing: str, work: Work) -> Future[Any]:
+        """Queue work for the writer; the future resolves once its batch has committed."""
         job = _Job(doing, work, Future())
         with self._closing:
             if self._closed:
                 raise StoreError(f"{doing}: the store is closed")
             self._queue.put(job)
-        return job.future.result()
+        return job.future
 
     def _write_batches(self) -> None:
         """The writer thread: commit whatever is queued as one batch, until closed."""

@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import threading
 import uuid
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any
 
+import anyio.to_thread
 import msgspec
 
 from domain.events import (
@@ -31,7 +32,14 @@ from domain.model import CHANCE_KINDS, Move, Pending, Viewer
 from domain.registry import RULESETS
 from domain.replay import CHANCE_EVENTS, SNAPSHOT_EVERY, MissingHistory, Replay, fold
 from domain.ruleset import RuleSet
-from eventstore import AppendResult, EventStore, NewEvent, StoredEvent
+from eventstore import (
+    AppendResult,
+    AsyncAppending,
+    EventStore,
+    NewEvent,
+    StoredEvent,
+    VersionConflict,
+)
 from service import chance, tokens
 from service.clocks import Clock, ClockState, parse_at
 from service.problems import problem
@@ -41,6 +49,7 @@ from service.wire import Adjudicate, Created, CreateGame, PlayMove, PostChance, 
 Actor = int | str
 MAX_AUTOMATIC = 10_000
 LATEST = 2**62
+WRITE_ATTEMPTS = 8  # an async move checked again after another write came between
 
 
 class Secrets(msgspec.Struct, frozen=True):
@@ -258,10 +267,47 @@ class Games:
     ) -> list[StoredEvent]:
         """Check and play one move for the caller's seat; returns the events stored."""
 
+        return self._write(game_id, token, key, command.expected_version, self._move(command))
+
+    async def play_async(
+        self, game_id: str, token: str | None, command: PlayMove, key: str | None
+    ) -> list[StoredEvent]:
+        """``play`` on the event loop: no thread is held while the append commits.
+
+        The move is checked and built under the game's lock, which is let go while the append
+        waits for its group commit; the append's own version check catches a write that came
+        between, and the move is then checked again on the new state (unless the caller named
+        the version it expected: that is a 409, as always). Timed games and stores that cannot
+        append asynchronously take the threaded path.
+        """
+        if key is not None and (earlier := self.store.lookup(game_id, key)) is not None:
+            return list(earlier.events)
+        store, build = self.store, self._move(command)
+        if self._cached(game_id).clock is not None or not isinstance(store, AsyncAppending):
+            return await anyio.to_thread.run_sync(self.play, game_id, token, command, key)
+        for _ in range(WRITE_ATTEMPTS):
+            with self.open(game_id) as game:
+                batch, version = (
+                    self._batch(game, token, command.expected_version, build),
+                    game.version,
+                )
+            try:
+                result = await store.append_async(game_id, new_events(batch), version, key)
+            except VersionConflict:
+                if command.expected_version is not None:
+                    raise
+                continue
+            due = self._settle(game_id, version, result.events)
+            if due:
+                await anyio.to_thread.run_sync(self._save_due, game_id, due)
+            return list(result.events)
+        raise problem("version-conflict", f"game {game_id} kept changing; try again")
+
+    def _move(self, command: PlayMove) -> Callable[[Game, Viewer], list[tuple[Actor, Event]]]:
         def build(game: Game, role: Viewer) -> list[tuple[Actor, Event]]:
             return self._decision(game, acting_seat(game, role, command.seat), command)
 
-        return self._write(game_id, token, key, command.expected_version, build)
+        return build
 
     def undo(
         self, game_id: str, token: str | None, command: Undo, key: str | None
@@ -321,15 +367,26 @@ class Games:
             return list(earlier.events)
         self.enforce_clock(game_id)
         with self.open(game_id) as game:
-            role = game.role(token)
-            if role is None:
-                raise problem("unauthorized", "writing needs a seat's or the referee's token")
-            check_version(game, expected)
-            if game.finished and not finished_ok:
-                raise problem("game-over", f"game {game_id} is finished")
-            batch = build(game, role)
-            batch += self._advance(game.id, game.replay, game.secrets, batch)
+            batch = self._batch(game, token, expected, build, finished_ok)
             return list(self._append(game, batch, key).events)
+
+    def _batch(
+        self,
+        game: Game,
+        token: str | None,
+        expected: int | None,
+        build: Callable[[Game, Viewer], list[tuple[Actor, Event]]],
+        finished_ok: bool = False,
+    ) -> list[tuple[Actor, Event]]:
+        """The events of one write and what follows by itself, checked; nothing stored yet."""
+        role = game.role(token)
+        if role is None:
+            raise problem("unauthorized", "writing needs a seat's or the referee's token")
+        check_version(game, expected)
+        if game.finished and not finished_ok:
+            raise problem("game-over", f"game {game.id} is finished")
+        batch = build(game, role)
+        return batch + self._advance(game.id, game.replay, game.secrets, batch)
 
     def _decision(self, game: Game, seat: int, command: PlayMove) -> list[tuple[Actor, Event]]:
         """The events of the seat's decision (or its draw or roll)."""
@@ -393,12 +450,27 @@ class Games:
     ) -> AppendResult:
         result = self.store.append(game.id, new_events(batch), game.version, key)
         self._catch_up(game, result.events)
-        for stored in result.events:
-            if stored.version % SNAPSHOT_EVERY == 0 and stored.version in game.replay.snapshots:
-                self.store.save_snapshot(
-                    game.id, stored.version, frame_bytes(game.replay, stored.version)
-                )
+        self._save_snapshots(game, result.events)
         return result
+
+    def _save_snapshots(self, game: Game, appended: Sequence[StoredEvent]) -> None:
+        """Save the fold at each snapshot version among the events just appended."""
+        self._save_due(game.id, snapshots_due(game, appended))
+
+    def _save_due(self, game_id: str, due: list[tuple[int, bytes]]) -> None:
+        for version, data in due:
+            self.store.save_snapshot(game_id, version, data)
+
+    def _settle(
+        self, game_id: str, version: int, appended: Sequence[StoredEvent]
+    ) -> list[tuple[int, bytes]]:
+        """Fold events appended at ``version`` into the cached game (unless a reader already
+        caught up past them); the snapshots they make due."""
+        game = self._cached(game_id)
+        with game.lock:
+            if game.version == version:
+                self._catch_up(game, appended)
+            return snapshots_due(game, appended)
 
     def list(
         self, status: str | None = None, ruleset: str | None = None, tag: str | None = None
@@ -437,6 +509,15 @@ def earliest_revert(events: list[StoredEvent]) -> int | None:
     """The earliest version an undo among ``events`` reverts to, if any."""
     targets = [int(e.data["reverts"]) for e in events if e.type == "MoveUndone"]
     return min(targets, default=None)
+
+
+def snapshots_due(game: Game, appended: Sequence[StoredEvent]) -> list[tuple[int, bytes]]:
+    """The snapshots to save among events just appended: (version, bytes) every SNAPSHOT_EVERY."""
+    return [
+        (e.version, frame_bytes(game.replay, e.version))
+        for e in appended
+        if e.version % SNAPSHOT_EVERY == 0 and e.version in game.replay.snapshots
+    ]
 
 
 def frame_bytes(replay: Replay, version: int) -> bytes:

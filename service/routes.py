@@ -172,12 +172,11 @@ class GameController(Controller):
         "/{game_id:str}/moves",
         operation_id="playMove",
         status_code=200,
-        sync_to_thread=True,
         before_request=write_limit,
         responses=WRITE,
         operation_class=PlayedLinks,
     )
-    def play(
+    async def play(
         self,
         game_id: GameId,
         data: JSONBody[PlayMove],
@@ -186,7 +185,7 @@ class GameController(Controller):
         idempotency_key: IdempotencyKey = None,
     ) -> Played:
         """Play a move (an id from legal-moves, or its steps) for the caller's seat."""
-        stored = games.play(game_id, bearer(request), data, idempotency_key)
+        stored = await games.play_async(game_id, bearer(request), data, idempotency_key)
         return played(games, game_id, request, stored)
 
     @post(

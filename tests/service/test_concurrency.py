@@ -32,3 +32,24 @@ def test_threads_racing_the_same_move_append_it_once(api: TestClient[Any]) -> No
     assert verify_chain(stored) is None
     rolls = [e for e in stored if e.type == "DiceRolled"]
     assert len(rolls) == statuses.count(200)
+
+
+def test_racing_moves_without_expected_version_each_apply_to_the_state_they_meet(
+    api: TestClient[Any],
+) -> None:
+    created = create(api, players=2)
+    game, referee = created["id"], auth(created["tokens"]["referee"])
+
+    def attempt(_: int) -> int:
+        reply = api.post(f"/games/{game}/moves", json={"move": "roll"}, headers=referee)
+        return int(reply.status_code)
+
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        statuses = list(pool.map(attempt, range(120)))
+    assert set(statuses) <= {200, 409, 422}
+    assert statuses.count(200) >= 2
+    events = api.get(f"/games/{game}/events").json()["events"]
+    stored = [StoredEvent(stream_id=e.pop("game_id"), **e) for e in events]
+    assert [e.version for e in stored] == list(range(1, len(stored) + 1))
+    assert verify_chain(stored) is None
+    assert len([e for e in stored if e.type == "DiceRolled"]) == statuses.count(200)
