@@ -3,6 +3,7 @@ yet each keeps its own version check, idempotency and error."""
 
 from __future__ import annotations
 
+import asyncio
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -202,3 +203,28 @@ def test_a_lone_append_commits_at_once(tmp_path: Path) -> None:
             store.append("g1", [event(version)], version)
         stats: dict[str, Any] = store.stats()
     assert stats == {"appends": 5, "commits": 5, "largest_batch": 1}
+
+
+def test_awaited_appends_share_commits_and_keep_their_own_checks(tmp_path: Path) -> None:
+    async def play(store: SqliteEventStore, n: int) -> list[str]:
+        outcomes = []
+        for version in range(10):
+            await store.append_async(f"g{n}", [event(version, n)], version, f"k{version}")
+            again = await store.append_async(f"g{n}", [event(version, n)], version, f"k{version}")
+            outcomes.append("replayed" if again.replayed else "twice")
+        try:
+            await store.append_async(f"g{n}", [event(0, n)], 3)
+        except VersionConflict:
+            outcomes.append("conflict")
+        return outcomes
+
+    async def main(store: SqliteEventStore) -> list[list[str]]:
+        return await asyncio.gather(*(play(store, n) for n in range(THREADS)))
+
+    with SqliteEventStore(tmp_path / "t.db") as store:
+        outcomes = asyncio.run(main(store))
+        stats = store.stats()
+        assert all(store.version(f"g{n}") == 10 for n in range(THREADS))
+        assert all(verify_chain(store.read(f"g{n}")) is None for n in range(THREADS))
+    assert outcomes == [["replayed"] * 10 + ["conflict"]] * THREADS
+    assert stats["commits"] < stats["appends"]
