@@ -108,6 +108,7 @@ class Games:
 
     def __init__(self, store: EventStore) -> None:
         self.store = store
+        self._async_store = store if isinstance(store, AsyncAppending) else None
         self._games: dict[str, Game] = {}
         self._lock = threading.Lock()
 
@@ -158,6 +159,14 @@ class Games:
         game = self._cached(game_id)
         with game.lock:
             self._catch_up(game, self.store.read(game_id, after=game.version))
+            yield game
+
+    @contextmanager
+    def held(self, game_id: str) -> Iterator[Game]:
+        """The game as this process last saw it (at least its own writes), locked; no read of
+        the log. For replies to a write, which show the state that write left."""
+        game = self._cached(game_id)
+        with game.lock:
             yield game
 
     def _catch_up(self, game: Game, events: Iterable[StoredEvent]) -> None:
@@ -282,8 +291,8 @@ class Games:
         """
         if key is not None and (earlier := self.store.lookup(game_id, key)) is not None:
             return list(earlier.events)
-        store, build = self.store, self._move(command)
-        if self._cached(game_id).clock is not None or not isinstance(store, AsyncAppending):
+        store, build = self._async_store, self._move(command)
+        if self._cached(game_id).clock is not None or store is None:
             return await anyio.to_thread.run_sync(self.play, game_id, token, command, key)
         for _ in range(WRITE_ATTEMPTS):
             with self.open(game_id) as game:

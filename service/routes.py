@@ -344,7 +344,7 @@ class BoardController(Controller):
 
 def played(games: Games, game_id: str, request: AnyRequest, stored: list[StoredEvent]) -> Played:
     """The reply to a write: the events it stored, the state now and the caller's legal moves."""
-    with games.open(game_id) as game:
+    with games.held(game_id) as game:
         viewer = viewer_of(game, request)
         events = [event_out(game, e, viewer) for e in stored]
         view = state_view(game, game.replay, viewer)
