@@ -94,6 +94,11 @@ class SqliteEventStore:
         self._closed = False
         self._closing = threading.Lock()
         self._counts = {"appends": 0, "commits": 0, "largest_batch": 0}
+        # The writer's memory of each stream's head (version, hash) as committed, so an append
+        # at the expected version skips two reads; an append by another process makes the
+        # insert collide with the primary key, which forgets the entry and reports the conflict.
+        self._heads: dict[str, tuple[int, str]] = {}
+        self._new_heads: dict[str, tuple[int, str]] = {}  # this batch's, kept on commit
         self._writer = threading.Thread(target=self._write_batches, daemon=True, name="store")
         self._writer.start()
 
@@ -246,7 +251,10 @@ class SqliteEventStore:
             conn.execute("COMMIT")
         except sqlite3.Error as exc:
             conn.rollback()
+            self._new_heads.clear()
             return [(False, StoreError(f"{job.doing}: commit failed: {exc}")) for job in batch]
+        self._heads.update(self._new_heads)
+        self._new_heads.clear()
         self._count(batch, outcomes)
         return outcomes
 
@@ -284,14 +292,19 @@ class SqliteEventStore:
             earlier = _earlier(conn, stream_id, key, events)
             if earlier is not None:
                 return earlier
-        current = _version(conn, stream_id)
-        _check_version(stream_id, expected, current)
+        head = self._heads.get(stream_id)
+        if head is None or head[0] != expected:
+            current = _version(conn, stream_id)
+            _check_version(stream_id, expected, current)
+            head = (current, _head_hash(conn, stream_id, current))
         at = iso_timestamp(self._clock())
-        stored = seal(stream_id, events, current, _head_hash(conn, stream_id, current), at)
+        stored = seal(stream_id, events, head[0], head[1], at)
         try:
             _write(conn, stored, key, meta, private)
-        except sqlite3.IntegrityError as exc:
+        except sqlite3.IntegrityError as exc:  # another process appended: the cached head is old
+            self._heads.pop(stream_id, None)
             raise VersionConflict(stream_id, expected, _stored_version(conn, stream_id)) from exc
+        self._new_heads[stream_id] = (stored[-1].version, stored[-1].hash)
         return AppendResult(events=stored, replayed=False)
 
     def save_snapshot(self, stream_id: str, version: int, data: bytes) -> None:

@@ -82,3 +82,19 @@ def test_closed_store_raises_store_error(tmp_path: Path) -> None:
     store.close()
     with pytest.raises(StoreError, match="'g1'"):
         store.read("g1")
+
+
+def test_an_append_by_another_process_is_seen_despite_the_writers_cached_head(
+    tmp_path: Path,
+) -> None:
+    with SqliteEventStore(tmp_path / "t.db") as ours, SqliteEventStore(tmp_path / "t.db") as theirs:
+        ours.append("g", [NewEvent("MovePlayed", {"n": 1}, 0)], 0)
+        ours.append("g", [NewEvent("MovePlayed", {"n": 2}, 0)], 1)
+        theirs.append("g", [NewEvent("MovePlayed", {"n": 3}, 1)], 2)
+        with pytest.raises(VersionConflict) as conflict:
+            ours.append("g", [NewEvent("MovePlayed", {"n": 3}, 0)], 2)
+        assert conflict.value.actual == 3
+        ours.append("g", [NewEvent("MovePlayed", {"n": 4}, 0)], 3)
+        log = ours.read("g")
+    assert [e.data["n"] for e in log] == [1, 2, 3, 4]
+    assert verify_chain(log) is None
