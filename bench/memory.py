@@ -35,8 +35,10 @@ def add_games(url: str, count: int, moves: int, seed: int) -> None:
     def one(n: int) -> None:
         client, rng = Client(url), random.Random(seed + n)
         _, created = client.call("POST", "/games", {"ruleset": "sorry", "seats": SEATS})
+        game, token = created["id"], created["tokens"]["referee"]
+        _, legal = client.call("GET", f"/games/{game}/legal-moves", token=token)
         for _ in range(moves):
-            play_one(client, created["id"], created["tokens"]["referee"], rng, Tally())
+            legal = play_one(client, game, token, legal, rng, Tally())
         client.conn.close()
 
     with ThreadPoolExecutor(max_workers=THREADS) as pool:
