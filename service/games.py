@@ -275,7 +275,6 @@ class Games:
         self, game_id: str, token: str | None, command: PlayMove, key: str | None
     ) -> list[StoredEvent]:
         """Check and play one move for the caller's seat; returns the events stored."""
-
         return self._write(game_id, token, key, command.expected_version, self._move(command))
 
     async def play_async(
@@ -459,14 +458,11 @@ class Games:
     ) -> AppendResult:
         result = self.store.append(game.id, new_events(batch), game.version, key)
         self._catch_up(game, result.events)
-        self._save_snapshots(game, result.events)
+        self._save_due(game.id, snapshots_due(game, result.events))
         return result
 
-    def _save_snapshots(self, game: Game, appended: Sequence[StoredEvent]) -> None:
-        """Save the fold at each snapshot version among the events just appended."""
-        self._save_due(game.id, snapshots_due(game, appended))
-
     def _save_due(self, game_id: str, due: list[tuple[int, bytes]]) -> None:
+        """Store the snapshots (version, bytes) that appends made due."""
         for version, data in due:
             self.store.save_snapshot(game_id, version, data)
 
