@@ -1,0 +1,32 @@
+"""The bench scripts still run and print their tables (tiny sizes; no figure is judged here)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).parents[2]
+RUNS = [
+    (["api.py", "--clients", "2", "--seconds", "0.5", "--raw-seconds", "0.3"], "ratio"),
+    (["memory.py", "--games", "3", "--moves", "2"], "KiB/game"),
+    (["replay.py", "--sizes", "100", "--reads", "3"], "at=N p50"),
+    (["domain.py", "--games", "1"], "turns/s"),
+    (["bots.py", "--games", "4"], "GreedyBot"),
+]
+
+
+@pytest.mark.parametrize(("argv", "heading"), RUNS, ids=[argv[0] for argv, _ in RUNS])
+def test_a_bench_script_runs_and_prints_its_figures(argv: list[str], heading: str) -> None:
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / argv[0]), *argv[1:]],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={"TABULA_TEST_POSTGRES_URL": "", "PATH": "/usr/bin:/bin"},
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert heading in done.stdout, done.stdout
