@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Literal
 
 import msgspec
@@ -77,11 +77,21 @@ class ClockState:
             **msgspec.to_builtins(self.clock),
             "remaining": [self.remaining(seat, now) for seat in range(len(self.used))],
             "deadlines": {
-                str(seat): (now + timedelta(seconds=left)).isoformat().replace("+00:00", "Z")
+                str(seat): deadline(now, left)
                 for seat in sorted(self.since)
                 if (left := self.remaining(seat, now)) is not None
             },
         }
+
+
+def deadline(now: datetime, left: float) -> str:
+    """The moment ``left`` seconds after ``now`` (before it if negative), as the view shows it;
+    one past the range of a datetime (a limit of 1e20 s) is shown as the last or first one."""
+    try:
+        moment = now + timedelta(seconds=left)
+    except OverflowError:
+        moment = (datetime.max if left > 0 else datetime.min).replace(tzinfo=UTC)
+    return moment.isoformat().replace("+00:00", "Z")
 
 
 def parse_at(at: str) -> datetime:

@@ -84,6 +84,24 @@ def test_the_clock_is_part_of_the_state_view(api: TestClient[Any]) -> None:
     assert api.get(f"/games/{plain['id']}").json()["clock"] is None
 
 
+@pytest.mark.parametrize(
+    ("limit", "shown"), [(1e20, "9999-12-31T23:59:59.999999Z"), (-1e20, "0001-01-01T00:00:00Z")]
+)
+def test_a_deadline_past_the_calendar_is_shown_as_its_end(limit: float, shown: str) -> None:
+    clock = ClockState(Clock(per_decision=limit), 2)
+    clock.update(at(0), "referee", [Pending(0, "move")])
+    view = clock.view(at(1))
+    assert view["remaining"] == [limit - 1, limit]
+    assert view["deadlines"] == {"0": shown}
+
+
+def test_a_clock_of_1e20_seconds_shows_in_the_state_view(api: TestClient[Any]) -> None:
+    created = create(api, "ludo", players=2, clock={"per_decision": 1e20, "total": 1e20})
+    reply = api.get(f"/games/{created['id']}", headers=auth(created["tokens"]["referee"]))
+    assert reply.status_code == 200, reply.text
+    assert reply.json()["clock"]["deadlines"] == {"0": "9999-12-31T23:59:59.999999Z"}
+
+
 def test_a_move_after_the_deadline_is_refused(api: TestClient[Any]) -> None:
     clock = {"per_decision": 0.2, "on_timeout": "forfeit"}
     created = create(api, "sorry", players=2, clock=clock)
