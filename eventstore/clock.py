@@ -14,4 +14,4 @@ def iso_timestamp(moment: datetime) -> str:
     """Format a time as UTC ISO-8601 with microseconds and "Z"; naive times are taken as UTC."""
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    return moment.astimezone(UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
