@@ -1,0 +1,111 @@
+"""The stack's ceiling on this machine: the same clients against an app that does nothing.
+
+An empty Litestar app on the same uvicorn (httptools, uvloop) answers ``POST /echo`` with a
+small JSON object, no store and no game. N client threads on loopback (the ``http.client``
+connections of bench/api.py) post to it for ``--seconds``; the line shows requests per
+second, latency, CPU per request of the server and of the clients, and the raw rate of one-row
+durable commits on the same disk. It bounds what any handler can do here: a move cannot be
+served faster than an empty request.
+
+Run ``python bench/ceiling.py [--clients 1 8 32] [--seconds 8]``.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+if Path(sys.path[0]).resolve() == ROOT / "bench":
+    sys.path[0] = str(ROOT)  # as a script, this folder would shadow the project's packages
+
+import argparse  # noqa: E402
+import os  # noqa: E402
+import subprocess  # noqa: E402
+import tempfile  # noqa: E402
+import time  # noqa: E402
+from concurrent.futures import ThreadPoolExecutor  # noqa: E402
+from typing import Any  # noqa: E402
+
+from bench.api import Client  # noqa: E402
+from bench.harness import (  # noqa: E402
+    cpu_seconds,
+    free_port,
+    percentile,
+    raw_commits_per_second,
+    wait_until_up,
+)
+
+BODY = {"move": "roll", "seat": 0, "expected_version": 12}
+
+
+def empty_app() -> Any:
+    """The app under test in the server process: two routes that do nothing."""
+    from litestar import Litestar, get, post
+
+    @get("/health", sync_to_thread=False)
+    def health() -> dict[str, str]:
+        return {"status": "ok"}
+
+    @post("/echo", status_code=200)
+    async def echo(data: dict[str, Any]) -> dict[str, Any]:
+        return {"version": 13, "received": data}
+
+    return Litestar([health, echo], logging_config=None, debug=False)
+
+
+def post_until(url: str, deadline: float) -> list[float]:
+    """One client: POST /echo on one keep-alive connection until the deadline; latencies."""
+    client, latencies = Client(url), []
+    while time.perf_counter() < deadline:
+        began = time.perf_counter()
+        status, _ = client.call("POST", "/echo", BODY)
+        latencies.append(time.perf_counter() - began)
+        if status != 200:
+            raise RuntimeError(f"POST /echo answered {status}")
+    client.conn.close()
+    return latencies
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--clients", type=int, nargs="+", default=[1, 8, 32])
+    parser.add_argument("--seconds", type=float, default=8.0)
+    parser.add_argument("--raw-seconds", type=float, default=3.0)
+    args = parser.parse_args(argv)
+    port = free_port()
+    command = [
+        sys.executable,
+        "-c",
+        "import uvicorn, bench.ceiling as c;"
+        f"uvicorn.run(c.empty_app(), port={port}, log_level='warning', access_log=False)",
+    ]
+    process = subprocess.Popen(command, cwd=ROOT)
+    url = f"http://127.0.0.1:{port}"
+    print("clients  requests  requests/s  p50 ms  p99 ms  server ms/req  clients ms/req  raw c/s")
+    try:
+        wait_until_up(url, process)
+        with tempfile.TemporaryDirectory() as folder:
+            for clients in args.clients:
+                deadline = time.perf_counter() + args.seconds
+                cpu, mine = cpu_seconds(process.pid), cpu_seconds(os.getpid())
+                with ThreadPoolExecutor(max_workers=clients) as pool:
+                    runs = list(pool.map(post_until, [url] * clients, [deadline] * clients))
+                cpu, mine = cpu_seconds(process.pid) - cpu, cpu_seconds(os.getpid()) - mine
+                raw = raw_commits_per_second(Path(folder), args.raw_seconds)
+                latencies = [t for run in runs for t in run]
+                n = max(len(latencies), 1)
+                p50, p99 = (1000 * percentile(latencies, q) for q in (0.50, 0.99))
+                print(
+                    f"{clients:>7}  {len(latencies):>8}  {len(latencies) / args.seconds:>10.0f}"
+                    f"  {p50:>6.1f}  {p99:>6.1f}  {1000 * cpu / n:>13.2f}"
+                    f"  {1000 * mine / n:>14.2f}  {raw:>7.0f}",
+                    flush=True,
+                )
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+
+
+if __name__ == "__main__":
+    main()
