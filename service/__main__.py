@@ -21,7 +21,8 @@ def parse(argv: list[str]) -> argparse.Namespace:
         "TABULA_DATABASE, TABULA_DATABASE_URL (PostgreSQL), TABULA_SYNCHRONOUS, "
         "TABULA_LOG_FORMAT, TABULA_LOG_LEVEL and the "
         "limits TABULA_MAX_BODY_BYTES, TABULA_MAX_PAGE, TABULA_MAX_STREAMS_PER_CLIENT, "
-        "TABULA_WRITE_RATE, TABULA_WRITE_BURST, TABULA_CORS_ORIGINS (see service/settings.py).",
+        "TABULA_WRITE_RATE, TABULA_WRITE_BURST, TABULA_CORS_ORIGINS, and TABULA_MAX_LIVE_GAMES "
+        "(games kept in memory) (see service/settings.py).",
     )
     parser.add_argument("--host", default=defaults.host, help="address to bind (%(default)s)")
     parser.add_argument("--port", type=int, default=defaults.port, help="port (%(default)s)")

@@ -27,7 +27,7 @@ def create_app(settings: Settings | None = None, store: EventStore | None = None
     settings = settings or Settings()
     logs.configure(settings.log_format, settings.log_level)
     store = store or open_store(settings.database, settings.synchronous, settings.database_url)
-    games = Games(store)
+    games = Games(store, settings.max_live_games)
     sweeper = Sweeper(games.enforce_clocks)
     return Litestar(
         route_handlers=[MetaController, GameController, BoardController, TournamentController],

@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import threading
 import uuid
+from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
+from itertools import islice
 from typing import Any
 
 import anyio.to_thread
@@ -49,6 +51,7 @@ from service.wire import Adjudicate, Created, CreateGame, PlayMove, PostChance, 
 Actor = int | str
 MAX_AUTOMATIC = 10_000
 LATEST = 2**62
+MAX_LIVE_GAMES = 10_000  # games kept in memory; the least recently used are forgotten
 WRITE_ATTEMPTS = 8  # an async move checked again after another write came between
 
 
@@ -106,10 +109,11 @@ def to_domain(stored: StoredEvent) -> Event:
 class Games:
     """The service's use cases over one event store."""
 
-    def __init__(self, store: EventStore) -> None:
+    def __init__(self, store: EventStore, max_live: int = MAX_LIVE_GAMES) -> None:
         self.store = store
+        self.max_live = max_live
         self._async_store = store if isinstance(store, AsyncAppending) else None
-        self._games: dict[str, Game] = {}
+        self._games: OrderedDict[str, Game] = OrderedDict()  # least recently used first
         self._lock = threading.Lock()
 
     def create(self, command: CreateGame) -> Created:
@@ -183,8 +187,9 @@ class Games:
     def _cached(self, game_id: str) -> Game:
         with self._lock:
             game = self._games.get(game_id)
-        if game is not None:
-            return game
+            if game is not None:
+                self._games.move_to_end(game_id)
+                return game
         private = self.store.private(game_id)
         if private is None:
             raise problem("game-not-found", f"no game with id {game_id!r}")
@@ -192,7 +197,29 @@ class Games:
         if game.created.clock is not None:
             game.clock = self._clock_of(game)
         with self._lock:
-            return self._games.setdefault(game_id, game)
+            game = self._games.setdefault(game_id, game)
+            self._evict()
+            return game
+
+    def _evict(self) -> None:
+        """Forget the least recently used games beyond ``max_live`` (under ``_lock``); a running
+        timed game stays, so the sweeper keeps enforcing its clock. A forgotten game is loaded
+        again from its latest snapshot when next used; a request still holding it finishes on
+        it, and the store's version check refuses a write it would make on stale state."""
+        excess = len(self._games) - self.max_live
+        victims: list[str] = []
+        for game_id, game in islice(self._games.items(), len(self._games) - 1):  # not the newest
+            if len(victims) >= excess:
+                break
+            if game.clock is None or game.finished:
+                victims.append(game_id)
+        for game_id in victims:
+            del self._games[game_id]
+
+    def live(self) -> int:
+        """How many games are held in memory."""
+        with self._lock:
+            return len(self._games)
 
     def _clock_of(self, game: Game) -> ClockState:
         """A game's clocks, from every event's timestamp since the start."""

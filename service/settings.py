@@ -22,6 +22,9 @@ class Settings(msgspec.Struct, frozen=True):
     Storage: ``database_url`` (``postgresql://user:pass@host/db``) puts the event store on
     PostgreSQL, shared by any number of service processes; empty (the default) keeps the
     SQLite file ``database``.
+
+    Memory: ``max_live_games`` games are kept in memory as projections; beyond it the least
+    recently used are forgotten and loaded again (from their latest snapshot) when next used.
     """
 
     host: str = "127.0.0.1"
@@ -37,6 +40,7 @@ class Settings(msgspec.Struct, frozen=True):
     write_rate: float = 0.0
     write_burst: int = 30
     cors_origins: str = ""
+    max_live_games: int = 10_000
 
     @classmethod
     def from_env(cls, environ: dict[str, str] | None = None) -> Settings:

@@ -1,0 +1,63 @@
+"""Games kept in memory are bounded: the least recently used are forgotten and come back
+from the log (and their latest snapshot) unchanged when next used."""
+
+from __future__ import annotations
+
+import random
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import msgspec
+
+from eventstore import SqliteEventStore
+from service.games import Games
+from service.views import moves_for
+from service.wire import CreateGame, PlayMove
+
+SEATS = [{"name": n} for n in ("Ann", "Bob", "Cy", "Di")]
+
+
+def create(games: Games, ruleset: str, **extra: object) -> tuple[str, str]:
+    command = msgspec.convert({"ruleset": ruleset, "seats": SEATS, **extra}, CreateGame)
+    created = games.create(command)
+    return created.id, created.tokens.referee
+
+
+def play_random(games: Games, game_id: str, referee: str, rng: random.Random) -> None:
+    with games.open(game_id) as game:
+        moves = moves_for(game, "referee")
+    if moves:
+        move = rng.choice(moves)
+        games.play(game_id, referee, PlayMove(move=move.id, seat=move.seat), None)
+
+
+def test_least_recently_used_games_are_forgotten_and_reload_unchanged(tmp_path: Path) -> None:
+    rng = random.Random(7)
+    with SqliteEventStore(tmp_path / "t.db", synchronous="OFF") as store:
+        bounded, unbounded = Games(store, max_live=3), Games(store)
+        made = [create(bounded, "sorry") for _ in range(8)]
+        for _ in range(150):
+            play_random(bounded, *rng.choice(made), rng)
+            assert bounded.live() <= 3
+        for game_id, _ in made:
+            with bounded.open(game_id) as game, unbounded.open(game_id) as fresh:
+                assert game.version == fresh.version
+                assert msgspec.json.encode(game.replay.state) == msgspec.json.encode(
+                    fresh.replay.state
+                )
+
+
+def test_a_running_timed_game_stays_so_the_sweeper_still_enforces_its_clock(
+    tmp_path: Path,
+) -> None:
+    with SqliteEventStore(tmp_path / "t.db", synchronous="OFF") as store:
+        games = Games(store, max_live=1)
+        timed, _ = create(games, "race35", clock={"total": 600, "on_timeout": "forfeit"})
+        with games.open(timed):
+            pass
+        for _ in range(4):
+            other, _ = create(games, "race35")
+            with games.open(other):
+                pass
+        assert games.live() == 2
+        assert games.enforce_clocks(datetime.now(UTC) + timedelta(hours=1)) == 1
