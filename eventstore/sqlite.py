@@ -168,15 +168,9 @@ class SqliteEventStore:
         private: dict[str, Any] | None = None,
     ) -> AppendResult:
         """Append events to a stream at expected_version (0 creates it), in one transaction."""
-        if not events:
-            raise ValueError(f"append to stream {stream_id!r} needs at least one event")
-
-        def work(conn: sqlite3.Connection) -> AppendResult:
-            return self._append(
-                conn, stream_id, events, expected_version, idempotency_key, meta, private
-            )
-
-        result: AppendResult = self._submit(f"cannot append to stream {stream_id!r}", work)
+        key = idempotency_key
+        job = self._queue_append(stream_id, events, expected_version, key, meta, private)
+        result: AppendResult = job.result()
         return result
 
     async def append_async(
@@ -187,17 +181,27 @@ class SqliteEventStore:
         idempotency_key: str | None = None,
     ) -> AppendResult:
         """``append`` awaited: the writer thread resolves the task when the batch has committed."""
+        job = self._queue_append(stream_id, events, expected_version, idempotency_key, None, None)
+        result: AppendResult = await asyncio.wrap_future(job)
+        return result
+
+    def _queue_append(
+        self,
+        stream_id: str,
+        events: Sequence[NewEvent],
+        expected: int,
+        key: str | None,
+        meta: dict[str, Any] | None,
+        private: dict[str, Any] | None,
+    ) -> Future[Any]:
+        """Queue one append for the writer; the future resolves once its batch has committed."""
         if not events:
             raise ValueError(f"append to stream {stream_id!r} needs at least one event")
 
         def work(conn: sqlite3.Connection) -> AppendResult:
-            return self._append(
-                conn, stream_id, events, expected_version, idempotency_key, None, None
-            )
+            return self._append(conn, stream_id, events, expected, key, meta, private)
 
-        job = self._enqueue(f"cannot append to stream {stream_id!r}", work)
-        result: AppendResult = await asyncio.wrap_future(job)
-        return result
+        return self._enqueue(f"cannot append to stream {stream_id!r}", work)
 
     def _submit(self, doing: str, work: Work) -> Any:
         """Queue work for the writer and wait until its batch has committed."""
