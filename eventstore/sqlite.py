@@ -44,6 +44,7 @@ from .model import AppendResult, NewEvent, StoredEvent, StreamInfo
 
 SYNCHRONOUS_LEVELS = ("OFF", "NORMAL", "FULL", "EXTRA")
 BUSY_TIMEOUT_SECONDS = 30.0
+MAX_HEADS = 100_000  # stream heads the writer remembers
 MAX_BATCH = 256
 """The most appends one commit takes; more wait for the next one."""
 
@@ -257,6 +258,8 @@ class SqliteEventStore:
             conn.rollback()
             self._new_heads.clear()
             return [(False, StoreError(f"{job.doing}: commit failed: {exc}")) for job in batch]
+        if len(self._heads) > MAX_HEADS:  # a cache: forgetting costs two reads per stream
+            self._heads.clear()
         self._heads.update(self._new_heads)
         self._new_heads.clear()
         self._count(batch, outcomes)
