@@ -270,12 +270,14 @@ def play_game(
     if on_event is not None:
         _catch_up(referee, created.id, feed)
     view = referee.game(created.id)
+    latest: tuple[int, PlayResult] | None = None  # the last write: by which seat, its reply
     while not view.is_finished:
         last = None
         for seat in pending_seats(view):
-            result = _play_turn(seats[seat], players_bots[seat], created)
+            own = latest[1] if latest is not None and latest[0] == seat else None
+            result = _play_turn(seats[seat], players_bots[seat], created, own)
             if result is not None:
-                last = result
+                last, latest = result, (seat, result)
                 if feed.continues(result):
                     feed.emit(result.events)
                 else:
@@ -286,8 +288,17 @@ def play_game(
     return referee.game(created.id)
 
 
-def _play_turn(seat: Client, bot: Bot, created: CreatedGame) -> PlayResult | None:
-    """One seat's move, chosen by its bot from its legal moves (``None`` if it has none)."""
+def _play_turn(
+    seat: Client, bot: Bot, created: CreatedGame, own: PlayResult | None
+) -> PlayResult | None:
+    """One seat's move, chosen by its bot from its legal moves (``None`` if it has none).
+
+    ``own`` is the reply to this seat's own write when nothing was written since: its state
+    and legal moves spare the two reads (a roll, then the move it allows).
+    """
+    if own is not None and own.legal_moves:
+        move = bot.choose(own.state, own.legal_moves)
+        return seat.play(created.id, move, expected_version=own.version)
     legal = seat.legal_moves(created.id)
     if not legal.moves:
         return None
@@ -326,12 +337,14 @@ async def play_game_async(
     if on_event is not None:
         await _catch_up_async(referee, created.id, feed)
     view = await referee.game(created.id)
+    latest: tuple[int, PlayResult] | None = None
     while not view.is_finished:
         last = None
         for seat in pending_seats(view):
-            result = await _play_turn_async(seats[seat], players_bots[seat], created)
+            own = latest[1] if latest is not None and latest[0] == seat else None
+            result = await _play_turn_async(seats[seat], players_bots[seat], created, own)
             if result is not None:
-                last = result
+                last, latest = result, (seat, result)
                 if feed.continues(result):
                     feed.emit(result.events)
                 else:
@@ -342,7 +355,12 @@ async def play_game_async(
     return await referee.game(created.id)
 
 
-async def _play_turn_async(seat: AsyncClient, bot: Bot, created: CreatedGame) -> PlayResult | None:
+async def _play_turn_async(
+    seat: AsyncClient, bot: Bot, created: CreatedGame, own: PlayResult | None
+) -> PlayResult | None:
+    if own is not None and own.legal_moves:
+        move = bot.choose(own.state, own.legal_moves)
+        return await seat.play(created.id, move, expected_version=own.version)
     legal = await seat.legal_moves(created.id)
     if not legal.moves:
         return None

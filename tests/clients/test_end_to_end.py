@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections import Counter
+
+import httpx
 import pytest
 from tabula_client import (
     BadRequest,
@@ -135,3 +138,35 @@ def test_same_seed_replays_the_same_game(client: Client) -> None:
     second = play_game(client, "race35", 2, seed="replay", bots=[RandomBot(), RandomBot()])
     assert (first.winners, first.version) == (second.winners, second.version)
     assert first.seed_commitment == second.seed_commitment
+
+
+class CountingTransport(httpx.HTTPTransport):
+    """Counts requests by method and last path segment."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.sent: Counter[str] = Counter()
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        self.sent[f"{request.method} {request.url.path.rsplit('/', 1)[-1]}"] += 1
+        return super().handle_request(request)
+
+
+def test_bots_play_on_from_their_own_move_replies(server_url: str) -> None:
+    counting = CountingTransport()
+    with Client(server_url, transport=counting) as client:
+        final = play_game(client, "sorry", 2, seed="counted")
+    assert final.status == "finished"
+    draws = sum(e.type == "CardDrawn" for e in client_events(server_url, final.game_id))
+    # A Sorry! turn is a draw, then the decision the card allows, by the same seat: the
+    # decision is chosen from the draw's reply, so at most the draws read their moves first.
+    assert counting.sent["GET legal-moves"] <= draws < counting.sent["POST moves"], counting.sent
+
+
+def client_events(server_url: str, game_id: str) -> list[StoredEvent]:
+    """The whole log, page by page."""
+    events: list[StoredEvent] = []
+    with Client(server_url) as spectator:
+        while page := spectator.events(game_id, after=len(events)).events:
+            events += page
+    return events
