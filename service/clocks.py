@@ -31,6 +31,20 @@ class Clock(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     on_timeout: Consequence = "random_move"
 
 
+def clock_fault(clock: Clock) -> str | None:
+    """Why a new game's clock cannot be used, or None. Checked at creation only, so games
+    already stored with such a clock still load."""
+    if clock.per_decision is None and clock.total is None:
+        return "a clock needs per_decision or total (seconds)"
+    for name in ("per_decision", "total"):
+        limit = getattr(clock, name)
+        if limit is not None and not limit > 0:
+            return f"clock {name} must be more than 0 seconds, not {limit}"
+    if not clock.increment >= 0:
+        return f"clock increment must be 0 seconds or more, not {clock.increment}"
+    return None
+
+
 class ClockState:
     """Each seat's time used and since when it has been pending."""
 

@@ -43,7 +43,7 @@ from eventstore import (
     VersionConflict,
 )
 from service import chance, tokens
-from service.clocks import Clock, ClockState, parse_at
+from service.clocks import Clock, ClockState, clock_fault, parse_at
 from service.problems import problem
 from service.referee import adjudication, check_own_undo, external_outcome, timeout_events
 from service.wire import Adjudicate, Created, CreateGame, PlayMove, PostChance, Tokens, Undo
@@ -151,6 +151,8 @@ class Games:
         allow_undo = bool(options.pop("allow_undo", command.allow_undo))
         merged = {**rules.OPTIONS, **options}
         rules.setup(merged, len(command.seats))  # raises BadSetup
+        if command.clock is not None and (fault := clock_fault(command.clock)):
+            raise problem("bad-setup", fault)
         return rules, merged, auto_chance, allow_undo
 
     def new_id(self) -> str:

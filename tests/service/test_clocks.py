@@ -142,3 +142,23 @@ def test_a_pending_exchange_cannot_pass_and_gets_a_random_choice(api: TestClient
     first = next(e for e in events if e["type"] == "TimeExpired")
     assert first["data"]["consequence"] == "random_move"
     assert api.get(f"/games/{created['id']}/audit").status_code == 403
+
+
+@pytest.mark.parametrize(
+    ("clock", "words"),
+    [
+        ({"per_decision": 0}, "per_decision must be more than 0"),
+        ({"total": -5}, "total must be more than 0"),
+        ({"total": 60, "increment": -1}, "increment must be 0 seconds or more"),
+        ({"on_timeout": "pass"}, "needs per_decision or total"),
+    ],
+)
+def test_a_clock_that_cannot_run_is_refused_at_creation(
+    api: TestClient[Any], clock: dict[str, Any], words: str
+) -> None:
+    body = {"ruleset": "sorry", "seats": [{}, {}], "clock": clock}
+    reply = api.post("/games", json=body)
+    assert reply.status_code == 422, reply.text
+    assert reply.json()["type"].endswith("/bad-setup")
+    assert words in reply.json()["detail"]
+    assert api.get("/games").json()["games"] == []
