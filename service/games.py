@@ -192,16 +192,34 @@ class Games:
             if game is not None:
                 self._games.move_to_end(game_id)
                 return game
+        game = self._load(game_id)
+        with self._lock:
+            game = self._games.setdefault(game_id, game)
+            self._evict()
+            return game
+
+    def _load(self, game_id: str) -> Game:
+        """The game folded from its latest snapshot and the events after it."""
         private = self.store.private(game_id)
         if private is None:
             raise problem("game-not-found", f"no game with id {game_id!r}")
         game = Game(game_id, self._fold(game_id), msgspec.convert(private, Secrets))
         if game.created.clock is not None:
             game.clock = self._clock_of(game)
+        return game
+
+    @contextmanager
+    def glance(self, game_id: str) -> Iterator[Game]:
+        """The game for one read among many (lists, standings, archives): the one in memory if
+        it is there, else loaded for this read only, so going through every game neither grows
+        memory nor pushes the games in play out of it."""
         with self._lock:
-            game = self._games.setdefault(game_id, game)
-            self._evict()
-            return game
+            held = game_id in self._games
+        if held:
+            with self.open(game_id) as game:
+                yield game
+        else:
+            yield self._load(game_id)
 
     def _evict(self) -> None:
         """Forget the least recently used games beyond ``max_live`` (under ``_lock``); a running

@@ -64,7 +64,7 @@ def create_batch(games: Games, batch: Batch) -> BatchCreated:
 def results(games: Games, selected: list[dict[str, Any]]) -> Iterator[GameSummary]:
     """The outcome of each selected game (winners by name, pieces home per name)."""
     for summary in selected:
-        with games.open(summary["id"]) as game:
+        with games.glance(summary["id"]) as game:
             view = game.rules.view(game.replay.state, "referee")
             names = list(game.created.seats)
         home: dict[str, int] = dict.fromkeys(names, 0)
@@ -98,7 +98,7 @@ def archive(games: Games, selected: list[dict[str, Any]]) -> Archive:
     """The records of the selected finished games."""
     records = []
     for summary in selected:
-        with games.open(summary["id"]) as game:
+        with games.glance(summary["id"]) as game:
             if game.finished:
                 records.append(export(game, games))
     return Archive(records)

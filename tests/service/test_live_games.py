@@ -11,6 +11,7 @@ import msgspec
 
 from eventstore import SqliteEventStore
 from service.games import Games
+from service.tournament import results
 from service.views import moves_for
 from service.wire import CreateGame, PlayMove
 
@@ -61,3 +62,19 @@ def test_a_running_timed_game_stays_so_the_sweeper_still_enforces_its_clock(
                 pass
         assert games.live() == 2
         assert games.enforce_clocks(datetime.now(UTC) + timedelta(hours=1)) == 1
+
+
+def test_listing_every_game_leaves_the_games_in_memory_as_they_were(tmp_path: Path) -> None:
+    rng = random.Random(3)
+    with SqliteEventStore(tmp_path / "t.db", synchronous="OFF") as store:
+        games = Games(store, max_live=2)
+        hot = create(games, "sorry")
+        for _ in range(20):
+            play_random(games, *hot, rng)
+        others = [create(games, "race35") for _ in range(6)]
+        held = games.live()
+        listed = list(results(games, games.list()))
+        assert games.live() == held == 1
+        assert [row.id for row in listed] == [hot[0], *(game_id for game_id, _ in others)]
+        with games.open(hot[0]) as game:
+            assert listed[0].version == game.version
