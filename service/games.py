@@ -335,11 +335,11 @@ class Games:
         the version it expected: that is a 409, as always). Timed games and stores that cannot
         append asynchronously take the threaded path.
         """
-        if key is not None and (earlier := self.store.lookup(game_id, key)) is not None:
-            return list(earlier.events)
         store, build = self._async_store, self._move(command)
         if self._cached(game_id).clock is not None or store is None:
             return await anyio.to_thread.run_sync(self.play, game_id, token, command, key)
+        if key is not None and (earlier := self.store.lookup(game_id, key)) is not None:
+            return list(earlier.events)
         for _ in range(WRITE_ATTEMPTS):
             with self.open(game_id) as game:
                 batch, version = (
