@@ -10,6 +10,7 @@ from tabula_client import Client, play_game
 from tabula_client.cli import describe_event, parse_options, player_names
 from tabula_client.models import StoredEvent
 
+from tests.clients.logs import whole_log
 from tests.clients.test_follow import play_to_end
 
 
@@ -96,7 +97,7 @@ def test_watch_follows_a_live_game_to_its_end(client: Client, server_url: str) -
         watcher.kill()
     assert watcher.returncode == 0, errors
     lines = [first.rstrip("\n"), *rest.splitlines()]
-    log = client.events(created.id).events
+    log = whole_log(client, created.id)
     moves = [
         f"#{e.version:<4} {('Ann', 'Bob')[e.data['seat']]} (seat"
         for e in log

@@ -19,6 +19,8 @@ from tabula_client import (
     play_game,
 )
 
+from tests.clients.logs import whole_log
+
 
 def new_game(client: Client, *names: str, **tags: str) -> CreatedGame:
     return client.create_game("race35", list(names or ("Ann", "Bob")), tags=tags)
@@ -156,17 +158,9 @@ def test_bots_play_on_from_their_own_move_replies(server_url: str) -> None:
     counting = CountingTransport()
     with Client(server_url, transport=counting) as client:
         final = play_game(client, "sorry", 2, seed="counted")
+        played = Counter(counting.sent)
+        draws = sum(e.type == "CardDrawn" for e in whole_log(client, final.game_id))
     assert final.status == "finished"
-    draws = sum(e.type == "CardDrawn" for e in client_events(server_url, final.game_id))
     # A Sorry! turn is a draw, then the decision the card allows, by the same seat: the
     # decision is chosen from the draw's reply, so at most the draws read their moves first.
-    assert counting.sent["GET legal-moves"] <= draws < counting.sent["POST moves"], counting.sent
-
-
-def client_events(server_url: str, game_id: str) -> list[StoredEvent]:
-    """The whole log, page by page."""
-    events: list[StoredEvent] = []
-    with Client(server_url) as spectator:
-        while page := spectator.events(game_id, after=len(events)).events:
-            events += page
-    return events
+    assert played["GET legal-moves"] <= draws < played["POST moves"], played

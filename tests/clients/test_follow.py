@@ -20,6 +20,8 @@ from tabula_client import (
 )
 from tabula_client.sse import Decoder, Message, messages
 
+from tests.clients.logs import whole_log
+
 
 def play_to_end(client: Client, created: CreatedGame, seed: int = 1) -> int:
     """Play random legal moves for whoever must act until the game ends; the last version."""
@@ -49,7 +51,7 @@ def test_follow_of_a_finished_game_gives_its_whole_log_then_ends(
 ) -> None:
     final = finished
     followed = list(client.follow(final.game_id))
-    assert followed == client.events(final.game_id).events
+    assert followed == whole_log(client, final.game_id)
     assert followed[-1].type == "SeedRevealed"
 
 
