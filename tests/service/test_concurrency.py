@@ -7,8 +7,10 @@ from typing import Any
 
 from litestar.testing import TestClient
 
-from eventstore import StoredEvent, verify_chain
+from eventstore import verify_chain
 from tests.service.conftest import auth, create
+from tests.service.logcheck import read_log
+from tests.service.logcheck import stored as stored_events
 
 
 def test_threads_racing_the_same_move_append_it_once(api: TestClient[Any]) -> None:
@@ -26,9 +28,9 @@ def test_threads_racing_the_same_move_append_it_once(api: TestClient[Any]) -> No
         statuses = list(pool.map(attempt, range(200)))
     assert set(statuses) <= {0, 200, 409}
     assert statuses.count(200) >= 1
-    events = api.get(f"/games/{game}/events").json()["events"]
+    events = read_log(api, game)
     assert [e["version"] for e in events] == list(range(1, len(events) + 1))
-    stored = [StoredEvent(stream_id=e.pop("game_id"), **e) for e in events]
+    stored = stored_events(events)
     assert verify_chain(stored) is None
     rolls = [e for e in stored if e.type == "DiceRolled"]
     assert len(rolls) == statuses.count(200)
@@ -48,8 +50,8 @@ def test_racing_moves_without_expected_version_each_apply_to_the_state_they_meet
         statuses = list(pool.map(attempt, range(120)))
     assert set(statuses) <= {200, 409, 422}
     assert statuses.count(200) >= 2
-    events = api.get(f"/games/{game}/events").json()["events"]
-    stored = [StoredEvent(stream_id=e.pop("game_id"), **e) for e in events]
+    events = read_log(api, game)
+    stored = stored_events(events)
     assert [e.version for e in stored] == list(range(1, len(stored) + 1))
     assert verify_chain(stored) is None
     assert len([e for e in stored if e.type == "DiceRolled"]) == statuses.count(200)

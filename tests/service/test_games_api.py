@@ -8,8 +8,10 @@ from typing import Any
 import pytest
 from litestar.testing import TestClient
 
-from eventstore import StoredEvent, verify_chain
+from eventstore import verify_chain
 from tests.service.conftest import auth, create, play_to_end
+from tests.service.logcheck import read_log
+from tests.service.logcheck import stored as stored_events
 
 
 def test_health_and_rulesets(api: TestClient[Any]) -> None:
@@ -45,8 +47,8 @@ def test_a_whole_game_ends_with_a_winner_and_reveals_the_seed(api: TestClient[An
 def test_the_event_log_is_a_verified_hash_chain(api: TestClient[Any]) -> None:
     created = create(api, auto_chance=True)
     play_to_end(api, created)
-    events = api.get(f"/games/{created['id']}/events").json()["events"]
-    stored = [StoredEvent(stream_id=e.pop("game_id"), **e) for e in events]
+    events = read_log(api, created["id"])
+    stored = stored_events(events)
     assert verify_chain(stored) is None
 
 
