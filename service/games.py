@@ -9,10 +9,11 @@ after it (an undo reaching before that snapshot makes them fold from an earlier 
 
 from __future__ import annotations
 
+import asyncio
 import threading
 import uuid
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Coroutine, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from itertools import islice
@@ -20,6 +21,7 @@ from typing import Any
 
 import anyio.to_thread
 import msgspec
+import structlog
 
 from domain.events import (
     Event,
@@ -115,6 +117,7 @@ class Games:
         self._async_store = store if isinstance(store, AsyncAppending) else None
         self._games: OrderedDict[str, Game] = OrderedDict()  # least recently used first
         self._lock = threading.Lock()
+        self._background: set[asyncio.Task[None]] = set()  # snapshot saves not waited for
 
     def create(self, command: CreateGame) -> Created:
         """Validate and store a new game; the tokens are shown only in this reply."""
@@ -353,8 +356,8 @@ class Games:
                     raise
                 continue
             due = self._settle(game_id, version, result.events)
-            if due:
-                await anyio.to_thread.run_sync(self._save_due, game_id, due)
+            if due:  # derived data: the reply does not wait for another commit
+                self._later(anyio.to_thread.run_sync(self._save_due, game_id, due))
             return list(result.events)
         raise problem("version-conflict", f"game {game_id} kept changing; try again")
 
@@ -507,6 +510,17 @@ class Games:
         self._catch_up(game, result.events)
         self._save_due(game.id, snapshots_due(game, result.events))
         return result
+
+    def _later(self, work: Coroutine[Any, Any, None]) -> None:
+        """Run ``work`` on the event loop without waiting for it; a failure is logged."""
+        task = asyncio.get_running_loop().create_task(work)
+        self._background.add(task)
+        task.add_done_callback(self._done)
+
+    def _done(self, task: asyncio.Task[None]) -> None:
+        self._background.discard(task)
+        if not task.cancelled() and (error := task.exception()) is not None:
+            structlog.get_logger().warning("snapshot not saved", error=repr(error))
 
     def _save_due(self, game_id: str, due: list[tuple[int, bytes]]) -> None:
         """Store the snapshots (version, bytes) that appends made due."""

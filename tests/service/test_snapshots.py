@@ -3,17 +3,19 @@ full fold for every version, undos reaching back past a snapshot included."""
 
 from __future__ import annotations
 
+import asyncio
 import random
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from itertools import islice
 from pathlib import Path
 
 import pytest
+import structlog
 
 from domain.events import GameCreated, MoveUndone, parse_event
 from domain.registry import RULESETS
 from domain.replay import SNAPSHOT_EVERY, Frame, MissingHistory, Replay, fold
-from eventstore import SqliteEventStore, StoredEvent
+from eventstore import SqliteEventStore, StoredEvent, StoreError
 from service.games import Games
 from service.wire import CreateGame, PlayMove, SeatSpec, Undo
 from tests.domain.playout import random_events
@@ -137,3 +139,62 @@ def _created(name: str, players: int) -> GameCreated:
     rules = RULESETS[name]
     seats = tuple(f"P{i}" for i in range(players))
     return GameCreated(name, dict(rules.OPTIONS), seats, "server", "0" * 64)
+
+
+class FailingSnapshots(SqliteEventStore):
+    def save_snapshot(self, stream_id: str, version: int, data: bytes) -> None:
+        raise StoreError("disk full")
+
+
+async def play_async_past_a_snapshot(games: Games) -> str:
+    """Play a sorry game on the event loop (``play_async``) past its first snapshot; its id."""
+    command = CreateGame("sorry", [SeatSpec("A"), SeatSpec("B")], seed="s", auto_chance=True)
+    created = games.create(command)
+    rng = random.Random(5)
+    while True:
+        with games.open(created.id) as game:
+            if game.version > SNAPSHOT_EVERY:
+                return created.id
+            seat = game.rules.to_act(game.replay.state)[0].seat
+            move = rng.choice(game.rules.legal_moves(game.replay.state, seat)).id
+        await games.play_async(
+            created.id, created.tokens.referee, PlayMove(move=move, seat=seat), None
+        )
+
+
+async def eventually(check: Callable[[], bool]) -> bool:
+    """Whether ``check`` comes true within ten seconds of the event loop running."""
+    for _ in range(1000):
+        if check():
+            return True
+        await asyncio.sleep(0.01)
+    return False
+
+
+def test_a_move_on_the_event_loop_saves_its_snapshot_without_waiting_for_it(
+    store: SqliteEventStore,
+) -> None:
+    async def scenario() -> str:
+        game_id = await play_async_past_a_snapshot(Games(store))
+        saved = await eventually(lambda: store.load_snapshot(game_id, SNAPSHOT_EVERY) is not None)
+        assert saved, "the snapshot was never saved"
+        return game_id
+
+    game_id = asyncio.run(scenario())
+    cold = Games(store).replay_at(game_id, SNAPSHOT_EVERY)
+    full = next(islice(folds(store.read(game_id)), SNAPSHOT_EVERY - 1, None))
+    assert (cold.state, cold.chance_count) == (full.state, full.chance_count)
+
+
+def test_a_snapshot_that_cannot_be_saved_is_logged_and_the_move_stands(tmp_path: Path) -> None:
+    with FailingSnapshots(tmp_path / "t.db", synchronous="OFF") as store:
+
+        async def scenario() -> str:
+            game_id = await play_async_past_a_snapshot(Games(store))
+            assert await eventually(lambda: any(e["event"] == "snapshot not saved" for e in logs))
+            return game_id
+
+        with structlog.testing.capture_logs() as logs:
+            game_id = asyncio.run(scenario())
+        assert store.version(game_id) > SNAPSHOT_EVERY
+        assert store.load_snapshot(game_id, store.version(game_id)) is None
