@@ -46,7 +46,7 @@ from eventstore import (
 )
 from service import chance, tokens
 from service.clocks import Clock, ClockState, clock_fault, parse_at
-from service.problems import problem
+from service.problems import ServiceError, problem
 from service.referee import adjudication, check_own_undo, external_outcome, timeout_events
 from service.wire import Adjudicate, Created, CreateGame, PlayMove, PostChance, Tokens, Undo
 
@@ -333,22 +333,34 @@ class Games:
         """``play`` on the event loop: no thread is held while the append commits.
 
         The move is checked and built under the game's lock, which is let go while the append
-        waits for its group commit; the append's own version check catches a write that came
-        between, and the move is then checked again on the new state (unless the caller named
-        the version it expected: that is a 409, as always). Timed games and stores that cannot
-        append asynchronously take the threaded path.
+        waits for its group commit. The first try builds on the game as this process holds it,
+        without reading the log: the append's own version check catches any write that came
+        between or that this process has not seen (another process's), and the move is then
+        checked again on the log (unless the caller named the version it expected: that is a
+        409, as always). A move refused on the game as held is judged again on the log before
+        the refusal is final. Timed games and stores that cannot append asynchronously take
+        the threaded path.
         """
         store, build = self._async_store, self._move(command)
         if self._cached(game_id).clock is not None or store is None:
             return await anyio.to_thread.run_sync(self.play, game_id, token, command, key)
         if key is not None and (earlier := self.store.lookup(game_id, key)) is not None:
             return list(earlier.events)
+        fresh = False  # the first try builds on the game as held, unread: the append checks it
         for _ in range(WRITE_ATTEMPTS):
-            with self.open(game_id) as game:
-                batch, version = (
-                    self._batch(game, token, command.expected_version, build),
-                    game.version,
-                )
+            with self.open(game_id) if fresh else self.held(game_id) as game:
+                try:
+                    batch: list[tuple[Actor, Event]] | None = self._batch(
+                        game, token, command.expected_version, build
+                    )
+                except ServiceError:
+                    if fresh:
+                        raise
+                    batch = None  # refused on the game as held: judge it again on the log
+                version = game.version
+            fresh = True
+            if batch is None:
+                continue
             try:
                 result = await store.append_async(game_id, new_events(batch), version, key)
             except VersionConflict:

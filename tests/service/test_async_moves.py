@@ -1,0 +1,95 @@
+"""A move on the event loop (``Games.play_async``) is built on the game as this process holds
+it, without reading the log first; the append's version check catches a write this process has
+not seen (another process on the same database), and the move is then built on the log."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from eventstore import SqliteEventStore, VersionConflict
+from service.games import Games
+from service.wire import Created, CreateGame, PlayMove, SeatSpec
+
+
+@pytest.fixture
+def processes(tmp_path: Path) -> Iterator[tuple[Games, Games]]:
+    """Two services on one database file, as two processes would be."""
+    with (
+        SqliteEventStore(tmp_path / "t.db", synchronous="OFF") as one,
+        SqliteEventStore(tmp_path / "t.db", synchronous="OFF") as other,
+    ):
+        yield Games(one), Games(other)
+
+
+def roll(version: int | None = None) -> PlayMove:
+    return PlayMove(move="roll", expected_version=version)  # for whichever seat is to roll
+
+
+def shared_game(here: Games, there: Games) -> tuple[Created, int]:
+    """A race35 game both services hold in memory; then ``there`` rolls (``here`` has not seen
+    it). The version ``here`` holds, and the log's."""
+    created = here.create(CreateGame("race35", [SeatSpec("A"), SeatSpec("B")], seed="s"))
+    with here.open(created.id) as held, there.open(created.id):
+        seen = held.version
+    there.play(created.id, created.tokens.referee, roll(), None)
+    return created, seen
+
+
+def state_of(games: Games, game_id: str) -> tuple[int, object]:
+    with games.open(game_id) as game:
+        return game.version, game.replay.state
+
+
+def test_a_move_after_another_process_wrote_is_played_on_the_log_not_the_stale_game(
+    processes: tuple[Games, Games],
+) -> None:
+    here, there = processes
+    created, seen = shared_game(here, there)
+    logged = there.store.version(created.id)
+    assert logged > seen
+    events = asyncio.run(here.play_async(created.id, created.tokens.referee, roll(), None))
+    assert events[0].version == logged + 1
+    fresh = Games(here.store)  # nothing in memory: the whole log folded
+    assert state_of(here, created.id) == state_of(fresh, created.id)
+
+
+def test_a_stale_expected_version_is_a_conflict_even_when_this_process_holds_it(
+    processes: tuple[Games, Games],
+) -> None:
+    here, there = processes
+    created, seen = shared_game(here, there)
+    logged = here.store.version(created.id)
+    with pytest.raises(VersionConflict):
+        asyncio.run(here.play_async(created.id, created.tokens.referee, roll(seen), None))
+    assert here.store.version(created.id) == logged
+
+
+def test_an_expected_version_this_process_has_not_seen_reads_the_log_and_plays(
+    processes: tuple[Games, Games],
+) -> None:
+    here, there = processes
+    created, _ = shared_game(here, there)
+    logged = here.store.version(created.id)
+    move = roll(logged)
+    events = asyncio.run(here.play_async(created.id, created.tokens.referee, move, None))
+    assert events[0].version == logged + 1
+
+
+def test_a_move_refused_on_the_game_as_held_is_judged_again_on_the_log(
+    processes: tuple[Games, Games],
+) -> None:
+    here, there = processes
+    created, seen = shared_game(here, there)
+    with here.held(created.id) as held:  # what this process holds: seat 0 still to roll
+        assert held.version == seen
+        stale_turn = held.rules.to_act(held.replay.state)[0].seat
+    with Games(here.store).open(created.id) as game:  # the log: the other seat's turn
+        turn = game.rules.to_act(game.replay.state)[0].seat
+    assert turn != stale_turn
+    token = created.tokens.seats[turn]
+    events = asyncio.run(here.play_async(created.id, token, PlayMove(move="roll"), None))
+    assert events[0].by == turn
