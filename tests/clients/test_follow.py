@@ -20,7 +20,7 @@ from tabula_client import (
 )
 from tabula_client.sse import Decoder, Message, messages
 
-from tests.clients.logs import whole_log
+from tests.clients.logs import whole_log, whole_log_async
 
 
 def play_to_end(client: Client, created: CreatedGame, seed: int = 1) -> int:
@@ -141,8 +141,9 @@ def test_async_follow_in_process_of_a_finished_game(transport: httpx.ASGITranspo
     async def run() -> None:
         async with AsyncClient("http://tabula.test", transport=transport) as client:
             created = await client.create_game("race35", ["Ann", "Bob"], auto_chance=True)
-            page = await client.events(created.id)
-            assert await follow_async(client, created.id) == page.events
+            assert await follow_async(client, created.id) == await whole_log_async(
+                client, created.id
+            )
             assert versions(await follow_async(client, created.id, after=3))[0] == 4
 
     asyncio.run(run())
