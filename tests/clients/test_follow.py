@@ -55,6 +55,15 @@ def test_follow_of_a_finished_game_gives_its_whole_log_then_ends(
     assert followed[-1].type == "SeedRevealed"
 
 
+def test_follow_of_a_game_longer_than_a_page_gives_every_event(client: Client) -> None:
+    # The seed makes a race35 game of 1,622 events (the red square restarts it), more than a
+    # page of GET /events (1,000 by default).
+    created = client.create_game("race35", ["Ann", "Bob"], auto_chance=True, seed="long-3")
+    log = whole_log(client, created.id)
+    assert len(log) > len(client.events(created.id).events)
+    assert list(client.follow(created.id)) == log
+
+
 def test_follow_after_n_starts_with_event_n_plus_one(client: Client, finished: GameView) -> None:
     final = finished
     assert versions(list(client.follow(final.game_id, after=5))) == list(
