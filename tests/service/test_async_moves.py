@@ -29,14 +29,14 @@ def roll(version: int | None = None) -> PlayMove:
     return PlayMove(move="roll", expected_version=version)  # for whichever seat is to roll
 
 
-def shared_game(here: Games, there: Games) -> tuple[Created, int]:
+def shared_game(here: Games, there: Games) -> tuple[Created, int, int]:
     """A race35 game both services hold in memory; then ``there`` rolls (``here`` has not seen
-    it). The version ``here`` holds, and the log's."""
+    it). The game, the version ``here`` holds and the log's."""
     created = here.create(CreateGame("race35", [SeatSpec("A"), SeatSpec("B")], seed="s"))
     with here.open(created.id) as held, there.open(created.id):
         seen = held.version
     there.play(created.id, created.tokens.referee, roll(), None)
-    return created, seen
+    return created, seen, there.store.version(created.id)
 
 
 def state_of(games: Games, game_id: str) -> tuple[int, object]:
@@ -48,8 +48,7 @@ def test_a_move_after_another_process_wrote_is_played_on_the_log_not_the_stale_g
     processes: tuple[Games, Games],
 ) -> None:
     here, there = processes
-    created, seen = shared_game(here, there)
-    logged = there.store.version(created.id)
+    created, seen, logged = shared_game(here, there)
     assert logged > seen
     events = asyncio.run(here.play_async(created.id, created.tokens.referee, roll(), None))
     assert events[0].version == logged + 1
@@ -61,8 +60,7 @@ def test_a_stale_expected_version_is_a_conflict_even_when_this_process_holds_it(
     processes: tuple[Games, Games],
 ) -> None:
     here, there = processes
-    created, seen = shared_game(here, there)
-    logged = here.store.version(created.id)
+    created, seen, logged = shared_game(here, there)
     with pytest.raises(VersionConflict):
         asyncio.run(here.play_async(created.id, created.tokens.referee, roll(seen), None))
     assert here.store.version(created.id) == logged
@@ -72,8 +70,7 @@ def test_an_expected_version_this_process_has_not_seen_reads_the_log_and_plays(
     processes: tuple[Games, Games],
 ) -> None:
     here, there = processes
-    created, _ = shared_game(here, there)
-    logged = here.store.version(created.id)
+    created, _, logged = shared_game(here, there)
     move = roll(logged)
     events = asyncio.run(here.play_async(created.id, created.tokens.referee, move, None))
     assert events[0].version == logged + 1
@@ -83,7 +80,7 @@ def test_a_move_refused_on_the_game_as_held_is_judged_again_on_the_log(
     processes: tuple[Games, Games],
 ) -> None:
     here, there = processes
-    created, seen = shared_game(here, there)
+    created, seen, _ = shared_game(here, there)
     with here.held(created.id) as held:  # what this process holds: seat 0 still to roll
         assert held.version == seen
         stale_turn = held.rules.to_act(held.replay.state)[0].seat
