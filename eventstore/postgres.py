@@ -31,7 +31,6 @@ import uuid
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from datetime import datetime
-from types import TracebackType
 from typing import Any, TypeVar
 
 import msgspec
@@ -41,10 +40,12 @@ from psycopg.conninfo import conninfo_to_dict, make_conninfo
 from psycopg.types.json import set_json_loads
 from psycopg_pool import ConnectionPool, PoolClosed
 
+from . import sql
 from .clock import iso_timestamp, utcnow
-from .errors import IdempotencyKeyReused, StoreError, StreamExists, VersionConflict
-from .hashing import GENESIS, same_events, seal
-from .model import AppendResult, NewEvent, StoredEvent, StreamInfo
+from .errors import StoreError, VersionConflict
+from .hashing import GENESIS, seal
+from .model import AppendResult, NewEvent, StoredEvent
+from .sql import POSTGRES, SqlStore
 
 CHANNEL = "tabula_events"
 """The NOTIFY channel appends announce themselves on."""
@@ -95,12 +96,7 @@ SCHEMA = (
     )""",
 )
 
-EVENT_COLUMNS = ("stream_id", "version", "type", "data", "by", "at", "prev_hash", "hash")
-SELECT_EVENTS = f"SELECT {', '.join(EVENT_COLUMNS)} FROM events"
-INSERT_EVENT = (
-    f"INSERT INTO events ({', '.join(EVENT_COLUMNS)}) VALUES (%s, %s, %s, %s, %s, %s, %s, %s)"
-)
-SELECT_STREAMS = "SELECT stream_id, version, created_at, meta, last_type FROM streams"
+INSERT_EVENT = POSTGRES.sql(sql.INSERT_EVENT)
 INSERT_STREAM = (
     "INSERT INTO streams (stream_id, version, created_at, meta, private, last_type, head_hash)"
     " VALUES (%s, %s, %s, %s, %s, %s, %s)"
@@ -121,8 +117,10 @@ T = TypeVar("T")
 Wake = Callable[[], None]
 
 
-class PostgresEventStore:
+class PostgresEventStore(SqlStore):
     """An append-only log of streams of events in one PostgreSQL database, shared by processes."""
+
+    dialect = POSTGRES
 
     def __init__(
         self,
@@ -170,8 +168,8 @@ class PostgresEventStore:
     def settings(self) -> dict[str, str]:
         """Return the server's durability settings: synchronous_commit and fsync."""
         with self._connection("cannot read the store's settings") as conn:
-            sql = "SELECT name, setting FROM pg_settings WHERE name IN (%s, %s)"
-            rows = conn.execute(sql, ["synchronous_commit", "fsync"]).fetchall()
+            query = "SELECT name, setting FROM pg_settings WHERE name IN (%s, %s)"
+            rows = conn.execute(query, ["synchronous_commit", "fsync"]).fetchall()
         return {str(name): str(value) for name, value in rows}
 
     def stats(self) -> dict[str, int]:
@@ -224,12 +222,15 @@ class PostgresEventStore:
         private: dict[str, Any] | None,
     ) -> AppendResult:
         """One append inside its transaction: lock the stream, idempotency, version, insert."""
-        sql = "SELECT version, head_hash FROM streams WHERE stream_id = %s FOR UPDATE"
-        row = conn.execute(sql, [stream_id]).fetchone()
-        if key is not None and (earlier := _earlier(conn, stream_id, key, events)) is not None:
+        query = "SELECT version, head_hash FROM streams WHERE stream_id = %s FOR UPDATE"
+        row = conn.execute(query, [stream_id]).fetchone()
+        if (
+            key is not None
+            and (earlier := sql.earlier(conn, POSTGRES, stream_id, key, events)) is not None
+        ):
             return earlier
         current, head = (0, GENESIS) if row is None else (int(row[0]), str(row[1]))
-        _check_version(stream_id, expected, current)
+        sql.check_version(stream_id, expected, current)
         stored = seal(stream_id, events, current, head, iso_timestamp(self._clock()))
         _write(conn, stored, key, meta, private)
         return AppendResult(events=stored, replayed=False)
@@ -240,11 +241,11 @@ class PostgresEventStore:
         """A racing append stored the same version first: its result if it was ours, else 409."""
         if key is not None:
             with self._pool.connection() as conn:
-                earlier = _earlier(conn, stream_id, key, events)
+                earlier = sql.earlier(conn, POSTGRES, stream_id, key, events)
             if earlier is not None:
                 return earlier
         actual = self.version(stream_id)
-        _check_version(stream_id, expected, actual)
+        sql.check_version(stream_id, expected, actual)
         raise VersionConflict(stream_id, expected, actual)
 
     def _count(self) -> None:
@@ -275,54 +276,7 @@ class PostgresEventStore:
         with _translated(doing), self._pool.connection() as conn:
             yield conn
 
-    def load_snapshot(self, stream_id: str, at_most: int) -> tuple[int, bytes] | None:
-        """Return the latest snapshot of a stream at or before version at_most, or None."""
-        sql = (
-            "SELECT version, data FROM snapshots WHERE stream_id = %s AND version <= %s"
-            " ORDER BY version DESC LIMIT 1"
-        )
-        with self._connection(f"cannot read snapshots of stream {stream_id!r}") as conn:
-            row = conn.execute(sql, [stream_id, at_most]).fetchone()
-        return None if row is None else (int(row[0]), bytes(row[1]))
-
-    def read(
-        self, stream_id: str, after: int = 0, until: int | None = None, limit: int | None = None
-    ) -> list[StoredEvent]:
-        """Return a stream's events with after < version <= until, oldest first, at most limit."""
-        with self._connection(f"cannot read stream {stream_id!r}") as conn:
-            return _read(conn, stream_id, after, until, limit)
-
-    def version(self, stream_id: str) -> int:
-        """Return a stream's current version, 0 when it does not exist."""
-        with self._connection(f"cannot read stream {stream_id!r}") as conn:
-            row = conn.execute("SELECT version FROM streams WHERE stream_id = %s", [stream_id])
-            found = row.fetchone()
-        return 0 if found is None else int(found[0])
-
-    def lookup(self, stream_id: str, idempotency_key: str) -> AppendResult | None:
-        """Return the earlier result for an idempotency key (replayed=True), or None if unused."""
-        with self._connection(f"cannot read stream {stream_id!r}") as conn:
-            earlier = _keyed_events(conn, stream_id, idempotency_key)
-        return None if earlier is None else AppendResult(events=earlier, replayed=True)
-
-    def private(self, stream_id: str) -> dict[str, Any] | None:
-        """Return the private record stored at creation, or None (no stream, or none given)."""
-        with self._connection(f"cannot read stream {stream_id!r}") as conn:
-            sql = "SELECT private FROM streams WHERE stream_id = %s"
-            row = conn.execute(sql, [stream_id]).fetchone()
-        return None if row is None or row[0] is None else dict(row[0])
-
-    def streams(self) -> list[StreamInfo]:
-        """Return every stream, oldest first."""
-        with self._connection("cannot list streams") as conn:
-            rows = conn.execute(f"{SELECT_STREAMS} ORDER BY seq").fetchall()
-        return [_stream_info(row) for row in rows]
-
-    def stream(self, stream_id: str) -> StreamInfo | None:
-        """Return one stream's summary, or None when it does not exist."""
-        with self._connection(f"cannot read stream {stream_id!r}") as conn:
-            row = conn.execute(f"{SELECT_STREAMS} WHERE stream_id = %s", [stream_id]).fetchone()
-        return None if row is None else _stream_info(row)
+    _reading = _connection  # what the shared reads (SqlStore) use
 
     # announcing
 
@@ -340,19 +294,6 @@ class PostgresEventStore:
         """Stop listening and close every connection."""
         self._listener.close()
         self._pool.close()
-
-    def __enter__(self) -> PostgresEventStore:
-        """Use the store as a context manager that closes it."""
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        """Close the store."""
-        self.close()
 
 
 class _Listener:
@@ -461,26 +402,6 @@ def _translated(doing: str) -> Iterator[None]:
         raise StoreError(f"{doing}: {exc}") from exc
 
 
-def _check_version(stream_id: str, expected: int, actual: int) -> None:
-    """Raise a conflict unless the stream is at the expected version."""
-    if expected == 0 and actual > 0:
-        raise StreamExists(stream_id, actual)
-    if expected != actual:
-        raise VersionConflict(stream_id, expected, actual)
-
-
-def _earlier(
-    conn: psycopg.Connection[Any], stream_id: str, key: str, events: Sequence[NewEvent]
-) -> AppendResult | None:
-    """Return the first result for a used key, or None; a key used for other events errs."""
-    earlier = _keyed_events(conn, stream_id, key)
-    if earlier is None:
-        return None
-    if not same_events(events, earlier):
-        raise IdempotencyKeyReused(stream_id, key)
-    return AppendResult(events=earlier, replayed=True)
-
-
 def _write(
     conn: psycopg.Connection[Any],
     stored: tuple[StoredEvent, ...],
@@ -492,12 +413,16 @@ def _write(
     first, last = stored[0], stored[-1]
     with conn.pipeline():
         if first.version == 1:
-            created = (last.stream_id, last.version, first.at, _encode(meta or {}))
-            conn.execute(INSERT_STREAM, [*created, _encode_optional(private), last.type, last.hash])
+            created = (last.stream_id, last.version, first.at, sql.encode(meta or {}))
+            conn.execute(
+                INSERT_STREAM, [*created, sql.encode_optional(private), last.type, last.hash]
+            )
         else:
             moved = (last.version, last.type, last.hash, last.stream_id, first.version - 1)
             conn.execute(UPDATE_STREAM, moved)
-        conn.cursor().executemany(INSERT_EVENT, [_event_row(event) for event in stored])
+        conn.cursor().executemany(
+            INSERT_EVENT, [sql.event_row(POSTGRES, event) for event in stored]
+        )
         if key is not None:
             conn.execute(INSERT_KEY, [last.stream_id, key, first.version, last.version])
         conn.execute("SELECT pg_notify(%s, %s)", [CHANNEL, _payload(last)])
@@ -507,68 +432,3 @@ def _payload(event: StoredEvent) -> str:
     """The NOTIFY payload announcing an append: ``<stream_id>:<version>``."""
     payload = f"{event.stream_id}:{event.version}"
     return payload if len(payload.encode()) < MAX_PAYLOAD else ""
-
-
-def _read(
-    conn: psycopg.Connection[Any],
-    stream_id: str,
-    after: int,
-    until: int | None,
-    limit: int | None,
-) -> list[StoredEvent]:
-    """Select events of a stream in a version range."""
-    sql = f"{SELECT_EVENTS} WHERE stream_id = %s AND version > %s"
-    params: list[Any] = [stream_id, after]
-    if until is not None:
-        sql, params = f"{sql} AND version <= %s", [*params, until]
-    sql += " ORDER BY version"
-    if limit is not None:
-        sql, params = f"{sql} LIMIT %s", [*params, limit]
-    return [_stored_event(row) for row in conn.execute(sql, params).fetchall()]
-
-
-def _keyed_events(
-    conn: psycopg.Connection[Any], stream_id: str, key: str
-) -> tuple[StoredEvent, ...] | None:
-    """Select the events an idempotency key appended, or None if unused."""
-    sql = "SELECT first_version, last_version FROM idempotency WHERE stream_id = %s AND key = %s"
-    row = conn.execute(sql, [stream_id, key]).fetchone()
-    if row is None:
-        return None
-    return tuple(_read(conn, stream_id, int(row[0]) - 1, int(row[1]), None))
-
-
-def _encode(value: Any) -> str:
-    """Encode a value as JSON text."""
-    return msgspec.json.encode(value).decode()
-
-
-def _encode_optional(value: dict[str, Any] | None) -> str | None:
-    """Encode a value as JSON text, keeping None as SQL NULL."""
-    return None if value is None else _encode(value)
-
-
-def _event_row(event: StoredEvent) -> tuple[Any, ...]:
-    """Turn a stored event into a row of the events table."""
-    return (
-        event.stream_id,
-        event.version,
-        event.type,
-        _encode(event.data),
-        _encode(event.by),
-        event.at,
-        event.prev_hash,
-        event.hash,
-    )
-
-
-def _stored_event(row: Sequence[Any]) -> StoredEvent:
-    """Turn a row of the events table into a stored event."""
-    stream_id, version, type_, data, by, at, prev_hash, hash_ = row
-    return StoredEvent(stream_id, version, type_, data, by, at, prev_hash, hash_)
-
-
-def _stream_info(row: Sequence[Any]) -> StreamInfo:
-    """Turn a row of the streams table into a stream summary."""
-    stream_id, version, created_at, meta, last_type = row
-    return StreamInfo(stream_id, version, created_at, meta, last_type)

@@ -31,16 +31,17 @@ from concurrent.futures import Future
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
-from types import TracebackType
 from typing import Any, TypeVar
 
 import msgspec
 from sqlite_utils import Database
 
+from . import sql
 from .clock import iso_timestamp, utcnow
-from .errors import IdempotencyKeyReused, StoreError, StreamExists, VersionConflict
-from .hashing import GENESIS, same_events, seal
-from .model import AppendResult, NewEvent, StoredEvent, StreamInfo
+from .errors import StoreError, VersionConflict
+from .hashing import GENESIS, seal
+from .model import AppendResult, NewEvent, StoredEvent
+from .sql import SQLITE, SqlStore
 
 SYNCHRONOUS_LEVELS = ("OFF", "NORMAL", "FULL", "EXTRA")
 BUSY_TIMEOUT_SECONDS = 30.0
@@ -48,10 +49,6 @@ MAX_HEADS = 100_000  # stream heads the writer remembers
 MAX_BATCH = 256
 """The most appends one commit takes; more wait for the next one."""
 
-EVENT_COLUMNS = ("stream_id", "version", "type", "data", "by", "at", "prev_hash", "hash")
-SELECT_EVENTS = f"SELECT {', '.join(EVENT_COLUMNS)} FROM events"
-INSERT_EVENT = f"INSERT INTO events ({', '.join(EVENT_COLUMNS)}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
-SELECT_STREAMS = "SELECT stream_id, version, created_at, meta, last_type FROM streams"
 
 T = TypeVar("T")
 Work = Callable[[sqlite3.Connection], Any]
@@ -65,8 +62,10 @@ class _Job(msgspec.Struct):
     future: Future[Any]
 
 
-class SqliteEventStore:
+class SqliteEventStore(SqlStore):
     """An append-only log of streams of events in one SQLite database, with group commit."""
+
+    dialect = SQLITE
 
     def __init__(
         self,
@@ -137,7 +136,7 @@ class SqliteEventStore:
             {"stream_id": str, "version": int, "type": str, "data": str, "by": "ANY"}
             | {"at": str, "prev_hash": str, "hash": str},
             pk=("stream_id", "version"),
-            not_null=set(EVENT_COLUMNS),
+            not_null=set(sql.EVENT_COLUMNS),
             if_not_exists=True,
             strict=True,
         )
@@ -296,13 +295,13 @@ class SqliteEventStore:
     ) -> AppendResult:
         """One append inside the batch's transaction: idempotency, version check, insert."""
         if key is not None:
-            earlier = _earlier(conn, stream_id, key, events)
+            earlier = sql.earlier(conn, SQLITE, stream_id, key, events)
             if earlier is not None:
                 return earlier
         head = self._heads.get(stream_id)
         if head is None or head[0] != expected:
-            current = _version(conn, stream_id)
-            _check_version(stream_id, expected, current)
+            current = sql.stream_version(conn, SQLITE, stream_id)
+            sql.check_version(stream_id, expected, current)
             head = (current, _head_hash(conn, stream_id, current))
         at = iso_timestamp(self._clock())
         stored = seal(stream_id, events, head[0], head[1], at)
@@ -318,8 +317,8 @@ class SqliteEventStore:
         """Store derived data about a stream at a version (replacing any already there)."""
 
         def work(conn: sqlite3.Connection) -> None:
-            sql = "INSERT OR REPLACE INTO snapshots (stream_id, version, data) VALUES (?, ?, ?)"
-            conn.execute(sql, (stream_id, version, data))
+            query = "INSERT OR REPLACE INTO snapshots (stream_id, version, data) VALUES (?, ?, ?)"
+            conn.execute(query, (stream_id, version, data))
 
         self._submit(f"cannot save a snapshot of stream {stream_id!r}", work)
 
@@ -336,58 +335,11 @@ class SqliteEventStore:
 
     # reading
 
-    def load_snapshot(self, stream_id: str, at_most: int) -> tuple[int, bytes] | None:
-        """Return the latest snapshot of a stream at or before version at_most, or None."""
-        sql = (
-            "SELECT version, data FROM snapshots WHERE stream_id = ? AND version <= ?"
-            " ORDER BY version DESC LIMIT 1"
-        )
-        with self._reading(f"cannot read snapshots of stream {stream_id!r}") as conn:
-            row = conn.execute(sql, (stream_id, at_most)).fetchone()
-        return None if row is None else (int(row[0]), bytes(row[1]))
-
     @contextmanager
     def _reading(self, doing: str) -> Iterator[sqlite3.Connection]:
         """The read connection, locked, with errors translated."""
         with self._read_lock, _translated(doing):
             yield self._reader
-
-    def read(
-        self, stream_id: str, after: int = 0, until: int | None = None, limit: int | None = None
-    ) -> list[StoredEvent]:
-        """Return a stream's events with after < version <= until, oldest first, at most limit."""
-        with self._reading(f"cannot read stream {stream_id!r}") as conn:
-            return _read(conn, stream_id, after, until, limit)
-
-    def version(self, stream_id: str) -> int:
-        """Return a stream's current version, 0 when it does not exist."""
-        with self._reading(f"cannot read stream {stream_id!r}") as conn:
-            return _version(conn, stream_id)
-
-    def lookup(self, stream_id: str, idempotency_key: str) -> AppendResult | None:
-        """Return the earlier result for an idempotency key (replayed=True), or None if unused."""
-        with self._reading(f"cannot read stream {stream_id!r}") as conn:
-            earlier = _keyed_events(conn, stream_id, idempotency_key)
-        return None if earlier is None else AppendResult(events=earlier, replayed=True)
-
-    def private(self, stream_id: str) -> dict[str, Any] | None:
-        """Return the private record stored at creation, or None (no stream, or none given)."""
-        with self._reading(f"cannot read stream {stream_id!r}") as conn:
-            sql = "SELECT private FROM streams WHERE stream_id = ?"
-            row = conn.execute(sql, [stream_id]).fetchone()
-        return None if row is None or row[0] is None else _decode(row[0])
-
-    def streams(self) -> list[StreamInfo]:
-        """Return every stream, oldest first."""
-        with self._reading("cannot list streams") as conn:
-            rows = conn.execute(f"{SELECT_STREAMS} ORDER BY rowid").fetchall()
-        return [_stream_info(row) for row in rows]
-
-    def stream(self, stream_id: str) -> StreamInfo | None:
-        """Return one stream's summary, or None when it does not exist."""
-        with self._reading(f"cannot read stream {stream_id!r}") as conn:
-            row = conn.execute(f"{SELECT_STREAMS} WHERE stream_id = ?", [stream_id]).fetchone()
-        return None if row is None else _stream_info(row)
 
     # closing
 
@@ -403,19 +355,6 @@ class SqliteEventStore:
             self._conn.close()
         with self._read_lock:
             self._reader.close()
-
-    def __enter__(self) -> SqliteEventStore:
-        """Use the store as a context manager that closes it."""
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        """Close the store."""
-        self.close()
 
 
 def _connect(path: str | Path) -> sqlite3.Connection:
@@ -443,26 +382,6 @@ def _as_store_error(doing: str, exc: Exception) -> Exception:
     return exc
 
 
-def _check_version(stream_id: str, expected: int, actual: int) -> None:
-    """Raise a conflict unless the stream is at the expected version."""
-    if expected == 0 and actual > 0:
-        raise StreamExists(stream_id, actual)
-    if expected != actual:
-        raise VersionConflict(stream_id, expected, actual)
-
-
-def _earlier(
-    conn: sqlite3.Connection, stream_id: str, key: str, events: Sequence[NewEvent]
-) -> AppendResult | None:
-    """Return the first result for a used key, or None; a key used for other events errs."""
-    earlier = _keyed_events(conn, stream_id, key)
-    if earlier is None:
-        return None
-    if not same_events(events, earlier):
-        raise IdempotencyKeyReused(stream_id, key)
-    return AppendResult(events=earlier, replayed=True)
-
-
 def _write(
     conn: sqlite3.Connection,
     stored: tuple[StoredEvent, ...],
@@ -480,8 +399,8 @@ def _write(
                 last.stream_id,
                 last.version,
                 first.at,
-                _encode(meta or {}),
-                _encode_optional(private),
+                sql.encode(meta or {}),
+                sql.encode_optional(private),
                 last.type,
             ),
         )
@@ -490,7 +409,7 @@ def _write(
             "UPDATE streams SET version = ?, last_type = ? WHERE stream_id = ? AND version = ?",
             (last.version, last.type, last.stream_id, first.version - 1),
         )
-    conn.executemany(INSERT_EVENT, [_event_row(event) for event in stored])
+    conn.executemany(sql.INSERT_EVENT, [sql.event_row(SQLITE, event) for event in stored])
     if key is not None:
         conn.execute(
             "INSERT INTO idempotency (stream_id, key, first_version, last_version)"
@@ -499,87 +418,15 @@ def _write(
         )
 
 
-def _read(
-    conn: sqlite3.Connection, stream_id: str, after: int, until: int | None, limit: int | None
-) -> list[StoredEvent]:
-    """Select events of a stream in a version range."""
-    sql = f"{SELECT_EVENTS} WHERE stream_id = ? AND version > ?"
-    params: list[Any] = [stream_id, after]
-    if until is not None:
-        sql, params = f"{sql} AND version <= ?", [*params, until]
-    sql += " ORDER BY version"
-    if limit is not None:
-        sql, params = f"{sql} LIMIT ?", [*params, limit]
-    return [_stored_event(row) for row in conn.execute(sql, params).fetchall()]
-
-
-def _version(conn: sqlite3.Connection, stream_id: str) -> int:
-    """Select a stream's current version, 0 when absent."""
-    row = conn.execute("SELECT version FROM streams WHERE stream_id = ?", [stream_id]).fetchone()
-    return 0 if row is None else int(row[0])
-
-
 def _stored_version(conn: sqlite3.Connection, stream_id: str) -> int:
     """Select the highest version actually stored in a stream's events."""
-    sql = "SELECT max(version) FROM events WHERE stream_id = ?"
-    return int(conn.execute(sql, [stream_id]).fetchone()[0] or 0)
+    query = "SELECT max(version) FROM events WHERE stream_id = ?"
+    return int(conn.execute(query, [stream_id]).fetchone()[0] or 0)
 
 
 def _head_hash(conn: sqlite3.Connection, stream_id: str, version: int) -> str:
     """Select the hash of a stream's event at version (GENESIS before the first)."""
     if version == 0:
         return GENESIS
-    sql = "SELECT hash FROM events WHERE stream_id = ? AND version = ?"
-    return str(conn.execute(sql, [stream_id, version]).fetchone()[0])
-
-
-def _keyed_events(
-    conn: sqlite3.Connection, stream_id: str, key: str
-) -> tuple[StoredEvent, ...] | None:
-    """Select the events an idempotency key appended, or None if unused."""
-    sql = "SELECT first_version, last_version FROM idempotency WHERE stream_id = ? AND key = ?"
-    row = conn.execute(sql, [stream_id, key]).fetchone()
-    if row is None:
-        return None
-    return tuple(_read(conn, stream_id, int(row[0]) - 1, int(row[1]), None))
-
-
-def _encode(value: Any) -> str:
-    """Encode a value as JSON text."""
-    return msgspec.json.encode(value).decode()
-
-
-def _encode_optional(value: dict[str, Any] | None) -> str | None:
-    """Encode a value as JSON text, keeping None as SQL NULL."""
-    return None if value is None else _encode(value)
-
-
-def _decode(text: str) -> dict[str, Any]:
-    """Decode a JSON object."""
-    return msgspec.json.decode(text, type=dict[str, Any])
-
-
-def _event_row(event: StoredEvent) -> tuple[Any, ...]:
-    """Turn a stored event into a row of the events table."""
-    return (
-        event.stream_id,
-        event.version,
-        event.type,
-        _encode(event.data),
-        event.by,
-        event.at,
-        event.prev_hash,
-        event.hash,
-    )
-
-
-def _stored_event(row: Sequence[Any]) -> StoredEvent:
-    """Turn a row of the events table into a stored event."""
-    stream_id, version, type_, data, by, at, prev_hash, hash_ = row
-    return StoredEvent(stream_id, version, type_, _decode(data), by, at, prev_hash, hash_)
-
-
-def _stream_info(row: Sequence[Any]) -> StreamInfo:
-    """Turn a row of the streams table into a stream summary."""
-    stream_id, version, created_at, meta, last_type = row
-    return StreamInfo(stream_id, version, created_at, _decode(meta), last_type)
+    query = "SELECT hash FROM events WHERE stream_id = ? AND version = ?"
+    return str(conn.execute(query, [stream_id, version]).fetchone()[0])
