@@ -316,6 +316,14 @@ def start_turn(state: State, seat: int) -> State:
     )
 
 
+def finished(state: State) -> dict[int, int]:
+    """Pieces that count towards the win, per seat: home, and with ``win_condition``
+    ``home_column`` (the default) the home column too."""
+    seats = range(len(state.colours))
+    counts = {seat: sum(state.pos[p] >= state.rules.win_at for p in own(seat)) for seat in seats}
+    return {seat: count for seat, count in counts.items() if count}
+
+
 def view(state: State, viewer: Viewer) -> dict[str, Any]:
     """Everything is public in Ludo."""
     return {

@@ -11,6 +11,8 @@ Errors::
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Iterable
 from typing import Any, Literal
 
 import msgspec
@@ -135,3 +137,8 @@ def check_players(name: str, seats: int, low: int, high: int) -> None:
     """Refuse a player count outside ``low..high``."""
     if not low <= seats <= high:
         raise BadSetup(f"{name} takes {low} to {high} players, not {seats}")
+
+
+def home_counts(pieces: Iterable[Piece]) -> dict[int, int]:
+    """Pieces at ``home`` per seat, for rule sets whose pieces finish there."""
+    return dict(Counter(piece.seat for piece in pieces if piece.at == "home"))

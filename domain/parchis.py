@@ -49,6 +49,7 @@ from domain.model import (
     chance_move,
     check_options,
     check_players,
+    home_counts,
 )
 from domain.parchis_board import PARCHIS, PIECES, START
 
@@ -594,6 +595,11 @@ def end_turn(state: State) -> State:
         bonus=(),
         last_moved=-1,
     )
+
+
+def finished(state: State) -> dict[int, int]:
+    """Pieces home per seat."""
+    return home_counts(view(state, "referee")["pieces"])
 
 
 def view(state: State, viewer: Viewer) -> dict[str, Any]:

@@ -36,5 +36,6 @@ automatic = parchis.automatic
 decide = parchis.decide
 apply = parchis.apply
 view = parchis.view
+finished = parchis.finished
 
 redact = parchis.redact

@@ -807,6 +807,18 @@ def redact(event: Event, viewer: Viewer) -> Event:
     return event
 
 
+def finished(state: State) -> dict[int, int]:
+    """Finished pawns per seat: a pawn is finished when it and every deeper square of its lane
+    are filled (the zone fills from the innermost square, Lane 4)."""
+    names, counts = geometry(state.length).names, {}
+    for seat in range(SEATS):
+        at = {names[loc] for loc in state.pawns[seat * PAWNS : (seat + 1) * PAWNS]}
+        open_square = next((k for k in range(LANE, 0, -1) if f"lane:{k}" not in at), 0)
+        if open_square < LANE:
+            counts[seat] = LANE - open_square
+    return counts
+
+
 def view(state: State, viewer: Viewer) -> dict[str, Any]:
     """The board, the deal cycle, and the hands as ``viewer`` may see them."""
     geo, board = geometry(state.length), _board(state)

@@ -29,6 +29,7 @@ from domain.model import (
     chance_move,
     check_options,
     check_players,
+    home_counts,
     piece_id,
 )
 
@@ -265,6 +266,11 @@ def apply(state: State, event: Event) -> State:
         case GameFinished(winners=winners):
             return replace(state, finished=True, winners=winners)
     return state
+
+
+def finished(state: State) -> dict[int, int]:
+    """Pieces home per seat."""
+    return home_counts(view(state, "referee")["pieces"])
 
 
 def view(state: State, viewer: Viewer) -> dict[str, Any]:

@@ -9,7 +9,7 @@ from domain.model import ChanceNeed, Move, Pending, Viewer
 
 
 class RuleSet(Protocol):
-    """One rule set: constants, setup, who acts, legal moves, decide, apply, view."""
+    """One rule set: constants, setup, who acts, legal moves, decide, apply, finished, view."""
 
     NAME: str
     VERSION: int
@@ -41,6 +41,9 @@ class RuleSet(Protocol):
     def redact(self, event: Event, viewer: Viewer) -> Event:
         """The event as ``viewer`` may see it (hidden cards as ``HIDDEN``); public sets use
         ``events.no_secrets``."""
+
+    def finished(self, state: Any) -> dict[int, int]:
+        """How many pieces of each seat have finished (seats with none left out)."""
 
     def view(self, state: Any, viewer: Viewer) -> dict[str, Any]:
         """What ``viewer`` may see of the state (pieces, to_act, chance, winners, hands)."""

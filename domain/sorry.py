@@ -73,6 +73,7 @@ from domain.model import (
     chance_move,
     check_options,
     check_players,
+    home_counts,
     piece_id,
 )
 
@@ -637,6 +638,11 @@ def _card_done(state: State) -> State:
     card = state.card or ""
     turn = state.turn if card == "2" else (state.turn + 1) % state.seats
     return replace(state, discard=(*state.discard, card), card=None, turn=turn)
+
+
+def finished(state: State) -> dict[int, int]:
+    """Pieces home per seat."""
+    return home_counts(view(state, "referee")["pieces"])
 
 
 def view(state: State, viewer: Viewer) -> dict[str, Any]:

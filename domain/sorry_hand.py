@@ -77,6 +77,7 @@ from domain.model import (
     chance_move,
     check_options,
     check_players,
+    home_counts,
 )
 from domain.sorry import CARD_RANK, CODE, HOME, LOCATION, NAMES, PAWNS, PIECE, START
 
@@ -338,6 +339,11 @@ def _put(
 
 def _sees(viewer: Viewer, seat: int) -> bool:
     return viewer == "referee" or viewer == seat
+
+
+def finished(state: State) -> dict[int, int]:
+    """Pieces home per seat."""
+    return home_counts(view(state, "referee")["pieces"])
 
 
 def view(state: State, viewer: Viewer) -> dict[str, Any]:

@@ -65,19 +65,12 @@ def results(games: Games, selected: list[dict[str, Any]]) -> Iterator[GameSummar
     """The outcome of each selected game (winners by name, pieces home per name)."""
     for summary in selected:
         with games.glance(summary["id"]) as game:
-            view = game.rules.view(game.replay.state, "referee")
-            names = list(game.created.seats)
-        home: dict[str, int] = dict.fromkeys(names, 0)
-        for piece in view["pieces"]:
-            if piece.at == "home" or is_finished_lane(game.created.ruleset, piece.at):
-                home[names[piece.seat]] += 1
-        winners = [names[seat] for seat in view["winners"]]
-        yield GameSummary(**summary, winners=winners, pieces_home=home)
-
-
-def is_finished_lane(ruleset: str, at: str) -> bool:
-    """Partners has no ``home``: its pieces finish in their lane."""
-    return ruleset == "partners" and at.startswith("lane:")
+            state, names = game.replay.state, list(game.created.seats)
+            finished, winners = game.rules.finished(state), game.rules.view(state, None)["winners"]
+        home = dict.fromkeys(names, 0)
+        for seat, count in finished.items():
+            home[names[seat]] += count
+        yield GameSummary(**summary, winners=[names[s] for s in winners], pieces_home=home)
 
 
 def standings(tag: str | None, finished: list[GameSummary]) -> Standings:

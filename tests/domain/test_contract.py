@@ -44,6 +44,14 @@ def check_pieces(rules: RuleSet, state: object, expected: Counter[int]) -> None:
             assert len(squares) == len(set(squares)), f"seat {seat} stacks pieces: {squares}"
 
 
+def check_finished(rules: RuleSet, state: object, expected: Counter[int]) -> dict[int, int]:
+    """Finished pieces per seat (those that count towards the win) are within the seat's
+    count; returns them."""
+    now = rules.finished(state)
+    assert all(0 < count <= expected[seat] for seat, count in now.items()), now
+    return now
+
+
 @pytest.mark.parametrize("name", NAMES)
 @settings(max_examples=15, deadline=None)
 @given(data=st.data(), seed=st.integers(0, 2**32))
@@ -52,15 +60,17 @@ def test_random_games_end_and_conserve_pieces(name: str, data: st.DataObject, se
     seats = data.draw(player_counts(rules))
     start = rules.setup({}, seats)
     expected = Counter(p.seat for p in pieces_of(rules, start))
-    state = start
+    state, finished = start, rules.finished(start)
     for state, _ in random_events(rules, start, random.Random(seed)):
         check_pieces(rules, state, expected)
+        finished = check_finished(rules, state, expected)
         for pending in rules.to_act(state):
             assert rules.legal_moves(state, pending.seat), "a pending seat always has a move"
             if pending.kind in CHANCE_KINDS:
                 assert rules.chance(state) is not None
     assert rules.view(state, None)["status"] == "finished"
     assert state.winners
+    assert all(finished.get(seat) == expected[seat] for seat in state.winners), finished
 
 
 @pytest.mark.parametrize("name", NAMES)

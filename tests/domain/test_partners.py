@@ -324,6 +324,14 @@ def test_finished_pawns_never_move_and_a_full_lane_is_done() -> None:
         partners.decide(state, 0, "ONE_14:lane:3>lane:4")
 
 
+def test_finished_pawns_are_those_filling_the_lane_from_the_innermost_square() -> None:
+    # partners.md, finished pawn: on Lane(c,k) with every deeper square occupied. Yellow's L4
+    # and L3 are finished, its L1 is not (L2 is free); blue's L2 is not (L4 and L3 are free);
+    # red's full lane is four.
+    state = position("Y@L4 Y@L3 Y@L1 B@L2 R@L4 R@L3 R@L2 R@L1")
+    assert partners.finished(state) == {0: 2, 1: 4}
+
+
 def test_a_stack_on_the_own_start_space_is_allowed() -> None:
     state = position("Y@P0 Y@P0", {0: "START"})
     expect(state, {"START:start>track:0": "Y@P0 Y@P0 Y@P0"})
