@@ -83,8 +83,9 @@ class Announcing(Protocol):
 
 @runtime_checkable
 class AsyncAppending(Protocol):
-    """A store whose appends can be awaited without holding a thread while they commit (SQLite's
-    group commit resolves the awaiting task when its batch is durable)."""
+    """A store whose appends can be awaited, the event loop going on while they commit
+    (SQLite's group commit resolves the awaiting task when its batch is durable; PostgreSQL's
+    append runs on a worker thread)."""
 
     async def append_async(
         self,

@@ -26,6 +26,7 @@ and ``StoreError`` for any database failure, a closed store or an unreachable se
 
 from __future__ import annotations
 
+import asyncio
 import threading
 import uuid
 from collections.abc import Callable, Iterator, Sequence
@@ -205,6 +206,18 @@ class PostgresEventStore(SqlStore):
                 result = self._after_duplicate(stream_id, events, expected_version, idempotency_key)
         self._count()
         return result
+
+    async def append_async(
+        self,
+        stream_id: str,
+        events: Sequence[NewEvent],
+        expected_version: int,
+        idempotency_key: str | None = None,
+    ) -> AppendResult:
+        """``append`` on a worker thread, awaited: the event loop goes on while it commits."""
+        return await asyncio.to_thread(
+            self.append, stream_id, events, expected_version, idempotency_key
+        )
 
     def _transaction(self, work: Callable[[psycopg.Connection[Any]], T]) -> T:
         """Run work in one transaction on a pooled connection."""

@@ -330,10 +330,10 @@ class Games:
     async def play_async(
         self, game_id: str, token: str | None, command: PlayMove, key: str | None
     ) -> list[StoredEvent]:
-        """``play`` on the event loop: no thread is held while the append commits.
+        """``play`` on the event loop, which goes on serving while the append commits.
 
         The move is checked and built under the game's lock, which is let go while the append
-        waits for its group commit. The first try builds on the game as this process holds it,
+        waits for its commit. The first try builds on the game as this process holds it,
         without reading the log: the append's own version check catches any write that came
         between or that this process has not seen (another process's), and the move is then
         checked again on the log (unless the caller named the version it expected: that is a

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import threading
@@ -16,6 +17,8 @@ from hypothesis import strategies as st
 
 from eventstore import (
     GENESIS,
+    AppendResult,
+    AsyncAppending,
     EventStore,
     IdempotencyKeyReused,
     NewEvent,
@@ -576,3 +579,18 @@ def test_racing_keyed_creations_create_once(store: EventStore, backend: Backend)
     assert sorted(o.replayed for o in outcomes) == [False] + [True] * 7
     assert all(o.events == outcomes[0].events for o in outcomes)
     assert store.version("g1") == 1
+
+
+def test_an_awaited_append_keeps_the_checks_of_an_append(store: EventStore) -> None:
+    assert isinstance(store, AsyncAppending)
+
+    async def run() -> tuple[AppendResult, AppendResult]:
+        first = await store.append_async("g1", events("A", "B"), 0, "k1")
+        again = await store.append_async("g1", events("A", "B"), 0, "k1")
+        with pytest.raises(VersionConflict):
+            await store.append_async("g1", events("C"), 1)
+        return first, again
+
+    first, again = asyncio.run(run())
+    assert not first.replayed and again.replayed and again.events == first.events
+    assert tuple(store.read("g1")) == first.events
