@@ -32,7 +32,7 @@ from domain.events import (
     event_type,
     parse_event,
 )
-from domain.model import CHANCE_KINDS, Move, Pending, Viewer
+from domain.model import CHANCE_KINDS, GameError, Move, Pending, Viewer
 from domain.registry import RULESETS
 from domain.replay import CHANCE_EVENTS, SNAPSHOT_EVERY, MissingHistory, Replay, fold
 from domain.ruleset import RuleSet
@@ -353,7 +353,7 @@ class Games:
                     batch: list[tuple[Actor, Event]] | None = self._batch(
                         game, token, command.expected_version, build
                     )
-                except ServiceError:
+                except (ServiceError, GameError):
                     if fresh:
                         raise
                     batch = None  # refused on the game as held: judge it again on the log

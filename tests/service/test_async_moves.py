@@ -90,3 +90,21 @@ def test_a_move_refused_on_the_game_as_held_is_judged_again_on_the_log(
     token = created.tokens.seats[turn]
     events = asyncio.run(here.play_async(created.id, token, PlayMove(move="roll"), None))
     assert events[0].by == turn
+
+
+def test_a_decision_illegal_on_the_game_as_held_is_judged_again_on_the_log(
+    processes: tuple[Games, Games],
+) -> None:
+    here, there = processes
+    # The seed's first card is a 1: seat 0 then has a decision to make.
+    command = CreateGame("sorry", [SeatSpec("A"), SeatSpec("B")], seed="s1")
+    created = here.create(command)
+    with here.open(created.id), there.open(created.id):
+        pass
+    seat0 = created.tokens.seats[0]
+    there.play(created.id, seat0, PlayMove(move="draw"), None)  # here still has seat 0 to draw
+    with Games(there.store).open(created.id) as game:
+        decision = game.rules.legal_moves(game.replay.state, 0)[0].id
+    assert decision != "draw"
+    events = asyncio.run(here.play_async(created.id, seat0, PlayMove(move=decision), None))
+    assert events[0].data["move"] == decision
