@@ -1,6 +1,6 @@
 """The event store on PostgreSQL, through psycopg 3 and a connection pool.
 
-The only module that touches PostgreSQL's SQL. Same interface, guarantees and hash chain as
+Its appends (the reads are shared with SQLite: sql.py). Same interface, guarantees and hash chain as
 ``SqliteEventStore``, so many service processes can share one log:
 
 - One transaction per append. It first locks the stream's row (``SELECT ... FOR UPDATE``),

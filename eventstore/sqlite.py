@@ -1,4 +1,4 @@
-"""The event store on SQLite, through sqlite-utils; the only module that touches SQL.
+"""The event store on SQLite, through sqlite-utils (its reads are shared with PostgreSQL: sql.py).
 
 Group commit: appends do not commit one by one. Callers put their append on a queue and
 wait on a future; one writer thread takes everything queued, runs each append inside one
