@@ -1,6 +1,6 @@
 """Tabula's event store: an append-only log of streams of events, knowing nothing of games."""
 
-from .base import Announcing, AsyncAppending, EventStore
+from .base import Announcing, EventStore
 from .clock import iso_timestamp, utcnow
 from .errors import IdempotencyKeyReused, StoreError, StreamExists, VersionConflict
 from .hashing import GENESIS, canonical_json, chain_hash, verify_chain
@@ -11,7 +11,6 @@ __all__ = [
     "GENESIS",
     "Announcing",
     "AppendResult",
-    "AsyncAppending",
     "EventStore",
     "IdempotencyKeyReused",
     "NewEvent",

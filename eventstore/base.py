@@ -29,6 +29,18 @@ class EventStore(Protocol):
         """Append events to a stream at expected_version (0 creates it), in one transaction."""
         ...
 
+    async def append_async(
+        self,
+        stream_id: str,
+        events: Sequence[NewEvent],
+        expected_version: int,
+        idempotency_key: str | None = None,
+    ) -> AppendResult:
+        """``append``, awaited: the event loop goes on while it commits (SQLite's group commit
+        resolves the awaiting task when its batch is durable; PostgreSQL appends on a worker
+        thread)."""
+        ...
+
     def read(
         self, stream_id: str, after: int = 0, until: int | None = None, limit: int | None = None
     ) -> list[StoredEvent]:
@@ -78,21 +90,4 @@ class Announcing(Protocol):
 
     def subscribe(self, stream_id: str, wake: Callable[[], None]) -> Callable[[], None]:
         """Call wake (from another thread) after appends to the stream; return the unsubscribe."""
-        ...
-
-
-@runtime_checkable
-class AsyncAppending(Protocol):
-    """A store whose appends can be awaited, the event loop going on while they commit
-    (SQLite's group commit resolves the awaiting task when its batch is durable; PostgreSQL's
-    append runs on a worker thread)."""
-
-    async def append_async(
-        self,
-        stream_id: str,
-        events: Sequence[NewEvent],
-        expected_version: int,
-        idempotency_key: str | None = None,
-    ) -> AppendResult:
-        """``append``, awaited on the running event loop."""
         ...

@@ -13,7 +13,7 @@ import asyncio
 import threading
 import uuid
 from collections import OrderedDict
-from collections.abc import Callable, Coroutine, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from itertools import islice
@@ -38,7 +38,6 @@ from domain.replay import CHANCE_EVENTS, SNAPSHOT_EVERY, MissingHistory, Replay,
 from domain.ruleset import RuleSet
 from eventstore import (
     AppendResult,
-    AsyncAppending,
     EventStore,
     NewEvent,
     StoredEvent,
@@ -114,7 +113,6 @@ class Games:
     def __init__(self, store: EventStore, max_live: int = MAX_LIVE_GAMES) -> None:
         self.store = store
         self.max_live = max_live
-        self._async_store = store if isinstance(store, AsyncAppending) else None
         self._games: OrderedDict[str, Game] = OrderedDict()  # least recently used first
         self._lock = threading.Lock()
         self._background: set[asyncio.Task[None]] = set()  # snapshot saves not waited for
@@ -338,11 +336,11 @@ class Games:
         between or that this process has not seen (another process's), and the move is then
         checked again on the log (unless the caller named the version it expected: that is a
         409, as always). A move refused on the game as held is judged again on the log before
-        the refusal is final. Timed games and stores that cannot append asynchronously take
-        the threaded path.
+        the refusal is final. Timed games take the threaded path (their clocks are enforced
+        under the game's lock).
         """
-        store, build = self._async_store, self._move(command)
-        if self._cached(game_id).clock is not None or store is None:
+        build = self._move(command)
+        if self._cached(game_id).clock is not None:
             return await anyio.to_thread.run_sync(self.play, game_id, token, command, key)
         if key is not None and (earlier := self.store.lookup(game_id, key)) is not None:
             return list(earlier.events)
@@ -362,14 +360,14 @@ class Games:
             if batch is None:
                 continue
             try:
-                result = await store.append_async(game_id, new_events(batch), version, key)
+                result = await self.store.append_async(game_id, new_events(batch), version, key)
             except VersionConflict:
                 if command.expected_version is not None:
                     raise
                 continue
             due = self._settle(game_id, version, result.events)
-            if due:  # derived data: the reply does not wait for another commit
-                self._later(anyio.to_thread.run_sync(self._save_due, game_id, due))
+            if due:
+                self._save_later(game_id, due)
             return list(result.events)
         raise problem("version-conflict", f"game {game_id} kept changing; try again")
 
@@ -523,13 +521,15 @@ class Games:
         self._save_due(game.id, snapshots_due(game, result.events))
         return result
 
-    def _later(self, work: Coroutine[Any, Any, None]) -> None:
-        """Run ``work`` on the event loop without waiting for it; a failure is logged."""
+    def _save_later(self, game_id: str, due: list[tuple[int, bytes]]) -> None:
+        """``_save_due`` on a worker thread, not waited for: snapshots are derived data, so the
+        reply to a move does not wait for another commit; a failure is logged."""
+        work = anyio.to_thread.run_sync(self._save_due, game_id, due)
         task = asyncio.get_running_loop().create_task(work)
         self._background.add(task)
-        task.add_done_callback(self._done)
+        task.add_done_callback(self._saved)
 
-    def _done(self, task: asyncio.Task[None]) -> None:
+    def _saved(self, task: asyncio.Task[None]) -> None:
         self._background.discard(task)
         if not task.cancelled() and (error := task.exception()) is not None:
             structlog.get_logger().warning("snapshot not saved", error=repr(error))
