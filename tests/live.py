@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import socket
 import threading
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
 import uvicorn
 from litestar import Litestar
+
+from tests.waiting import wait_until
 
 
 @contextmanager
@@ -24,11 +25,13 @@ def serving(app: Litestar) -> Iterator[str]:
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False))
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
-    deadline = time.monotonic() + 10
-    while not server.started:
-        if time.monotonic() > deadline or not thread.is_alive():
-            raise RuntimeError("uvicorn did not start")
-        time.sleep(0.01)
+
+    def started() -> bool:
+        if not thread.is_alive():
+            raise RuntimeError("uvicorn stopped before it started")
+        return bool(server.started)
+
+    wait_until(started, timeout=10, message="uvicorn did not start")
     try:
         yield f"http://127.0.0.1:{port}"
     finally:

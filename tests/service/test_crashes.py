@@ -1,7 +1,14 @@
 """SIGKILL the real server again and again under writers: no acknowledged write is lost, no
 write is half stored, every chain verifies and every game rebuilds.
 
-``pytest -s`` prints the kills survived, the writes acknowledged and the games played.
+Each kill comes once the restarted server has acknowledged a random number of writes, at a
+moment when a writer is waiting for a write's reply. The test counts the writes each kill cut
+off (sent, no reply) and fails unless two thirds of the kills cut one off: kills between
+writes would prove nothing about crashes mid-write. A move cut off is sent again with its key
+and must then be acknowledged.
+
+``pytest -s`` prints the kills survived, the writes cut off and acknowledged and the games
+played.
 """
 
 from __future__ import annotations
@@ -20,12 +27,18 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 
 from tests.service.logcheck import check_log
+from tests.waiting import wait_until
+
+pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).parents[2]
 KILLS = 21
 WRITERS = 4
+WRITES_BEFORE_A_KILL = (1, 30)
+"""A kill comes after this many (at random, inclusive) writes acknowledged since the start."""
 RULESETS = ["race35", "sorry", "parchis"]
 Acknowledged = dict[str, dict[int, str]]  # game id -> version -> event type
 
@@ -55,15 +68,14 @@ class Server:
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,  # uvicorn's own startup lines
         )
-        deadline = time.monotonic() + 20
-        while time.monotonic() < deadline:
-            assert self.process.poll() is None, "the server exited"
-            try:
-                if httpx.get(f"{self.url}/health", timeout=1).status_code == 200:
-                    return
-            except httpx.TransportError:
-                time.sleep(0.05)
-        raise AssertionError("the server did not answer /health")
+        wait_until(self.healthy, timeout=20, message="the server did not answer /health")
+
+    def healthy(self) -> bool:
+        assert self.process is not None and self.process.poll() is None, "the server exited"
+        try:
+            return httpx.get(f"{self.url}/health", timeout=1).status_code == 200
+        except httpx.TransportError:
+            return False
 
     def kill(self) -> None:
         assert self.process is not None
@@ -92,6 +104,9 @@ class Writer:
         self.referees: dict[str, str] = {}
         self.game: str | None = None
         self.writes = 0
+        self.cut = 0  # writes sent whose reply a kill cut off
+        self.posting = False  # waiting for a write's reply now
+        self.retried = 0  # of those, moves acknowledged on a retry with the same key
 
     def run(self) -> None:
         while not self.stop.is_set():
@@ -115,17 +130,40 @@ class Writer:
         headers = {**referee, "Idempotency-Key": uuid.uuid4().hex}
         self.send(f"/games/{self.game}/moves", body, headers)
 
+    def post(self, path: str, body: dict[str, Any], headers: dict[str, str]) -> httpx.Response:
+        """POST once; a transport error other than a refused connection means the request
+        went out and a kill cut off its reply: counted in ``cut``."""
+        self.posting = True
+        try:
+            return self.client.post(path, json=body, headers=headers)
+        except (httpx.ConnectError, httpx.ConnectTimeout):
+            raise  # the server is down: nothing was sent
+        except httpx.TransportError:
+            self.cut += 1
+            raise
+        finally:
+            self.posting = False
+
     def send(self, path: str, body: dict[str, Any], headers: dict[str, str]) -> None:
-        """Post until a reply comes (the same key every time); record it if it is a 2xx."""
+        """Post until a reply comes (the same key every time); record it if it is a 2xx.
+
+        Only this writer plays its games, so a move cut off by a kill and sent again with its
+        key must be acknowledged: stored before the kill, the retry replays it; lost, the
+        retry plays it."""
+        cut = False
         while True:
             try:
-                reply = self.client.post(path, json=body, headers=headers)
+                reply = self.post(path, body, headers)
                 break
-            except httpx.TransportError:
+            except httpx.TransportError as error:
+                cut = cut or not isinstance(error, httpx.ConnectError | httpx.ConnectTimeout)
                 if self.stop.is_set():
                     return
                 time.sleep(0.02)
         assert reply.status_code < 500, reply.text
+        if cut:
+            assert reply.is_success, f"a retried move was refused: {reply.text}"
+            self.retried += 1
         if reply.is_success:
             assert self.game is not None
             self.writes += 1
@@ -134,7 +172,7 @@ class Writer:
 
     def create(self) -> None:
         body = {"ruleset": self.random.choice(RULESETS), "seats": [{}, {}], "auto_chance": True}
-        reply = self.client.post("/games", json=body)  # lost in a crash: no reply, not counted
+        reply = self.post("/games", body, {})  # lost in a crash: no reply, not counted
         assert reply.status_code == 201, reply.text
         created = reply.json()
         self.game = created["id"]
@@ -150,21 +188,44 @@ def test_acknowledged_writes_survive_repeated_sigkill(tmp_path: Path) -> None:
         threads = [threading.Thread(target=w.run, daemon=True) for w in writers]
         for thread in threads:
             thread.start()
-        kills = 0
-        for _ in range(KILLS):
-            time.sleep(chooser.uniform(0.05, 0.4))
+        cut_by_kill = []
+        for kill in range(KILLS + 1):
+            writes_after_start(writers, chooser.randint(*WRITES_BEFORE_A_KILL), kill)
+            if kill == KILLS:
+                break  # the last restart took writes too: stop the writers, then kill
+            wait_until(
+                lambda: any(w.posting for w in writers),
+                interval=0.0005,
+                message="no writer is sending a write",
+            )
+            cut = sum(w.cut for w in writers)
             server.kill()
-            kills += 1
-            server.start()
-        time.sleep(0.3)
+            server.start()  # a cut-off reply fails at once, well before the server is back
+            cut_by_kill.append(sum(w.cut for w in writers) - cut)
         stop.set()
         for thread in threads:
             thread.join(timeout=30)
+            assert not thread.is_alive(), "a writer did not stop"
         server.kill()
         server.start()
         summary = check_everything(server.url, writers)
-    print(f"\ncrashes: {kills} SIGKILLs survived, {summary}")
-    assert kills >= 20
+    cut_kills = sum(1 for cut in cut_by_kill if cut)
+    print(
+        f"\ncrashes: {len(cut_by_kill)} SIGKILLs survived, {cut_kills} of them cut off writes "
+        f"({sum(cut_by_kill)} cut off, {sum(w.retried for w in writers)} moves acknowledged "
+        f"on a retry), {summary}"
+    )
+    assert cut_kills >= KILLS * 2 // 3, f"only {cut_kills} of {KILLS} kills cut off a write"
+
+
+def writes_after_start(writers: list[Writer], count: int, kill: int) -> None:
+    """Wait until the writers have had ``count`` more writes acknowledged."""
+    target = sum(w.writes for w in writers) + count
+    wait_until(
+        lambda: sum(w.writes for w in writers) >= target,
+        timeout=30,
+        message=f"the server (started {kill + 1} times) did not acknowledge {count} more writes",
+    )
 
 
 def check_everything(url: str, writers: list[Writer]) -> str:

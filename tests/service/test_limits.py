@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from contextlib import ExitStack
 from pathlib import Path
@@ -18,6 +17,7 @@ from service.settings import Settings
 from tests.live import serving
 from tests.service.conftest import auth, create
 from tests.service.test_bad_input import expect_problem
+from tests.waiting import wait_until
 
 ORIGIN = "https://board.example"
 
@@ -95,17 +95,14 @@ def test_open_streams_per_client_are_capped(live: tuple[str, dict[str, Any]]) ->
         refused = http.get(path)
         expect_problem(refused, 429, "rate-limited", "2 open event streams")
         assert refused.headers["retry-after"] == "1"
-    assert eventually_opens(path), "closed streams did not give their slots back"
+    # the server frees slots as it sees the closes
+    wait_until(lambda: opens(path), message="closed streams did not give their slots back")
 
 
-def eventually_opens(path: str) -> bool:
-    """Whether a stream opens within a second (the server frees slots as it sees closes)."""
-    for _ in range(20):
-        with httpx.Client(timeout=10) as http, http.stream("GET", path) as reply:
-            if reply.status_code == 200:
-                return True
-        time.sleep(0.05)
-    return False
+def opens(path: str) -> bool:
+    """Whether a stream opens now."""
+    with httpx.Client(timeout=10) as http, http.stream("GET", path) as reply:
+        return reply.status_code == 200
 
 
 def test_no_cors_headers_by_default(api: TestClient[Any]) -> None:

@@ -13,7 +13,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -22,6 +22,7 @@ import httpx
 import pytest
 from litestar.testing import TestClient
 
+from eventstore import StoredEvent
 from eventstore.postgres import PostgresEventStore
 from service.app import create_app
 from service.settings import Settings
@@ -30,6 +31,9 @@ from service.stream import ANNOUNCED_POLL_SECONDS
 from tests.live import serving
 from tests.postgres import postgres_schema
 from tests.service.conftest import auth
+from tests.waiting import wait_until
+
+pytestmark = pytest.mark.postgres
 
 ROOT = Path(__file__).resolve().parents[2]
 Api = TestClient[Any]
@@ -138,6 +142,31 @@ def test_racing_moves_through_two_processes_one_wins(apps: tuple[Api, Api]) -> N
     assert sorted(statuses) == [200, 409]
 
 
+class ListeningStore(PostgresEventStore):
+    """The store of a process whose live stream a test waits on: ``waiting`` is set once a
+    subscriber has been woken by the listening connection (so LISTEN is in effect) and the log
+    has been read after that, so the stream has seen the log and waits for news."""
+
+    def __init__(self, url: str) -> None:
+        super().__init__(url)
+        self.heard = threading.Event()
+        self.waiting = threading.Event()
+
+    def subscribe(self, stream_id: str, wake: Callable[[], None]) -> Callable[[], None]:
+        def heard() -> None:
+            self.heard.set()
+            wake()
+
+        return super().subscribe(stream_id, heard)
+
+    def read(self, *args: Any, **kwargs: Any) -> list[StoredEvent]:
+        heard = self.heard.is_set()
+        events = super().read(*args, **kwargs)
+        if heard:
+            self.waiting.set()
+        return events
+
+
 def first_event_after(base: str, game_id: str, after: int, seen: list[float]) -> None:
     """Follow a game's stream and note when the first event after ``after`` arrives."""
     headers = {"Last-Event-ID": str(after)}
@@ -151,9 +180,10 @@ def first_event_after(base: str, game_id: str, after: int, seen: list[float]) ->
 
 def test_a_stream_on_one_process_gets_another_process_moves_promptly(url: str) -> None:
     seen: list[float] = []
+    store_b = ListeningStore(url)
     with (
         serving(create_app(settings(url))) as base_a,
-        serving(create_app(settings(url))) as base_b,
+        serving(create_app(settings(url), store_b)) as base_b,
         httpx.Client(base_url=base_a) as a,
     ):
         created = create(a)
@@ -161,7 +191,7 @@ def test_a_stream_on_one_process_gets_another_process_moves_promptly(url: str) -
             target=first_event_after, args=(base_b, created["id"], created["version"], seen)
         )
         reader.start()
-        time.sleep(0.5)  # the stream is waiting
+        wait_until(store_b.waiting.is_set, message="the stream on B never waited for news")
         began = time.monotonic()
         play(a, created)
         reader.join(timeout=20)
@@ -209,12 +239,12 @@ def service_process(url: str) -> Iterator[str]:
 
 def wait_until_up(base: str, process: subprocess.Popen[bytes]) -> None:
     """Poll /health until the service answers."""
-    deadline = time.monotonic() + 20
-    while time.monotonic() < deadline:
+
+    def up() -> bool:
         assert process.poll() is None, f"the service exited with {process.returncode}"
         try:
-            if httpx.get(f"{base}/health", timeout=1).status_code == 200:
-                return
+            return httpx.get(f"{base}/health", timeout=1).status_code == 200
         except httpx.TransportError:
-            time.sleep(0.05)
-    raise AssertionError(f"the service at {base} did not come up")
+            return False
+
+    wait_until(up, timeout=20, message=f"the service at {base} did not come up")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import random
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from itertools import islice
 from pathlib import Path
 
@@ -19,6 +19,7 @@ from eventstore import SqliteEventStore, StoredEvent, StoreError
 from service.games import Games
 from service.wire import CreateGame, PlayMove, SeatSpec, Undo
 from tests.domain.playout import random_events
+from tests.waiting import wait_until_async
 
 
 @pytest.fixture
@@ -162,22 +163,15 @@ async def play_async_past_a_snapshot(games: Games) -> str:
         )
 
 
-async def eventually(check: Callable[[], bool]) -> bool:
-    """Whether ``check`` comes true within ten seconds of the event loop running."""
-    for _ in range(1000):
-        if check():
-            return True
-        await asyncio.sleep(0.01)
-    return False
-
-
 def test_a_move_on_the_event_loop_saves_its_snapshot_without_waiting_for_it(
     store: SqliteEventStore,
 ) -> None:
     async def scenario() -> str:
         game_id = await play_async_past_a_snapshot(Games(store))
-        saved = await eventually(lambda: store.load_snapshot(game_id, SNAPSHOT_EVERY) is not None)
-        assert saved, "the snapshot was never saved"
+        await wait_until_async(
+            lambda: store.load_snapshot(game_id, SNAPSHOT_EVERY) is not None,
+            message="the snapshot was never saved",
+        )
         return game_id
 
     game_id = asyncio.run(scenario())
@@ -191,7 +185,10 @@ def test_a_snapshot_that_cannot_be_saved_is_logged_and_the_move_stands(tmp_path:
 
         async def scenario() -> str:
             game_id = await play_async_past_a_snapshot(Games(store))
-            assert await eventually(lambda: any(e["event"] == "snapshot not saved" for e in logs))
+            await wait_until_async(
+                lambda: any(e["event"] == "snapshot not saved" for e in logs),
+                message="the failed snapshot was never logged",
+            )
             return game_id
 
         with structlog.testing.capture_logs() as logs:
