@@ -16,9 +16,22 @@ SKIP_REASON = (
 )
 
 
+running: tuple[str, bool] | None = None
+"""The test being set up and whether it is marked ``postgres`` (set by tests/conftest.py)."""
+
+
 @contextmanager
 def postgres_schema(prefix: str = "test") -> Iterator[str]:
-    """A URL of the test database whose search path is a fresh schema, dropped afterwards."""
+    """A URL of the test database whose search path is a fresh schema, dropped afterwards.
+
+    The test asking must be marked ``postgres`` (``pytestmark = pytest.mark.postgres``), so
+    that ``pytest -m "not postgres"`` leaves out every test that needs the database; an
+    unmarked one fails here, with or without the database."""
+    if running is not None and not running[1]:
+        pytest.fail(
+            f"{running[0]} uses the PostgreSQL test database but is not marked postgres",
+            pytrace=False,
+        )
     url = os.environ.get(URL_VARIABLE, "")
     if not url:
         pytest.skip(SKIP_REASON)

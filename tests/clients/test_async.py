@@ -49,6 +49,7 @@ def test_async_bots_play_race35_to_a_winner(transport: httpx.ASGITransport) -> N
     asyncio.run(bots_finish_a_game(transport))
 
 
+@pytest.mark.slow
 def test_random_bots_finish_every_ruleset_the_server_offers(
     transport: httpx.ASGITransport,
 ) -> None:

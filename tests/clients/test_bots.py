@@ -23,6 +23,7 @@ def greedy_wins(ruleset: str, players: int, games: int) -> int:
     return wins
 
 
+@pytest.mark.slow
 def test_greedy_bot_beats_three_random_bots_at_sorry() -> None:
     games = 120
     wins = greedy_wins("sorry", 4, games)

@@ -120,6 +120,7 @@ def fuzz_operation(
     return sent
 
 
+@pytest.mark.slow
 def test_every_operation_survives_generated_requests(
     served: str, games: list[dict[str, Any]]
 ) -> None:
@@ -187,6 +188,7 @@ def run_scenarios(machine: Any, tally: Counter[str]) -> None:
             tally["diverged"] += 1
 
 
+@pytest.mark.slow
 def test_stateful_runs_follow_links_from_create_to_move_and_undo(served: str) -> None:
     tally: Counter[str] = Counter()
     run_scenarios(stateful_machine(served, tally), tally)

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 
 from service.app import create_app
 from service.settings import Settings
@@ -77,6 +78,7 @@ def choose(
     return f"/games/{game}/moves", body
 
 
+@pytest.mark.slow
 def test_racing_moves_and_undos_store_each_acknowledged_write_once(tmp_path: Path) -> None:
     settings = Settings(database=str(tmp_path / "race.db"), log_level="warning")
     tally = Tally()

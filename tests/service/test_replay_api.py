@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from litestar.testing import TestClient
@@ -18,6 +19,7 @@ from tests.service.conftest import create
 DOMAIN_FIELDS = ("pieces", "to_act", "chance", "winners", "status")
 
 
+@pytest.mark.slow
 @settings(max_examples=8, deadline=None)
 @given(seed=st.text(min_size=1, max_size=20), players=st.integers(2, 6))
 def test_state_at_every_version_equals_folding_the_log(

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
 from litestar.testing import TestClient
 
 from tests.service.conftest import auth
@@ -52,6 +53,7 @@ def test_a_batch_with_one_bad_table_creates_none(api: TestClient[Any]) -> None:
     assert api.get("/games").json()["games"] == []
 
 
+@pytest.mark.slow
 def test_a_four_table_round_played_by_bots_to_standings(
     api: TestClient[Any], tmp_path: Path
 ) -> None:

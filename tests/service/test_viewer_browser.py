@@ -34,6 +34,8 @@ CHROMIUM_ARGS = [
 ]
 PIECES = "els => Object.fromEntries(els.map(e => [e.dataset.piece, e.dataset.at]))"
 
+pytestmark = pytest.mark.browser
+
 if os.environ.get("TABULA_SKIP_BROWSER") == "1":
     pytest.skip("TABULA_SKIP_BROWSER=1", allow_module_level=True)
 
@@ -114,7 +116,9 @@ def screenshot(page: Page, tmp_path: Path, name: str, record_property: Any) -> N
     print(f"screenshot: {path}")
 
 
-@pytest.mark.parametrize(("ruleset", "players"), [("race35", 2), ("sorry", 2)])
+@pytest.mark.parametrize(
+    ("ruleset", "players"), [("race35", 2), pytest.param("sorry", 2, marks=pytest.mark.slow)]
+)
 def test_viewer_steps_through_a_finished_game(
     url: str, page: Page, tmp_path: Path, record_property: Any, ruleset: str, players: int
 ) -> None:
