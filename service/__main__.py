@@ -14,9 +14,12 @@ from service.verify import GameRecord, verify_record
 
 
 def parse(argv: list[str]) -> argparse.Namespace:
+    """The command line: the server's options go before or after ``serve``, as one likes
+    (``python -m service --port 8001`` and ``python -m service serve --port 8001``)."""
     defaults = Settings.from_env()
     parser = argparse.ArgumentParser(
         prog="python -m service",
+        parents=[server_options(defaults, default_values=True)],
         description="Tabula referee service. Settings also come from TABULA_HOST, TABULA_PORT, "
         "TABULA_DATABASE, TABULA_DATABASE_URL (PostgreSQL), TABULA_SYNCHRONOUS, "
         "TABULA_LOG_FORMAT, TABULA_LOG_LEVEL and the "
@@ -24,19 +27,13 @@ def parse(argv: list[str]) -> argparse.Namespace:
         "TABULA_WRITE_RATE, TABULA_WRITE_BURST, TABULA_CORS_ORIGINS, and TABULA_MAX_LIVE_GAMES "
         "(games kept in memory) (see service/settings.py).",
     )
-    parser.add_argument("--host", default=defaults.host, help="address to bind (%(default)s)")
-    parser.add_argument("--port", type=int, default=defaults.port, help="port (%(default)s)")
-    parser.add_argument("--database", default=defaults.database, help="SQLite file (%(default)s)")
-    parser.add_argument(
-        "--database-url",
-        default=defaults.database_url,
-        help="postgresql://user:pass@host/db: the event store on PostgreSQL instead of SQLite",
-    )
-    parser.add_argument(
-        "--log-format", choices=["json", "kv"], default=defaults.log_format, help="%(default)s"
-    )
     commands = parser.add_subparsers(dest="command")
-    commands.add_parser("serve", help="serve the API (the default)")
+    commands.add_parser(
+        "serve",
+        parents=[server_options(defaults, default_values=False)],
+        help="serve the API (the default)",
+        description="Serve the API. The options may also come before the command.",
+    )
     commands.add_parser("openapi", help="print the OpenAPI document as JSON")
     verify = commands.add_parser("verify", help="check exported game records offline")
     verify.add_argument("records", nargs="+", help="game record JSON files (from /export)")
@@ -50,6 +47,42 @@ def parse(argv: list[str]) -> argparse.Namespace:
         log_format=args.log_format,
     )
     return args
+
+
+def server_options(defaults: Settings, *, default_values: bool) -> argparse.ArgumentParser:
+    """The server's options, as a parent parser for the main parser and for ``serve``.
+
+    Only the main parser holds default values: ``serve``'s copy leaves an option it was not
+    given unset (argparse would otherwise overwrite a value given before ``serve`` with the
+    subcommand's default)."""
+    options = argparse.ArgumentParser(add_help=False)
+
+    def default(value: object) -> object:
+        return value if default_values else argparse.SUPPRESS
+
+    options.add_argument(
+        "--host", default=default(defaults.host), help=f"address to bind ({defaults.host})"
+    )
+    options.add_argument(
+        "--port", type=int, default=default(defaults.port), help=f"port ({defaults.port})"
+    )
+    options.add_argument(
+        "--database",
+        default=default(defaults.database),
+        help=f"SQLite file ({defaults.database})",
+    )
+    options.add_argument(
+        "--database-url",
+        default=default(defaults.database_url),
+        help="postgresql://user:pass@host/db: the event store on PostgreSQL instead of SQLite",
+    )
+    options.add_argument(
+        "--log-format",
+        choices=["json", "kv"],
+        default=default(defaults.log_format),
+        help=f"log line format ({defaults.log_format})",
+    )
+    return options
 
 
 def openapi_document() -> str:
