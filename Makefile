@@ -2,14 +2,26 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# Held while the environment is built, so `make run` and `make test` started together on a
+# fresh clone build it once: the second waits, then finds the stamp up to date. It lives
+# outside .venv (which does not exist yet) and is never removed (a lock file removed while
+# held no longer excludes anyone).
+LOCK := .venv.lock
 
 .PHONY: run test lint typecheck unit openapi bench clean
 
+ifdef VENV_LOCKED
 $(STAMP): pyproject.toml clients/pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 	$(BIN)/pip install -q -e '.[test]' -e clients
 	touch $(STAMP)
+else
+# Take the lock, then ask make again whether the stamp is out of date: another make may have
+# built the environment while this one waited.
+$(STAMP): pyproject.toml clients/pyproject.toml
+	flock $(LOCK) $(MAKE) --no-print-directory VENV_LOCKED=1 $(STAMP)
+endif
 
 run: $(STAMP)
 	$(BIN)/python -m service
