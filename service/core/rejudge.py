@@ -1,21 +1,21 @@
-"""Checking a game record with no server: the hash chain, the seed, and every event's legality.
+"""Checking a game's log by judging it again: the referee runs once more on every command the
+log records and must produce exactly the events recorded (with the same ``by``).
 
-The record is replayed with the domain alone. At each point the next event must be what the
-rules make happen by themselves (automatic events), a legal decision of a pending seat with
-exactly the events that decision causes, a chance outcome the pending draw or roll allows
-(equal to the seed's outcome when the seed is known and chance is the server's), an undo of
-the latest decision, or the seed's reveal.
+Each recorded act (a decision, a draw or roll, a posted outcome, an undo, an adjudication, a
+clock running out) is turned back into the command that caused it and judged by ``judge``;
+what follows by itself (automatic moves, automatic chance, the seed's reveal) comes out of the
+same call. So the API, the import and the verifier cannot disagree: they are one code path.
 """
 
 from __future__ import annotations
 
-from typing import Any
-
-import msgspec
+from collections.abc import Sequence
+from typing import NamedTuple
 
 from domain.events import (
     Adjudicated,
     CardDrawn,
+    CardExchanged,
     CardsDealt,
     DiceRolled,
     Event,
@@ -25,226 +25,147 @@ from domain.events import (
     MoveUndone,
     SeedRevealed,
     TimeExpired,
-    TurnPassed,
-    parse_event,
 )
-from domain.model import CHANCE_KINDS, ChanceNeed, Deal, Draw, GameError, Roll
-from domain.replay import Replay
-from eventstore import StoredEvent, verify_chain
-from service import chance
-from service.wire import EventOut
-
-FORMAT = "tabula-game-record"
-FORMAT_VERSION = 1
-
-
-class GameRecord(msgspec.Struct, frozen=True):
-    """A self-contained game: header, every event with its hash, the seed once revealed."""
-
-    game_id: str
-    ruleset: str
-    ruleset_version: int
-    options: dict[str, Any]
-    seats: list[str]
-    chance: str
-    seed_commitment: str
-    events: list[EventOut]
-    seed: str | None = None
-    format: str = FORMAT
-    format_version: int = FORMAT_VERSION
+from domain.model import GameError
+from domain.replay import CHANCE_EVENTS, Replay
+from service.core import chance
+from service.core.actor import Actor
+from service.core.commands import Adjudicate, Command, PlayMove, PostChance, Timeout, Undo
+from service.core.luck import Luck, Recorded, Seeded
+from service.core.referee import Batch, Verdict, describe, judge, open_game
+from service.core.refusal import Refusal
 
 
-class Verification(msgspec.Struct, frozen=True):
-    """The verdict on a log: valid, or the first bad event and why."""
+class Entry(NamedTuple):
+    """One event of a log as the referee checks it."""
 
-    valid: bool
-    events: int
-    chance_checked: bool
-    finished: bool = False
-    first_bad: int | None = None
-    reason: str | None = None
+    version: int
+    event: Event
+    by: int | str
 
 
 class Invalid(Exception):
-    """The first bad event of a record."""
+    """The first bad event of a log, and why."""
 
     def __init__(self, version: int, reason: str) -> None:
         super().__init__(f"event {version}: {reason}")
         self.version, self.reason = version, reason
 
 
-def verify_record(record: GameRecord, seed: str | None = None) -> Verification:
-    """Verify a whole record; ``seed`` overrides the record's (the service's sealed seed)."""
-    seed = seed or record.seed
-    checked = seed is not None and record.chance == "server"
-    try:
-        check_header(record)
-        check_chain(record)
-        if seed is not None and chance.commitment(seed) != record.seed_commitment:
-            raise Invalid(1, "the seed does not match its commitment")
-        checker = Checker(record, seed if checked else None)
-        checker.run()
-    except Invalid as bad:
-        return Verification(
-            False, len(record.events), checked, first_bad=bad.version, reason=bad.reason
-        )
-    return Verification(True, len(record.events), checked, bool(checker.replay.state.finished))
-
-
-def check_header(record: GameRecord) -> None:
-    """The record's format and its header agree with its first event."""
-    if record.format != FORMAT or record.format_version != FORMAT_VERSION:
-        raise Invalid(0, f"unknown record format {record.format!r} {record.format_version}")
-    if not record.events or record.events[0].type != "GameCreated":
-        raise Invalid(1, "a game record starts with GameCreated")
-    created = parse(record.events[0])
-    assert isinstance(created, GameCreated)
-    header = (record.ruleset, record.options, tuple(record.seats), record.seed_commitment)
-    if header != (created.ruleset, created.options, created.seats, created.seed_commitment):
-        raise Invalid(1, "the record's header does not match its GameCreated event")
-
-
-def check_chain(record: GameRecord) -> None:
-    """Versions 1.. without gaps and an unbroken hash chain."""
-    stored = [
-        StoredEvent(record.game_id, e.version, e.type, e.data, e.by, e.at, e.prev_hash, e.hash)
-        for e in record.events
-    ]
-    bad = verify_chain(stored)
-    if bad is not None:
-        raise Invalid(
-            bad, "broken hash chain: the hash does not match the event or its predecessor"
-        )
-
-
-def parse(event: EventOut) -> Event:
-    """A record's event as a domain event."""
-    try:
-        return parse_event(event.type, event.data)
-    except (ValueError, msgspec.ValidationError) as error:
-        raise Invalid(event.version, f"unreadable {event.type} event: {error}") from None
-
-
-class Checker:
-    """Replays a record event by event, checking each against the rules."""
-
-    def __init__(self, record: GameRecord, seed: str | None) -> None:
-        created = parse(record.events[0])
-        assert isinstance(created, GameCreated)
+def rejudge(log: Sequence[Entry], seed: str | None) -> tuple[Replay, Batch]:
+    """The game folded from ``log``, and the events the referee made of it (equal to the
+    log's), after checking that every event is what the referee makes
+    of the recorded commands; Invalid names the first event that is not. ``seed`` checks server
+    chance against the seed; without it each outcome needs only to be possible."""
+    if not log or not isinstance(log[0].event, GameCreated):
+        raise Invalid(1, "a game's log starts with GameCreated")
+    created = log[0].event
+    if seed is not None and chance.commitment(seed) != created.seed_commitment:
+        raise Invalid(1, "the seed does not match its commitment")
+    seeded = seed is not None and created.chance == "server"
+    at = 0
+    replay: Replay | None = None
+    judged: Batch = []
+    while at < len(log):
+        entry = log[at]
+        luck: Luck = Seeded(seed) if seeded and seed else Recorded([e.event for e in log[at:]])
         try:
-            self.replay = Replay(created)
-        except (GameError, KeyError) as error:
-            raise Invalid(1, f"bad game setup: {error}") from None
-        self.seed = seed
-        self.events = [(e.version, parse(e), e.by) for e in record.events[1:]]
-        self.at = 0
-
-    def run(self) -> None:
-        """Check every event after GameCreated."""
-        while self.at < len(self.events):
-            version, event, by = self.events[self.at]
-            batch = self.expected(version, event, by)
-            self.take(batch)
-
-    def expected(self, version: int, event: Event, by: int | str) -> list[Event]:
-        """The events the rules allow next, given that the next recorded one is ``event``."""
-        rules, state = self.replay.rules, self.replay.state
-        automatic = rules.automatic(state)
-        if automatic:
-            return automatic
-        match event:
-            case MoveUndone(reverts=reverts):
-                if reverts != self.replay.last_decision():
-                    raise Invalid(version, f"undo of version {reverts}, not the latest decision")
-                return [event]
-            case SeedRevealed(seed=seed):
-                if chance.commitment(seed) != self.replay.created.seed_commitment:
-                    raise Invalid(version, "the revealed seed does not match its commitment")
-                return [event]
-            case GameFinished() if by == "referee" or self.after_timeout("forfeit"):
-                return [event]
-            case TurnPassed(seat=seat) if self.after_timeout("pass", seat):
-                return [event]
-            case Adjudicated() | TimeExpired() if by in ("referee", "server"):
-                return [event]
-            case CardDrawn() | DiceRolled() | CardsDealt():
-                return [self.outcome(version, event)]
-        return self.decision(version, event)
-
-    def after_timeout(self, consequence: str, seat: int | None = None) -> bool:
-        """Whether the previous event was ``seat``'s clock running out with ``consequence``."""
-        if self.at == 0:
-            return False
-        previous = self.events[self.at - 1][1]
-        return (
-            isinstance(previous, TimeExpired)
-            and previous.consequence == consequence
-            and seat in (None, previous.seat)
-        )
-
-    def outcome(self, version: int, event: Event) -> Event:
-        """A chance event, checked against what the pending draw or roll allows."""
-        rules, state = self.replay.rules, self.replay.state
-        seat = getattr(event, "seat", getattr(event, "dealer", -1))
-        pending = [p for p in rules.to_act(state) if p.kind in CHANCE_KINDS and p.seat == seat]
-        need = rules.chance(state)
-        if not pending or need is None:
-            raise Invalid(version, f"seat {seat} was not due to draw or roll")
-        if self.seed is not None:
-            due = chance.outcome(self.seed, self.replay.chance_count, need, seat)
-            if due != event:
-                raise Invalid(version, f"the outcome does not match the seed: expected {due}")
-        elif not possible(need, event):
-            raise Invalid(version, f"an impossible outcome for {type(need).__name__.lower()}")
-        return event
-
-    def decision(self, version: int, event: Event) -> list[Event]:
-        """A seat's decision: the events its legal move causes."""
-        rules, state = self.replay.rules, self.replay.state
-        seat = getattr(event, "seat", None)
-        if not isinstance(seat, int) or seat not in {p.seat for p in rules.to_act(state)}:
-            raise Invalid(version, f"{type(event).__name__} by seat {seat}, who was not to act")
-        for move in rules.legal_moves(state, seat):
-            if isinstance(event, MovePlayed) and move.id != event.move:
-                continue
-            batch = rules.decide(state, seat, move.id)
-            if batch and batch[0] == event:
-                return batch
-        raise Invalid(version, f"illegal move by seat {seat}: {describe(event)}")
-
-    def take(self, batch: list[Event]) -> None:
-        """Consume the recorded events that must equal ``batch``."""
-        for expected in batch:
-            if self.at >= len(self.events):
-                raise Invalid(self.replay.version + 1, f"the log ends before {describe(expected)}")
-            version, event, _ = self.events[self.at]
-            if event != expected:
-                raise Invalid(version, f"expected {describe(expected)}, found {describe(event)}")
-            self.replay.push(version, event)
-            self.at += 1
+            if replay is None:
+                verdict = open_game(created, luck)
+            else:
+                verdict = judge(replay, actor_of(entry), command_of(replay, entry, log, at), luck)
+        except (Refusal, GameError) as refused:
+            raise Invalid(entry.version, f"{describe(entry.event)}: {refused}") from None
+        except (KeyError, ValueError) as error:
+            raise Invalid(entry.version, f"bad game setup: {error}") from None
+        compare(verdict, log, at)
+        at += len(verdict.batch)
+        judged += verdict.batch
+        replay = verdict.after
+    assert replay is not None
+    return replay, judged
 
 
-def possible(need: ChanceNeed, event: Event) -> bool:
-    """Whether a chance outcome could have come from ``need``."""
-    match need, event:
-        case Roll(dice=count), DiceRolled(dice=dice):
-            return len(dice) == count and all(1 <= d <= 6 for d in dice)
-        case Draw(pile=pile), CardDrawn(card=card):
-            return card in pile
-        case Deal(pile=pile, seats=seats, count=count), CardsDealt(seats=dealt, hands=hands):
-            cards = [c for hand in hands for c in hand]
-            left = list(pile)
-            for card in cards:
-                if card not in left:
-                    return False
-                left.remove(card)
-            enough = len(hands) == len(seats) and all(len(hand) == count for hand in hands)
-            return dealt == seats and enough
-    return False
+def actor_of(entry: Entry) -> Actor:
+    """The recorded ``by`` as an actor."""
+    by = entry.by
+    if isinstance(by, int) or by in ("referee", "server"):
+        return by  # type: ignore[return-value]
+    raise Invalid(entry.version, f"unknown actor {by!r}")
 
 
-def describe(event: Event) -> str:
-    """A short description of an event for messages."""
-    fields = msgspec.to_builtins(event)
-    fields.pop("type", None)
-    return f"{type(event).__name__} {msgspec.json.encode(fields).decode()}"
+def command_of(replay: Replay, entry: Entry, log: Sequence[Entry], at: int) -> Command:
+    """The command that made a recorded act."""
+    event, version = entry.event, entry.version
+    if entry.by == "server":
+        if isinstance(event, TimeExpired):
+            return Timeout(event.seat)
+        raise Invalid(version, f"{describe(event)} by the server, which nothing caused")
+    match event:
+        case MovePlayed(seat=seat, move=move):
+            return PlayMove(move=move, seat=seat)
+        case CardExchanged(seat=seat):
+            return PlayMove(move=decision_id(replay, seat, event), seat=seat)
+        case CardDrawn() | DiceRolled() | CardsDealt() if replay.created.chance == "external":
+            return posted(event)
+        case CardDrawn(seat=seat):
+            return PlayMove(move="draw", seat=seat)
+        case DiceRolled(seat=seat):
+            return PlayMove(move="roll", seat=seat)
+        case CardsDealt(dealer=seat):
+            return PlayMove(move="deal", seat=seat)
+        case MoveUndone(reason=reason):
+            return Undo(reason=reason)
+        case Adjudicated(kind=kind, reason=reason, seat=seat):
+            following = log[at + 1].event if at + 1 < len(log) else None
+            winners = list(following.winners) if isinstance(following, GameFinished) else None
+            return Adjudicate(kind, reason, seat, winners)  # type: ignore[arg-type]
+        case SeedRevealed() | GameFinished():
+            raise Invalid(version, f"{describe(event)}, which nothing caused")
+    raise Invalid(version, f"{describe(event)} is not something {entry.by!r} does")
+
+
+def decision_id(replay: Replay, seat: int, event: Event) -> str:
+    """The id of the legal move of ``seat`` whose decision is ``event``."""
+    for move in replay.rules.legal_moves(replay.state, seat):
+        if move.uses == getattr(event, "card", None) and move.id.startswith("exchange:"):
+            return move.id
+    return "exchange:?"
+
+
+def posted(event: Event) -> PostChance:
+    """The referee's chance body that records ``event``."""
+    match event:
+        case CardDrawn(card=card):
+            return PostChance(card=card)
+        case DiceRolled(dice=dice):
+            return PostChance(dice=list(dice))
+        case CardsDealt(hands=hands):
+            return PostChance(hands=[list(hand) for hand in hands])
+    raise TypeError(event)
+
+
+def compare(verdict: Verdict, log: Sequence[Entry], at: int) -> None:
+    """The recorded events from ``at`` must be the verdict's batch, ``by`` included."""
+    for offset, (by, expected) in enumerate(verdict.batch):
+        if at + offset >= len(log):
+            version = log[-1].version + 1
+            raise Invalid(version, f"the log ends before {describe(expected)}")
+        entry = log[at + offset]
+        if isinstance(expected, CHANCE_EVENTS) and type(entry.event) is type(expected):
+            if entry.event != expected:
+                raise Invalid(
+                    entry.version,
+                    f"the outcome does not match the seed: expected {describe(expected)}, "
+                    f"found {describe(entry.event)}",
+                )
+        if (entry.by, entry.event) != (by, expected):
+            raise Invalid(
+                entry.version,
+                f"expected {describe(expected)} by {by!r}, found {describe(entry.event)} "
+                f"by {entry.by!r}",
+            )
+        if isinstance(expected, SeedRevealed) and (
+            chance.commitment(expected.seed) != log[0].event.seed_commitment  # type: ignore[attr-defined]
+        ):
+            raise Invalid(entry.version, "the revealed seed does not match its commitment")

@@ -1,17 +1,55 @@
-"""Game records: export, import, audit. Finished games are public; live ones are the referee's."""
+"""Game records: export, audit, and their verification by judging the log again.
+
+A record is checked with no server: its format and header, the versions and the hash chain,
+the seed against its commitment, then every event by ``core.rejudge`` (the referee run again
+on every recorded command must produce exactly the recorded events).
+"""
 
 from __future__ import annotations
 
+from typing import Any
+
 import msgspec
 
-from domain.events import Event, parse_event
-from domain.model import Viewer
-from service import chance, tokens
-from service.games import Actor, Game, Games, Secrets, new_events
-from service.problems import problem
-from service.verify import GameRecord, Verification, verify_record
-from service.views import event_out
-from service.wire import Created, EventOut, Tokens
+from domain.events import GameCreated, parse_event
+from domain.replay import Replay
+from eventstore import EventStore, StoredEvent, verify_chain
+from service.core.referee import Batch
+from service.core.refusal import refuse
+from service.core.rejudge import Entry, Invalid, rejudge
+from service.usecases.replies import EventOut
+from service.usecases.repository import Game
+from service.usecases.views import event_out
+
+FORMAT = "tabula-game-record"
+FORMAT_VERSION = 1
+
+
+class GameRecord(msgspec.Struct, frozen=True):
+    """A self-contained game: header, every event with its hash, the seed once revealed."""
+
+    game_id: str
+    ruleset: str
+    ruleset_version: int
+    options: dict[str, Any]
+    seats: list[str]
+    chance: str
+    seed_commitment: str
+    events: list[EventOut]
+    seed: str | None = None
+    format: str = FORMAT
+    format_version: int = FORMAT_VERSION
+
+
+class Verification(msgspec.Struct, frozen=True):
+    """The verdict on a log: valid, or the first bad event and why."""
+
+    valid: bool
+    events: int
+    chance_checked: bool
+    finished: bool = False
+    first_bad: int | None = None
+    reason: str | None = None
 
 
 class Audit(msgspec.Struct, frozen=True):
@@ -26,13 +64,7 @@ class Audit(msgspec.Struct, frozen=True):
     verification: Verification
 
 
-def check_may_see_all(game: Game, viewer: Viewer) -> None:
-    """The whole log is the referee's while a game runs, and everyone's once it has finished."""
-    if viewer != "referee" and not game.finished:
-        raise problem("forbidden", "the full log of a running game is for the referee only")
-
-
-def export(game: Game, games: Games) -> GameRecord:
+def export(game: Game, store: EventStore) -> GameRecord:
     """The self-contained record of a game, with the seed once it is revealed."""
     created = game.created
     return GameRecord(
@@ -43,14 +75,14 @@ def export(game: Game, games: Games) -> GameRecord:
         seats=list(created.seats),
         chance=created.chance,
         seed_commitment=created.seed_commitment,
-        events=[event_out(game, e, "referee") for e in games.store.read(game.id)],
+        events=[event_out(game, e, "referee") for e in store.read(game.id)],
         seed=game.secrets.seed if game.finished else None,
     )
 
 
-def audit(game: Game, games: Games) -> Audit:
+def audit(game: Game, store: EventStore) -> Audit:
     """The export, verified (with the sealed seed while the game runs)."""
-    record = export(game, games)
+    record = export(game, store)
     verdict = verify_record(record, seed=game.secrets.seed)
     status = "finished" if game.finished else "active"
     return Audit(
@@ -58,31 +90,68 @@ def audit(game: Game, games: Games) -> Audit:
     )
 
 
-def import_record(record: GameRecord, games: Games) -> Created:
-    """Replay and validate a record, then store it as a new game with fresh tokens."""
-    verdict = verify_record(record)
-    if not verdict.valid:
-        raise problem(
-            "invalid-record",
-            f"event {verdict.first_bad}: {verdict.reason}",
-            first_bad_event=verdict.first_bad,
+def verify_record(record: GameRecord, seed: str | None = None) -> Verification:
+    """Verify a whole record; ``seed`` overrides the record's (the service's sealed seed)."""
+    seed = seed or record.seed
+    checked = seed is not None and record.chance == "server"
+    try:
+        replay, _ = judge_record(record, seed)
+    except Invalid as bad:
+        return Verification(
+            False, len(record.events), checked, first_bad=bad.version, reason=bad.reason
         )
-    if record.seed is None and record.chance == "server" and not verdict.finished:
-        raise problem(
-            "invalid-record",
-            "a running game with server chance cannot be imported without its seed",
+    return Verification(True, len(record.events), checked, bool(replay.state.finished))
+
+
+def judged_record(record: GameRecord) -> tuple[Replay, Batch]:
+    """The game a valid record leaves and its events as the referee made them again; an
+    invalid record is refused naming its first bad event."""
+    try:
+        return judge_record(record, record.seed)
+    except Invalid as bad:
+        raise refuse(
+            "invalid-record", f"event {bad.version}: {bad.reason}", first_bad_event=bad.version
+        ) from None
+
+
+def judge_record(record: GameRecord, seed: str | None) -> tuple[Replay, Batch]:
+    """Check a record's header and chain, then judge its events again."""
+    check_header(record)
+    check_chain(record)
+    return rejudge([Entry(e.version, parse(e), e.by) for e in record.events], seed)
+
+
+def check_header(record: GameRecord) -> None:
+    """The record's format and its header agree with its first event."""
+    if record.format != FORMAT or record.format_version != FORMAT_VERSION:
+        raise Invalid(0, f"unknown record format {record.format!r} {record.format_version}")
+    if not record.events or record.events[0].type != "GameCreated":
+        raise Invalid(1, "a game record starts with GameCreated")
+    created = parse(record.events[0])
+    assert isinstance(created, GameCreated)
+    header = (record.ruleset, record.options, tuple(record.seats), record.seed_commitment)
+    if header != (created.ruleset, created.options, created.seats, created.seed_commitment):
+        raise Invalid(1, "the record's header does not match its GameCreated event")
+    if record.chance != created.chance:
+        raise Invalid(1, "the record's chance does not match its GameCreated event")
+
+
+def check_chain(record: GameRecord) -> None:
+    """Versions 1.. without gaps and an unbroken hash chain."""
+    stored = [
+        StoredEvent(record.game_id, e.version, e.type, e.data, e.by, e.at, e.prev_hash, e.hash)
+        for e in record.events
+    ]
+    bad = verify_chain(stored)
+    if bad is not None:
+        raise Invalid(
+            bad, "broken hash chain: the hash does not match the event or its predecessor"
         )
-    seed = record.seed or chance.new_seed()
-    referee, seats = tokens.new_token(), [tokens.new_token() for _ in record.seats]
-    secrets = Secrets(tokens.token_hash(referee), [tokens.token_hash(t) for t in seats], seed)
-    game_id = games.new_id()
-    batch: list[tuple[Actor, Event]] = [(e.by, parse_event(e.type, e.data)) for e in record.events]
-    meta = {
-        "ruleset": record.ruleset,
-        "seats": record.seats,
-        "tags": {"imported_from": record.game_id},
-    }
-    games.store.append(
-        game_id, new_events(batch), 0, meta=meta, private=msgspec.to_builtins(secrets)
-    )
-    return Created(game_id, len(batch), record.seed_commitment, Tokens(referee, seats))
+
+
+def parse(event: EventOut) -> Any:
+    """A record's event as a domain event."""
+    try:
+        return parse_event(event.type, event.data)
+    except (ValueError, msgspec.ValidationError) as error:
+        raise Invalid(event.version, f"unreadable {event.type} event: {error}") from None
