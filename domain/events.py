@@ -14,7 +14,7 @@ class Event(msgspec.Struct, frozen=True, tag_field="type", tag=True):
     """Base of every event; the tag is the class name."""
 
 
-class GameCreated(Event, frozen=True):
+class GameCreated(Event, frozen=True, omit_defaults=True):
     """Every setting of a game, so its log alone says how it was played (and an exported
     record imports with nothing lost)."""
 

@@ -22,10 +22,8 @@ from service.api.problems import handle
 from service.api.tournament import TournamentController
 from service.settings import Settings
 from service.store import open_store
-from service.usecases.commands import Commands
-from service.usecases.queries import Queries
-from service.usecases.repository import Repository
 from service.usecases.sweeper import Sweeper
+from service.usecases.wiring import UseCases
 
 VERSION = "0.1.0"
 
@@ -37,8 +35,8 @@ def create_app(settings: Settings | None = None, store: EventStore | None = None
     store = store or open_store(
         settings.database, settings.synchronous, settings.database_url, settings.idempotency_ttl
     )
-    games = Repository(store, settings.max_live_games)
-    commands, queries = Commands(games), Queries(games)
+    cases = UseCases(store, settings.max_live_games)
+    commands, queries = cases.commands, cases.queries
     sweeper = Sweeper(commands.enforce_due)
     return Litestar(
         route_handlers=[MetaController, GameController, BoardController, TournamentController],

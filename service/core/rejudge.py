@@ -152,13 +152,13 @@ def compare(verdict: Verdict, log: Sequence[Entry], at: int) -> None:
             version = log[-1].version + 1
             raise Invalid(version, f"the log ends before {describe(expected)}")
         entry = log[at + offset]
-        if isinstance(expected, CHANCE_EVENTS) and type(entry.event) is type(expected):
-            if entry.event != expected:
-                raise Invalid(
-                    entry.version,
-                    f"the outcome does not match the seed: expected {describe(expected)}, "
-                    f"found {describe(entry.event)}",
-                )
+        same_kind = type(entry.event) is type(expected)
+        if isinstance(expected, CHANCE_EVENTS) and same_kind and entry.event != expected:
+            raise Invalid(
+                entry.version,
+                f"the outcome does not match the seed: expected {describe(expected)}, "
+                f"found {describe(entry.event)}",
+            )
         if (entry.by, entry.event) != (by, expected):
             raise Invalid(
                 entry.version,

@@ -56,19 +56,17 @@ def moves_for(game: Game, viewer: Viewer) -> list[Move]:
 
 
 def event_out(game: Game, stored: StoredEvent, viewer: Viewer) -> EventOut:
-    """A stored event as ``viewer`` may see it (hidden cards replaced for other seats)."""
-    data = stored.data
-    if seen_by(game, viewer) != "referee" and game.rules.redact is not no_secrets:
-        data = event_data(game.rules.redact(parse_event(stored.type, data), viewer))
+    """A stored event as ``viewer`` may see it. While a game with hidden cards runs, others'
+    cards are replaced for everyone but the referee, and so are the hashes: a hash is over the
+    true event, so trying each card against it would tell the card. They are public again
+    once the game has finished, when the whole chain can be checked."""
+    if seen_by(game, viewer) == "referee" or game.rules.redact is no_secrets:
+        data, prev_hash, hash_ = stored.data, stored.prev_hash, stored.hash
+    else:
+        data = event_data(game.rules.redact(parse_event(stored.type, stored.data), viewer))
+        prev_hash = hash_ = ""
     return EventOut(
-        game.id,
-        stored.version,
-        stored.type,
-        data,
-        stored.by,
-        stored.at,
-        stored.prev_hash,
-        stored.hash,
+        game.id, stored.version, stored.type, data, stored.by, stored.at, prev_hash, hash_
     )
 
 
