@@ -3,6 +3,17 @@
 Snapshots are derived data kept beside the log (a fold of a stream up to a version, in
 whatever bytes the caller chooses): the store never reads them, they may be dropped at any
 time, and the log alone stays the truth.
+
+Idempotency keys follow the IETF Idempotency-Key draft: a key is scoped to a stream, stored
+with the request's fingerprint (any text the caller derives from the request, "" for none)
+and the time it was used, and kept for the store's ``idempotency_ttl`` (24 hours by default,
+by the store's clock); after that it is as if unused. Of several appends racing with one key,
+exactly one writes; each other replays its result or raises ``IdempotencyKeyReused``.
+
+A deadline is a time the caller keeps with a stream (say, when a timer runs out), as an
+ISO-8601 UTC timestamp (``iso_timestamp``'s form; other ISO-8601 times are stored in it).
+Every append sets it, in the transaction of the events, and ``due`` finds the streams whose
+deadline has come.
 """
 
 from __future__ import annotations
@@ -25,8 +36,25 @@ class EventStore(Protocol):
         *,
         meta: dict[str, Any] | None = None,
         private: dict[str, Any] | None = None,
+        fingerprint: str = "",
+        deadline: str | None = None,
     ) -> AppendResult:
-        """Append events to a stream at expected_version (0 creates it), in one transaction."""
+        """Append events to a stream at expected_version (0 creates it), in one transaction.
+
+        ``meta`` and ``private`` are stored when the append creates the stream (ignored
+        afterwards). ``deadline`` becomes the stream's deadline, None clearing it: every append
+        that writes sets it (a replay writes nothing, so it leaves it). A deadline that is no
+        ISO-8601 time, or no events, is a ValueError.
+
+        With an ``idempotency_key`` already used on the stream (and not expired) nothing is
+        written: the first append's result comes back (replayed=True) for the same request,
+        or ``IdempotencyKeyReused`` for another. When both this append and the key's first use
+        give a fingerprint, the fingerprints alone decide (the same one replays even if the
+        events differ, say a retry built on a later state); otherwise the events decide. The
+        key check comes first, so a retry replays even when expected_version is stale.
+        Raises ``VersionConflict`` (``StreamExists`` when creating) if the stream is not at
+        expected_version.
+        """
         ...
 
     async def append_async(
@@ -35,6 +63,9 @@ class EventStore(Protocol):
         events: Sequence[NewEvent],
         expected_version: int,
         idempotency_key: str | None = None,
+        *,
+        fingerprint: str = "",
+        deadline: str | None = None,
     ) -> AppendResult:
         """``append``, awaited: the event loop goes on while it commits (SQLite's group commit
         resolves the awaiting task when its batch is durable; PostgreSQL appends on a worker
@@ -51,8 +82,21 @@ class EventStore(Protocol):
         """Return a stream's current version, 0 when it does not exist."""
         ...
 
-    def lookup(self, stream_id: str, idempotency_key: str) -> AppendResult | None:
-        """Return the earlier result for an idempotency key (replayed=True), or None if unused."""
+    def lookup(
+        self, stream_id: str, idempotency_key: str, fingerprint: str = ""
+    ) -> AppendResult | None:
+        """Return the earlier result for an idempotency key (replayed=True), or None if unused
+        or expired. Raise ``IdempotencyKeyReused`` when fingerprint and the key's stored
+        fingerprint are both given and differ."""
+        ...
+
+    def deadline(self, stream_id: str) -> str | None:
+        """Return the deadline the stream's latest append set, or None (none, or no stream)."""
+        ...
+
+    def due(self, until: str, limit: int = 1000) -> list[tuple[str, str]]:
+        """Return (stream_id, deadline) of the streams whose deadline is at or before until
+        (an ISO-8601 time), earliest first (ties by stream id), at most limit."""
         ...
 
     def private(self, stream_id: str) -> dict[str, Any] | None:

@@ -3,7 +3,7 @@
 StoreError                  anything the store refuses or cannot do
 ├── VersionConflict         the stream is not at the version the append expected
 │   └── StreamExists        expected_version=0 (create) but the stream already exists
-└── IdempotencyKeyReused    an idempotency key came back with different events
+└── IdempotencyKeyReused    an idempotency key came back with another request
 """
 
 from __future__ import annotations
@@ -35,11 +35,12 @@ class StreamExists(VersionConflict):
 
 
 class IdempotencyKeyReused(StoreError):
-    """An idempotency key already used on a stream came back with different events."""
+    """An idempotency key already used on a stream came back with another request: another
+    fingerprint, or (when either use gave none) different events. Nothing was written."""
 
-    def __init__(self, stream_id: str, key: str) -> None:
+    def __init__(self, stream_id: str, key: str, other: str = "different events") -> None:
         self.stream_id = stream_id
         self.key = key
         super().__init__(
-            f"idempotency key {key!r} was already used on stream {stream_id!r} for different events"
+            f"idempotency key {key!r} was already used on stream {stream_id!r} for {other}"
         )

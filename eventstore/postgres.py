@@ -5,10 +5,11 @@ Its appends (the reads are shared with SQLite: sql.py). Same interface, guarante
 
 - One transaction per append. It first locks the stream's row (``SELECT ... FOR UPDATE``),
   so appends to one stream from any process queue up there; then it checks the idempotency
-  key and the expected version, inserts the events and moves the stream. The primary key
+  key (an expired one counts as unused, and this append's row replaces it) and the expected
+  version, inserts the events and moves the stream and its deadline. The primary key
   ``(stream_id, version)`` (and ``streams.stream_id`` for creations, which have no row to
   lock) turns any racing duplicate into a ``VersionConflict``, never an overwrite; a racing
-  retry of a keyed creation returns the first result.
+  retry of a keyed creation returns the first result (or ``IdempotencyKeyReused``).
 - No group commit of our own: each append commits on its own pooled connection, in parallel
   with the others, and PostgreSQL's WAL writer already flushes the commits that arrive
   together with one fsync.
@@ -69,7 +70,8 @@ SCHEMA = (
         meta json NOT NULL,
         private json,
         last_type text NOT NULL,
-        head_hash text NOT NULL
+        head_hash text NOT NULL,
+        deadline text
     )""",
     """CREATE TABLE IF NOT EXISTS events (
         stream_id text NOT NULL,
@@ -93,22 +95,25 @@ SCHEMA = (
         key text NOT NULL,
         first_version integer NOT NULL,
         last_version integer NOT NULL,
+        fingerprint text NOT NULL DEFAULT '',
+        created_at text NOT NULL DEFAULT '',
         PRIMARY KEY (stream_id, key)
     )""",
 )
+"""The tables as this version creates them; ``sql.upgrade`` brings older ones up to them."""
 
 INSERT_EVENT = POSTGRES.sql(sql.INSERT_EVENT)
 INSERT_STREAM = (
-    "INSERT INTO streams (stream_id, version, created_at, meta, private, last_type, head_hash)"
-    " VALUES (%s, %s, %s, %s, %s, %s, %s)"
+    "INSERT INTO streams"
+    " (stream_id, version, created_at, meta, private, last_type, head_hash, deadline)"
+    " VALUES (%s, %s, %s, %s, %s, %s, %s, %s)"
 )
 UPDATE_STREAM = (
-    "UPDATE streams SET version = %s, last_type = %s, head_hash = %s"
+    "UPDATE streams SET version = %s, last_type = %s, head_hash = %s, deadline = %s"
     " WHERE stream_id = %s AND version = %s"
 )
-INSERT_KEY = (
-    "INSERT INTO idempotency (stream_id, key, first_version, last_version) VALUES (%s, %s, %s, %s)"
-)
+INSERT_KEY = POSTGRES.sql(sql.INSERT_KEY)
+REPLACE_KEY = POSTGRES.sql(sql.REPLACE_KEY)
 UPSERT_SNAPSHOT = (
     "INSERT INTO snapshots (stream_id, version, data) VALUES (%s, %s, %s)"
     " ON CONFLICT (stream_id, version) DO UPDATE SET data = EXCLUDED.data"
@@ -130,10 +135,14 @@ class PostgresEventStore(SqlStore):
         max_connections: int = 16,
         timeout: float = 30.0,
         clock: Callable[[], datetime] = utcnow,
+        idempotency_ttl: float = 86400.0,
     ) -> None:
-        """Connect to the database at url (``postgresql://user:pass@host/db``), create tables."""
+        """Connect to the database at url (``postgresql://user:pass@host/db``), create (or
+        upgrade) the tables. Idempotency keys older than idempotency_ttl seconds count as
+        unused."""
         self._url = url
         self._clock = clock
+        self._idempotency_ttl = sql.check_ttl(idempotency_ttl)
         self._pool = ConnectionPool(
             url,
             min_size=1,
@@ -160,11 +169,12 @@ class PostgresEventStore(SqlStore):
             raise
 
     def _create_schema(self) -> None:
-        """Create the tables unless they exist (one process at a time)."""
+        """Create the tables unless they exist, upgrade older ones (one process at a time)."""
         with self._pool.connection() as conn, conn.transaction():
             conn.execute("SELECT pg_advisory_xact_lock(%s)", [SCHEMA_LOCK])
             for statement in SCHEMA:
                 conn.execute(statement)
+            sql.upgrade(conn, POSTGRES)
 
     def settings(self) -> dict[str, str]:
         """Return the server's durability settings: synchronous_commit and fsync."""
@@ -189,21 +199,29 @@ class PostgresEventStore(SqlStore):
         *,
         meta: dict[str, Any] | None = None,
         private: dict[str, Any] | None = None,
+        fingerprint: str = "",
+        deadline: str | None = None,
     ) -> AppendResult:
         """Append events to a stream at expected_version (0 creates it), in one transaction."""
-        if not events:
-            raise ValueError(f"append to stream {stream_id!r} needs at least one event")
+        asked = sql.request(
+            stream_id,
+            events,
+            expected_version,
+            idempotency_key,
+            fingerprint=fingerprint,
+            deadline=deadline,
+            meta=meta,
+            private=private,
+        )
 
         def work(conn: psycopg.Connection[Any]) -> AppendResult:
-            return self._append(
-                conn, stream_id, events, expected_version, idempotency_key, meta, private
-            )
+            return self._append(conn, asked)
 
         with _translated(f"cannot append to stream {stream_id!r}"):
             try:
                 result = self._transaction(work)
             except pg_errors.UniqueViolation:
-                result = self._after_duplicate(stream_id, events, expected_version, idempotency_key)
+                result = self._after_duplicate(asked)
         self._count()
         return result
 
@@ -213,10 +231,19 @@ class PostgresEventStore(SqlStore):
         events: Sequence[NewEvent],
         expected_version: int,
         idempotency_key: str | None = None,
+        *,
+        fingerprint: str = "",
+        deadline: str | None = None,
     ) -> AppendResult:
         """``append`` on a worker thread, awaited: the event loop goes on while it commits."""
         return await asyncio.to_thread(
-            self.append, stream_id, events, expected_version, idempotency_key
+            self.append,
+            stream_id,
+            events,
+            expected_version,
+            idempotency_key,
+            fingerprint=fingerprint,
+            deadline=deadline,
         )
 
     def _transaction(self, work: Callable[[psycopg.Connection[Any]], T]) -> T:
@@ -224,37 +251,34 @@ class PostgresEventStore(SqlStore):
         with self._pool.connection() as conn, conn.transaction():
             return work(conn)
 
-    def _append(
-        self,
-        conn: psycopg.Connection[Any],
-        stream_id: str,
-        events: Sequence[NewEvent],
-        expected: int,
-        key: str | None,
-        meta: dict[str, Any] | None,
-        private: dict[str, Any] | None,
-    ) -> AppendResult:
+    def _append(self, conn: psycopg.Connection[Any], asked: sql.Append) -> AppendResult:
         """One append inside its transaction: lock the stream, idempotency, version, insert."""
+        stream_id, key = asked.stream_id, asked.key
         query = "SELECT version, head_hash FROM streams WHERE stream_id = %s FOR UPDATE"
         row = conn.execute(query, [stream_id]).fetchone()
-        if (
-            key is not None
-            and (earlier := sql.earlier(conn, POSTGRES, stream_id, key, events)) is not None
-        ):
-            return earlier
+        now = self._clock()  # after the lock, so the times of a stream's events never go back
+        replaces = False  # whether the key's row has expired and this append takes it over
+        if key is not None:
+            found = sql.stored_key(conn, POSTGRES, stream_id, key)
+            if found is not None and not found.expired(sql.key_cutoff(now, self._idempotency_ttl)):
+                fingerprint, events = asked.fingerprint, asked.events
+                return sql.replay(conn, POSTGRES, stream_id, key, found, fingerprint, events)
+            replaces = found is not None
         current, head = (0, GENESIS) if row is None else (int(row[0]), str(row[1]))
-        sql.check_version(stream_id, expected, current)
-        stored = seal(stream_id, events, current, head, iso_timestamp(self._clock()))
-        _write(conn, stored, key, meta, private)
+        sql.check_version(stream_id, asked.expected, current)
+        stored = seal(stream_id, asked.events, current, head, iso_timestamp(now))
+        _write(conn, asked, stored, replaces)
         return AppendResult(events=stored, replayed=False)
 
-    def _after_duplicate(
-        self, stream_id: str, events: Sequence[NewEvent], expected: int, key: str | None
-    ) -> AppendResult:
-        """A racing append stored the same version first: its result if it was ours, else 409."""
+    def _after_duplicate(self, asked: sql.Append) -> AppendResult:
+        """A racing append stored the same version first: its result if it was ours (or
+        ``IdempotencyKeyReused`` if it had our key for another request), else 409."""
+        stream_id, expected, key = asked.stream_id, asked.expected, asked.key
         if key is not None:
+            cutoff = self._key_cutoff()
             with self._pool.connection() as conn:
-                earlier = sql.earlier(conn, POSTGRES, stream_id, key, events)
+                fingerprint, events = asked.fingerprint, asked.events
+                earlier = sql.earlier(conn, POSTGRES, stream_id, key, fingerprint, events, cutoff)
             if earlier is not None:
                 return earlier
         actual = self.version(stream_id)
@@ -417,27 +441,27 @@ def _translated(doing: str) -> Iterator[None]:
 
 def _write(
     conn: psycopg.Connection[Any],
+    asked: sql.Append,
     stored: tuple[StoredEvent, ...],
-    key: str | None,
-    meta: dict[str, Any] | None,
-    private: dict[str, Any] | None,
+    replaces: bool,
 ) -> None:
-    """Insert the events, move the stream (creating it) and the key, announce; one round trip."""
+    """Insert the events, move the stream (creating it) and its deadline, store the key
+    (replacing its expired row when ``replaces``), announce; one round trip."""
     first, last = stored[0], stored[-1]
     with conn.pipeline():
         if first.version == 1:
-            created = (last.stream_id, last.version, first.at, sql.encode(meta or {}))
-            conn.execute(
-                INSERT_STREAM, [*created, sql.encode_optional(private), last.type, last.hash]
-            )
+            created = (last.stream_id, last.version, first.at, sql.encode(asked.meta or {}))
+            private = sql.encode_optional(asked.private)
+            conn.execute(INSERT_STREAM, [*created, private, last.type, last.hash, asked.deadline])
         else:
-            moved = (last.version, last.type, last.hash, last.stream_id, first.version - 1)
-            conn.execute(UPDATE_STREAM, moved)
+            moved = (last.version, last.type, last.hash, asked.deadline)
+            conn.execute(UPDATE_STREAM, [*moved, last.stream_id, first.version - 1])
         conn.cursor().executemany(
             INSERT_EVENT, [sql.event_row(POSTGRES, event) for event in stored]
         )
-        if key is not None:
-            conn.execute(INSERT_KEY, [last.stream_id, key, first.version, last.version])
+        if asked.key is not None:
+            statement = REPLACE_KEY if replaces else INSERT_KEY
+            conn.execute(statement, sql.key_row(stored, asked.key, asked.fingerprint))
         conn.execute("SELECT pg_notify(%s, %s)", [CHANNEL, _payload(last)])
 
 

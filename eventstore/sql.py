@@ -1,25 +1,32 @@
-"""What the two SQL stores share: their tables' rows as events and back, and every read.
+"""What the two SQL stores share: their tables' rows as events and back, every read, the
+idempotency rules and the schema's upgrade.
 
-SQLite and PostgreSQL keep the same tables and differ, here, in four things a ``Dialect``
-names: the driver's parameter mark (``?`` for sqlite3, ``%s`` for psycopg), how a json column
-comes back (text to decode, or a value psycopg already decoded), how the ``by`` column is
-written (SQLite's takes a seat number or a name as it is; PostgreSQL's is json) and which
-column orders the streams by creation. ``SqlStore`` writes every read of the ``EventStore``
-protocol once, and the store as a context manager; a store inherits it, names its dialect
-and gives ``_reading`` (a connection for reads, its driver's errors translated into
+SQLite and PostgreSQL keep the same tables and differ, here, in what a ``Dialect`` names:
+the driver's parameter mark (``?`` for sqlite3, ``%s`` for psycopg), how a json column comes
+back (text to decode, or a value psycopg already decoded), how the ``by`` column is written
+(SQLite's takes a seat number or a name as it is; PostgreSQL's is json), which column orders
+the streams by creation, and how to list a table's columns and indexes (for ``upgrade``).
+``SqlStore`` writes every read of the ``EventStore`` protocol once, and the store as a context
+manager; a store inherits it, names its dialect, sets ``_clock`` and ``_idempotency_ttl`` and
+gives ``_reading`` (a connection for reads, its driver's errors translated into
 ``StoreError``) and ``close``. Connections are typed ``Any``: sqlite3's and psycopg's share
 ``execute(sql, params)`` and the cursor's ``fetchone``/``fetchall``, not a declared type.
+
+Times (an event's ``at``, a key's ``created_at``, a stream's ``deadline``) are stored as text
+written by ``iso_timestamp``, all alike, so comparing the text compares the times.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
+from datetime import datetime, timedelta
 from types import TracebackType
 from typing import Any, ClassVar, NamedTuple, Self
 
 import msgspec
 
+from .clock import canonical_timestamp, iso_timestamp
 from .errors import IdempotencyKeyReused, StreamExists, VersionConflict
 from .hashing import same_events
 from .model import AppendResult, NewEvent, StoredEvent, StreamInfo
@@ -28,6 +35,40 @@ EVENT_COLUMNS = ("stream_id", "version", "type", "data", "by", "at", "prev_hash"
 SELECT_EVENTS = f"SELECT {', '.join(EVENT_COLUMNS)} FROM events"
 INSERT_EVENT = f"INSERT INTO events ({', '.join(EVENT_COLUMNS)}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
 SELECT_STREAMS = "SELECT stream_id, version, created_at, meta, last_type FROM streams"
+KEY_COLUMNS = ("stream_id", "key", "first_version", "last_version", "fingerprint", "created_at")
+SELECT_KEY = (
+    "SELECT first_version, last_version, fingerprint, created_at FROM idempotency"
+    " WHERE stream_id = ? AND key = ?"
+)
+INSERT_KEY = f"INSERT INTO idempotency ({', '.join(KEY_COLUMNS)}) VALUES (?, ?, ?, ?, ?, ?)"
+REPLACE_KEY = (
+    f"{INSERT_KEY} ON CONFLICT (stream_id, key) DO UPDATE SET"
+    f" {', '.join(f'{name} = excluded.{name}' for name in KEY_COLUMNS[2:])}"
+)
+"""Take over a key whose row has expired: the new append's row replaces the old one."""
+SELECT_DUE = (
+    "SELECT stream_id, deadline FROM streams WHERE deadline IS NOT NULL AND deadline <= ?"
+    " ORDER BY deadline, stream_id LIMIT ?"
+)
+
+ADDED_COLUMNS = (
+    ("streams", "deadline", "text"),
+    ("idempotency", "fingerprint", "text NOT NULL DEFAULT ''"),
+    ("idempotency", "created_at", "text NOT NULL DEFAULT ''"),
+)
+"""Columns later than the first schema: ``upgrade`` adds them to a database that lacks them."""
+KEY_TIMES_FROM_EVENTS = (
+    "UPDATE idempotency SET created_at = (SELECT at FROM events"
+    " WHERE events.stream_id = idempotency.stream_id AND events.version = idempotency.last_version)"
+    " WHERE created_at = ''"
+)
+"""Keys stored before ``created_at`` existed take the time of the events they appended."""
+DEADLINE_INDEX = "streams_deadline"
+CREATE_DEADLINE_INDEX = (
+    f"CREATE INDEX IF NOT EXISTS {DEADLINE_INDEX} ON streams (deadline, stream_id)"
+    " WHERE deadline IS NOT NULL"
+)
+"""``due`` reads this index in order; streams without a deadline stay out of it."""
 
 
 def encode(value: Any) -> str:
@@ -60,14 +101,103 @@ class Dialect(NamedTuple):
     """An event's ``by`` (a seat number or a name) to its column."""
     streams_order: str
     """The streams column that orders them oldest first."""
+    columns: str
+    """A query for the column names of the table given as its parameter."""
+    indexes: str
+    """A query for the index names of the table given as its parameter."""
 
     def sql(self, text: str) -> str:
         """``text``, written with ``?`` marks, in this dialect."""
         return text.replace("?", self.mark)
 
 
-SQLITE = Dialect("?", decode, as_is, "rowid")
-POSTGRES = Dialect("%s", as_is, encode, "seq")
+SQLITE = Dialect(
+    "?",
+    decode,
+    as_is,
+    "rowid",
+    "SELECT name FROM pragma_table_info(?)",
+    "SELECT name FROM pragma_index_list(?)",
+)
+POSTGRES = Dialect(
+    "%s",
+    as_is,
+    encode,
+    "seq",
+    "SELECT attname FROM pg_attribute"
+    " WHERE attrelid = %s::regclass AND attnum > 0 AND NOT attisdropped",
+    "SELECT c.relname FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid"
+    " WHERE i.indrelid = %s::regclass",
+)
+
+
+def upgrade(conn: Any, dialect: Dialect) -> None:
+    """Bring tables made by an earlier schema up to this one: add the missing columns (keys
+    stored before ``created_at`` take their events' time) and the deadline index. Run it in
+    a transaction that keeps other processes from upgrading at the same time."""
+
+    def names(query: str, table: str) -> set[str]:
+        return {str(row[0]) for row in conn.execute(dialect.sql(query), [table]).fetchall()}
+
+    for table, column, definition in ADDED_COLUMNS:
+        if column not in names(dialect.columns, table):
+            conn.execute(f"ALTER TABLE {table} ADD COLUMN {column} {definition}")
+            if (table, column) == ("idempotency", "created_at"):
+                conn.execute(KEY_TIMES_FROM_EVENTS)
+    if DEADLINE_INDEX not in names(dialect.indexes, "streams"):
+        conn.execute(CREATE_DEADLINE_INDEX)
+
+
+def check_ttl(seconds: float) -> float:
+    """Refuse an idempotency key lifetime that is negative or not a number."""
+    if not seconds >= 0:
+        raise ValueError(f"idempotency_ttl must be a number of seconds >= 0, not {seconds!r}")
+    return seconds
+
+
+def key_cutoff(now: datetime, ttl: float) -> str:
+    """The creation time before which a key has expired (older than ttl seconds at now)."""
+    try:
+        return iso_timestamp(now - timedelta(seconds=ttl))
+    except OverflowError:  # further back than datetime goes: no key is that old
+        return ""
+
+
+def deadline_value(deadline: str | None) -> str | None:
+    """A deadline as stored: ``iso_timestamp``'s form, or None for none."""
+    return None if deadline is None else canonical_timestamp(deadline)
+
+
+class Append(NamedTuple):
+    """One append as asked of a store, checked (``request``): what its transaction needs."""
+
+    stream_id: str
+    events: Sequence[NewEvent]
+    expected: int
+    key: str | None
+    fingerprint: str
+    deadline: str | None
+    """The stream's deadline after this append, in ``iso_timestamp``'s form, or None."""
+    meta: dict[str, Any] | None
+    private: dict[str, Any] | None
+
+
+def request(
+    stream_id: str,
+    events: Sequence[NewEvent],
+    expected: int,
+    key: str | None,
+    *,
+    fingerprint: str = "",
+    deadline: str | None = None,
+    meta: dict[str, Any] | None = None,
+    private: dict[str, Any] | None = None,
+) -> Append:
+    """Check an append's arguments (ValueError: no events, a deadline that is no time)."""
+    if not events:
+        raise ValueError(f"append to stream {stream_id!r} needs at least one event")
+    deadline = deadline_value(deadline)
+    return Append(stream_id, events, expected, key, fingerprint, deadline, meta, private)
 
 
 def check_version(stream_id: str, expected: int, actual: int) -> None:
@@ -119,27 +249,74 @@ def stream_version(conn: Any, dialect: Dialect, stream_id: str) -> int:
     return 0 if row is None else int(row[0])
 
 
-def keyed_events(
-    conn: Any, dialect: Dialect, stream_id: str, key: str
-) -> tuple[StoredEvent, ...] | None:
-    """Select the events an idempotency key appended, or None if unused."""
-    sql = "SELECT first_version, last_version FROM idempotency WHERE stream_id = ? AND key = ?"
-    row = conn.execute(dialect.sql(sql), [stream_id, key]).fetchone()
+class StoredKey(NamedTuple):
+    """An idempotency key's row: the versions it appended, its fingerprint, when it was used."""
+
+    first_version: int
+    last_version: int
+    fingerprint: str
+    created_at: str
+
+    def expired(self, cutoff: str) -> bool:
+        """Tell whether the key was used before the cutoff, so it counts as unused."""
+        return self.created_at < cutoff
+
+
+def stored_key(conn: Any, dialect: Dialect, stream_id: str, key: str) -> StoredKey | None:
+    """Select an idempotency key's row, expired or not; None when there is none."""
+    row = conn.execute(dialect.sql(SELECT_KEY), [stream_id, key]).fetchone()
     if row is None:
         return None
-    return tuple(read_events(conn, dialect, stream_id, int(row[0]) - 1, int(row[1]), None))
+    first, last, fingerprint, created_at = row
+    return StoredKey(int(first), int(last), str(fingerprint), str(created_at))
+
+
+def replay(
+    conn: Any,
+    dialect: Dialect,
+    stream_id: str,
+    key: str,
+    found: StoredKey,
+    fingerprint: str,
+    events: Sequence[NewEvent] | None,
+) -> AppendResult:
+    """The first result of a live key, for a request that is the same one again.
+
+    When both the request and the key have a fingerprint, it alone judges: another one raises
+    ``IdempotencyKeyReused``, the same one replays even if the events differ (a retry built on
+    a later state). Otherwise the events judge, when given (``lookup`` gives none).
+    """
+    by_fingerprint = bool(fingerprint and found.fingerprint)
+    if by_fingerprint and fingerprint != found.fingerprint:
+        raise IdempotencyKeyReused(stream_id, key, "a request with another fingerprint")
+    first, last = found.first_version, found.last_version
+    stored = tuple(read_events(conn, dialect, stream_id, first - 1, last, None))
+    if not by_fingerprint and events is not None and not same_events(events, stored):
+        raise IdempotencyKeyReused(stream_id, key)
+    return AppendResult(events=stored, replayed=True)
 
 
 def earlier(
-    conn: Any, dialect: Dialect, stream_id: str, key: str, events: Sequence[NewEvent]
+    conn: Any,
+    dialect: Dialect,
+    stream_id: str,
+    key: str,
+    fingerprint: str,
+    events: Sequence[NewEvent] | None,
+    cutoff: str,
 ) -> AppendResult | None:
-    """Return the first result for a used key, or None; a key used for other events errs."""
-    found = keyed_events(conn, dialect, stream_id, key)
-    if found is None:
+    """The first result of a live key for the same request, None for an unused or expired
+    key; ``IdempotencyKeyReused`` for another request (see ``replay``)."""
+    found = stored_key(conn, dialect, stream_id, key)
+    if found is None or found.expired(cutoff):
         return None
-    if not same_events(events, found):
-        raise IdempotencyKeyReused(stream_id, key)
-    return AppendResult(events=found, replayed=True)
+    return replay(conn, dialect, stream_id, key, found, fingerprint, events)
+
+
+def key_row(stored: Sequence[StoredEvent], key: str, fingerprint: str) -> tuple[Any, ...]:
+    """The idempotency row of a key that appended stored: its versions, fingerprint and time."""
+    first, last = stored[0], stored[-1]
+    return (last.stream_id, key, first.version, last.version, fingerprint, first.at)
 
 
 class SqlStore:
@@ -147,6 +324,8 @@ class SqlStore:
     store as a context manager that closes it."""
 
     dialect: ClassVar[Dialect]
+    _clock: Callable[[], datetime]
+    _idempotency_ttl: float
 
     def _reading(self, doing: str) -> AbstractContextManager[Any]:
         """A connection for reads, its errors translated into ``StoreError``."""
@@ -184,11 +363,35 @@ class SqlStore:
         with self._reading(f"cannot read stream {stream_id!r}") as conn:
             return stream_version(conn, self.dialect, stream_id)
 
-    def lookup(self, stream_id: str, idempotency_key: str) -> AppendResult | None:
-        """Return the earlier result for an idempotency key (replayed=True), or None if unused."""
+    def _key_cutoff(self) -> str:
+        """The creation time before which idempotency keys have expired, by the store's clock."""
+        return key_cutoff(self._clock(), self._idempotency_ttl)
+
+    def lookup(
+        self, stream_id: str, idempotency_key: str, fingerprint: str = ""
+    ) -> AppendResult | None:
+        """Return the earlier result for an idempotency key (replayed=True), or None if unused
+        or expired; ``IdempotencyKeyReused`` when fingerprint and the key's differ."""
+        cutoff = self._key_cutoff()
         with self._reading(f"cannot read stream {stream_id!r}") as conn:
-            found = keyed_events(conn, self.dialect, stream_id, idempotency_key)
-        return None if found is None else AppendResult(events=found, replayed=True)
+            key, dialect = idempotency_key, self.dialect
+            return earlier(conn, dialect, stream_id, key, fingerprint, None, cutoff)
+
+    def deadline(self, stream_id: str) -> str | None:
+        """Return the deadline the stream's latest append set, or None (none, or no stream)."""
+        sql = "SELECT deadline FROM streams WHERE stream_id = ?"
+        row = self._one(f"cannot read stream {stream_id!r}", sql, [stream_id])
+        return None if row is None or row[0] is None else str(row[0])
+
+    def due(self, until: str, limit: int = 1000) -> list[tuple[str, str]]:
+        """Return (stream_id, deadline) of the streams whose deadline is at or before until,
+        earliest first (then by stream id), at most limit."""
+        if limit < 0:
+            raise ValueError(f"limit must be >= 0, not {limit}")
+        until = canonical_timestamp(until)
+        with self._reading("cannot read deadlines") as conn:
+            rows = conn.execute(self.dialect.sql(SELECT_DUE), [until, limit]).fetchall()
+        return [(str(stream_id), str(deadline)) for stream_id, deadline in rows]
 
     def private(self, stream_id: str) -> dict[str, Any] | None:
         """Return the private record stored at creation, or None (no stream, or none given)."""

@@ -15,6 +15,14 @@ the same file are kept apart by ``BEGIN IMMEDIATE`` and the busy timeout, and th
 key ``(stream_id, version)`` turns any duplicate version that still slips through into a
 ``VersionConflict``, never an overwrite.
 
+Idempotency keys: an append with a key looks it up inside its savepoint, so of several
+appends with one key, in one batch or racing from other processes, the first writes and the
+others replay it or raise ``IdempotencyKeyReused``. A key older than ``idempotency_ttl`` (by
+the store's clock) counts as unused; the append that uses it again replaces its row.
+
+Deadlines: every append writes the stream's ``deadline`` in the statement that moves the
+stream (``INSERT``/``UPDATE streams``), so it costs no statement of its own.
+
 Errors (see errors.py): ``VersionConflict`` (``StreamExists``), ``IdempotencyKeyReused``,
 and ``StoreError`` for any database failure, including a commit that fails (every append
 of that batch gets it) or an append to a closed store.
@@ -73,14 +81,17 @@ class SqliteEventStore(SqlStore):
         *,
         synchronous: str = "FULL",
         clock: Callable[[], datetime] = utcnow,
+        idempotency_ttl: float = 86400.0,
     ) -> None:
-        """Open (or create) the database at path; ":memory:" gives a private in-memory one."""
+        """Open (or create, or upgrade) the database at path; ":memory:" gives a private
+        in-memory one. Idempotency keys older than idempotency_ttl seconds count as unused."""
         level = synchronous.upper()
         if level not in SYNCHRONOUS_LEVELS:
             raise ValueError(
                 f"synchronous must be one of {SYNCHRONOUS_LEVELS}, not {synchronous!r}"
             )
         self._clock = clock
+        self._idempotency_ttl = sql.check_ttl(idempotency_ttl)
         self._lock = threading.Lock()
         in_memory = str(path) == ":memory:"
         with self._lock, _translated(f"cannot open the event store at {str(path)!r}"):
@@ -122,11 +133,11 @@ class SqliteEventStore(SqlStore):
             return dict(self._counts)
 
     def _create_schema(self) -> None:
-        """Create the tables unless they exist."""
+        """Create the tables unless they exist; upgrade those an earlier schema made."""
         db = Database(self._conn)
         db.table("streams").create(
             {"stream_id": str, "version": int, "created_at": str, "meta": str, "private": str}
-            | {"last_type": str},
+            | {"last_type": str, "deadline": str},
             pk="stream_id",
             not_null={"version", "created_at", "meta", "last_type"},
             if_not_exists=True,
@@ -148,12 +159,21 @@ class SqliteEventStore(SqlStore):
             strict=True,
         )
         db.table("idempotency").create(
-            {"stream_id": str, "key": str, "first_version": int, "last_version": int},
+            {"stream_id": str, "key": str, "first_version": int, "last_version": int}
+            | {"fingerprint": str, "created_at": str},
             pk=("stream_id", "key"),
-            not_null={"stream_id", "key", "first_version", "last_version"},
+            not_null=set(sql.KEY_COLUMNS),
+            defaults={"fingerprint": "", "created_at": ""},
             if_not_exists=True,
             strict=True,
         )
+        self._conn.execute("BEGIN IMMEDIATE")  # one process upgrades, the others then see it
+        try:
+            sql.upgrade(self._conn, SQLITE)
+        except BaseException:
+            self._conn.rollback()
+            raise
+        self._conn.execute("COMMIT")
 
     # writing
 
@@ -166,11 +186,21 @@ class SqliteEventStore(SqlStore):
         *,
         meta: dict[str, Any] | None = None,
         private: dict[str, Any] | None = None,
+        fingerprint: str = "",
+        deadline: str | None = None,
     ) -> AppendResult:
         """Append events to a stream at expected_version (0 creates it), in one transaction."""
-        key = idempotency_key
-        job = self._queue_append(stream_id, events, expected_version, key, meta, private)
-        result: AppendResult = job.result()
+        asked = sql.request(
+            stream_id,
+            events,
+            expected_version,
+            idempotency_key,
+            fingerprint=fingerprint,
+            deadline=deadline,
+            meta=meta,
+            private=private,
+        )
+        result: AppendResult = self._queue_append(asked).result()
         return result
 
     async def append_async(
@@ -179,29 +209,29 @@ class SqliteEventStore(SqlStore):
         events: Sequence[NewEvent],
         expected_version: int,
         idempotency_key: str | None = None,
+        *,
+        fingerprint: str = "",
+        deadline: str | None = None,
     ) -> AppendResult:
         """``append`` awaited: the writer thread resolves the task when the batch has committed."""
-        job = self._queue_append(stream_id, events, expected_version, idempotency_key, None, None)
-        result: AppendResult = await asyncio.wrap_future(job)
+        asked = sql.request(
+            stream_id,
+            events,
+            expected_version,
+            idempotency_key,
+            fingerprint=fingerprint,
+            deadline=deadline,
+        )
+        result: AppendResult = await asyncio.wrap_future(self._queue_append(asked))
         return result
 
-    def _queue_append(
-        self,
-        stream_id: str,
-        events: Sequence[NewEvent],
-        expected: int,
-        key: str | None,
-        meta: dict[str, Any] | None,
-        private: dict[str, Any] | None,
-    ) -> Future[Any]:
+    def _queue_append(self, asked: sql.Append) -> Future[Any]:
         """Queue one append for the writer; the future resolves once its batch has committed."""
-        if not events:
-            raise ValueError(f"append to stream {stream_id!r} needs at least one event")
 
         def work(conn: sqlite3.Connection) -> AppendResult:
-            return self._append(conn, stream_id, events, expected, key, meta, private)
+            return self._append(conn, asked)
 
-        return self._enqueue(f"cannot append to stream {stream_id!r}", work)
+        return self._enqueue(f"cannot append to stream {asked.stream_id!r}", work)
 
     def _submit(self, doing: str, work: Work) -> Any:
         """Queue work for the writer and wait until its batch has committed."""
@@ -283,30 +313,25 @@ class SqliteEventStore(SqlStore):
         self._counts["commits"] += 1
         self._counts["largest_batch"] = max(self._counts["largest_batch"], len(batch))
 
-    def _append(
-        self,
-        conn: sqlite3.Connection,
-        stream_id: str,
-        events: Sequence[NewEvent],
-        expected: int,
-        key: str | None,
-        meta: dict[str, Any] | None,
-        private: dict[str, Any] | None,
-    ) -> AppendResult:
+    def _append(self, conn: sqlite3.Connection, asked: sql.Append) -> AppendResult:
         """One append inside the batch's transaction: idempotency, version check, insert."""
+        stream_id, expected, key = asked.stream_id, asked.expected, asked.key
+        now = self._clock()
+        replaces = False  # whether the key's row has expired and this append takes it over
         if key is not None:
-            earlier = sql.earlier(conn, SQLITE, stream_id, key, events)
-            if earlier is not None:
-                return earlier
+            found = sql.stored_key(conn, SQLITE, stream_id, key)
+            if found is not None and not found.expired(sql.key_cutoff(now, self._idempotency_ttl)):
+                fingerprint, events = asked.fingerprint, asked.events
+                return sql.replay(conn, SQLITE, stream_id, key, found, fingerprint, events)
+            replaces = found is not None
         head = self._heads.get(stream_id)
         if head is None or head[0] != expected:
             current = sql.stream_version(conn, SQLITE, stream_id)
             sql.check_version(stream_id, expected, current)
             head = (current, _head_hash(conn, stream_id, current))
-        at = iso_timestamp(self._clock())
-        stored = seal(stream_id, events, head[0], head[1], at)
+        stored = seal(stream_id, asked.events, head[0], head[1], iso_timestamp(now))
         try:
-            _write(conn, stored, key, meta, private)
+            _write(conn, asked, stored, replaces)
         except sqlite3.IntegrityError as exc:  # another process appended: the cached head is old
             self._heads.pop(stream_id, None)
             raise VersionConflict(stream_id, expected, _stored_version(conn, stream_id)) from exc
@@ -382,40 +407,34 @@ def _as_store_error(doing: str, exc: Exception) -> Exception:
     return exc
 
 
+INSERT_STREAM = (
+    "INSERT INTO streams (stream_id, version, created_at, meta, private, last_type, deadline)"
+    " VALUES (?, ?, ?, ?, ?, ?, ?)"
+)
+UPDATE_STREAM = (
+    "UPDATE streams SET version = ?, last_type = ?, deadline = ?"
+    " WHERE stream_id = ? AND version = ?"
+)
+
+
 def _write(
-    conn: sqlite3.Connection,
-    stored: tuple[StoredEvent, ...],
-    key: str | None,
-    meta: dict[str, Any] | None,
-    private: dict[str, Any] | None,
+    conn: sqlite3.Connection, asked: sql.Append, stored: tuple[StoredEvent, ...], replaces: bool
 ) -> None:
-    """Insert the events and move the stream (creating it) and the key to them."""
+    """Insert the events, move the stream (creating it) and its deadline, store the key
+    (replacing its expired row when ``replaces``)."""
     first, last = stored[0], stored[-1]
     if first.version == 1:
+        created = (last.stream_id, last.version, first.at, sql.encode(asked.meta or {}))
         conn.execute(
-            "INSERT INTO streams (stream_id, version, created_at, meta, private, last_type)"
-            " VALUES (?, ?, ?, ?, ?, ?)",
-            (
-                last.stream_id,
-                last.version,
-                first.at,
-                sql.encode(meta or {}),
-                sql.encode_optional(private),
-                last.type,
-            ),
+            INSERT_STREAM, (*created, sql.encode_optional(asked.private), last.type, asked.deadline)
         )
     else:
-        conn.execute(
-            "UPDATE streams SET version = ?, last_type = ? WHERE stream_id = ? AND version = ?",
-            (last.version, last.type, last.stream_id, first.version - 1),
-        )
+        moved = (last.version, last.type, asked.deadline, last.stream_id, first.version - 1)
+        conn.execute(UPDATE_STREAM, moved)
     conn.executemany(sql.INSERT_EVENT, [sql.event_row(SQLITE, event) for event in stored])
-    if key is not None:
-        conn.execute(
-            "INSERT INTO idempotency (stream_id, key, first_version, last_version)"
-            " VALUES (?, ?, ?, ?)",
-            (last.stream_id, key, first.version, last.version),
-        )
+    if asked.key is not None:
+        statement = sql.REPLACE_KEY if replaces else sql.INSERT_KEY
+        conn.execute(statement, sql.key_row(stored, asked.key, asked.fingerprint))
 
 
 def _stored_version(conn: sqlite3.Connection, stream_id: str) -> int:

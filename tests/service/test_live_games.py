@@ -50,15 +50,17 @@ def test_least_recently_used_games_are_forgotten_and_reload_unchanged(tmp_path: 
 def test_a_forgotten_timed_game_is_still_enforced_by_its_deadline_in_the_store(
     tmp_path: Path,
 ) -> None:
-    later = datetime.now(UTC) + timedelta(hours=1)
+    clock = [datetime.now(UTC)]
     with SqliteEventStore(tmp_path / "t.db", synchronous="OFF") as store:
-        games = Games(store, max_live=1, now=lambda: later)
+        games = Games(store, max_live=1, now=lambda: clock[0])
         timed, _ = create(games, "race35", clock={"total": 600, "on_timeout": "forfeit"})
+        assert games.commands.enforce_due() == 0
         for _ in range(4):
             other, _ = create(games, "race35")
             with games.open(other):
                 pass
         assert games.live() == 1  # the timed game is not in memory
+        clock[0] += timedelta(minutes=11)
         assert games.commands.enforce_due() == 1
         with games.open(timed) as game:
             assert game.finished
