@@ -12,25 +12,49 @@ Turn procedure (sorry-hand.md section 4), as pending actions:
    first player; the service records ``CardsDealt``.
 2. ``move``: every legal move of every card in the hand (ids as in sorry, starting with the
    card: ``7:track:4>track:9+...``, ``11:track:5<>track:46``). When the only options are 11
-   swaps the seat may also ``11:decline``.
-3. ``discard``: after declining, or with a dead hand (no legal move at all), the seat discards
-   one card of its choice: ``discard:<card>``. The discarded card is public.
-4. ``draw`` (chance): the hand is refilled to 5 (``CardDrawn``); an empty draw pile is first
+   swaps the seat may instead decline and discard in one decision,
+   ``11:decline+discard:<card>`` (one id per card of the hand, the 11s included). A dead hand
+   (no legal move at all) discards one card of its choice: ``discard:<card>``. The pending
+   kind is ``move`` in all three cases (see hidden information).
+3. ``draw`` (chance): the hand is refilled to 5 (``CardDrawn``); an empty draw pile is first
    refilled from the discard pile (``DeckShuffled``, automatic; the card just played is in it).
-5. With ``two_plays_again`` a 2 that was played (not discarded) gives the same seat one more
+4. With ``two_plays_again`` a 2 that was played (not discarded) gives the same seat one more
    play after its draw. If that extra play has no legal move, the turn passes automatically
    (``TurnPassed``, nothing is discarded). Declining a swap-only hand in an extra play is
    still followed by a discard (sorry-hand.md step 7 only waives the discard when no legal
-   move exists).
+   move exists), so there too the decline is ``11:decline+discard:<card>``.
 
-Decisions are recorded as ``MovePlayed`` (uses = the card): a move, ``11:decline`` (the 11
-stays in the hand) or ``discard:<card>`` (no steps).
+Decisions are recorded as ``MovePlayed`` (uses = the card that leaves the hand): a move,
+``11:decline+discard:<card>`` or ``discard:<card>`` (no steps). Logs written before declines
+were one decision hold a bare ``11:decline`` (uses ``11``, the 11 stays in the hand) followed by
+a ``discard:<card>`` decision (pending kind ``discard``); ``apply`` still replays them, but
+``11:decline`` is no longer a legal move (so such a log no longer passes the re-decided
+verification of an import), and ``redact`` leaves them as they are: the two events would
+tell a decline apart whatever they showed.
 
 Hidden information: a hand is seen only by its owner and the referee; others and spectators
 see its size. ``redact`` hides other seats' cards in ``CardsDealt`` and ``CardDrawn``. Played
-and discarded cards are public. The rules do not say whether hands are shown when the game
-ends, so they stay hidden (except to the referee) after the end too **(chosen default)**.
-Hands in views are lists in card order (``1`` .. ``12``, ``sorry``).
+and discarded cards are public: the rules put them face up on the discard pile
+(sorry-hand.md section 4 step 4 and "Played and discarded cards are public (the discard of a
+dead hand too)"), so ``discard:<card>`` shows its card to everyone. What the table sees of a
+declined swap is just that: a card put face up without moving, exactly like the discard of a
+dead hand; that the seat held an 11 with a swap is not shown **(chosen: the rules make the
+decline optional and say nothing of announcing it)**. So:
+
+- ``redact`` shows ``11:decline+discard:<card>`` to everyone but the declining seat (and the
+  referee) as ``discard:<card>`` with the same ``uses``: the very event a dead hand's discard
+  of that card is. The decline is one event, like the discard, so the log's length does not
+  tell them apart either.
+- ``to_act`` says ``move`` for a dead hand too (its legal moves are its discards), because the
+  view shows every seat's pending kind to everyone: ``discard`` for a dead hand and ``move``
+  for a swap-only hand would tell others before the decision which one the seat holds.
+- What the rules themselves make public stays visible: the discarded card (a discarded 11
+  after a possible swap shows that an 11 was declined, as at a table), and in an extra play
+  after a 2 a dead hand passes (``TurnPassed``) while a declining hand discards.
+
+The rules do not say whether hands are shown when the game ends, so they stay hidden (except
+to the referee) after the end too **(chosen default)**. Hands in views are lists in card order
+(``1`` .. ``12``, ``sorry``).
 
 Errors (``domain.model``)::
 
@@ -96,7 +120,9 @@ OPTIONS: dict[str, Any] = {
 HAND = 5
 DECK: dict[str, int] = {**dict.fromkeys(sorry.CARDS, 4), "1": 5, "sorry": 0}
 DECLINE = "11:decline"
+"""A declined swap: the prefix of ``11:decline+discard:<card>`` (alone only in older logs)."""
 DISCARD = "discard:"
+DECLINE_DISCARD = f"{DECLINE}+{DISCARD}"
 
 Phase = Literal["deal", "play", "discard", "draw"]
 
@@ -104,8 +130,9 @@ Phase = Literal["deal", "play", "discard", "draw"]
 class State(msgspec.Struct, frozen=True):
     """Pawns (sorry's location codes), hands, piles and where the turn stands.
 
-    ``phase``: ``deal`` before the deal, ``play`` a seat must play from its hand (or discard a
-    dead hand), ``discard`` after declining a swap, ``draw`` a seat must refill its hand.
+    ``phase``: ``deal`` before the deal, ``play`` a seat must play from its hand (or decline a
+    swap and discard, or discard a dead hand), ``discard`` after a bare ``11:decline`` of an
+    older log, ``draw`` a seat must refill its hand.
     ``again``: the card just played was a 2 and the seat plays once more after drawing;
     ``extra``: the current play is such an extra play (no dead-hand discard).
     """
@@ -165,13 +192,14 @@ def _sorted(cards: Any) -> tuple[str, ...]:
 def hand_moves(
     pawns: tuple[int, ...], seat: int, hand: tuple[str, ...], mid_slide: bool
 ) -> tuple[Move, ...]:
-    """Every legal (card, move) option of ``hand``, by card; ``11:decline`` when all are swaps
-    (section 4, steps 1-3). Memoised: to_act, legal_moves and decide ask for the same ones."""
+    """Every legal (card, move) option of ``hand``, by card; when all are swaps, also declining
+    them with the discard of each card (section 4, steps 1-4). Memoised: to_act, legal_moves
+    and decide ask for the same ones."""
     moves: list[Move] = []
     for card in dict.fromkeys(hand):
         moves.extend(sorry.card_moves(pawns, seat, card, mid_slide))
     if moves and all(sorry.is_swap(move) for move in moves):
-        moves.append(Move(DECLINE, seat, "11"))
+        moves.extend(Move(DECLINE_DISCARD + card, seat, card) for card in dict.fromkeys(hand))
     return tuple(moves)
 
 
@@ -186,14 +214,15 @@ def _discards(state: State) -> list[Move]:
 
 
 def _decision(state: State) -> Pending | None:
-    """The decision the seat to act faces, or None (chance, automatic or finished)."""
+    """The decision the seat to act faces, or None (chance, automatic or finished). A dead
+    hand's discard is a ``move`` too: the kind is public, the hand is not."""
     if state.finished or state.phase in ("deal", "draw"):
         return None
     if state.phase == "discard":
         return Pending(state.turn, "discard")
-    if _plays(state):
-        return Pending(state.turn, "move")
-    return None if state.extra else Pending(state.turn, "discard")
+    if state.extra and not _plays(state):
+        return None
+    return Pending(state.turn, "move")
 
 
 # --- the rule set surface ----------------------------------------------------------------------
@@ -213,13 +242,15 @@ def to_act(state: State) -> list[Pending]:
 
 
 def legal_moves(state: State, seat: int) -> list[Move]:
-    """``deal``/``draw`` for chance, the hand's moves, or its discards; only for ``seat``."""
+    """``deal``/``draw`` for chance, the hand's moves, or its discards (a dead hand, or after
+    a bare ``11:decline`` of an older log); only for ``seat``."""
     for pending in to_act(state):
         if pending.seat != seat:
             continue
         if pending.kind in ("deal", "draw"):
             return [chance_move(pending)]
-        return list(_plays(state)) if pending.kind == "move" else _discards(state)
+        plays = _plays(state) if state.phase == "play" else ()
+        return list(plays) or _discards(state)
     return []
 
 
@@ -248,8 +279,8 @@ def automatic(state: State) -> list[Event]:
 
 
 def decide(state: State, seat: int, move_id: str) -> list[Event]:
-    """MovePlayed for a legal move, decline or discard (and GameFinished when all 4 pawns are
-    home); raises a GameError saying why otherwise."""
+    """MovePlayed for a legal move, decline and discard, or discard (and GameFinished when all
+    4 pawns are home); raises a GameError saying why otherwise."""
     if state.finished:
         raise GameOver("the game is over")
     if seat != state.turn:
@@ -288,7 +319,7 @@ def apply(state: State, event: Event) -> State:
                 pawns[PIECE[step.piece]] = CODE[step.to]
             for effect in effects:
                 pawns[PIECE[effect.piece]] = CODE[effect.to]
-            again = state.two_plays_again and card == "2" and not move_id.startswith(DISCARD)
+            again = state.two_plays_again and card == "2" and not _discarded(move_id)
             return replace(_play_card(state, card), pawns=tuple(pawns), phase="draw", again=again)
         case CardDrawn(seat=seat, card=card):
             drawn = _put(state.hands, seat, _sorted((*state.hands[seat], card)))
@@ -303,6 +334,11 @@ def apply(state: State, event: Event) -> State:
         case GameFinished(winners=winners):
             return replace(state, finished=True, winners=winners)
     return state
+
+
+def _discarded(move_id: str) -> bool:
+    """Whether the card of ``move_id`` was discarded (dead hand or declined swap), not played."""
+    return move_id.startswith((DISCARD, DECLINE_DISCARD))
 
 
 def _play_card(state: State, card: str) -> State:
@@ -371,7 +407,8 @@ def view(state: State, viewer: Viewer) -> dict[str, Any]:
 
 
 def redact(event: Event, viewer: Viewer) -> Event:
-    """The event with the cards of other seats' hands (dealt or drawn) hidden."""
+    """The event with the cards of other seats' hands (dealt or drawn) hidden, and another
+    seat's declined swap shown as the discard it also is (see the module docstring)."""
     match event:
         case CardsDealt(seats=seats, hands=hands):
             shown = tuple(
@@ -381,6 +418,10 @@ def redact(event: Event, viewer: Viewer) -> Event:
             return replace(event, hands=shown)
         case CardDrawn(seat=seat) if not _sees(viewer, seat):
             return replace(event, card=HIDDEN)
+        case MovePlayed(seat=seat, move=move) if move.startswith(DECLINE_DISCARD) and not _sees(
+            viewer, seat
+        ):
+            return replace(event, move=DISCARD + move.removeprefix(DECLINE_DISCARD))
     return event
 
 
@@ -391,16 +432,32 @@ def explain(state: State, pending: Pending, move_id: str, legal: list[str]) -> s
     """Why ``move_id`` is not legal for the seat to act (a lower-case sentence)."""
     seat = state.turn
     hand = state.hands[seat]
+    if move_id.startswith(DECLINE_DISCARD):
+        discarded = move_id.removeprefix(DECLINE_DISCARD)
+        if discarded not in CARD_RANK:
+            return f"move {move_id!r} is not a move id: expected '{DECLINE_DISCARD}<card>'"
+        if discarded not in hand:
+            return f"card {discarded!r} is not in seat {seat}'s hand"
     card = move_id.removeprefix(DISCARD) if move_id.startswith(DISCARD) else move_id.split(":")[0]
     if card not in CARD_RANK:
         return f"move {move_id!r} is not a move id: expected '<card>:...' or 'discard:<card>'"
     if card not in hand:
         return f"card {card!r} is not in seat {seat}'s hand"
-    if move_id.startswith(DISCARD):
-        return f"{COLOURS[seat]} cannot discard: it has a legal move, e.g. {legal[0]!r}"
     if pending.kind == "discard":
         return f"move {move_id!r} is not legal: {COLOURS[seat]} must discard a card"
-    if move_id == DECLINE:
+    can_decline = any(m.startswith(DECLINE_DISCARD) for m in legal)
+    if move_id.startswith(DISCARD):
+        if can_decline:
+            return (
+                f"{COLOURS[seat]} cannot discard: it may swap, or decline the swap and discard "
+                f"with {DECLINE_DISCARD + card!r}"
+            )
+        return f"{COLOURS[seat]} cannot discard: it has a legal move, e.g. {legal[0]!r}"
+    if move_id.startswith(DECLINE):
+        if can_decline:
+            return f"a decline names the card it discards: '{DECLINE_DISCARD}<card>'"
+        if not legal or legal[0].startswith(DISCARD):
+            return f"card '11' cannot be declined: {COLOURS[seat]} has no swap to decline"
         return f"card '11' cannot be declined: {COLOURS[seat]} has a move other than a swap"
     single = sorry.State(state.seats, state.pawns, (), turn=seat, card=card)
     return sorry.explain(single, move_id, [m for m in legal if m.split(":")[0] == card])

@@ -1,7 +1,7 @@
 """Tabula's event store: an append-only log of streams of events, knowing nothing of games."""
 
 from .base import Announcing, EventStore
-from .clock import iso_timestamp, utcnow
+from .clock import canonical_timestamp, iso_timestamp, utcnow
 from .errors import IdempotencyKeyReused, StoreError, StreamExists, VersionConflict
 from .hashing import GENESIS, canonical_json, chain_hash, verify_chain
 from .model import AppendResult, NewEvent, StoredEvent, StreamInfo
@@ -21,6 +21,7 @@ __all__ = [
     "StreamInfo",
     "VersionConflict",
     "canonical_json",
+    "canonical_timestamp",
     "chain_hash",
     "iso_timestamp",
     "utcnow",

@@ -58,9 +58,9 @@ ADDED_COLUMNS = (
 )
 """Columns later than the first schema: ``upgrade`` adds them to a database that lacks them."""
 KEY_TIMES_FROM_EVENTS = (
-    "UPDATE idempotency SET created_at = (SELECT at FROM events"
-    " WHERE events.stream_id = idempotency.stream_id AND events.version = idempotency.last_version)"
-    " WHERE created_at = ''"
+    "UPDATE idempotency SET created_at = COALESCE((SELECT at FROM events"
+    " WHERE events.stream_id = idempotency.stream_id AND events.version = idempotency.last_version"
+    "), '') WHERE created_at = ''"
 )
 """Keys stored before ``created_at`` existed take the time of the events they appended."""
 DEADLINE_INDEX = "streams_deadline"

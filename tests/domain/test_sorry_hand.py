@@ -9,6 +9,8 @@ from collections.abc import Iterator
 
 import msgspec
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from msgspec.structs import replace
 
 from domain import sorry, sorry_hand
@@ -33,6 +35,7 @@ from domain.model import (
     IllegalMove,
     NotYourTurn,
     Pending,
+    Viewer,
 )
 from domain.replay import settle
 
@@ -179,13 +182,53 @@ def test_only_swaps_available_may_decline() -> None:
         "11:track:58<>track:30": layout(
             2, {"red": ["track:30", "home", "home", "home"], "blue": ["track:58"]}
         ),
-        "11:decline": layout(2, pawns),
+        "11:decline+discard:11": layout(2, pawns),
+        "11:decline+discard:12": layout(2, pawns),
     }
-    declined = play(state, "11:decline")
+    assert sorry_hand.to_act(state) == [Pending(0, "move")]
+    events = sorry_hand.decide(state, 0, "11:decline+discard:12")
+    assert events == [MovePlayed(0, "11:decline+discard:12", "12")]
+    discarded = play(state, "11:decline+discard:12")
+    assert board(discarded) == layout(2, pawns)
+    assert hand(discarded) == ["11", "11", "12", "12"]
+    assert discarded.discard == ("12",)
+    assert sorry_hand.to_act(discarded) == [Pending(0, "draw")]
+    assert sorry_hand.to_act(draw(discarded, "5")) == [Pending(1, "move")]
+
+
+def test_declining_may_discard_an_11() -> None:
+    pawns = {"red": ["track:58", "home", "home", "home"], "blue": ["track:30"]}
+    state = position(2, pawns, ("11", "11", "12", "12", "12"))
+    discarded = play(state, "11:decline+discard:11")
+    assert hand(discarded) == ["11", "12", "12", "12"]
+    assert discarded.discard == ("11",)
+
+
+def test_a_decline_names_the_card_it_discards() -> None:
+    pawns = {"red": ["track:58", "home", "home", "home"], "blue": ["track:30"]}
+    state = position(2, pawns, ("11", "11", "12", "12", "12"))
+    with pytest.raises(IllegalMove, match="a decline names the card it discards"):
+        sorry_hand.decide(state, 0, "11:decline")
+    with pytest.raises(IllegalMove, match="decline the swap and discard with '11:decline"):
+        sorry_hand.decide(state, 0, "discard:12")
+    with pytest.raises(IllegalMove, match="card '5' is not in seat 0's hand"):
+        sorry_hand.decide(state, 0, "11:decline+discard:5")
+    with pytest.raises(IllegalMove, match="not a move id"):
+        sorry_hand.decide(state, 0, "11:decline+discard:nine")
+
+
+def test_a_bare_decline_of_an_older_log_still_replays() -> None:
+    # Logs written before a decline was one decision hold "11:decline" (the 11 stays in the
+    # hand), then a "discard:<card>" decision.
+    pawns = {"red": ["track:58", "home", "home", "home"], "blue": ["track:30"]}
+    state = position(2, pawns, ("11", "11", "12", "12", "12"))
+    declined = sorry_hand.apply(state, MovePlayed(0, "11:decline", "11"))
+    assert hand(declined) == ["11", "11", "12", "12", "12"]
     assert sorry_hand.to_act(declined) == [Pending(0, "discard")]
     assert move_ids(declined) == {"discard:11", "discard:12"}
+    with pytest.raises(IllegalMove, match="must discard a card"):
+        sorry_hand.decide(declined, 0, "11:track:58<>track:30")
     discarded = play(declined, "discard:12")
-    assert board(discarded) == layout(2, pawns)
     assert hand(discarded) == ["11", "11", "12", "12"]
     assert discarded.discard == ("12",)
     assert sorry_hand.to_act(draw(discarded, "5")) == [Pending(1, "move")]
@@ -194,7 +237,7 @@ def test_only_swaps_available_may_decline() -> None:
 def test_dead_hand() -> None:
     state = position(2, {}, ("3", "4", "5", "7", "8"))
     assert sorry_hand.automatic(state) == []
-    assert sorry_hand.to_act(state) == [Pending(0, "discard")]
+    assert sorry_hand.to_act(state) == [Pending(0, "move")]
     assert results(state) == {
         f"discard:{card}": layout(2, {}) for card in ("3", "4", "5", "7", "8")
     }
@@ -267,9 +310,33 @@ def test_extra_play_without_a_legal_move_passes_without_discard() -> None:
 def test_a_discarded_2_gives_no_extra_play() -> None:
     pawns = {"red": ["lane:5", "home", "home", "home"]}
     state = position(2, pawns, ("2", "3", "5", "7", "8"), two_plays_again=True)
-    assert sorry_hand.to_act(state) == [Pending(0, "discard")]
+    assert move_ids(state) == {f"discard:{card}" for card in ("2", "3", "5", "7", "8")}
     after = draw(play(state, "discard:2"), "7")
     assert sorry_hand.to_act(after) == [Pending(1, "move")]
+
+
+def test_a_2_discarded_when_declining_gives_no_extra_play() -> None:
+    # The 2 cannot move: the red pawn on T1 would enter lane 1, and each lane pawn is blocked.
+    pawns = {"red": ["track:1", "lane:1", "lane:3", "lane:5"], "blue": ["track:30"]}
+    state = position(2, pawns, ("2", "11", "12", "12", "12"), two_plays_again=True)
+    assert "11:decline+discard:2" in move_ids(state)
+    after = draw(play(state, "11:decline+discard:2"), "7")
+    assert sorry_hand.to_act(after) == [Pending(1, "move")]
+
+
+def test_declining_in_an_extra_play_still_discards() -> None:
+    pawns = {"red": ["track:57", "home", "home", "home"], "blue": ["track:30"]}
+    state = position(2, pawns, ("2", "11", "12", "12", "12"), two_plays_again=True)
+    extra = draw(play(state, "2:track:57>track:59"), "12")
+    assert extra.extra
+    assert move_ids(extra) == {
+        "11:track:59<>track:30",
+        "11:decline+discard:11",
+        "11:decline+discard:12",
+    }
+    done = draw(play(extra, "11:decline+discard:12"), "3")
+    assert done.discard == ("2", "12")
+    assert sorry_hand.to_act(done) == [Pending(1, "move")]
 
 
 def test_11_cannot_involve_the_safety_zone() -> None:
@@ -427,9 +494,16 @@ def test_discarding_with_a_legal_move() -> None:
 def test_declining_when_another_move_exists() -> None:
     state = position(2, {"red": ["track:10"], "blue": ["track:30"]}, ("3", "4", "5", "11", "11"))
     assert "11:track:10<>track:30" in move_ids(state)
-    assert "11:decline" not in move_ids(state)
-    with pytest.raises(IllegalMove, match="card '11' cannot be declined"):
-        sorry_hand.decide(state, 0, "11:decline")
+    assert not any(move_id.startswith("11:decline") for move_id in move_ids(state))
+    for declined in ("11:decline", "11:decline+discard:3"):
+        with pytest.raises(IllegalMove, match="card '11' cannot be declined: red has a move"):
+            sorry_hand.decide(state, 0, declined)
+
+
+def test_a_dead_hand_has_no_swap_to_decline() -> None:
+    state = position(2, {}, ("3", "4", "5", "11", "12"))
+    with pytest.raises(IllegalMove, match="card '11' cannot be declined: red has no swap"):
+        sorry_hand.decide(state, 0, "11:decline+discard:3")
 
 
 def test_wrong_count_is_explained() -> None:
@@ -517,6 +591,141 @@ def test_redact_hides_other_seats_dealt_and_drawn_cards() -> None:
     assert sorry_hand.redact(played, 0) == played
 
 
+SWAP_ONLY: Layout = {"red": ["track:58", "home", "home", "home"], "blue": ["track:30"]}
+"""Case 4 of section 7: with {11, 11, 12, 12, 12} red's only moves are 11 swaps."""
+
+
+def whole_turn(state: State, move_id: str, drawn: str) -> tuple[State, list[Event]]:
+    """The seat to act decides ``move_id`` and draws ``drawn``: the state after and the log."""
+    log = sorry_hand.decide(state, state.turn, move_id)
+    for event in log:
+        state = sorry_hand.apply(state, event)
+    state, more = settle(sorry_hand, state)
+    draw_event = CardDrawn(state.turn, drawn)
+    state, after = settle(sorry_hand, sorry_hand.apply(state, draw_event))
+    return state, [*log, *more, draw_event, *after]
+
+
+PUBLIC_VIEW = ("to_act", "hands", "discard", "draw_pile", "turn", "extra_play", "status")
+"""What a view shows besides the board (which differs between the two positions below)."""
+
+
+def test_declined_eleven_looks_like_a_discard_to_others() -> None:
+    declining = position(3, SWAP_ONLY, ("11", "11", "12", "12", "12"))
+    dead = position(3, {}, ("3", "4", "5", "8", "12"))  # all in Start, no 1 or 2: dead hand
+    assert "11:decline+discard:12" in move_ids(declining)
+    assert move_ids(dead) == {f"discard:{card}" for card in ("3", "4", "5", "8", "12")}
+    declined_state, declined = whole_turn(declining, "11:decline+discard:12", "7")
+    discarded_state, discarded = whole_turn(dead, "discard:12", "7")
+    for viewer in (1, 2, None):
+        for key in PUBLIC_VIEW:
+            assert sorry_hand.view(declining, viewer)[key] == sorry_hand.view(dead, viewer)[key]
+            assert (
+                sorry_hand.view(declined_state, viewer)[key]
+                == sorry_hand.view(discarded_state, viewer)[key]
+            )
+        seen = [sorry_hand.redact(event, viewer) for event in declined]
+        assert seen == [sorry_hand.redact(event, viewer) for event in discarded]
+        assert seen == [MovePlayed(0, "discard:12", "12"), CardDrawn(0, HIDDEN)]
+    assert sorry_hand.view(declining, None)["to_act"] == [Pending(0, "move")]
+    for viewer in (0, "referee"):
+        assert [sorry_hand.redact(event, viewer) for event in declined] == declined
+        assert declined == [MovePlayed(0, "11:decline+discard:12", "12"), CardDrawn(0, "7")]
+        assert [sorry_hand.redact(event, viewer) for event in discarded] == discarded
+
+
+def test_declining_by_discarding_the_11_shows_only_the_discarded_11() -> None:
+    # The rules put the discarded card face up, so others see an 11 go: as at a table.
+    declining = position(2, SWAP_ONLY, ("11", "11", "12", "12", "12"))
+    (event,) = sorry_hand.decide(declining, 0, "11:decline+discard:11")
+    assert sorry_hand.redact(event, 1) == MovePlayed(0, "discard:11", "11")
+    assert sorry_hand.redact(event, None) == MovePlayed(0, "discard:11", "11")
+    assert sorry_hand.redact(event, 0) == event
+
+
+def test_a_dead_hand_and_a_swap_only_hand_both_wait_for_a_move() -> None:
+    # The pending kind is in every viewer's view, so it must not depend on the hand.
+    swap_only = position(2, SWAP_ONLY, ("11", "11", "12", "12", "12"))
+    dead = position(2, {}, ("3", "4", "5", "8", "12"))
+    playable = position(2, SWAP_ONLY, ("1", "4", "5", "8", "12"))
+    assert move_ids(dead) == {f"discard:{card}" for card in ("3", "4", "5", "8", "12")}
+    assert "1:track:58>track:59" in move_ids(playable)
+    for state in (swap_only, dead, playable):
+        assert sorry_hand.to_act(state) == [Pending(0, "move")]
+
+
+HAND_CARDS = frozenset(sorry.CARDS)
+TURN_PASSED_REASONS = {"no legal move for the extra play after a 2"}
+
+
+def cards_named(event: Event) -> list[str]:
+    """Every card an event names (hidden ones left out): in hands, ``card``, ``uses`` and the
+    move id (its leading card and each ``discard:<card>`` part)."""
+    match event:
+        case CardsDealt(hands=hands):
+            named = [card for cards in hands for card in cards]
+        case CardDrawn(card=card):
+            named = [card]
+        case MovePlayed(move=move, uses=uses):
+            named = [uses] if isinstance(uses, str) else []
+            for part in move.split("+"):
+                head, _, rest = part.partition(":")
+                named.append(rest if head == "discard" else head)
+        case TurnPassed(reason=reason):
+            assert reason in TURN_PASSED_REASONS
+            named = []
+        case _:
+            named = []
+    return [card for card in named if card in HAND_CARDS]
+
+
+@settings(max_examples=20, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    seats=st.integers(2, 4),
+    options=st.fixed_dictionaries(
+        {
+            "two_plays_again": st.booleans(),
+            "include_sorry_cards": st.booleans(),
+            "fast_start": st.booleans(),
+        }
+    ),
+)
+def test_redacted_events_never_name_a_hidden_card(
+    seed: int, seats: int, options: dict[str, bool]
+) -> None:
+    """For every viewer but the acting seat (spectators included), an event names no card of a
+    hand except the one it puts face up (a played or discarded card), and every decision
+    without steps looks like a dead hand's discard."""
+    viewers: list[Viewer] = [*range(seats), None]
+    state = sorry_hand.setup(dict(options), seats)
+    for _, events in random_game(seed, seats, **options):
+        for event in events:
+            actor = getattr(event, "seat", getattr(event, "dealer", None))
+            for viewer in viewers:
+                shown = sorry_hand.redact(event, viewer)
+                public = Counter[str]()
+                if isinstance(event, MovePlayed) and isinstance(event.uses, str):
+                    public[event.uses] = 1
+                if viewer is not None:
+                    if isinstance(event, CardsDealt):
+                        public.update(event.hands[event.seats.index(viewer)])
+                    if isinstance(event, CardDrawn) and event.seat == viewer:
+                        public[event.card] = 1
+                named = Counter(cards_named(shown))
+                if isinstance(shown, MovePlayed) and shown.seat != viewer:
+                    assert set(named) <= set(public), (shown, viewer)
+                    assert "decline" not in shown.move
+                    if not shown.steps:
+                        assert shown == MovePlayed(shown.seat, f"discard:{shown.uses}", shown.uses)
+                elif viewer != actor:
+                    assert not named - public, (shown, viewer)
+            state = sorry_hand.apply(state, event)
+        if isinstance(event, MovePlayed) and isinstance(event.uses, str) and state.discard:
+            assert state.discard[-1] == event.uses  # the named card went face up
+    assert state.finished
+
+
 def deal_event(need: Deal, seat: int, rng: random.Random) -> CardsDealt:
     """A random deal, one card at a time to each seat in turn."""
     pile = sorted(need.pile)
@@ -591,6 +800,8 @@ def check_redacted(shown: Event, event: Event, viewer: int) -> None:
                 assert seen == (cards if seat == viewer else (HIDDEN,) * len(cards))
         case CardDrawn(seat=seat, card=card):
             assert shown == CardDrawn(seat, card if seat == viewer else HIDDEN)
+        case MovePlayed(seat=seat, move=move, uses=str(card)) if move.startswith("11:decline+"):
+            assert shown == (event if seat == viewer else MovePlayed(seat, f"discard:{card}", card))
         case _:
             assert shown == event
 

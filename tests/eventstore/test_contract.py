@@ -8,7 +8,8 @@ import inspect
 import json
 import threading
 from collections import Counter
-from datetime import datetime
+from collections.abc import Callable
+from datetime import datetime, timedelta, timezone
 from typing import Any
 
 import msgspec
@@ -25,10 +26,12 @@ from eventstore import (
     StoredEvent,
     StreamExists,
     VersionConflict,
+    iso_timestamp,
     verify_chain,
 )
+from eventstore.hashing import seal
 
-from .conftest import Backend
+from .conftest import Backend, ManualClock, ticking_clock
 
 
 def events(*types: str, by: int | str = 0) -> list[NewEvent]:
@@ -366,7 +369,7 @@ def test_another_store_on_the_same_database_sees_everything(
 ) -> None:
     log = filled(store, count=3)
     store.append("g2", events("A"), 0, "k", meta={"m": 1}, private={"p": 1})
-    other = backend.open()
+    other = backend.open(ticking_clock())  # keys expire by the store's clock: keep the time
     assert other.read("g1") == log
     assert other.version("g1") == 3
     assert other.streams() == store.streams()
@@ -429,7 +432,7 @@ def test_concurrent_appends_through_several_stores(store: EventStore, backend: B
 
 
 def test_racing_identical_keyed_requests_append_once(store: EventStore, backend: Backend) -> None:
-    stores = [store, backend.open()]
+    stores = [store, backend.open(ticking_clock())]
     store.append("g1", events("GameCreated"), 0)
     results: list[bool] = []
     start = threading.Barrier(12)
@@ -575,7 +578,7 @@ def test_racing_creations_of_one_stream_one_wins(store: EventStore, backend: Bac
 
 
 def test_racing_keyed_creations_create_once(store: EventStore, backend: Backend) -> None:
-    outcomes = create_concurrently([store, backend.open()], 8, key="create")
+    outcomes = create_concurrently([store, backend.open(ticking_clock())], 8, key="create")
     assert sorted(o.replayed for o in outcomes) == [False] + [True] * 7
     assert all(o.events == outcomes[0].events for o in outcomes)
     assert store.version("g1") == 1
@@ -594,3 +597,389 @@ def test_an_awaited_append_keeps_the_checks_of_an_append(store: EventStore) -> N
     first, again = asyncio.run(run())
     assert not first.replayed and again.replayed and again.events == first.events
     assert tuple(store.read("g1")) == first.events
+
+
+# idempotency keys with a request fingerprint (IETF Idempotency-Key draft)
+
+
+def test_same_fingerprint_replays_even_with_other_events_and_a_stale_version(
+    store: EventStore,
+) -> None:
+    store.append("g1", events("Created"), 0)
+    first = store.append("g1", events("Moved"), 1, "k", fingerprint="fp-1")
+    store.append("g1", events("Other"), 2)
+    retry = store.append("g1", events("Moved", "Passed"), 3, "k", fingerprint="fp-1")
+    assert retry.replayed and retry.events == first.events
+    assert store.version("g1") == 3
+
+
+def test_another_fingerprint_is_a_reused_key_even_with_the_same_events(store: EventStore) -> None:
+    store.append("g1", events("Created"), 0)
+    store.append("g1", events("Moved"), 1, "k", fingerprint="fp-1")
+    before = store.read("g1")
+    with pytest.raises(IdempotencyKeyReused, match="'k'") as caught:
+        store.append("g1", events("Moved"), 2, "k", fingerprint="fp-2")
+    assert (caught.value.stream_id, caught.value.key) == ("g1", "k")
+    assert store.read("g1") == before
+
+
+def test_lookup_judges_the_fingerprint(store: EventStore) -> None:
+    store.append("g1", events("Created"), 0)
+    first = store.append("g1", events("Moved"), 1, "k", fingerprint="fp-1")
+    assert store.lookup("g1", "k", "fp-1") == AppendResult(first.events, replayed=True)
+    assert store.lookup("g1", "k") == AppendResult(first.events, replayed=True)
+    with pytest.raises(IdempotencyKeyReused):
+        store.lookup("g1", "k", "fp-2")
+    assert store.lookup("g1", "unused", "fp-1") is None
+
+
+def test_without_a_fingerprint_on_either_side_the_events_judge(store: EventStore) -> None:
+    store.append("g1", events("Created"), 0)
+    with_print = store.append("g1", events("Moved"), 1, "printed", fingerprint="fp-1")
+    without = store.append("g1", events("Moved"), 2, "plain")
+    assert store.append("g1", events("Moved"), 1, "printed").events == with_print.events
+    with pytest.raises(IdempotencyKeyReused):
+        store.append("g1", events("Other"), 3, "printed")
+    assert store.append("g1", events("Moved"), 2, "plain", fingerprint="fp-9") == AppendResult(
+        without.events, replayed=True
+    )
+    with pytest.raises(IdempotencyKeyReused):
+        store.append("g1", events("Other"), 3, "plain", fingerprint="fp-9")
+    assert store.lookup("g1", "plain", "fp-9") == AppendResult(without.events, replayed=True)
+    assert store.version("g1") == 3
+
+
+def test_an_awaited_append_takes_a_fingerprint(store: EventStore) -> None:
+    async def run() -> tuple[AppendResult, AppendResult]:
+        first = await store.append_async("g1", events("A"), 0, "k", fingerprint="fp-1")
+        again = await store.append_async("g1", events("B"), 1, "k", fingerprint="fp-1")
+        with pytest.raises(IdempotencyKeyReused):
+            await store.append_async("g1", events("A"), 0, "k", fingerprint="fp-2")
+        return first, again
+
+    first, again = asyncio.run(run())
+    assert again == AppendResult(first.events, replayed=True)
+    assert store.version("g1") == 1
+
+
+def keyed_race(
+    stores: list[EventStore], count: int, expected: int, fingerprint: Callable[[int], str]
+) -> list[AppendResult | Exception]:
+    """Let count threads append with one key at once, each its own events; outcomes in order."""
+    outcomes: list[AppendResult | Exception] = [ValueError("no outcome")] * count
+    start = threading.Barrier(count)
+
+    def request(n: int) -> None:
+        new = [NewEvent("Moved", {"thread": n}, n % 4)]
+        start.wait()
+        try:
+            outcomes[n] = stores[n % len(stores)].append(
+                "g1", new, expected, "shared", fingerprint=fingerprint(n)
+            )
+        except Exception as error:
+            outcomes[n] = error
+
+    workers = [threading.Thread(target=request, args=(n,)) for n in range(count)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    return outcomes
+
+
+def assert_one_wrote(
+    store: EventStore, outcomes: list[AppendResult | Exception], fingerprint: Callable[[int], str]
+) -> None:
+    """Exactly one outcome wrote; each other replayed it (same fingerprint) or raised
+    IdempotencyKeyReused (another), nothing else; the log holds the winner's events once."""
+    written = [n for n, o in enumerate(outcomes) if isinstance(o, AppendResult) and not o.replayed]
+    assert len(written) == 1, outcomes
+    winner = outcomes[written[0]]
+    assert isinstance(winner, AppendResult)
+    for n, outcome in enumerate(outcomes):
+        if fingerprint(n) == fingerprint(written[0]):
+            assert outcome == winner or outcome == AppendResult(winner.events, replayed=True)
+        else:
+            assert isinstance(outcome, IdempotencyKeyReused), outcome
+    log = store.read("g1")
+    assert tuple(log[-len(winner.events) :]) == winner.events
+    assert store.version("g1") == winner.events[-1].version
+    assert verify_chain(log) is None
+
+
+@pytest.mark.parametrize(
+    "fingerprint",
+    [lambda n: "same", lambda n: f"own-{n}", lambda n: f"half-{n % 2}"],
+    ids=["same-fingerprint", "own-fingerprints", "two-fingerprints"],
+)
+def test_racing_appends_with_one_key_write_once(
+    store: EventStore, backend: Backend, fingerprint: Callable[[int], str]
+) -> None:
+    stores = [store, backend.open(ticking_clock()), backend.open(ticking_clock())]
+    store.append("g1", events("Created"), 0)
+    outcomes = keyed_race(stores, 12, 1, fingerprint)
+    assert_one_wrote(store, outcomes, fingerprint)
+
+
+@pytest.mark.parametrize(
+    "fingerprint", [lambda n: "same", lambda n: f"half-{n % 2}"], ids=["same", "two"]
+)
+def test_racing_keyed_creations_with_fingerprints_create_once(
+    store: EventStore, backend: Backend, fingerprint: Callable[[int], str]
+) -> None:
+    stores = [store, backend.open(ticking_clock())]
+    outcomes = keyed_race(stores, 8, 0, fingerprint)
+    assert_one_wrote(store, outcomes, fingerprint)
+    assert store.version("g1") == 1
+
+
+def test_racing_awaited_appends_with_one_key_write_once(store: EventStore) -> None:
+    store.append("g1", events("Created"), 0)
+
+    def fingerprint(n: int) -> str:
+        return f"half-{n % 2}"
+
+    async def attempt(n: int) -> AppendResult | Exception:
+        new = [NewEvent("Moved", {"task": n}, 0)]
+        try:
+            return await store.append_async("g1", new, 1, "shared", fingerprint=fingerprint(n))
+        except Exception as error:
+            return error
+
+    async def run() -> list[AppendResult | Exception]:
+        return list(await asyncio.gather(*(attempt(n) for n in range(16))))
+
+    assert_one_wrote(store, asyncio.run(run()), fingerprint)
+
+
+# idempotency key expiry
+
+
+def test_an_expired_key_is_as_if_unused_and_a_new_append_takes_it_over(
+    backend: Backend,
+) -> None:
+    clock = ManualClock()
+    store = backend.open(clock, idempotency_ttl=60)
+    first = store.append("g1", events("A"), 0, "k", fingerprint="fp-1")
+    clock.advance(60)  # exactly the lifetime: not older than it yet
+    assert store.lookup("g1", "k", "fp-1") == AppendResult(first.events, replayed=True)
+    clock.advance(0.001)
+    assert store.lookup("g1", "k", "fp-1") is None
+    assert store.lookup("g1", "k", "fp-2") is None
+    taken = store.append("g1", events("B"), 1, "k", fingerprint="fp-2")
+    assert not taken.replayed and store.version("g1") == 2
+    assert store.lookup("g1", "k", "fp-2") == AppendResult(taken.events, replayed=True)
+    with pytest.raises(IdempotencyKeyReused):
+        store.append("g1", events("B"), 2, "k", fingerprint="fp-1")
+    clock.advance(59)
+    assert store.append("g1", events("C"), 2, "k", fingerprint="fp-2").events == taken.events
+    assert store.version("g1") == 2
+
+
+def test_an_expired_key_without_fingerprints_is_unused_too(backend: Backend) -> None:
+    clock = ManualClock()
+    store = backend.open(clock, idempotency_ttl=1)
+    store.append("g1", events("A"), 0, "k")
+    clock.advance(2)
+    again = store.append("g1", events("A"), 1, "k")
+    assert not again.replayed and [e.version for e in again.events] == [2]
+
+
+def test_each_store_judges_expiry_by_its_own_lifetime(backend: Backend) -> None:
+    clock = ManualClock()
+    short, long = backend.open(clock, idempotency_ttl=10), backend.open(clock)
+    first = short.append("g1", events("A"), 0, "k", fingerprint="fp")
+    clock.advance(11)
+    assert short.lookup("g1", "k") is None
+    assert long.lookup("g1", "k") == AppendResult(first.events, replayed=True)
+    clock.advance(86400)
+    assert long.lookup("g1", "k") is None
+
+
+def test_a_failed_takeover_of_an_expired_key_keeps_the_old_row(backend: Backend) -> None:
+    clock = ManualClock()
+    short, long = backend.open(clock, idempotency_ttl=10), backend.open(clock)
+    first = short.append("g1", events("A"), 0, "k", fingerprint="fp-1")
+    clock.advance(11)
+    with pytest.raises(VersionConflict):
+        short.append("g1", events("B"), 5, "k", fingerprint="fp-2")
+    assert long.lookup("g1", "k", "fp-1") == AppendResult(first.events, replayed=True)
+    assert short.version("g1") == 1
+
+
+def test_racing_appends_with_an_expired_key_take_it_over_once(backend: Backend) -> None:
+    clock = ManualClock()
+    stores = [backend.open(clock, idempotency_ttl=10) for _ in range(3)]
+    stores[0].append("g1", events("A"), 0, "shared", fingerprint="old")
+    clock.advance(11)
+
+    def fingerprint(n: int) -> str:
+        return "new"
+
+    outcomes = keyed_race(stores, 9, 1, fingerprint)
+    assert_one_wrote(stores[0], outcomes, fingerprint)
+    assert stores[0].version("g1") == 2
+
+
+@pytest.mark.parametrize("ttl", [-1.0, float("nan")])
+def test_a_lifetime_that_is_no_duration_is_refused(backend: Backend, ttl: float) -> None:
+    with pytest.raises(ValueError, match="idempotency_ttl"):
+        backend.open(idempotency_ttl=ttl)
+
+
+# deadlines
+
+
+T1, T2, T3 = (
+    "2025-02-01T10:00:00.000000Z",
+    "2025-02-01T11:00:00.000000Z",
+    "2025-02-02T00:00:00.000000Z",
+)
+
+
+def test_every_append_sets_replaces_or_clears_the_deadline(store: EventStore) -> None:
+    assert store.deadline("g1") is None
+    store.append("g1", events("A"), 0, deadline=T1)
+    assert store.deadline("g1") == T1
+    store.append("g1", events("B"), 1, deadline=T2)
+    assert store.deadline("g1") == T2
+    store.append("g1", events("C"), 2)
+    assert store.deadline("g1") is None
+    store.append("g1", events("D"), 3, deadline=T1)
+    assert store.deadline("g1") == T1
+
+
+def test_an_awaited_append_sets_the_deadline(store: EventStore) -> None:
+    async def run() -> None:
+        await store.append_async("g1", events("A"), 0, deadline=T2)
+        await store.append_async("g2", events("A"), 0, deadline=T1)
+        await store.append_async("g1", events("B"), 1, "k", deadline=T3)
+
+    asyncio.run(run())
+    assert (store.deadline("g1"), store.deadline("g2")) == (T3, T1)
+
+
+def test_an_append_that_writes_nothing_leaves_the_deadline(store: EventStore) -> None:
+    store.append("g1", events("A"), 0, "k", deadline=T1)
+    store.append("g1", events("B"), 1, deadline=T2)
+    assert store.append("g1", events("A"), 0, "k", deadline=T3).replayed
+    with pytest.raises(VersionConflict):
+        store.append("g1", events("C"), 1, deadline=T3)
+    with pytest.raises(IdempotencyKeyReused):
+        store.append("g1", events("Z"), 2, "k", deadline=None)
+    assert store.deadline("g1") == T2
+
+
+def test_a_deadline_is_stored_in_iso_timestamps_form(store: EventStore) -> None:
+    store.append("g1", events("A"), 0, deadline="2025-03-01T14:30:05+02:00")
+    assert store.deadline("g1") == "2025-03-01T12:30:05.000000Z"
+    store.append("g1", events("B"), 1, deadline="2025-03-01T12:30:05Z")
+    assert store.deadline("g1") == "2025-03-01T12:30:05.000000Z"
+    assert store.due("2025-03-01T13:30:05+01:00") == [("g1", "2025-03-01T12:30:05.000000Z")]
+
+
+@pytest.mark.parametrize("bad", ["tomorrow", "", "2025-13-01T00:00:00Z"])
+def test_a_deadline_that_is_no_time_is_refused_and_writes_nothing(
+    store: EventStore, bad: str
+) -> None:
+    with pytest.raises(ValueError, match="ISO-8601"):
+        store.append("g1", events("A"), 0, deadline=bad)
+    with pytest.raises(ValueError, match="ISO-8601"):
+        asyncio.run(store.append_async("g1", events("A"), 0, deadline=bad))
+    with pytest.raises(ValueError, match="ISO-8601"):
+        store.due(bad)
+    assert store.version("g1") == 0
+
+
+def test_due_lists_the_streams_whose_deadline_has_come_earliest_first(store: EventStore) -> None:
+    store.append("late", events("A"), 0, deadline=T3)
+    store.append("b-tie", events("A"), 0, deadline=T2)
+    store.append("a-tie", events("A"), 0, deadline=T2)
+    store.append("early", events("A"), 0, deadline=T1)
+    store.append("none", events("A"), 0)
+    store.append("cleared", events("A"), 0, deadline=T1)
+    store.append("cleared", events("B"), 1)
+    assert store.due("2025-01-01T00:00:00.000000Z") == []
+    assert store.due(T1) == [("early", T1)]
+    assert store.due(T2) == [("early", T1), ("a-tie", T2), ("b-tie", T2)]
+    assert store.due("2030-01-01T00:00:00Z") == [
+        ("early", T1),
+        ("a-tie", T2),
+        ("b-tie", T2),
+        ("late", T3),
+    ]
+    assert store.due(T3, limit=2) == [("early", T1), ("a-tie", T2)]
+    assert store.due(T3, limit=0) == []
+    with pytest.raises(ValueError, match="limit"):
+        store.due(T3, limit=-1)
+
+
+offsets = st.integers(min_value=-14 * 60, max_value=14 * 60).map(
+    lambda minutes: timezone(timedelta(minutes=minutes))
+)
+moments = st.datetimes(
+    min_value=datetime(1970, 1, 2), max_value=datetime(9999, 12, 30), timezones=offsets
+)
+
+
+@settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(deadlines=st.lists(moments, min_size=1, max_size=6))
+def test_due_orders_deadlines_as_times_whatever_their_offsets(
+    store: EventStore, deadlines: list[datetime]
+) -> None:
+    run = next(stream_ids)  # the store outlives examples: streams of their own
+    names = [f"due-{run}-{n}" for n in range(len(deadlines))]
+    for name, moment in zip(names, deadlines, strict=True):
+        store.append(name, events("A"), 0, deadline=moment.isoformat())
+    until = max(deadlines)
+    mine = [(name, at) for name, at in store.due(iso_timestamp(until), 10**6) if name in names]
+    by_time = sorted(zip(deadlines, names, strict=True), key=lambda pair: (pair[0], pair[1]))
+    assert mine == [(name, iso_timestamp(moment)) for moment, name in by_time]
+    for name in names:  # clear them, so later examples see only their own
+        store.append(name, events("B"), 1)
+
+
+def test_deadlines_survive_reopening(backend: Backend) -> None:
+    store = backend.open()
+    store.append("g1", events("A"), 0, deadline=T2)
+    store.append("g2", events("A"), 0, deadline=T1)
+    store.append("g3", events("A"), 0)
+    store.close()
+    again = backend.open()
+    assert (again.deadline("g1"), again.deadline("g2"), again.deadline("g3")) == (T2, T1, None)
+    assert again.due(T3) == [("g2", T1), ("g1", T2)]
+    again.append("g2", events("B"), 1)
+    assert backend.open().due(T3) == [("g1", T2)]
+
+
+# a database made by the first schema
+
+
+def test_a_database_of_the_first_schema_opens_and_gains_the_new_columns(
+    backend: Backend,
+) -> None:
+    made = seal("old", events("Created", "Moved"), 0, GENESIS, "2025-01-31T12:00:00.000000Z")
+    backend.make_first_schema(made, "old-key")
+    assert "deadline" not in backend.columns("streams")
+    clock = ManualClock()
+    store = backend.open(clock)
+    assert {"deadline"} <= backend.columns("streams")
+    assert {"fingerprint", "created_at"} <= backend.columns("idempotency")
+    assert "streams_deadline" in backend.indexes("streams")
+    assert tuple(store.read("old")) == made and verify_chain(store.read("old")) is None
+    assert store.deadline("old") is None and store.due(T3) == []
+    # the old key keeps working, timed by its events (no fingerprint: the events judge)
+    assert store.lookup("old", "old-key", "any") == AppendResult(made, replayed=True)
+    assert store.append("old", events("Created", "Moved"), 0, "old-key").events == made
+    with pytest.raises(IdempotencyKeyReused):
+        store.append("old", events("Other"), 2, "old-key", fingerprint="fp")
+    clock.advance(86400.001)
+    assert store.lookup("old", "old-key") is None
+    taken = store.append("old", events("Later"), 2, "old-key", fingerprint="fp", deadline=T1)
+    assert [e.version for e in taken.events] == [3] and store.due(T1) == [("old", T1)]
+    store.append("new", events("Created"), 0, "k", fingerprint="fp", deadline=T2)
+    reopened = backend.open(clock)  # a second open finds nothing left to upgrade
+    assert reopened.due(T3) == [("old", T1), ("new", T2)]
+    assert reopened.lookup("old", "old-key", "fp") == AppendResult(taken.events, replayed=True)

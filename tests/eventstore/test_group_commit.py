@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import asyncio
 import threading
-import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +22,7 @@ from eventstore import (
     VersionConflict,
     verify_chain,
 )
+from tests.waiting import wait_until
 
 THREADS = 16
 
@@ -38,13 +38,14 @@ class Gate:
     def __init__(self) -> None:
         self.closed = threading.Event()
         self.opened = threading.Event()
+        self.now = datetime(2025, 1, 31, 12, tzinfo=UTC)
 
     def __call__(self) -> datetime:
         """Block while the gate is closed, then tell the time."""
         if self.closed.is_set():
             self.closed.clear()
             self.opened.wait(timeout=10)
-        return datetime(2025, 1, 31, 12, tzinfo=UTC)
+        return self.now
 
 
 @pytest.fixture
@@ -66,8 +67,11 @@ def in_one_batch(
     gate.closed.set()
     holder = threading.Thread(target=store.append, args=("blocker", [event(1)], 1))
     holder.start()
-    while gate.closed.is_set():
-        time.sleep(0.001)  # the writer is now inside the held append
+    wait_until(  # the writer is now inside the held append
+        lambda: not gate.closed.is_set(),
+        interval=0.001,
+        message="the writer never reached the held append",
+    )
 
     def attempt(call: Callable[[], AppendResult]) -> AppendResult | Exception:
         try:
@@ -77,9 +81,14 @@ def in_one_batch(
 
     with ThreadPoolExecutor(max_workers=len(calls)) as pool:
         futures = [pool.submit(attempt, call) for call in calls]
-        while store._queue.qsize() < len(calls):
-            time.sleep(0.001)
-        gate.opened.set()
+        try:
+            wait_until(
+                lambda: store._queue.qsize() >= len(calls),
+                interval=0.001,
+                message=f"the {len(calls)} appends were never all queued behind the writer",
+            )
+        finally:
+            gate.opened.set()
         outcomes = [future.result() for future in futures]
     holder.join()
     return outcomes
@@ -228,3 +237,50 @@ def test_awaited_appends_share_commits_and_keep_their_own_checks(tmp_path: Path)
         assert all(verify_chain(store.read(f"g{n}")) is None for n in range(THREADS))
     assert outcomes == [["replayed"] * 10 + ["conflict"]] * THREADS
     assert stats["commits"] < stats["appends"]
+
+
+def keyed_async_calls(
+    store: SqliteEventStore, fingerprints: Sequence[str]
+) -> list[Callable[[], AppendResult]]:
+    """Awaited appends to g1 at version 1 with one key, each its own events and fingerprint."""
+
+    def call(n: int, fingerprint: str) -> Callable[[], AppendResult]:
+        new = [event(100 + n)]
+        return lambda: asyncio.run(store.append_async("g1", new, 1, "key", fingerprint=fingerprint))
+
+    return [call(n, fingerprint) for n, fingerprint in enumerate(fingerprints)]
+
+
+def test_awaited_appends_with_one_key_in_one_batch_write_once(
+    store: SqliteEventStore, gate: Gate
+) -> None:
+    store.append("g1", [event(0)], 0)
+    fingerprints = ["a", "b", "a", "b", "a", "a", "b", "a"]
+    before = store.stats()
+    outcomes = in_one_batch(store, gate, keyed_async_calls(store, fingerprints))
+    assert store.stats()["largest_batch"] == len(fingerprints)
+    assert store.stats()["commits"] - before["commits"] == 3  # blocker, held append, the batch
+    written = [n for n, o in enumerate(outcomes) if isinstance(o, AppendResult) and not o.replayed]
+    assert len(written) == 1
+    winner = outcomes[written[0]]
+    stored = tuple(store.read("g1", after=1))
+    assert isinstance(winner, AppendResult) and stored == winner.events
+    assert store.version("g1") == 2
+    for fingerprint, outcome in zip(fingerprints, outcomes, strict=True):
+        if fingerprint == fingerprints[written[0]]:  # whichever the writer queued first
+            assert isinstance(outcome, AppendResult) and outcome.events == stored
+        else:
+            assert isinstance(outcome, IdempotencyKeyReused)
+
+
+def test_an_expired_key_is_taken_over_once_in_one_batch(tmp_path: Path, gate: Gate) -> None:
+    with SqliteEventStore(tmp_path / "t.db", clock=gate, idempotency_ttl=60) as store:
+        store.append("g1", [event(0)], 0, "key", fingerprint="old")
+        gate.now += timedelta(seconds=61)
+        outcomes = in_one_batch(store, gate, keyed_async_calls(store, ["new"] * 4))
+        results = [o for o in outcomes if isinstance(o, AppendResult)]
+        assert len(results) == 4 and sorted(o.replayed for o in results) == [False] + [True] * 3
+        stored = tuple(store.read("g1", after=1))
+        assert all(o.events == stored for o in results) and store.version("g1") == 2
+        found = store.lookup("g1", "key", "new")
+        assert found == AppendResult(stored, replayed=True)

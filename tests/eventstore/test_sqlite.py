@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import sqlite3
+import threading
 from pathlib import Path
 
 import pytest
 
 from eventstore import NewEvent, SqliteEventStore, StoreError, VersionConflict, verify_chain
+from eventstore.sql import SELECT_DUE
+
+from .conftest import SQLITE_FIRST_SCHEMA
 
 EVENT = NewEvent("GameCreated", {"ruleset": "sorry"}, "server")
 
@@ -98,3 +102,48 @@ def test_an_append_by_another_process_is_seen_despite_the_writers_cached_head(
         log = ours.read("g")
     assert [e.data["n"] for e in log] == [1, 2, 3, 4]
     assert verify_chain(log) is None
+
+
+def test_due_reads_the_deadline_index_in_order(tmp_path: Path) -> None:
+    with SqliteEventStore(tmp_path / "t.db"):
+        pass
+    conn = sqlite3.connect(tmp_path / "t.db")
+    try:
+        plan = " ".join(row[3] for row in conn.execute(f"EXPLAIN QUERY PLAN {SELECT_DUE}", ["", 9]))
+    finally:
+        conn.close()
+    assert "COVERING INDEX streams_deadline" in plan and "TEMP B-TREE" not in plan
+
+
+def test_stores_opening_a_file_of_the_first_schema_at_once_upgrade_it_once(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "t.db"
+    conn = sqlite3.connect(path)
+    with conn:
+        for statement in SQLITE_FIRST_SCHEMA:
+            conn.execute(statement)
+    conn.close()
+    opened: list[SqliteEventStore | Exception] = []
+    start = threading.Barrier(6)
+
+    def open_store() -> None:
+        start.wait()
+        try:
+            opened.append(SqliteEventStore(path))
+        except Exception as error:
+            opened.append(error)
+
+    workers = [threading.Thread(target=open_store) for _ in range(6)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    stores = [store for store in opened if isinstance(store, SqliteEventStore)]
+    try:
+        assert len(stores) == 6, opened
+        stores[0].append("g1", [EVENT], 0, "k", fingerprint="fp", deadline="2025-01-01T00:00:00Z")
+        assert stores[-1].deadline("g1") == "2025-01-01T00:00:00.000000Z"
+    finally:
+        for store in stores:
+            store.close()
