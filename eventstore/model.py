@@ -6,6 +6,7 @@ from typing import Any
 
 import msgspec
 
+
 class NewEvent(msgspec.Struct, frozen=True):
     """An event to append; the store gives it a version, a timestamp and a hash. ``by`` says who
     caused it, in the caller's words (a number or a name); the store keeps it as given."""
