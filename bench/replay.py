@@ -1,16 +1,16 @@
 """The cost of reading a game's state now (GET /games/{id}) and at a past version
 (``state?at=N``) for games of 100, 1,000 and 10,000 events.
 
-Games are built in-process through the service's use cases (``Games``): Sorry! with
+Games are built in-process through the service's use cases (``UseCases``): Sorry! with
 ``auto_chance``, random legal moves, some taken back at once by an undo (a quarter of them,
 more in games longer than a natural one of ~700 events, so that a game lasts as long as
 asked; undos that revert past a snapshot make reads fold from the one before). Timings are the
 use case plus the JSON view, without HTTP (the API adds a constant ~1-2 ms, see bench/api.py):
 
-- warm: the game's projection is in memory (``Games.open`` catches up, then the view);
-- cold: a fresh ``Games`` (a restarted server) loads the game: latest stored snapshot plus
+- warm: the game's projection is in memory (``Repository.open`` catches up, then the view);
+- cold: a fresh ``UseCases`` (a restarted server) loads the game: latest stored snapshot plus
   the events after it; "cold, no snapshots" drops them first, so the whole log is folded;
-- at=N: ``Games.replay_at`` for random N (a stored snapshot plus at most one interval).
+- at=N: ``Repository.replay_at`` for random N (a stored snapshot plus at most one interval).
 
 Run ``python bench/replay.py [--sizes 100 1000 10000] [--reads 200]``.
 """
@@ -35,9 +35,9 @@ import msgspec  # noqa: E402
 from bench.harness import percentile  # noqa: E402
 from domain.replay import SNAPSHOT_EVERY  # noqa: E402
 from eventstore import SqliteEventStore  # noqa: E402
-from service.games import Games  # noqa: E402
-from service.views import state_view  # noqa: E402
-from service.wire import CreateGame, PlayMove, SeatSpec, Undo  # noqa: E402
+from service.core.commands import CreateGame, PlayMove, SeatSpec, Undo  # noqa: E402
+from service.usecases.views import state_view  # noqa: E402
+from service.usecases.wiring import UseCases as Games  # noqa: E402
 
 SEATS = [SeatSpec(n) for n in ("Ann", "Bob", "Cy", "Di")]
 NATURAL_LENGTH = 700

@@ -14,13 +14,19 @@ class Event(msgspec.Struct, frozen=True, tag_field="type", tag=True):
     """Base of every event; the tag is the class name."""
 
 
-class GameCreated(Event, frozen=True):
+class GameCreated(Event, frozen=True, omit_defaults=True):
+    """Every setting of a game, so its log alone says how it was played (and an exported
+    record imports with nothing lost)."""
+
     ruleset: str
     options: dict[str, Any]
     seats: tuple[str, ...]
     chance: str = "server"
     seed_commitment: str = ""
     clock: dict[str, Any] | None = None
+    auto_chance: bool = False
+    allow_undo: bool = False
+    tags: dict[str, str] = {}
 
 
 class CardDrawn(Event, frozen=True):

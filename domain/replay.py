@@ -32,13 +32,21 @@ SNAPSHOT_EVERY = 64
 
 
 class Frame(msgspec.Struct, frozen=True):
-    """The state after one effective event; ``parent`` is the frame undo returns to."""
+    """The state after one effective event; ``parent`` is the frame undo returns to. ``by`` is
+    who caused the event, as the caller of ``push`` names it (opaque here)."""
 
     version: int
     state: Any
     chance_count: int
     decision: bool
     parent: Frame | None = None
+    by: int | str | None = None
+
+    @property
+    def chance(self) -> bool:
+        """Whether this frame's event was a chance outcome."""
+        before = self.parent.chance_count if self.parent is not None else 0
+        return self.chance_count > before
 
 
 class MissingHistory(Exception):
@@ -105,8 +113,9 @@ class Replay:
         """Chance outcomes in the effective (not undone) history."""
         return self.top.chance_count
 
-    def push(self, version: int, event: Event) -> None:
-        """Fold one more event (stored at ``version``); MissingHistory if undo needs more."""
+    def push(self, version: int, event: Event, by: int | str | None = None) -> None:
+        """Fold one more event (stored at ``version``, caused by ``by``); MissingHistory if
+        undo needs more."""
         top = self.top
         if isinstance(event, MoveUndone):
             while top.parent is not None and top.version >= event.reverts:
@@ -116,7 +125,7 @@ class Replay:
         else:
             count = top.chance_count + isinstance(event, CHANCE_EVENTS)
             state = self.rules.apply(top.state, event)
-            top = Frame(version, state, count, is_decision(event), top)
+            top = Frame(version, state, count, is_decision(event), top, by)
         self.top, self.version = top, version
         if version % SNAPSHOT_EVERY == 0:
             self.snapshots[version] = top
@@ -139,6 +148,28 @@ class Replay:
         if not self.complete:
             raise MissingHistory(self.top.version, self.top.version)
         return None
+
+    def last_chance(self) -> int | None:
+        """The version of the latest effective chance outcome if no decision followed it."""
+        frame: Frame | None = self.top
+        while frame is not None and frame.parent is not None:
+            if frame.decision:
+                return None
+            if frame.chance:
+                return frame.version
+            frame = frame.parent
+        if not self.complete:
+            raise MissingHistory(self.top.version, self.top.version)
+        return None
+
+    def since(self, version: int) -> list[Frame]:
+        """The effective frames from ``version`` on, oldest first."""
+        frames: list[Frame] = []
+        frame: Frame | None = self.top
+        while frame is not None and frame.version >= version:
+            frames.append(frame)
+            frame = frame.parent
+        return frames[::-1]
 
 
 def is_decision(event: Event) -> bool:

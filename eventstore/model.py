@@ -6,16 +6,14 @@ from typing import Any
 
 import msgspec
 
-Actor = int | str
-"""Who caused an event: a seat number, "referee" or "server"."""
-
 
 class NewEvent(msgspec.Struct, frozen=True):
-    """An event to append; the store gives it a version, a timestamp and a hash."""
+    """An event to append; the store gives it a version, a timestamp and a hash. ``by`` says who
+    caused it, in the caller's words (a number or a name); the store keeps it as given."""
 
     type: str
     data: dict[str, Any]
-    by: Actor
+    by: int | str
 
 
 class StoredEvent(msgspec.Struct, frozen=True):
@@ -25,7 +23,7 @@ class StoredEvent(msgspec.Struct, frozen=True):
     version: int
     type: str
     data: dict[str, Any]
-    by: Actor
+    by: int | str
     at: str
     prev_hash: str
     hash: str

@@ -10,7 +10,7 @@ import sys
 import msgspec
 
 from service.settings import Settings
-from service.verify import GameRecord, verify_record
+from service.usecases.records import GameRecord, verify_record
 
 
 def parse(argv: list[str]) -> argparse.Namespace:

@@ -1,4 +1,10 @@
-"""The composition root: ``create_app(settings)`` builds the Litestar app and its parts."""
+"""The composition root: ``create_app(settings)`` builds the Litestar app and its parts.
+
+Layers (checked by import-linter, see pyproject.toml): ``service.api`` (the HTTP edge) calls
+``service.usecases`` (commands and queries, the only code that touches the store), which run
+``service.core`` (the pure referee) and ``service.board`` (the drawings) over ``domain`` and
+``eventstore``.
+"""
 
 from __future__ import annotations
 
@@ -8,35 +14,41 @@ from litestar.di import Provide
 from litestar.openapi import OpenAPIConfig
 
 from eventstore import EventStore
-from service import logs
-from service.apidoc import StrictStructs
-from service.clocks import Sweeper
-from service.games import Games
-from service.limits import Limits, cors_config
-from service.problems import handle
-from service.routes import BoardController, GameController, MetaController
+from service.api import logs
+from service.api.apidoc import StrictStructs
+from service.api.games import BoardController, GameController, MetaController
+from service.api.limits import Limits, cors_config
+from service.api.problems import handle
+from service.api.tournament import TournamentController
 from service.settings import Settings
 from service.store import open_store
-from service.tournament_routes import TournamentController
+from service.usecases.sweeper import Sweeper
+from service.usecases.wiring import UseCases
 
 VERSION = "0.1.0"
 
 
 def create_app(settings: Settings | None = None, store: EventStore | None = None) -> Litestar:
-    """The app over ``store`` (by default the SQLite file the settings name)."""
+    """The app over ``store`` (by default the one the settings name)."""
     settings = settings or Settings()
     logs.configure(settings.log_format, settings.log_level)
-    store = store or open_store(settings.database, settings.synchronous, settings.database_url)
-    games = Games(store, settings.max_live_games)
-    sweeper = Sweeper(games.enforce_clocks)
+    store = store or open_store(
+        settings.database, settings.synchronous, settings.database_url, settings.idempotency_ttl
+    )
+    cases = UseCases(store, settings.max_live_games)
+    commands, queries = cases.commands, cases.queries
+    sweeper = Sweeper(commands.enforce_due)
     return Litestar(
         route_handlers=[MetaController, GameController, BoardController, TournamentController],
-        dependencies={"games": Provide(lambda: games, use_cache=True, sync_to_thread=False)},
+        dependencies={
+            "commands": Provide(lambda: commands, use_cache=True, sync_to_thread=False),
+            "queries": Provide(lambda: queries, use_cache=True, sync_to_thread=False),
+        },
         exception_handlers={Exception: handle},
         middleware=[logs.log_requests],
         request_max_body_size=settings.max_body_bytes,
         cors_config=cors_config(settings),
-        state=State({"limits": Limits(settings)}),
+        state=State({"limits": Limits(settings), "queries": queries}),
         openapi_config=OpenAPIConfig(title="Tabula", version=VERSION, path="/schema"),
         on_startup=[sweeper.start],
         on_shutdown=[sweeper.stop, store.close],

@@ -23,6 +23,9 @@ class Settings(msgspec.Struct, frozen=True):
     PostgreSQL, shared by any number of service processes; empty (the default) keeps the
     SQLite file ``database``.
 
+    Idempotency: a key is remembered for ``idempotency_ttl`` seconds (a day); after that the
+    same key is a new request.
+
     Memory: ``max_live_games`` games are kept in memory as projections; beyond it the least
     recently used are forgotten and loaded again (from their latest snapshot) when next used.
     """
@@ -41,6 +44,7 @@ class Settings(msgspec.Struct, frozen=True):
     write_burst: int = 30
     cors_origins: str = ""
     max_live_games: int = 10_000
+    idempotency_ttl: float = 86_400.0
 
     @classmethod
     def from_env(cls, environ: dict[str, str] | None = None) -> Settings:

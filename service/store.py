@@ -4,11 +4,15 @@ from __future__ import annotations
 
 from eventstore import EventStore, SqliteEventStore
 
+DAY = 86_400.0
 
-def open_store(database: str, synchronous: str, database_url: str = "") -> EventStore:
+
+def open_store(
+    database: str, synchronous: str, database_url: str = "", idempotency_ttl: float = DAY
+) -> EventStore:
     """PostgreSQL when ``database_url`` is set, else the SQLite store at ``database``."""
     if database_url:
         from eventstore.postgres import PostgresEventStore  # needs the "postgres" extra
 
-        return PostgresEventStore(database_url)
-    return SqliteEventStore(database, synchronous=synchronous)
+        return PostgresEventStore(database_url, idempotency_ttl=idempotency_ttl)
+    return SqliteEventStore(database, synchronous=synchronous, idempotency_ttl=idempotency_ttl)

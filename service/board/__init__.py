@@ -1,7 +1,7 @@
 """Boards drawn as SVG: one layout module per board family, one renderer for all.
 
 The layouts take their geometry from the domain modules (read only); the domain knows nothing
-of drawing.
+of drawing. Pure: a state view and the log in, SVG out.
 """
 
 from __future__ import annotations
@@ -12,13 +12,9 @@ from typing import Any
 import msgspec
 
 from domain.events import MovePlayed, parse_event
-from domain.replay import Replay
-from eventstore import StoredEvent
 from service.board import cross, partners, race35, sorry
 from service.board.shapes import Layout
 from service.board.svg import Mover, render
-from service.games import Game, Games
-from service.views import state_view
 
 LAYOUTS: dict[str, Callable[[dict[str, Any]], Layout]] = {
     "race35": race35.layout,
@@ -32,35 +28,26 @@ LAYOUTS: dict[str, Callable[[dict[str, Any]], Layout]] = {
 """The layout of each rule set's board, from the game's options."""
 
 
-def board_svg(games: Games, game_id: str, at: int | None) -> str:
-    """The board of a game after event ``at`` (the current one without ``at``) as SVG."""
-    with games.open(game_id) as game:
-        if at is None or at == game.version:
-            return draw(game, game.replay, games.store.read(game_id, until=game.version))
-    replay = games.replay_at(game_id, at)
-    return draw(game, replay, games.store.read(game_id, until=at))
-
-
-def draw(game: Game, replay: Replay, log: Iterable[StoredEvent]) -> str:
-    """The board at ``replay``'s version, the last move found in ``log`` (read up to it)."""
-    view = state_view(game, replay, None)
+def draw(view: dict[str, Any], log: Iterable[tuple[str, dict[str, Any]]]) -> str:
+    """The board of a state view, the last move found in ``log`` ((type, data) of each event up
+    to the view's version) outlined."""
     layout = LAYOUTS[view["ruleset"]](view["options"])
     pieces = msgspec.to_builtins(view["pieces"])  # Piece structs or dicts alike
     return render(layout, pieces, movers(last_move(log)), caption(view))
 
 
-def last_move(log: Iterable[StoredEvent]) -> MovePlayed | None:
+def last_move(log: Iterable[tuple[str, dict[str, Any]]]) -> MovePlayed | None:
     """The latest ``MovePlayed`` still in effect (an undone move is not shown)."""
-    effective: list[StoredEvent] = []
-    for stored in log:
-        if stored.type == "MoveUndone":
-            reverts = int(stored.data["reverts"])
-            effective = [e for e in effective if e.version < reverts]
+    effective: list[tuple[int, str, dict[str, Any]]] = []
+    for version, (kind, data) in enumerate(log, start=1):
+        if kind == "MoveUndone":
+            reverts = int(data["reverts"])
+            effective = [e for e in effective if e[0] < reverts]
         else:
-            effective.append(stored)
-    for stored in reversed(effective):
-        if stored.type == "MovePlayed":
-            event = parse_event(stored.type, stored.data)
+            effective.append((version, kind, data))
+    for _, kind, data in reversed(effective):
+        if kind == "MovePlayed":
+            event = parse_event(kind, data)
             assert isinstance(event, MovePlayed)
             return event
     return None

@@ -1,4 +1,4 @@
-"""A move on the event loop (``Games.play_async``) is built on the game as this process holds
+"""A move on the event loop (``Commands.play_async``) is built on the game as this process holds
 it, without reading the log first; the append's version check catches a write this process has
 not seen (another process on the same database), and the move is then built on the log."""
 
@@ -10,9 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from eventstore import SqliteEventStore, VersionConflict
-from service.games import Games
-from service.wire import Created, CreateGame, PlayMove, SeatSpec
+from eventstore import SqliteEventStore
+from service.core.commands import CreateGame, PlayMove, SeatSpec
+from service.core.refusal import Refusal
+from service.usecases.replies import Created
+from service.usecases.wiring import UseCases as Games
 
 
 @pytest.fixture
@@ -61,8 +63,9 @@ def test_a_stale_expected_version_is_a_conflict_even_when_this_process_holds_it(
 ) -> None:
     here, there = processes
     created, seen, logged = shared_game(here, there)
-    with pytest.raises(VersionConflict):
+    with pytest.raises(Refusal) as refused:
         asyncio.run(here.play_async(created.id, created.tokens.referee, roll(seen), None))
+    assert refused.value.slug == "version-conflict"
     assert here.store.version(created.id) == logged
 
 

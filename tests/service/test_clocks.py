@@ -10,7 +10,7 @@ import pytest
 from litestar.testing import TestClient
 
 from domain.model import Pending
-from service.clocks import Clock, ClockState
+from service.core.clocks import Clock, ClockState
 from tests.service.conftest import auth, create
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
@@ -22,7 +22,7 @@ def at(seconds: float) -> datetime:
 
 def test_per_decision_time_restarts_at_each_act() -> None:
     clock = ClockState(Clock(per_decision=10), 2)
-    clock.update(at(0), "referee", [Pending(0, "draw")])
+    clock.update(at(0), None, [Pending(0, "draw")])
     assert clock.remaining(0, at(4)) == 6
     clock.update(at(4), 0, [Pending(0, "move")])
     assert clock.remaining(0, at(13)) == 1
@@ -32,7 +32,7 @@ def test_per_decision_time_restarts_at_each_act() -> None:
 
 def test_total_time_with_increment_adds_up_over_the_game() -> None:
     clock = ClockState(Clock(total=60, increment=5), 2)
-    clock.update(at(0), "referee", [Pending(0, "move")])
+    clock.update(at(0), None, [Pending(0, "move")])
     clock.update(at(20), 0, [Pending(1, "move")])
     clock.update(at(30), 1, [Pending(0, "move")])
     assert clock.remaining(0, at(30)) == 60 + 5 - 20
@@ -89,7 +89,7 @@ def test_the_clock_is_part_of_the_state_view(api: TestClient[Any]) -> None:
 )
 def test_a_deadline_past_the_calendar_is_shown_as_its_end(limit: float, shown: str) -> None:
     clock = ClockState(Clock(per_decision=limit), 2)
-    clock.update(at(0), "referee", [Pending(0, "move")])
+    clock.update(at(0), None, [Pending(0, "move")])
     view = clock.view(at(1))
     assert view["remaining"] == [limit - 1, limit]
     assert view["deadlines"] == {"0": shown}

@@ -20,9 +20,9 @@ from domain.model import HIDDEN
 from domain.registry import RULESETS
 from eventstore import EventStore
 from service.app import create_app
-from service.games import Secrets
 from service.settings import Settings
 from service.store import open_store
+from service.usecases.repository import Secrets
 from tests.live import serving
 
 OPENAPI = json.loads((Path(__file__).parents[2] / "openapi" / "openapi.json").read_text())

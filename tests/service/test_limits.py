@@ -11,8 +11,8 @@ import httpx
 import pytest
 from litestar.testing import TestClient
 
+from service.api.limits import TokenBucket
 from service.app import create_app
-from service.limits import TokenBucket
 from service.settings import Settings
 from tests.live import serving
 from tests.service.conftest import auth, create

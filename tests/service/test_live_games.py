@@ -10,10 +10,9 @@ from pathlib import Path
 import msgspec
 
 from eventstore import SqliteEventStore
-from service.games import Games
-from service.tournament import results
-from service.views import moves_for
-from service.wire import CreateGame, PlayMove
+from service.core.commands import CreateGame, PlayMove
+from service.usecases.views import moves_for
+from service.usecases.wiring import UseCases as Games
 
 SEATS = [{"name": n} for n in ("Ann", "Bob", "Cy", "Di")]
 
@@ -48,20 +47,23 @@ def test_least_recently_used_games_are_forgotten_and_reload_unchanged(tmp_path: 
                 )
 
 
-def test_a_running_timed_game_stays_so_the_sweeper_still_enforces_its_clock(
+def test_a_forgotten_timed_game_is_still_enforced_by_its_deadline_in_the_store(
     tmp_path: Path,
 ) -> None:
+    clock = [datetime.now(UTC)]
     with SqliteEventStore(tmp_path / "t.db", synchronous="OFF") as store:
-        games = Games(store, max_live=1)
+        games = Games(store, max_live=1, now=lambda: clock[0])
         timed, _ = create(games, "race35", clock={"total": 600, "on_timeout": "forfeit"})
-        with games.open(timed):
-            pass
+        assert games.commands.enforce_due() == 0
         for _ in range(4):
             other, _ = create(games, "race35")
             with games.open(other):
                 pass
-        assert games.live() == 2
-        assert games.enforce_clocks(datetime.now(UTC) + timedelta(hours=1)) == 1
+        assert games.live() == 1  # the timed game is not in memory
+        clock[0] += timedelta(minutes=11)
+        assert games.commands.enforce_due() == 1
+        with games.open(timed) as game:
+            assert game.finished
 
 
 def test_listing_every_game_leaves_the_games_in_memory_as_they_were(tmp_path: Path) -> None:
@@ -73,7 +75,7 @@ def test_listing_every_game_leaves_the_games_in_memory_as_they_were(tmp_path: Pa
             play_random(games, *hot, rng)
         others = [create(games, "race35") for _ in range(6)]
         held = games.live()
-        listed = list(results(games, games.list()))
+        listed = games.queries.results()
         assert games.live() == held == 1
         assert [row.id for row in listed] == [hot[0], *(game_id for game_id, _ in others)]
         with games.open(hot[0]) as game:

@@ -16,8 +16,8 @@ from domain.events import GameCreated, MoveUndone, parse_event
 from domain.registry import RULESETS
 from domain.replay import SNAPSHOT_EVERY, Frame, MissingHistory, Replay, fold
 from eventstore import SqliteEventStore, StoredEvent, StoreError
-from service.games import Games
-from service.wire import CreateGame, PlayMove, SeatSpec, Undo
+from service.core.commands import CreateGame, PlayMove, SeatSpec, Undo
+from service.usecases.wiring import UseCases as Games
 from tests.domain.playout import random_events
 from tests.waiting import wait_until_async
 

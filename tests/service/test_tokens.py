@@ -14,9 +14,9 @@ import pytest
 import structlog
 from litestar.testing import TestClient
 
-from service import tokens
 from service.app import create_app
 from service.settings import Settings
+from service.usecases import tokens
 from tests.service.conftest import auth, create, play_to_end
 from tests.service.test_bad_input import expect_problem
 

@@ -129,21 +129,69 @@ def test_nothing_to_undo_is_409(api: TestClient[Any]) -> None:
     assert undo(api, race).status_code == 409
 
 
-def test_a_seat_may_undo_its_own_last_decision_only_where_allowed(api: TestClient[Any]) -> None:
-    strict = create(api, "sorry", players=2, auto_chance=True, seed="s")
-    decide_once(api, strict, random.Random(0))
-    mover = api.get(f"/games/{strict['id']}/events").json()["events"][-1]
-    seat_token = strict["tokens"]["seats"][0]
-    reply = undo(api, strict, seat_token)
-    assert reply.status_code == 403, mover
+def play_own_decision(api: TestClient[Any], created: dict[str, Any]) -> int:
+    """Draw (where a draw is due) and play the first move for the seat to act; that seat."""
+    game, seats = created["id"], created["tokens"]["seats"]
+    while True:
+        seat = api.get(f"/games/{game}").json()["to_act"][0]["seat"]
+        moves = api.get(f"/games/{game}/legal-moves", headers=auth(seats[seat])).json()["moves"]
+        body = {"move": moves[0]["id"]}
+        reply = api.post(f"/games/{game}/moves", json=body, headers=auth(seats[seat]))
+        assert reply.status_code == 200, reply.text
+        if moves[0]["id"] != "draw":
+            return seat
 
-    relaxed = create(api, "sorry", players=2, auto_chance=True, seed="s", allow_undo=True)
-    state = api.get(f"/games/{relaxed['id']}").json()
-    seat = state["to_act"][0]["seat"]
-    decide_once(api, relaxed, random.Random(0))
-    other = relaxed["tokens"]["seats"][1 - seat]
-    assert undo(api, relaxed, other).status_code == 403
-    assert undo(api, relaxed, relaxed["tokens"]["seats"][seat]).status_code == 200
+
+def test_a_seat_may_undo_its_own_last_decision_only_where_allowed(api: TestClient[Any]) -> None:
+    strict = create(api, "sorry", players=2, seed="s")
+    seat = play_own_decision(api, strict)
+    reply = undo(api, strict, strict["tokens"]["seats"][seat])
+    assert reply.status_code == 403
+    assert "referee only" in reply.json()["detail"]
+
+    relaxed = create(api, "sorry", players=2, seed="s", allow_undo=True)
+    seat = play_own_decision(api, relaxed)
+    assert undo(api, relaxed, relaxed["tokens"]["seats"][1 - seat]).status_code == 403
+    reply = undo(api, relaxed, relaxed["tokens"]["seats"][seat])
+    assert reply.status_code == 200, reply.text
+    assert reply.json()["events"][0]["by"] == seat
+
+
+def test_undo_cannot_peek_a_seat_cannot_undo_once_a_new_card_is_out(api: TestClient[Any]) -> None:
+    # auto_chance draws the next seat's card at once: undoing now would show it and put it back
+    created = create(api, "sorry", players=2, seed="peek", allow_undo=True, auto_chance=True)
+    game = created["id"]
+    seat = api.get(f"/games/{game}").json()["to_act"][0]["seat"]
+    while True:
+        reply = decide_once(api, created, random.Random(3))
+        if any(e["type"] == "CardDrawn" for e in reply["events"]):
+            break
+        seat = api.get(f"/games/{game}").json()["to_act"][0]["seat"]
+    refused = undo(api, created, created["tokens"]["seats"][seat])
+    assert refused.status_code == 403
+    assert "come out" in refused.json()["detail"]
+    assert undo(api, created).status_code == 200  # the referee still may
+
+
+def test_a_seat_cannot_undo_a_decision_the_referee_made_for_it(api: TestClient[Any]) -> None:
+    created = create(api, "sorry", players=2, seed="for-it", allow_undo=True)
+    game, referee = created["id"], created["tokens"]["referee"]
+    acted: dict[str, Any] = {}
+    while acted.get("type") != "MovePlayed":  # draws, then a move, by the referee for the seat
+        seat = api.get(f"/games/{game}").json()["to_act"][0]["seat"]
+        moves = api.get(f"/games/{game}/legal-moves", headers=auth(referee)).json()["moves"]
+        body = {"move": moves[0]["id"]}
+        reply = api.post(f"/games/{game}/moves", json=body, headers=auth(referee))
+        assert reply.status_code == 200, reply.text
+        acted = reply.json()["events"][0]
+        assert acted["by"] == "referee"
+        assert acted["data"]["seat"] == seat
+    refused = undo(api, created, created["tokens"]["seats"][seat])
+    assert refused.status_code == 403
+    assert "the referee" in refused.json()["detail"]
+    audit = api.get(f"/games/{game}/audit", headers=auth(referee)).json()
+    assert {e["by"] for e in audit["events"]} <= {"referee", "server"}
+    assert audit["verification"]["valid"], audit["verification"]
 
 
 def test_a_seat_cannot_undo_once_another_has_acted(api: TestClient[Any]) -> None:

@@ -1,18 +1,16 @@
-"""Fair server chance: every outcome is a pure function of the secret seed and its index."""
+"""Fair server chance: every outcome is a pure function of the secret seed and its index.
+
+The seed itself is drawn by the use case that creates a game (``usecases.tokens.new_seed``);
+from then on nothing here is random.
+"""
 
 from __future__ import annotations
 
 import hashlib
 import hmac
-import secrets
 
 from domain.events import CardDrawn, CardsDealt, DiceRolled, Event
 from domain.model import ChanceNeed, Deal, Draw, Roll
-
-
-def new_seed() -> str:
-    """A fresh secret seed (256 bits, hex)."""
-    return secrets.token_hex(32)
 
 
 def commitment(seed: str) -> str:

@@ -16,7 +16,7 @@ from litestar import Request
 from litestar.config.cors import CORSConfig
 from litestar.connection import ASGIConnection
 
-from service.problems import problem
+from service.core.refusal import refuse
 from service.settings import Settings
 
 Item = TypeVar("Item")
@@ -59,7 +59,7 @@ class StreamSlots:
         with self._lock:
             count = self._open.get(client, 0)
             if count >= self.limit:
-                raise problem(
+                raise refuse(
                     "rate-limited",
                     f"at most {self.limit} open event streams per client",
                     retry_after=1,
@@ -96,7 +96,7 @@ class Limits:
         wait = self.writes.take(key)
         if wait > 0:
             seconds = max(1, math.ceil(wait))
-            raise problem(
+            raise refuse(
                 "rate-limited",
                 f"too many writes: at most {self.settings.write_rate:g} a second "
                 f"(bursts of {self.settings.write_burst}); retry in {seconds} s",
@@ -109,7 +109,7 @@ class Limits:
         if limit is None:
             return largest
         if limit > largest:
-            raise problem("out-of-range", f"limit={limit} is over the largest page, {largest}")
+            raise refuse("out-of-range", f"limit={limit} is over the largest page, {largest}")
         return limit
 
     async def streaming(self, client: str, events: AsyncIterator[Item]) -> AsyncIterator[Item]:

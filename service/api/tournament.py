@@ -1,23 +1,26 @@
-"""Tournament routes: a round of tables at once, adjudication, standings, round archives."""
+"""HTTP controllers of tournaments: a round of tables at once, adjudication, standings,
+round archives."""
 
 from __future__ import annotations
 
 from litestar import Controller, get, post
 from litestar.params import FromQuery, JSONBody
 
-from service import tournament
-from service.apidoc import problems
-from service.limits import write_limit
-from service.routes import (
-    WRITE,
+from service.api.apidoc import problems
+from service.api.deps import (
     AnyRequest,
+    CommandsDep,
     GameId,
-    GamesDep,
     IdempotencyKey,
+    QueriesDep,
     bearer,
-    played,
+    referee_only,
 )
-from service.wire import Adjudicate, Played
+from service.api.games import WRITE
+from service.api.limits import write_limit
+from service.core.commands import Adjudicate, CreateBatch
+from service.usecases import tournament
+from service.usecases.replies import BatchCreated, Played
 
 
 class TournamentController(Controller):
@@ -30,11 +33,9 @@ class TournamentController(Controller):
         before_request=write_limit,
         responses=problems(400, 413, 422),
     )
-    def create_batch(
-        self, data: JSONBody[tournament.Batch], games: GamesDep
-    ) -> tournament.BatchCreated:
+    def create_batch(self, data: JSONBody[CreateBatch], commands: CommandsDep) -> BatchCreated:
         """Create a round of tables at once: every table is checked before any is created."""
-        return tournament.create_batch(games, data)
+        return commands.create_batch(data)
 
     @post(
         "/games/{game_id:str}/adjudicate",
@@ -42,6 +43,7 @@ class TournamentController(Controller):
         status_code=200,
         sync_to_thread=True,
         before_request=write_limit,
+        guards=[referee_only],
         responses=WRITE,
     )
     def adjudicate(
@@ -49,20 +51,23 @@ class TournamentController(Controller):
         game_id: GameId,
         data: JSONBody[Adjudicate],
         request: AnyRequest,
-        games: GamesDep,
+        commands: CommandsDep,
+        queries: QueriesDep,
         idempotency_key: IdempotencyKey = None,
     ) -> Played:
         """Record a referee's decision (forfeit, penalty, agreement) with its reason."""
-        stored = games.adjudicate(game_id, bearer(request), data, idempotency_key)
-        return played(games, game_id, request, stored)
+        token = bearer(request)
+        stored = commands.adjudicate(game_id, token, data, idempotency_key)
+        return queries.played(game_id, token, stored)
 
     @get("/standings", operation_id="standings", sync_to_thread=True, responses=problems(400))
-    def standings(self, games: GamesDep, tag: FromQuery[str | None] = None) -> tournament.Standings:
+    def standings(
+        self, queries: QueriesDep, tag: FromQuery[str | None] = None
+    ) -> tournament.Standings:
         """Wins per player name over the finished games with ``tag``, ties by pieces home."""
-        rows = list(tournament.results(games, games.list("finished", tag=tag)))
-        return tournament.standings(tag, rows)
+        return queries.standings(tag)
 
     @get("/archive", operation_id="archive", sync_to_thread=True, responses=problems(400))
-    def archive(self, games: GamesDep, tag: FromQuery[str | None] = None) -> tournament.Archive:
+    def archive(self, queries: QueriesDep, tag: FromQuery[str | None] = None) -> tournament.Archive:
         """The records of the finished games with ``tag``, verifiable offline as one file."""
-        return tournament.archive(games, games.list("finished", tag=tag))
+        return queries.archive(tag)

@@ -1,4 +1,4 @@
-"""Tournament refereeing: rounds of tables created at once, results, standings, archives."""
+"""Tournament reads: the games listed with their results, standings, archives."""
 
 from __future__ import annotations
 
@@ -7,25 +7,13 @@ from typing import Any
 
 import msgspec
 
-from domain.model import GameError
-from service.games import Games
-from service.problems import ServiceError, problem, translate
-from service.records import export
-from service.verify import GameRecord
-from service.wire import Created, CreateGame, GameSummary
+from eventstore import StreamInfo
+from service.usecases.records import GameRecord, export
+from service.usecases.replies import GameSummary
+from service.usecases.repository import Repository
 
 ARCHIVE_FORMAT = "tabula-archive"
 NDJSON = "application/x-ndjson"
-
-
-class Batch(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    """``POST /games/batch``: the tables of a round."""
-
-    games: list[CreateGame]
-
-
-class BatchCreated(msgspec.Struct, frozen=True):
-    games: list[Created]
 
 
 class Standing(msgspec.Struct, frozen=True):
@@ -48,20 +36,42 @@ class Archive(msgspec.Struct, frozen=True):
     format_version: int = 1
 
 
-def create_batch(games: Games, batch: Batch) -> BatchCreated:
-    """Create every table, after checking them all: a bad table creates none."""
-    if not batch.games:
-        raise problem("validation-failed", "a batch needs at least one game")
-    for index, command in enumerate(batch.games):
-        try:
-            games.check(command)
-        except (ServiceError, GameError) as error:
-            known = translate(error)
-            raise problem(known.slug, f"table {index}: {known.detail}") from None
-    return BatchCreated([games.create(command) for command in batch.games])
+def listed(
+    games: Repository, status: str | None = None, ruleset: str | None = None, tag: str | None = None
+) -> list[dict[str, Any]]:
+    """Game summaries, oldest first, filtered by status, rule set and tag (``key:value``)."""
+    summaries = [summary(info) for info in games.store.streams()]
+    return [
+        g
+        for g in summaries
+        if (status is None or g["status"] == status)
+        and (ruleset is None or g["ruleset"] == ruleset)
+        and (tag is None or has_tag(g["tags"], tag))
+    ]
 
 
-def results(games: Games, selected: list[dict[str, Any]]) -> Iterator[GameSummary]:
+def summary(info: StreamInfo) -> dict[str, Any]:
+    """A stream's summary as a game's."""
+    return {
+        "id": info.stream_id,
+        "ruleset": info.meta.get("ruleset", ""),
+        "status": "finished" if info.last_type == "SeedRevealed" else "active",
+        "version": info.version,
+        "seats": info.meta.get("seats", []),
+        "created_at": info.created_at,
+        "tags": info.meta.get("tags", {}),
+    }
+
+
+def has_tag(tags: dict[str, str], wanted: str) -> bool:
+    """Whether ``tags`` has ``key:value`` (or just the key, or just the value)."""
+    key, sep, value = wanted.partition(":")
+    if sep:
+        return tags.get(key) == value
+    return wanted in tags or wanted in tags.values()
+
+
+def results(games: Repository, selected: list[dict[str, Any]]) -> Iterator[GameSummary]:
     """The outcome of each selected game (winners by name, pieces home per name)."""
     for summary in selected:
         with games.glance(summary["id"]) as game:
@@ -87,13 +97,13 @@ def standings(tag: str | None, finished: list[GameSummary]) -> Standings:
     return Standings(tag, rows)
 
 
-def archive(games: Games, selected: list[dict[str, Any]]) -> Archive:
+def archive(games: Repository, selected: list[dict[str, Any]]) -> Archive:
     """The records of the selected finished games."""
     records = []
     for summary in selected:
         with games.glance(summary["id"]) as game:
             if game.finished:
-                records.append(export(game, games))
+                records.append(export(game, games.store))
     return Archive(records)
 
 

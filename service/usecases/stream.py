@@ -6,15 +6,14 @@ import asyncio
 import time
 from collections.abc import AsyncIterator, Iterator
 from contextlib import contextmanager, suppress
+from typing import NamedTuple
 
 import anyio
 import msgspec
-from litestar.response import ServerSentEventMessage
 
 from domain.model import Viewer
-from eventstore import Announcing, EventStore, StoredEvent
-from service.games import Game, Games
-from service.views import event_out
+from eventstore import Announcing, EventStore
+from service.usecases.queries import Queries
 
 POLL_SECONDS = 0.1
 """How often the log is read for news when the store cannot announce appends (SQLite)."""
@@ -63,39 +62,38 @@ def news_of(store: EventStore, game_id: str) -> Iterator[News]:
         unsubscribe()
 
 
+class Message(NamedTuple):
+    """One message of a stream: an event (type, version, JSON) or, with no type, a keep-alive."""
+
+    type: str | None
+    version: int
+    data: str
+
+
 async def game_events(
-    games: Games, game_id: str, viewer: Viewer, after: int
-) -> AsyncIterator[ServerSentEventMessage]:
+    queries: Queries, game_id: str, viewer: Viewer, after: int
+) -> AsyncIterator[Message]:
     """Events after version ``after`` as they are appended; ends once the game has finished.
 
     The log is read again on news from the store (PostgreSQL announces appends of every
     process) or by polling, so the stream also sees writes of other service processes.
     """
     cursor, quiet_since = after, time.monotonic()
-    with news_of(games.store, game_id) as news:
+    with news_of(queries.store, game_id) as news:
         while True:
             news.clear()
-            game, stored, finished = await anyio.to_thread.run_sync(
-                _next_page, games, game_id, cursor
+            shown, finished = await anyio.to_thread.run_sync(
+                queries.page, game_id, viewer, cursor, PAGE
             )
-            for event in stored:
+            for event in shown:
                 cursor = event.version
-                shown = event_out(game, event, viewer)
-                data = msgspec.json.encode(shown).decode()
-                yield ServerSentEventMessage(data=data, event=event.type, id=event.version)
-            if stored:
+                yield Message(event.type, event.version, msgspec.json.encode(event).decode())
+            if shown:
                 quiet_since = time.monotonic()
                 continue
             if finished:
                 return
             if time.monotonic() - quiet_since > KEEPALIVE_SECONDS:
                 quiet_since = time.monotonic()
-                yield ServerSentEventMessage(comment="keep-alive", data=None)
+                yield Message(None, cursor, "")
             await news.wait()
-
-
-def _next_page(games: Games, game_id: str, cursor: int) -> tuple[Game, list[StoredEvent], bool]:
-    """The game, its events after ``cursor``, and whether it finished with nothing new."""
-    with games.open(game_id) as game:
-        finished = game.finished and game.version <= cursor
-    return game, games.store.read(game_id, after=cursor, limit=PAGE), finished

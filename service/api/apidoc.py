@@ -17,7 +17,7 @@ from litestar.openapi.spec import Link, OpenAPIMediaType, OpenAPIType, Operation
 from litestar.openapi.spec.response import OpenAPIResponse
 from litestar.typing import FieldDefinition
 
-from service.problems import MEDIA_TYPE, PROBLEMS
+from service.api.problems import MEDIA_TYPE, PROBLEMS
 
 NDJSON = "application/x-ndjson"
 

@@ -1,22 +1,20 @@
-"""RFC 9457 problems: one table from exceptions to stable problem types.
+"""RFC 9457 problems: one table from refusals and errors to stable problem types.
 
-Errors::
-
-    ServiceError            (carries status, slug, detail)
-     +-- one per row of PROBLEMS, raised by name: problem("game-not-found", ...)
+The core and the use cases raise ``Refusal`` with a slug (a row of PROBLEMS); the rule sets
+raise ``GameError``s; the framework raises its own HTTP errors. ``handle`` answers each with
+its problem; anything else is a logged 500.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-import msgspec
 import structlog
 from litestar import Request, Response
 from litestar.exceptions import HTTPException, ValidationException
 
 from domain.model import BadSetup, GameError, GameOver, IllegalMove, NotYourTurn
-from eventstore import VersionConflict
+from service.core.refusal import Refusal, refuse
 
 PROBLEM_BASE = "https://tabula.dev/problems/"
 MEDIA_TYPE = "application/problem+json"
@@ -36,10 +34,11 @@ PROBLEMS: dict[str, tuple[int, str]] = {
     "game-over": (409, "Game over"),
     "waiting-for-chance": (409, "Waiting for a chance outcome"),
     "nothing-to-undo": (409, "Nothing to undo"),
-    "invalid-record": (422, "Invalid game record"),
     "payload-too-large": (413, "Request body too large"),
     "bad-setup": (422, "Bad game setup"),
     "illegal-move": (422, "Illegal move"),
+    "invalid-record": (422, "Invalid game record"),
+    "idempotency-key-reused": (422, "Idempotency-Key reused with another request"),
     "rate-limited": (429, "Too many requests"),
     "internal-error": (500, "Internal error"),
 }
@@ -50,25 +49,10 @@ DOMAIN_SLUGS: tuple[tuple[type[Exception], str], ...] = (
     (GameOver, "game-over"),
     (IllegalMove, "illegal-move"),
     (GameError, "illegal-move"),
-    (VersionConflict, "version-conflict"),
 )
 
 
-class ServiceError(Exception):
-    """An error with a stable problem type."""
-
-    def __init__(self, slug: str, detail: str, **extra: Any) -> None:
-        super().__init__(detail)
-        self.slug, self.detail, self.extra = slug, detail, extra
-        self.status = PROBLEMS[slug][0]
-
-
-def problem(slug: str, detail: str, **extra: Any) -> ServiceError:
-    """The error for a row of PROBLEMS."""
-    return ServiceError(slug, detail, **extra)
-
-
-def problem_response(request: Request[Any, Any, Any], error: ServiceError) -> Response[Any]:
+def problem_response(request: Request[Any, Any, Any], error: Refusal) -> Response[Any]:
     """The problem+json response for an error."""
     status, title = PROBLEMS[error.slug]
     body = {
@@ -85,44 +69,39 @@ def problem_response(request: Request[Any, Any, Any], error: ServiceError) -> Re
     return Response(body, status_code=status, media_type=MEDIA_TYPE, headers=headers)
 
 
-def translate(error: Exception) -> ServiceError:
-    """Any exception as a ServiceError (domain, store and framework errors by table)."""
-    if isinstance(error, ServiceError):
+def translate(error: Exception) -> Refusal:
+    """Any exception as a Refusal (domain and framework errors by table)."""
+    if isinstance(error, Refusal):
         return error
     for cls, slug in DOMAIN_SLUGS:
         if isinstance(error, cls):
-            return problem(slug, str(error))
+            return refuse(slug, str(error))
     if isinstance(error, ValidationException):
         return _validation(error)
     if isinstance(error, HTTPException):
-        return _body_error(error) or _http(error)
+        return _http(error)
     raise error
 
 
-def _validation(error: ValidationException) -> ServiceError:
+def _validation(error: ValidationException) -> Refusal:
     detail = str(error.detail)
-    messages = [
-        str(item.get("message", "")) for item in error.extra or [] if isinstance(item, dict)
-    ]
+    messages = [where(item) for item in error.extra or [] if isinstance(item, dict)]
     if messages:
         detail = "; ".join(m for m in messages if m) or detail
     if "malformed" in detail.lower() or "json" in detail.lower():
-        return problem("malformed-request", detail)
-    return problem("validation-failed", detail)
+        return refuse("malformed-request", detail)
+    return refuse("validation-failed", detail)
 
 
-def _body_error(error: HTTPException) -> ServiceError | None:
-    """A body field that fails validation, which Litestar calls a 500 when the field shares
-    its name with a dependency (``{"games": null}`` on ``POST /games/batch``)."""
-    cause = error.__cause__
-    if error.status_code == 500 and isinstance(cause, msgspec.ValidationError):
-        message = str(cause)
-        if "`$.data." in message:
-            return problem("validation-failed", message.replace("`$.data.", "`$."))
-    return None
+def where(item: dict[str, Any]) -> str:
+    """A validation message with the field it is about (``$.seats``, a query parameter...)."""
+    message, key, source = item.get("message", ""), item.get("key"), item.get("source")
+    if not message or not key:
+        return str(message)
+    return f"{message} at `$.{key}`" if source == "body" else f"{message} ({source} {key!r})"
 
 
-def _http(error: HTTPException) -> ServiceError:
+def _http(error: HTTPException) -> Refusal:
     by_status = {
         400: "malformed-request",
         401: "unauthorized",
@@ -135,7 +114,7 @@ def _http(error: HTTPException) -> ServiceError:
     slug = by_status.get(error.status_code)
     if slug is None:
         raise error
-    return problem(slug, str(error.detail))
+    return refuse(slug, str(error.detail))
 
 
 def handle(request: Request[Any, Any, Any], error: Exception) -> Response[Any]:
@@ -144,5 +123,5 @@ def handle(request: Request[Any, Any, Any], error: Exception) -> Response[Any]:
         known = translate(error)
     except Exception:
         structlog.get_logger().exception("unhandled error")
-        known = problem("internal-error", "the server failed; the error is logged")
+        known = refuse("internal-error", "the server failed; the error is logged")
     return problem_response(request, known)

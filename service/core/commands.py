@@ -1,4 +1,6 @@
-"""Request and response bodies of the HTTP API (msgspec Structs, validated at the edge)."""
+"""The commands a game takes: what callers ask for, as the HTTP API's request bodies.
+
+msgspec Structs, validated at the edge; the referee judges them against the game."""
 
 from __future__ import annotations
 
@@ -6,9 +8,9 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 
-from domain.model import Move, Step
+from domain.model import Step
 from domain.registry import RULESETS
-from service.clocks import Clock
+from service.core.clocks import Clock
 
 # Documented, not enforced here: the use case answers other values with their own problems
 # (unknown-ruleset, bad-setup). Litestar reads schema additions from ``extra_json_schema["extra"]``.
@@ -44,16 +46,10 @@ class CreateGame(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     clock: Clock | None = None
 
 
-class Tokens(msgspec.Struct, frozen=True):
-    referee: str
-    seats: list[str]
+class CreateBatch(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """``POST /games/batch``: the tables of a round."""
 
-
-class Created(msgspec.Struct, frozen=True):
-    id: str
-    version: int
-    seed_commitment: str
-    tokens: Tokens
+    games: list[CreateGame]
 
 
 class PlayMove(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -91,63 +87,10 @@ class Adjudicate(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     expected_version: int | None = None
 
 
-class LegalMoves(msgspec.Struct, frozen=True):
-    version: int
-    moves: list[Move]
+class Timeout(msgspec.Struct, frozen=True):
+    """The server's: ``seat`` ran out of time (the use case has checked its clock)."""
+
+    seat: int
 
 
-class EventOut(msgspec.Struct, frozen=True):
-    """A stored event as the API shows it."""
-
-    game_id: str
-    version: int
-    type: str
-    data: dict[str, Any]
-    by: int | str
-    at: str
-    prev_hash: str
-    hash: str
-
-
-class EventPage(msgspec.Struct, frozen=True):
-    version: int
-    events: list[EventOut]
-
-
-class Played(msgspec.Struct, frozen=True):
-    """A write's reply; ``legal_moves`` saves the caller a GET /legal-moves before its next move."""
-
-    version: int
-    events: list[EventOut]
-    state: dict[str, Any]
-    legal_moves: list[Move]
-
-
-class GameSummary(msgspec.Struct, frozen=True):
-    """A game in lists and results: who played, who won, how many pieces each got home."""
-
-    id: str
-    ruleset: str
-    status: str
-    version: int
-    seats: list[str]
-    created_at: str
-    tags: dict[str, str]
-    winners: list[str]
-    pieces_home: dict[str, int]
-
-
-class GameList(msgspec.Struct, frozen=True):
-    games: list[GameSummary]
-
-
-class RuleSetInfo(msgspec.Struct, frozen=True):
-    name: str
-    version: int
-    min_players: int
-    max_players: int
-    options: dict[str, Any]
-
-
-class RuleSetList(msgspec.Struct, frozen=True):
-    rulesets: list[RuleSetInfo]
+Command = PlayMove | Undo | PostChance | Adjudicate | Timeout

@@ -9,14 +9,12 @@ passes (``pass``: a pending move's card or throw is forfeited), a random legal m
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Literal
 
 import msgspec
-import structlog
 
+from domain.events import CardDrawn, CardExchanged, CardsDealt, DiceRolled, Event, MovePlayed
 from domain.model import Pending
 
 Consequence = Literal["pass", "random_move", "forfeit"]
@@ -54,17 +52,24 @@ class ClockState:
         self.acts = [0] * seats
         self.since: dict[int, datetime] = {}
 
-    def update(self, at: datetime, by: int | str, pending: list[Pending]) -> None:
-        """Account for an event stored at ``at`` by ``by`` after which ``pending`` must act."""
+    def update(self, at: datetime, acted_for: int | None, pending: list[Pending]) -> None:
+        """Account for an event stored at ``at``, the act of seat ``acted_for`` (by the seat or
+        by the referee for it; None for anything else), after which ``pending`` must act."""
         now_pending = {p.seat for p in pending}
         for seat, started in list(self.since.items()):
-            acted = by == seat
+            acted = acted_for == seat
             if acted or seat not in now_pending:
                 self.used[seat] += (at - started).total_seconds()
                 self.acts[seat] += acted
                 del self.since[seat]
         for seat in now_pending:
             self.since.setdefault(seat, at)
+
+    def copy(self) -> ClockState:
+        """An independent copy (to try what a write would do)."""
+        twin = ClockState(self.clock, len(self.used))
+        twin.used, twin.acts, twin.since = list(self.used), list(self.acts), dict(self.since)
+        return twin
 
     def remaining(self, seat: int, now: datetime) -> float | None:
         """Seconds left before ``seat`` runs out (None without a limit)."""
@@ -85,6 +90,11 @@ class ClockState:
             if (left := self.remaining(s, now)) is not None and left <= 0
         ]
 
+    def deadline(self, now: datetime) -> datetime | None:
+        """When the first pending seat runs out of time, if any has a limit."""
+        left = [x for seat in self.since if (x := self.remaining(seat, now)) is not None]
+        return moment(now, min(left)) if left else None
+
     def view(self, now: datetime) -> dict[str, object]:
         """The clock as the state view shows it."""
         return {
@@ -98,14 +108,18 @@ class ClockState:
         }
 
 
-def deadline(now: datetime, left: float) -> str:
-    """The moment ``left`` seconds after ``now`` (before it if negative), as the view shows it;
-    one past the range of a datetime (a limit of 1e20 s) is shown as the last or first one."""
+def moment(now: datetime, left: float) -> datetime:
+    """The moment ``left`` seconds after ``now`` (before it if negative); one past the range of
+    a datetime (a limit of 1e20 s) is the last or first one."""
     try:
-        moment = now + timedelta(seconds=left)
+        return now + timedelta(seconds=left)
     except OverflowError:
-        moment = (datetime.max if left > 0 else datetime.min).replace(tzinfo=UTC)
-    return moment.isoformat().replace("+00:00", "Z")
+        return (datetime.max if left > 0 else datetime.min).replace(tzinfo=UTC)
+
+
+def deadline(now: datetime, left: float) -> str:
+    """The moment ``left`` seconds after ``now``, as the view shows it."""
+    return moment(now, left).isoformat().replace("+00:00", "Z")
 
 
 def parse_at(at: str) -> datetime:
@@ -113,24 +127,16 @@ def parse_at(at: str) -> datetime:
     return datetime.fromisoformat(at.replace("Z", "+00:00"))
 
 
-class Sweeper:
-    """A daemon thread that enforces clocks every ``interval`` seconds."""
+ACTS = (MovePlayed, CardExchanged, CardDrawn, DiceRolled)
 
-    def __init__(self, enforce: Callable[[], object], interval: float = 0.25) -> None:
-        self.enforce, self.interval = enforce, interval
-        self.stopping = threading.Event()
-        self.thread = threading.Thread(target=self.run, name="clock-sweeper", daemon=True)
 
-    def start(self) -> None:
-        self.thread.start()
-
-    def stop(self) -> None:
-        self.stopping.set()
-
-    def run(self) -> None:
-        """Enforce until stopped; an error is logged, never fatal."""
-        while not self.stopping.wait(self.interval):
-            try:
-                self.enforce()
-            except Exception:
-                structlog.get_logger().exception("clock sweep failed")
+def acted_for(by: int | str, event: Event) -> int | None:
+    """The seat whose act ``event`` is: the seat that acted, or the one the referee acted for;
+    None for what the server does and for what is nobody's act."""
+    if isinstance(by, int):
+        return by
+    if by == "referee" and isinstance(event, ACTS):
+        return event.seat
+    if by == "referee" and isinstance(event, CardsDealt):
+        return event.dealer
+    return None

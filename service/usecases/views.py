@@ -1,4 +1,9 @@
-"""What each caller sees: state views and events, redacted for the viewer."""
+"""What each caller sees: state views and events, redacted for the viewer.
+
+While a game runs, a seat sees its own hand and the referee sees everything; once it has
+finished, everything is public on every route (its record, audit and archive are complete so
+anyone can verify it; the revealed seed makes server-chance hands computable anyway).
+"""
 
 from __future__ import annotations
 
@@ -9,14 +14,14 @@ from domain.events import event_data, no_secrets, parse_event
 from domain.model import COLOURS, Move, Viewer
 from domain.replay import Replay
 from eventstore import StoredEvent
-from service.games import Game
-from service.wire import EventOut
+from service.usecases.replies import EventOut
+from service.usecases.repository import Game
 
 
 def state_view(game: Game, replay: Replay, viewer: Viewer) -> dict[str, Any]:
     """The public model of a game at ``replay``'s version, as ``viewer`` may see it."""
     created = replay.created
-    shown = replay.rules.view(replay.state, viewer)
+    shown = replay.rules.view(replay.state, seen_by(game, viewer))
     colours = {p.seat: p.id.rsplit("-", 1)[0] for p in shown["pieces"]}
     return {
         "game_id": game.id,
@@ -51,17 +56,20 @@ def moves_for(game: Game, viewer: Viewer) -> list[Move]:
 
 
 def event_out(game: Game, stored: StoredEvent, viewer: Viewer) -> EventOut:
-    """A stored event as ``viewer`` may see it (hidden cards replaced for other seats)."""
-    data = stored.data
-    if viewer != "referee" and game.rules.redact is not no_secrets:
-        data = event_data(game.rules.redact(parse_event(stored.type, data), viewer))
+    """A stored event as ``viewer`` may see it. While a game with hidden cards runs, others'
+    cards are replaced for everyone but the referee, and so are the hashes: a hash is over the
+    true event, so trying each card against it would tell the card. They are public again
+    once the game has finished, when the whole chain can be checked."""
+    if seen_by(game, viewer) == "referee" or game.rules.redact is no_secrets:
+        data, prev_hash, hash_ = stored.data, stored.prev_hash, stored.hash
+    else:
+        data = event_data(game.rules.redact(parse_event(stored.type, stored.data), viewer))
+        prev_hash = hash_ = ""
     return EventOut(
-        game.id,
-        stored.version,
-        stored.type,
-        data,
-        stored.by,
-        stored.at,
-        stored.prev_hash,
-        stored.hash,
+        game.id, stored.version, stored.type, data, stored.by, stored.at, prev_hash, hash_
     )
+
+
+def seen_by(game: Game, viewer: Viewer) -> Viewer:
+    """Whose eyes ``viewer`` reads with: once a game has finished, everyone sees everything."""
+    return "referee" if game.finished else viewer

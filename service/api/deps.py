@@ -1,0 +1,52 @@
+"""What handlers are given: the use cases, the caller's token, common parameters, and the
+guard of referee-only routes."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from litestar import Request
+from litestar.connection import ASGIConnection
+from litestar.di import NamedDependency
+from litestar.handlers import BaseRouteHandler
+from litestar.params import FromPath, HeaderParameter
+
+from service.api.limits import Limits
+from service.core.refusal import refuse
+from service.usecases.commands import Commands
+from service.usecases.queries import Queries
+
+AnyRequest = Request[Any, Any, Any]
+AnyConnection = ASGIConnection[Any, Any, Any, Any]
+CommandsDep = NamedDependency[Commands]
+QueriesDep = NamedDependency[Queries]
+GameId = FromPath[str]
+LastEventId = Annotated[str | None, HeaderParameter(name="Last-Event-ID", required=False)]
+IdempotencyKey = Annotated[str | None, HeaderParameter(name="Idempotency-Key", required=False)]
+
+
+def bearer(connection: AnyConnection) -> str | None:
+    """The bearer token of a request, if any."""
+    header = connection.headers.get("authorization")
+    if header is None:
+        return None
+    scheme, _, token = header.partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        raise refuse("unauthorized", "the Authorization header must be 'Bearer <token>'")
+    return token.strip()
+
+
+def limits_of(connection: AnyConnection) -> Limits:
+    """The app's limits."""
+    limits: Limits = connection.app.state.limits
+    return limits
+
+
+def referee_only(connection: AnyConnection, _: BaseRouteHandler) -> None:
+    """Guard: the route is the referee's (401 without a token of the game, 403 for a seat's)."""
+    queries: Queries = connection.app.state.queries
+    role = queries.role(connection.path_params["game_id"], bearer(connection))
+    if role is None:
+        raise refuse("unauthorized", "this route needs the referee's token")
+    if role != "referee":
+        raise refuse("forbidden", "this route is the referee's")

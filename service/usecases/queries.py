@@ -1,0 +1,136 @@
+"""Read use cases: a game's state (now or at any version), legal moves, its log, records, lists.
+
+Reads are public but redacted for the caller: a seat token sees its own hand, the referee's
+sees everything, and a finished game is public in full.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from domain.model import Viewer
+from domain.replay import Replay
+from eventstore import StoredEvent
+from service import board
+from service.core.refusal import refuse
+from service.usecases import records, tournament
+from service.usecases.replies import EventPage, GameSummary, LegalMoves, Played
+from service.usecases.repository import Game, Repository
+from service.usecases.views import event_out, moves_for, state_view
+
+
+class Queries:
+    """The reads of the service."""
+
+    def __init__(self, games: Repository) -> None:
+        self.games = games
+        self.store = games.store
+
+    def state(self, game_id: str, token: str | None, at: int | None = None) -> dict[str, Any]:
+        """The state after event ``at`` (the current one without ``at``) as the caller sees it."""
+        with self.games.open(game_id) as game:
+            viewer = game.role(token)
+            replay: Replay | None = game.replay if at is None or at == game.version else None
+        if replay is None:
+            replay = self.games.replay_at(game_id, at or 0)
+        return state_view(game, replay, viewer)
+
+    def legal_moves(self, game_id: str, token: str | None) -> LegalMoves:
+        """The caller's legal moves (every pending seat's for the referee or a spectator)."""
+        with self.games.open(game_id) as game:
+            return LegalMoves(game.version, moves_for(game, game.role(token)))
+
+    def events(self, game_id: str, token: str | None, after: int, limit: int) -> EventPage:
+        """The log after version ``after``, a page at a time, redacted for the caller."""
+        with self.games.open(game_id) as game:
+            viewer = game.role(token)
+            version = game.version
+        check_after(after, version)
+        stored = self.store.read(game_id, after=after, limit=limit)
+        return EventPage(version, [event_out(game, e, viewer) for e in stored])
+
+    def following(self, game_id: str, token: str | None, after: int) -> Viewer:
+        """The caller's role for a stream of the log after ``after`` (checked)."""
+        with self.games.open(game_id) as game:
+            viewer = game.role(token)
+            check_after(after, game.version)
+            return viewer
+
+    def page(self, game_id: str, viewer: Viewer, cursor: int, size: int) -> tuple[list[Any], bool]:
+        """Events after ``cursor`` as ``viewer`` sees them, and whether the game has finished
+        with nothing after ``cursor`` (the end of a stream)."""
+        with self.games.open(game_id) as game:
+            finished = game.finished and game.version <= cursor
+        stored = self.store.read(game_id, after=cursor, limit=size)
+        return [event_out(game, e, viewer) for e in stored], finished
+
+    def results(
+        self, status: str | None = None, ruleset: str | None = None, tag: str | None = None
+    ) -> list[GameSummary]:
+        """The games selected, oldest first, with their winners and pieces home."""
+        return list(
+            tournament.results(self.games, tournament.listed(self.games, status, ruleset, tag))
+        )
+
+    def standings(self, tag: str | None) -> tournament.Standings:
+        """Wins per player name over the finished games with ``tag``, ties by pieces home."""
+        return tournament.standings(tag, self.results("finished", tag=tag))
+
+    def archive(self, tag: str | None) -> tournament.Archive:
+        """The records of the finished games with ``tag``."""
+        return tournament.archive(self.games, tournament.listed(self.games, "finished", tag=tag))
+
+    def audit(self, game_id: str, token: str | None) -> records.Audit:
+        """The full log with hashes and the seed once revealed, and its verification."""
+        with self.games.open(game_id) as game:
+            check_may_see_all(game, game.role(token))
+            return records.audit(game, self.store)
+
+    def export(self, game_id: str, token: str | None) -> records.GameRecord:
+        """The self-contained game record."""
+        with self.games.open(game_id) as game:
+            check_may_see_all(game, game.role(token))
+            return records.export(game, self.store)
+
+    def board_svg(self, game_id: str, at: int | None) -> str:
+        """The board after event ``at`` (the current one without ``at``) as SVG."""
+        with self.games.open(game_id) as game:
+            if at is None or at == game.version:
+                replay = game.replay
+        if at is not None and at != game.version:
+            replay = self.games.replay_at(game_id, at)
+        log = self.store.read(game_id, until=replay.version)
+        return board.draw(state_view(game, replay, None), log_moves(log))
+
+    def role(self, game_id: str, token: str | None) -> Viewer:
+        """Who ``token`` is in a game (None: no token)."""
+        return self.games.cached(game_id).role(token)
+
+    def exists(self, game_id: str) -> None:
+        """Refuse an unknown game (404)."""
+        self.games.cached(game_id)
+
+    def played(self, game_id: str, token: str | None, stored: list[StoredEvent]) -> Played:
+        """The reply to a write: the events it stored, the state now and the caller's moves."""
+        with self.games.held(game_id) as game:
+            viewer = game.role(token)
+            events = [event_out(game, e, viewer) for e in stored]
+            view = state_view(game, game.replay, viewer)
+            return Played(game.version, events, view, moves_for(game, viewer))
+
+
+def log_moves(log: list[StoredEvent]) -> list[tuple[str, dict[str, Any]]]:
+    """A log as (type, data) pairs for the board's last move."""
+    return [(e.type, e.data) for e in log]
+
+
+def check_after(after: int, version: int) -> None:
+    """Reject a cursor past the log: versions never go back, so no client has seen it."""
+    if after > version:
+        raise refuse("out-of-range", f"after={after} is past this game's version {version}")
+
+
+def check_may_see_all(game: Game, viewer: Viewer) -> None:
+    """The whole log is the referee's while a game runs, and everyone's once it has finished."""
+    if viewer != "referee" and not game.finished:
+        raise refuse("forbidden", "the full log of a running game is for the referee only")

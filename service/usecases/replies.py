@@ -1,0 +1,87 @@
+"""What use cases answer: the HTTP API's reply bodies (msgspec Structs)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from domain.model import Move
+
+
+class Tokens(msgspec.Struct, frozen=True):
+    referee: str
+    seats: list[str]
+
+
+class Created(msgspec.Struct, frozen=True):
+    id: str
+    version: int
+    seed_commitment: str
+    tokens: Tokens
+
+
+class LegalMoves(msgspec.Struct, frozen=True):
+    version: int
+    moves: list[Move]
+
+
+class EventOut(msgspec.Struct, frozen=True):
+    """A stored event as the API shows it."""
+
+    game_id: str
+    version: int
+    type: str
+    data: dict[str, Any]
+    by: int | str
+    at: str
+    prev_hash: str
+    hash: str
+
+
+class EventPage(msgspec.Struct, frozen=True):
+    version: int
+    events: list[EventOut]
+
+
+class Played(msgspec.Struct, frozen=True):
+    """A write's reply; ``legal_moves`` saves the caller a GET /legal-moves before its next move."""
+
+    version: int
+    events: list[EventOut]
+    state: dict[str, Any]
+    legal_moves: list[Move]
+
+
+class GameSummary(msgspec.Struct, frozen=True):
+    """A game in lists and results: who played, who won, how many pieces each got home."""
+
+    id: str
+    ruleset: str
+    status: str
+    version: int
+    seats: list[str]
+    created_at: str
+    tags: dict[str, str]
+    winners: list[str]
+    pieces_home: dict[str, int]
+
+
+class GameList(msgspec.Struct, frozen=True):
+    games: list[GameSummary]
+
+
+class RuleSetInfo(msgspec.Struct, frozen=True):
+    name: str
+    version: int
+    min_players: int
+    max_players: int
+    options: dict[str, Any]
+
+
+class RuleSetList(msgspec.Struct, frozen=True):
+    rulesets: list[RuleSetInfo]
+
+
+class BatchCreated(msgspec.Struct, frozen=True):
+    games: list[Created]

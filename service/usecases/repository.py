@@ -1,0 +1,372 @@
+"""The games' repository: each game's projection, loaded from its log and kept caught up.
+
+Each game is one event stream; its secrets (token hashes, seed) are the stream's private
+record. Games in use are kept in memory (least recently used forgotten past ``max_live``) and
+caught up from the log on each use. Every ``SNAPSHOT_EVERY`` versions the fold is saved as a
+snapshot beside the log; loading a game and ``replay_at`` start from the latest snapshot that
+serves and fold only the events after it (an undo reaching before that snapshot makes them
+fold from an earlier one).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections import OrderedDict
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from datetime import datetime
+from itertools import islice
+
+import anyio.to_thread
+import msgspec
+import structlog
+
+from domain.events import Event, GameCreated, event_data, event_type, parse_event
+from domain.model import Viewer
+from domain.replay import SNAPSHOT_EVERY, MissingHistory, Replay, fold
+from domain.ruleset import RuleSet
+from eventstore import (
+    AppendResult,
+    EventStore,
+    IdempotencyKeyReused,
+    NewEvent,
+    StoredEvent,
+    VersionConflict,
+    iso_timestamp,
+)
+from service.core.actor import Actor
+from service.core.clocks import Clock, ClockState, acted_for, parse_at
+from service.core.referee import Verdict
+from service.core.refusal import Refusal, refuse
+from service.usecases import tokens
+
+LATEST = 2**62
+MAX_LIVE_GAMES = 10_000
+
+
+class Secrets(msgspec.Struct, frozen=True):
+    """What the service keeps of a game that no event shows (older games also stored
+    ``auto_chance`` and ``allow_undo`` here; they are in ``GameCreated`` now)."""
+
+    referee: str
+    seats: list[str]
+    seed: str
+
+
+class Game:
+    """One game's projection: its replay, secrets, clock and a lock serialising its writes."""
+
+    def __init__(self, game_id: str, replay: Replay, secrets: Secrets) -> None:
+        self.id = game_id
+        self.secrets = secrets
+        self.lock = threading.RLock()
+        self.replay = replay
+        self.clock: ClockState | None = None
+
+    @property
+    def created(self) -> GameCreated:
+        return self.replay.created
+
+    @property
+    def rules(self) -> RuleSet:
+        return self.replay.rules
+
+    @property
+    def version(self) -> int:
+        return self.replay.version
+
+    @property
+    def finished(self) -> bool:
+        return bool(self.replay.state.finished)
+
+    def role(self, token: str | None) -> Viewer:
+        """Who a bearer token is in this game; a wrong token is refused."""
+        if token is None:
+            return None
+        role = tokens.identify(token, self.secrets.referee, self.secrets.seats)
+        if role is None:
+            raise refuse("unauthorized", f"the token is not valid for game {self.id}")
+        return role
+
+
+def to_domain(stored: StoredEvent) -> Event:
+    """A stored event as a domain event."""
+    return parse_event(stored.type, stored.data)
+
+
+def new_events(batch: Sequence[tuple[Actor, Event]]) -> list[NewEvent]:
+    """Domain events ready for the store."""
+    return [NewEvent(event_type(e), event_data(e), by) for by, e in batch]
+
+
+class Repository:
+    """Games over one event store: load, cache, catch up, snapshot, append."""
+
+    def __init__(self, store: EventStore, max_live: int = MAX_LIVE_GAMES) -> None:
+        self.store = store
+        self.max_live = max_live
+        self._games: OrderedDict[str, Game] = OrderedDict()  # least recently used first
+        self._lock = threading.Lock()
+        self._background: set[asyncio.Task[None]] = set()  # snapshot saves not waited for
+
+    @contextmanager
+    def open(self, game_id: str) -> Iterator[Game]:
+        """The game, caught up with its log and locked for the duration."""
+        game = self.cached(game_id)
+        with game.lock:
+            self._catch_up(game, self.store.read(game_id, after=game.version))
+            yield game
+
+    @contextmanager
+    def held(self, game_id: str) -> Iterator[Game]:
+        """The game as this process last saw it (at least its own writes), locked; no read of
+        the log. For replies to a write, which show the state that write left."""
+        game = self.cached(game_id)
+        with game.lock:
+            yield game
+
+    @contextmanager
+    def glance(self, game_id: str) -> Iterator[Game]:
+        """The game for one read among many (lists, standings, archives): the one in memory if
+        it is there, else loaded for this read only, so going through every game neither grows
+        memory nor pushes the games in play out of it."""
+        with self._lock:
+            held = game_id in self._games
+        if held:
+            with self.open(game_id) as game:
+                yield game
+        else:
+            yield self._load(game_id)
+
+    def cached(self, game_id: str) -> Game:
+        """The game in memory, loaded if it is not."""
+        with self._lock:
+            game = self._games.get(game_id)
+            if game is not None:
+                self._games.move_to_end(game_id)
+                return game
+        game = self._load(game_id)
+        with self._lock:
+            game = self._games.setdefault(game_id, game)
+            self._evict()
+            return game
+
+    def live(self) -> int:
+        """How many games are held in memory."""
+        with self._lock:
+            return len(self._games)
+
+    def _load(self, game_id: str) -> Game:
+        """The game folded from its latest snapshot and the events after it."""
+        private = self.store.private(game_id)
+        if private is None:
+            raise refuse("game-not-found", f"no game with id {game_id!r}")
+        game = Game(game_id, self.fold(game_id), msgspec.convert(private, Secrets))
+        if game.created.clock is not None:
+            game.clock = self._clock_of(game)
+        return game
+
+    def _evict(self) -> None:
+        """Forget the least recently used games beyond ``max_live`` (under ``_lock``). A
+        forgotten game is loaded again from its latest snapshot when next used (its clock is
+        kept by the store's deadline); a request still holding it finishes on it, and the
+        store's version check refuses a write it would make on stale state."""
+        excess = len(self._games) - self.max_live
+        if excess > 0:
+            for game_id in list(islice(self._games, excess)):
+                del self._games[game_id]
+
+    def _catch_up(self, game: Game, events: Iterable[StoredEvent]) -> None:
+        """Fold new events into a game; fold it again from the start if an undo needs to."""
+        try:
+            for stored in events:
+                event = to_domain(stored)
+                game.replay.push(stored.version, event, stored.by)
+                if game.clock is not None:
+                    pending = game.rules.to_act(game.replay.state)
+                    game.clock.update(parse_at(stored.at), acted_for(stored.by, event), pending)
+        except MissingHistory:
+            game.replay = self.fold(game.id, from_start=True)
+
+    def _clock_of(self, game: Game) -> ClockState:
+        """A game's clocks, from every event's timestamp since the start."""
+        assert game.created.clock is not None
+        clock = ClockState(msgspec.convert(game.created.clock, Clock), len(game.created.seats))
+        replay: Replay | None = None
+        for stored in self.store.read(game.id):
+            event = to_domain(stored)
+            if replay is None:
+                replay = Replay(game.created)
+            else:
+                replay.push(stored.version, event, stored.by)
+            pending = game.rules.to_act(replay.state)
+            clock.update(parse_at(stored.at), acted_for(stored.by, event), pending)
+        return clock
+
+    def complete(self, game: Game) -> None:
+        """Fold a game restored from a snapshot again from the start: undo needs every frame."""
+        if not game.replay.complete:
+            game.replay = self.fold(game.id, from_start=True)
+
+    def replay_at(self, game_id: str, at: int) -> Replay:
+        """The game folded up to version ``at``, from the nearest snapshot."""
+        with self.open(game_id) as game:
+            if not 1 <= at <= game.version:
+                raise refuse(
+                    "out-of-range", f"at={at} is outside this game's versions 1..{game.version}"
+                )
+        return self.fold(game_id, at)
+
+    def fold(self, game_id: str, at: int | None = None, from_start: bool = False) -> Replay:
+        """The game folded up to ``at`` (its end by default) from the latest snapshot that
+        serves; the latest snapshot it folded past is saved."""
+        replay, events = self._restore(game_id, 0 if from_start else (at or LATEST), at)
+        start = replay.version
+        try:
+            for stored in events:
+                replay.push(stored.version, to_domain(stored), stored.by)
+        except MissingHistory:  # not expected: _restore starts before every undo's target
+            return self.fold(game_id, at, from_start=True)
+        if passed := [v for v in replay.snapshots if v > start]:
+            self.store.save_snapshot(game_id, max(passed), frame_bytes(replay, max(passed)))
+        return replay
+
+    def _restore(
+        self, game_id: str, at_most: int, at: int | None
+    ) -> tuple[Replay, list[StoredEvent]]:
+        """The latest stored snapshot at or before ``at_most`` from which every undo up to
+        ``at`` can be folded (each reverts to after the snapshot's frame), else the start;
+        and the events after it."""
+        first = self.store.read(game_id, until=1)
+        if not first:
+            raise refuse("game-not-found", f"no game with id {game_id!r}")
+        created = fold([(1, to_domain(first[0]))]).created
+        events: list[StoredEvent] = []
+        while True:
+            snapshot = self.store.load_snapshot(game_id, at_most) if at_most > 1 else None
+            replay = (
+                Replay(created) if snapshot is None else Replay.from_snapshot(created, *snapshot)
+            )
+            events = self.store.read(game_id, after=replay.version, until=at) + events
+            at, reach = replay.version, earliest_revert(events)
+            if reach is None or reach > replay.top.version:
+                return replay, events
+            at_most = reach - 1
+
+    def append(
+        self, game: Game, verdict: Verdict, key: str | None, fingerprint: str, now: datetime
+    ) -> AppendResult:
+        """Store a verdict on ``game`` (held under its lock) and adopt the game it leaves."""
+        deadline = next_deadline(game, verdict, now)
+        with stored_errors():
+            result = self.store.append(
+                game.id,
+                new_events(verdict.batch),
+                game.version,
+                key,
+                fingerprint=fingerprint,
+                deadline=deadline,
+            )
+        self.adopt(game, game.version, verdict, result.events)
+        self._save_due(game.id, snapshots_due(game.replay, result.events))
+        return result
+
+    async def append_async(
+        self, game_id: str, version: int, verdict: Verdict, key: str | None, fingerprint: str
+    ) -> AppendResult:
+        """``append`` for an untimed game on the event loop, not holding the game's lock while
+        the append commits; the snapshots it makes due are saved in the background."""
+        with stored_errors():
+            result = await self.store.append_async(
+                game_id, new_events(verdict.batch), version, key, fingerprint=fingerprint
+            )
+        game = self.cached(game_id)
+        with game.lock:
+            self.adopt(game, version, verdict, result.events)
+            due = snapshots_due(game.replay, result.events)
+        if due:
+            self._save_later(game_id, due)
+        return result
+
+    def adopt(
+        self, game: Game, version: int, verdict: Verdict, stored: Sequence[StoredEvent]
+    ) -> None:
+        """Make the game the verdict left the game in memory, if nothing moved it since
+        ``version`` (a reader may have caught up already); the clock counts the stored times."""
+        if game.version != version or stored[-1].version != verdict.after.version:
+            return
+        if game.clock is None:
+            game.replay = verdict.after
+            return
+        self._catch_up(game, stored)
+
+    def _save_later(self, game_id: str, due: list[tuple[int, bytes]]) -> None:
+        """``_save_due`` on a worker thread, not waited for: snapshots are derived data, so the
+        reply to a move does not wait for another commit; a failure is logged."""
+        work = anyio.to_thread.run_sync(self._save_due, game_id, due)
+        task = asyncio.get_running_loop().create_task(work)
+        self._background.add(task)
+        task.add_done_callback(self._saved)
+
+    def _saved(self, task: asyncio.Task[None]) -> None:
+        self._background.discard(task)
+        if not task.cancelled() and (error := task.exception()) is not None:
+            structlog.get_logger().warning("snapshot not saved", error=repr(error))
+
+    def _save_due(self, game_id: str, due: list[tuple[int, bytes]]) -> None:
+        """Store the snapshots (version, bytes) that appends made due."""
+        for version, data in due:
+            self.store.save_snapshot(game_id, version, data)
+
+
+@contextmanager
+def stored_errors() -> Iterator[None]:
+    """The store's refusals of an append as the service's."""
+    try:
+        yield
+    except IdempotencyKeyReused:
+        raise refuse(
+            "idempotency-key-reused",
+            "this Idempotency-Key was already used with another request body",
+        ) from None
+    except VersionConflict as conflict:
+        raise Refusal(
+            "version-conflict",
+            f"the game moved on to version {conflict.actual} meanwhile",
+            current_version=conflict.actual,
+        ) from conflict
+
+
+def next_deadline(game: Game, verdict: Verdict, now: datetime) -> str | None:
+    """When the first pending seat of a timed game runs out once ``verdict`` is stored (as if
+    stored ``now``); None for an untimed or finished game."""
+    if game.clock is None:
+        return None
+    trial = game.clock.copy()
+    pending = verdict.after.rules.to_act(verdict.after.state)
+    for by, event in verdict.batch:
+        trial.update(now, acted_for(by, event), pending)
+    trial.update(now, None, pending)
+    moment = trial.deadline(now)
+    return iso_timestamp(moment) if moment is not None else None
+
+
+def earliest_revert(events: list[StoredEvent]) -> int | None:
+    """The earliest version an undo among ``events`` reverts to, if any."""
+    targets = [int(e.data["reverts"]) for e in events if e.type == "MoveUndone"]
+    return min(targets, default=None)
+
+
+def snapshots_due(replay: Replay, appended: Sequence[StoredEvent]) -> list[tuple[int, bytes]]:
+    """The snapshots to save among events just appended: (version, bytes) every SNAPSHOT_EVERY."""
+    return [
+        (e.version, frame_bytes(replay, e.version))
+        for e in appended
+        if e.version % SNAPSHOT_EVERY == 0 and e.version in replay.snapshots
+    ]
+
+
+def frame_bytes(replay: Replay, version: int) -> bytes:
+    """The snapshot of ``replay`` kept at ``version``, as bytes for the store."""
+    return Replay(replay.created, replay.snapshots[version], version).snapshot_bytes()

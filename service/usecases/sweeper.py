@@ -1,0 +1,31 @@
+"""The clock sweeper: a daemon thread that enforces every timed game's clock."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+
+import structlog
+
+
+class Sweeper:
+    """A daemon thread that enforces clocks every ``interval`` seconds."""
+
+    def __init__(self, enforce: Callable[[], object], interval: float = 0.25) -> None:
+        self.enforce, self.interval = enforce, interval
+        self.stopping = threading.Event()
+        self.thread = threading.Thread(target=self.run, name="clock-sweeper", daemon=True)
+
+    def start(self) -> None:
+        self.thread.start()
+
+    def stop(self) -> None:
+        self.stopping.set()
+
+    def run(self) -> None:
+        """Enforce until stopped; an error is logged, never fatal."""
+        while not self.stopping.wait(self.interval):
+            try:
+                self.enforce()
+            except Exception:
+                structlog.get_logger().exception("clock sweep failed")

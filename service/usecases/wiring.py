@@ -1,0 +1,28 @@
+"""The use cases over one store, wired together: what the app serves, and what tests and
+benchmarks drive without HTTP."""
+
+from __future__ import annotations
+
+from eventstore import EventStore
+from service.usecases.commands import Commands, Now, utcnow
+from service.usecases.queries import Queries
+from service.usecases.repository import MAX_LIVE_GAMES, Repository
+
+
+class UseCases:
+    """A repository and the commands and queries over it (one process's view of a store),
+    with the calls tests and benchmarks use most at hand."""
+
+    def __init__(self, store: EventStore, max_live: int = MAX_LIVE_GAMES, now: Now = utcnow):
+        self.store = store
+        self.games = Repository(store, max_live)
+        self.commands = Commands(self.games, now)
+        self.queries = Queries(self.games)
+        self.create = self.commands.create
+        self.play = self.commands.play
+        self.play_async = self.commands.play_async
+        self.undo = self.commands.undo
+        self.open = self.games.open
+        self.held = self.games.held
+        self.replay_at = self.games.replay_at
+        self.live = self.games.live
