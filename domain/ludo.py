@@ -26,6 +26,7 @@ from typing import Any
 import msgspec
 from msgspec.structs import replace
 
+from domain import model
 from domain.events import DiceRolled, Event, GameFinished, MovePlayed, TurnPassed, no_secrets
 from domain.model import (
     BadSetup,
@@ -35,6 +36,7 @@ from domain.model import (
     IllegalMove,
     Move,
     NotYourTurn,
+    Outcome,
     Pending,
     Roll,
     Step,
@@ -42,6 +44,7 @@ from domain.model import (
     chance_move,
     check_options,
     check_players,
+    status_of,
 )
 from domain.parchis_board import LUDO, LUDO_SAFE, PIECES, START
 
@@ -324,18 +327,26 @@ def finished(state: State) -> dict[int, int]:
     return {seat: count for seat, count in counts.items() if count}
 
 
-def view(state: State, viewer: Viewer) -> dict[str, Any]:
+class LudoView(model.View, frozen=True, kw_only=True, tag=NAME):
+    """ludo's view: colours, sixes in a row and the tries left to throw a six."""
+
+    colours: list[str]
+    sixes_in_a_row: int
+    tries_left: int
+
+
+def view(state: State, viewer: Viewer) -> LudoView:
     """Everything is public in Ludo."""
-    return {
-        "status": "finished" if state.finished else "active",
-        "pieces": BOARD.pieces(state.colours, state.pos),
-        "to_act": to_act(state),
-        "chance": {"dice": [state.die]} if state.die else None,
-        "winners": list(state.winners),
-        "colours": [BOARD.colours[colour] for colour in state.colours],
-        "sixes_in_a_row": state.sixes,
-        "tries_left": state.tries,
-    }
+    return LudoView(
+        status=status_of(state.finished),
+        pieces=BOARD.pieces(state.colours, state.pos),
+        to_act=to_act(state),
+        chance=Outcome(dice=[state.die]) if state.die else None,
+        winners=list(state.winners),
+        colours=[BOARD.colours[colour] for colour in state.colours],
+        sixes_in_a_row=state.sixes,
+        tries_left=state.tries,
+    )
 
 
 redact = no_secrets

@@ -115,6 +115,68 @@ class Piece(msgspec.Struct, frozen=True):
     at: str
 
 
+class Outcome(msgspec.Struct, frozen=True, omit_defaults=True):
+    """The chance outcome the pending decision uses: a card, or the dice."""
+
+    card: str | None = None
+    dice: list[int] | None = None
+
+
+class Hand(msgspec.Struct, frozen=True, omit_defaults=True):
+    """A seat's hand as a viewer may see it: its cards (the owner, the referee), else only how
+    many it holds."""
+
+    seat: int
+    cards: list[str] | None = None
+    count: int | None = None
+
+
+class SeatView(msgspec.Struct, frozen=True):
+    """A seat at the table: its number, its player's name and its colour."""
+
+    seat: int
+    name: str
+    colour: str
+
+
+class ClockView(msgspec.Struct, frozen=True):
+    """A timed game's clock: its settings, each seat's seconds left (null without a limit) and
+    the deadline of each pending seat (by seat number, UTC)."""
+
+    per_decision: float | None
+    total: float | None
+    increment: float
+    on_timeout: str
+    remaining: list[float | None]
+    deadlines: dict[str, str]
+
+
+class View(msgspec.Struct, frozen=True, kw_only=True, tag_field="ruleset"):
+    """The public model of a game as one viewer may see it, tagged by its rule set; each rule
+    set adds its own fields in a subclass. The rule set fills the game's part (status, pieces,
+    who acts, the pending outcome, winners); the service fills the table's (ids, seats,
+    settings, seed, clock)."""
+
+    game_id: str = ""
+    version: int = 0
+    seats: list[SeatView] = []
+    options: dict[str, Any] = {}
+    chance_mode: str = "server"
+    seed_commitment: str = ""
+    seed: str | None = None
+    status: Literal["active", "finished"]
+    pieces: list[Piece]
+    to_act: list[Pending]
+    chance: Outcome | None
+    winners: list[int]
+    clock: ClockView | None = None
+
+
+def status_of(finished: object) -> Literal["active", "finished"]:
+    """A game's status word."""
+    return "finished" if finished else "active"
+
+
 def chance_move(pending: Pending) -> Move:
     """The single legal move of a seat that must draw or roll."""
     return Move(id=pending.kind, seat=pending.seat)

@@ -33,6 +33,7 @@ from typing import Any, NamedTuple
 import msgspec
 from msgspec.structs import replace
 
+from domain import model
 from domain.events import DiceRolled, Event, GameFinished, MovePlayed, TurnPassed, no_secrets
 from domain.model import (
     BadSetup,
@@ -42,6 +43,7 @@ from domain.model import (
     IllegalMove,
     Move,
     NotYourTurn,
+    Outcome,
     Pending,
     Roll,
     Step,
@@ -50,6 +52,7 @@ from domain.model import (
     check_options,
     check_players,
     home_counts,
+    status_of,
 )
 from domain.parchis_board import PARCHIS, PIECES, START
 
@@ -599,22 +602,42 @@ def end_turn(state: State) -> State:
 
 def finished(state: State) -> dict[int, int]:
     """Pieces home per seat."""
-    return home_counts(view(state, "referee")["pieces"])
+    return home_counts(view(state, "referee").pieces)
 
 
-def view(state: State, viewer: Viewer) -> dict[str, Any]:
+class ParchisView(model.View, frozen=True, kw_only=True, tag=NAME):
+    """parchis' view: colours, the dice still to play, bonuses pending, sixes in a row."""
+
+    colours: list[str]
+    dice_left: list[int]
+    bonus_pending: list[int]
+    sixes_in_a_row: int
+
+
+class ParchisTwoDiceView(model.View, frozen=True, kw_only=True, tag="parchis-2dice"):
+    """parchis-2dice's view: as parchis', counting doubles in a row."""
+
+    colours: list[str]
+    dice_left: list[int]
+    bonus_pending: list[int]
+    doubles_in_a_row: int
+
+
+def view(state: State, viewer: Viewer) -> ParchisView | ParchisTwoDiceView:
     """Everything is public in Parchís."""
-    return {
-        "status": "finished" if state.finished else "active",
+    shared: dict[str, Any] = {
+        "status": status_of(state.finished),
         "pieces": BOARD.pieces(state.colours, state.pos),
         "to_act": to_act(state),
-        "chance": {"dice": list(state.throw)} if state.dice and not state.bonus else None,
+        "chance": Outcome(dice=list(state.throw)) if state.dice and not state.bonus else None,
         "winners": list(state.winners),
         "colours": [BOARD.colours[colour] for colour in state.colours],
         "dice_left": list(state.dice),
         "bonus_pending": list(state.bonus),
-        "sixes_in_a_row" if state.rules.dice == 1 else "doubles_in_a_row": state.repeats,
     }
+    if state.rules.dice == 1:
+        return ParchisView(**shared, sixes_in_a_row=state.repeats)
+    return ParchisTwoDiceView(**shared, doubles_in_a_row=state.repeats)
 
 
 redact = no_secrets

@@ -61,6 +61,7 @@ from typing import Any, NamedTuple
 import msgspec
 from msgspec.structs import replace
 
+from domain import model
 from domain.events import (
     CardExchanged,
     CardsDealt,
@@ -77,6 +78,7 @@ from domain.model import (
     Deal,
     Effect,
     GameOver,
+    Hand,
     IllegalMove,
     Move,
     NotYourTurn,
@@ -87,6 +89,7 @@ from domain.model import (
     chance_move,
     check_options,
     check_players,
+    status_of,
 )
 
 NAME = "partners"
@@ -819,46 +822,69 @@ def finished(state: State) -> dict[int, int]:
     return counts
 
 
-def view(state: State, viewer: Viewer) -> dict[str, Any]:
+class Exchange(msgspec.Struct, frozen=True):
+    """A card in flight to a partner: the card for the two partners, ``?`` for others, null
+    while not chosen."""
+
+    seat: int
+    to: int
+    card: str | None
+
+
+class PartnersView(model.View, frozen=True, kw_only=True, tag=NAME):
+    """partners' view: teams, finished seats, the deal cycle, hands and the exchange."""
+
+    colours: list[str]
+    teams: list[list[int]]
+    done: list[int]
+    phase: str
+    dealer: int
+    deals: int
+    turn: int | None
+    hands: list[Hand]
+    exchange: list[Exchange] | None
+    draw_pile: int
+    discard: list[str]
+
+
+def view(state: State, viewer: Viewer) -> PartnersView:
     """The board, the deal cycle, and the hands as ``viewer`` may see them."""
     geo, board = geometry(state.length), _board(state)
-    return {
-        "status": "finished" if state.finished else "active",
-        "pieces": [
-            Piece(NAMES[p], p // PAWNS, geo.names[loc]) for p, loc in enumerate(state.pawns)
-        ],
-        "to_act": to_act(state),
-        "chance": None,
-        "winners": list(state.winners),
-        "colours": list(COLOURS),
-        "teams": [list(team(0)), list(team(1))],
-        "done": [seat for seat in range(SEATS) if board.done(seat)],
-        "phase": state.phase,
-        "dealer": dealer(state),
-        "deals": state.deals,
-        "turn": None if state.turn == NOWHERE else state.turn,
-        "hands": [_hand_view(state, seat, viewer) for seat in range(SEATS)],
-        "exchange": _exchange_view(state, viewer) if state.phase == "exchange" else None,
-        "draw_pile": len(state.pile),
-        "discard": list(state.discard),
-    }
+    return PartnersView(
+        status=status_of(state.finished),
+        pieces=[Piece(NAMES[p], p // PAWNS, geo.names[loc]) for p, loc in enumerate(state.pawns)],
+        to_act=to_act(state),
+        chance=None,
+        winners=list(state.winners),
+        colours=list(COLOURS),
+        teams=[list(team(0)), list(team(1))],
+        done=[seat for seat in range(SEATS) if board.done(seat)],
+        phase=state.phase,
+        dealer=dealer(state),
+        deals=state.deals,
+        turn=None if state.turn == NOWHERE else state.turn,
+        hands=[_hand_view(state, seat, viewer) for seat in range(SEATS)],
+        exchange=_exchange_view(state, viewer) if state.phase == "exchange" else None,
+        draw_pile=len(state.pile),
+        discard=list(state.discard),
+    )
 
 
-def _hand_view(state: State, seat: int, viewer: Viewer) -> dict[str, Any]:
+def _hand_view(state: State, seat: int, viewer: Viewer) -> Hand:
     hand = state.hands[seat]
     if viewer == "referee" or viewer == seat:
-        return {"seat": seat, "cards": list(hand)}
-    return {"seat": seat, "count": len(hand)}
+        return Hand(seat, cards=list(hand))
+    return Hand(seat, count=len(hand))
 
 
-def _exchange_view(state: State, viewer: Viewer) -> list[dict[str, Any]]:
+def _exchange_view(state: State, viewer: Viewer) -> list[Exchange]:
     """Each seat's card in flight: the card for its two partners, ``?`` for others."""
     shown = []
     for seat, card in enumerate(state.given):
         to = partner(seat)
         if card and viewer not in ("referee", seat, to):
             card = HIDDEN
-        shown.append({"seat": seat, "to": to, "card": card or None})
+        shown.append(Exchange(seat, to, card or None))
     return shown
 
 

@@ -12,6 +12,7 @@ from typing import Any
 import msgspec
 from msgspec.structs import replace
 
+from domain import model
 from domain.events import DiceRolled, Event, GameFinished, MovePlayed, TurnPassed, no_secrets
 from domain.model import (
     BadSetup,
@@ -31,6 +32,7 @@ from domain.model import (
     check_players,
     home_counts,
     piece_id,
+    status_of,
 )
 
 NAME = "race35"
@@ -270,25 +272,39 @@ def apply(state: State, event: Event) -> State:
 
 def finished(state: State) -> dict[int, int]:
     """Pieces home per seat."""
-    return home_counts(view(state, "referee")["pieces"])
+    return home_counts(view(state, "referee").pieces)
 
 
-def view(state: State, viewer: Viewer) -> dict[str, Any]:
+class Status(msgspec.Struct, frozen=True):
+    """A seat's standing orders: turns still to skip, and whether it waits to be released."""
+
+    seat: int
+    skip_turns: int
+    waiting: bool
+
+
+class Race35View(model.View, frozen=True, kw_only=True, tag=NAME):
+    """race35's view: the shared fields and each seat's status."""
+
+    statuses: list[Status]
+
+
+def view(state: State, viewer: Viewer) -> Race35View:
     """Everything is public in race35."""
-    return {
-        "status": "finished" if state.finished else "active",
-        "pieces": [
+    return Race35View(
+        status=status_of(state.finished),
+        pieces=[
             Piece(piece_id(seat, 1), seat, position(square))
             for seat, square in enumerate(state.squares)
         ],
-        "to_act": to_act(state),
-        "chance": None,
-        "winners": list(state.winners),
-        "statuses": [
-            {"seat": seat, "skip_turns": int(skip), "waiting": waiting}
+        to_act=to_act(state),
+        chance=None,
+        winners=list(state.winners),
+        statuses=[
+            Status(seat, int(skip), bool(waiting))
             for seat, (skip, waiting) in enumerate(zip(state.skip, state.waiting, strict=True))
         ],
-    }
+    )
 
 
 redact = no_secrets

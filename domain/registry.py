@@ -2,10 +2,23 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from domain import ludo, parchis, parchis_2dice, partners, race35, sorry, sorry_hand
 from domain.ruleset import RuleSet
 
-RULESETS: dict[str, RuleSet] = {
+GameView = (
+    race35.Race35View
+    | sorry.SorryView
+    | sorry_hand.SorryHandView
+    | partners.PartnersView
+    | parchis.ParchisView
+    | parchis.ParchisTwoDiceView
+    | ludo.LudoView
+)
+"""The state view of a game of any rule set, told apart by its ``ruleset`` tag."""
+
+RULESETS: dict[str, RuleSet[Any]] = {
     race35.NAME: race35,
     parchis.NAME: parchis,
     parchis_2dice.NAME: parchis_2dice,
@@ -16,7 +29,7 @@ RULESETS: dict[str, RuleSet] = {
 }
 
 
-def find_ruleset(name: str) -> RuleSet:
+def find_ruleset(name: str) -> RuleSet[Any]:
     """The rule set called ``name``; KeyError names the known ones."""
     try:
         return RULESETS[name]

@@ -75,7 +75,7 @@ class Replay:
     """
 
     def __init__(self, created: GameCreated, top: Frame | None = None, version: int = 1) -> None:
-        self.rules: RuleSet = find_ruleset(created.ruleset)
+        self.rules: RuleSet[Any] = find_ruleset(created.ruleset)
         self.created = created
         if top is None:
             top = Frame(1, self.rules.setup(created.options, len(created.seats)), 0, False)
@@ -191,7 +191,7 @@ def fold(events: Iterable[tuple[int, Event]]) -> Replay:
     return replay
 
 
-def settle(rules: RuleSet, state: Any) -> tuple[Any, list[Event]]:
+def settle(rules: RuleSet[Any], state: Any) -> tuple[Any, list[Event]]:
     """Apply the rule set's automatic events until a seat must act or the game is over."""
     events: list[Event] = []
     while batch := rules.automatic(state):

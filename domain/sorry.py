@@ -47,6 +47,7 @@ from typing import Any, NamedTuple
 import msgspec
 from msgspec.structs import replace
 
+from domain import model
 from domain.events import (
     CardDrawn,
     DeckShuffled,
@@ -66,6 +67,7 @@ from domain.model import (
     IllegalMove,
     Move,
     NotYourTurn,
+    Outcome,
     Pending,
     Piece,
     Step,
@@ -75,6 +77,7 @@ from domain.model import (
     check_players,
     home_counts,
     piece_id,
+    status_of,
 )
 
 NAME = "sorry"
@@ -642,24 +645,33 @@ def _card_done(state: State) -> State:
 
 def finished(state: State) -> dict[int, int]:
     """Pieces home per seat."""
-    return home_counts(view(state, "referee")["pieces"])
+    return home_counts(view(state, "referee").pieces)
 
 
-def view(state: State, viewer: Viewer) -> dict[str, Any]:
+class SorryView(model.View, frozen=True, kw_only=True, tag=NAME):
+    """sorry's view: whose turn, the seats' colours, the draw pile's size and the discards."""
+
+    turn: int
+    colours: list[str]
+    draw_pile: int
+    discard: list[str]
+
+
+def view(state: State, viewer: Viewer) -> SorryView:
     """Everything is public in sorry except the order of the draw pile (which is not kept)."""
-    return {
-        "status": "finished" if state.finished else "active",
-        "pieces": [
+    return SorryView(
+        status=status_of(state.finished),
+        pieces=[
             Piece(NAMES[pawn], pawn // PAWNS, LOCATION[loc]) for pawn, loc in enumerate(state.pawns)
         ],
-        "to_act": to_act(state),
-        "chance": None if state.card is None else {"card": state.card},
-        "winners": list(state.winners),
-        "turn": state.turn,
-        "colours": list(COLOURS[: state.seats]),
-        "draw_pile": len(state.pile),
-        "discard": list(state.discard),
-    }
+        to_act=to_act(state),
+        chance=None if state.card is None else Outcome(card=state.card),
+        winners=list(state.winners),
+        turn=state.turn,
+        colours=list(COLOURS[: state.seats]),
+        draw_pile=len(state.pile),
+        discard=list(state.discard),
+    )
 
 
 # --- why a move is illegal ---------------------------------------------------------------------

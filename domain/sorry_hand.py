@@ -74,7 +74,7 @@ from typing import Any, Literal
 import msgspec
 from msgspec.structs import replace
 
-from domain import sorry
+from domain import model, sorry
 from domain.events import (
     CardDrawn,
     CardsDealt,
@@ -92,6 +92,7 @@ from domain.model import (
     Deal,
     Draw,
     GameOver,
+    Hand,
     IllegalMove,
     Move,
     NotYourTurn,
@@ -102,6 +103,7 @@ from domain.model import (
     check_options,
     check_players,
     home_counts,
+    status_of,
 )
 from domain.sorry import CARD_RANK, CODE, HOME, LOCATION, NAMES, PAWNS, PIECE, START
 
@@ -379,31 +381,41 @@ def _sees(viewer: Viewer, seat: int) -> bool:
 
 def finished(state: State) -> dict[int, int]:
     """Pieces home per seat."""
-    return home_counts(view(state, "referee")["pieces"])
+    return home_counts(view(state, "referee").pieces)
 
 
-def view(state: State, viewer: Viewer) -> dict[str, Any]:
+class SorryHandView(model.View, frozen=True, kw_only=True, tag=NAME):
+    """sorry-hand's view: sorry's fields, the hands as the viewer may see them, and whether
+    the seat to act is on the extra play a 2 gives."""
+
+    turn: int
+    colours: list[str]
+    hands: list[Hand]
+    draw_pile: int
+    discard: list[str]
+    extra_play: bool
+
+
+def view(state: State, viewer: Viewer) -> SorryHandView:
     """The board, piles (sizes and public discards) and hands as ``viewer`` may see them."""
-    return {
-        "status": "finished" if state.finished else "active",
-        "pieces": [
+    return SorryHandView(
+        status=status_of(state.finished),
+        pieces=[
             Piece(NAMES[pawn], pawn // PAWNS, LOCATION[loc]) for pawn, loc in enumerate(state.pawns)
         ],
-        "to_act": to_act(state),
-        "chance": None,
-        "winners": list(state.winners),
-        "turn": state.turn,
-        "colours": list(COLOURS[: state.seats]),
-        "hands": [
-            {"seat": seat, "cards": list(hand)}
-            if _sees(viewer, seat)
-            else {"seat": seat, "count": len(hand)}
+        to_act=to_act(state),
+        chance=None,
+        winners=list(state.winners),
+        turn=state.turn,
+        colours=list(COLOURS[: state.seats]),
+        hands=[
+            Hand(seat, cards=list(hand)) if _sees(viewer, seat) else Hand(seat, count=len(hand))
             for seat, hand in enumerate(state.hands)
         ],
-        "draw_pile": len(state.pile),
-        "discard": list(state.discard),
-        "extra_play": state.extra,
-    }
+        draw_pile=len(state.pile),
+        discard=list(state.discard),
+        extra_play=bool(state.extra),
+    )
 
 
 def redact(event: Event, viewer: Viewer) -> Event:

@@ -15,11 +15,13 @@ from litestar.openapi import OpenAPIConfig
 
 from eventstore import EventStore
 from service.api import logs
-from service.api.apidoc import StrictStructs
+from service.api.apidoc import finish, strict_structs
 from service.api.games import BoardController, GameController, MetaController
 from service.api.limits import Limits, cors_config
 from service.api.problems import handle
 from service.api.tournament import TournamentController
+from service.core import clocks
+from service.core import commands as bodies
 from service.settings import Settings
 from service.store import open_store
 from service.usecases.sweeper import Sweeper
@@ -38,7 +40,7 @@ def create_app(settings: Settings | None = None, store: EventStore | None = None
     cases = UseCases(store, settings.max_live_games)
     commands, queries = cases.commands, cases.queries
     sweeper = Sweeper(commands.enforce_due)
-    return Litestar(
+    app = Litestar(
         route_handlers=[MetaController, GameController, BoardController, TournamentController],
         dependencies={
             "commands": Provide(lambda: commands, use_cache=True, sync_to_thread=False),
@@ -54,5 +56,6 @@ def create_app(settings: Settings | None = None, store: EventStore | None = None
         on_shutdown=[sweeper.stop, store.close],
         logging_config=None,
         debug=False,
-        plugins=[StrictStructs()],
     )
+    finish(app.openapi_schema, strict_structs(bodies, clocks))
+    return app

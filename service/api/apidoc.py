@@ -6,16 +6,25 @@ create -> read / legal moves -> move -> undo.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from types import ModuleType
 from typing import Any
 
 import msgspec
-from litestar._openapi.schema_generation import SchemaCreator
-from litestar._openapi.schema_generation.plugins.struct import StructSchemaPlugin
 from litestar.openapi import ResponseSpec
-from litestar.openapi.spec import Link, OpenAPIMediaType, OpenAPIType, Operation, Reference, Schema
-from litestar.openapi.spec.response import OpenAPIResponse
-from litestar.typing import FieldDefinition
+from litestar.openapi.spec import (
+    Discriminator,
+    Link,
+    OpenAPI,
+    OpenAPIMediaType,
+    OpenAPIResponse,
+    OpenAPIType,
+    Operation,
+    Reference,
+    RequestBody,
+    Schema,
+)
 
 from service.api.problems import MEDIA_TYPE, PROBLEMS
 
@@ -88,21 +97,80 @@ LegalMovesLinks = _linked("200", _links(FROM_LEGAL_MOVES, {"playMove": PLAY_FIRS
 PlayedLinks = _linked("200", _links(FROM_PLAYED, {}))
 
 
-class StrictStructs(StructSchemaPlugin):
-    """Struct schemas that also say ``additionalProperties: false`` where msgspec forbids them.
+def finish(document: OpenAPI, strict: Iterable[type[msgspec.Struct]]) -> OpenAPI:
+    """What Litestar's document does not say, added through its public model: the Structs that
+    refuse unknown fields say ``additionalProperties: false`` (so generated requests with extra
+    fields do not look valid), and every ``oneOf`` of tagged Structs names its discriminator
+    (the rule set of a state view, the type of an event)."""
+    schemas = (document.components.schemas if document.components else None) or {}
+    for struct in strict:
+        if struct.__name__ in schemas:
+            schemas[struct.__name__].additional_properties = False
+    for holder in schema_objects(document):
+        tag_union(holder, schemas)
+    return document
 
-    Litestar's own plugin leaves ``forbid_unknown_fields`` out, so generated requests with
-    extra fields would look valid though the service refuses them.
-    """
 
-    def to_openapi_schema(
-        self, field_definition: FieldDefinition, schema_creator: SchemaCreator
-    ) -> Schema:
-        schema = super().to_openapi_schema(field_definition, schema_creator)
-        struct = field_definition.annotation
-        if struct.__struct_config__.forbid_unknown_fields:
-            schema.additional_properties = False
-        return schema
+def strict_structs(*modules: ModuleType) -> list[type[msgspec.Struct]]:
+    """The Structs of ``modules`` that refuse unknown fields (the request bodies)."""
+    return [
+        value
+        for module in modules
+        for value in vars(module).values()
+        if isinstance(value, type)
+        and issubclass(value, msgspec.Struct)
+        and value.__struct_config__.forbid_unknown_fields
+    ]
+
+
+def schema_objects(document: OpenAPI) -> Iterator[Schema]:
+    """Every Schema object of the document (components, bodies, replies), nested ones too."""
+    roots: list[Any] = list(((document.components and document.components.schemas) or {}).values())
+    for path in (document.paths or {}).values():
+        for operation in (path.get, path.post, path.put, path.delete, path.patch):
+            if operation is None:
+                continue
+            if isinstance(operation.request_body, RequestBody):
+                roots += [m.schema for m in (operation.request_body.content or {}).values()]
+            for response in (operation.responses or {}).values():
+                if isinstance(response, OpenAPIResponse):
+                    roots += [m.schema for m in (response.content or {}).values()]
+    seen: set[int] = set()
+    while roots:
+        node = roots.pop()
+        if not isinstance(node, Schema) or id(node) in seen:
+            continue
+        seen.add(id(node))
+        yield node
+        roots += list((node.properties or {}).values())
+        roots += [
+            node.items,
+            node.additional_properties,
+            *(node.one_of or []),
+            *(node.any_of or []),
+        ]
+
+
+def tag_union(schema: Schema, schemas: dict[str, Schema]) -> None:
+    """Name the discriminator of a ``oneOf`` whose members are all Structs with one tag field
+    holding a constant (``ruleset``, ``type``)."""
+    members = [m for m in schema.one_of or [] if isinstance(m, Reference)]
+    if len(members) < 2 or len(members) != len(schema.one_of or []):
+        return
+    mapping: dict[str, str] = {}
+    field = None
+    for member in members:
+        target = schemas.get(member.ref.rsplit("/", 1)[-1])
+        tags = [
+            (name, prop.const)
+            for name, prop in ((target.properties or {}) if target else {}).items()
+            if isinstance(prop, Schema) and isinstance(prop.const, str)
+        ]
+        if len(tags) != 1 or field not in (None, tags[0][0]):
+            return
+        field = tags[0][0]
+        mapping[tags[0][1]] = member.ref
+    schema.discriminator = Discriminator(property_name=str(field), mapping=mapping)
 
 
 @dataclass

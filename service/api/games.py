@@ -11,7 +11,7 @@ from litestar import Controller, MediaType, Response, get, post
 from litestar.params import FromQuery, JSONBody, QueryParameter
 from litestar.response import ServerSentEvent, ServerSentEventMessage
 
-from domain.registry import RULESETS
+from domain.registry import RULESETS, GameView
 from service.api.apidoc import AlsoNdjson, CreatedLinks, LegalMovesLinks, PlayedLinks, problems
 from service.api.deps import (
     AnyRequest,
@@ -106,9 +106,7 @@ class GameController(Controller):
         return Response(GameList(rows))
 
     @get("/{game_id:str}", operation_id="getGame", sync_to_thread=True, responses=READ)
-    def get_game(
-        self, game_id: GameId, request: AnyRequest, queries: QueriesDep
-    ) -> dict[str, object]:
+    def get_game(self, game_id: GameId, request: AnyRequest, queries: QueriesDep) -> GameView:
         """The current state, as the caller may see it."""
         return queries.state(game_id, bearer(request))
 
@@ -119,7 +117,7 @@ class GameController(Controller):
         request: AnyRequest,
         queries: QueriesDep,
         at: FromQuery[int | None] = None,
-    ) -> dict[str, object]:
+    ) -> GameView:
         """The state after event ``at`` (the current one without ``at``)."""
         return queries.state(game_id, bearer(request), at)
 

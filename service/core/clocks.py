@@ -15,7 +15,7 @@ from typing import Literal
 import msgspec
 
 from domain.events import CardDrawn, CardExchanged, CardsDealt, DiceRolled, Event, MovePlayed
-from domain.model import Pending
+from domain.model import ClockView, Pending
 
 Consequence = Literal["pass", "random_move", "forfeit"]
 
@@ -95,17 +95,21 @@ class ClockState:
         left = [x for seat in self.since if (x := self.remaining(seat, now)) is not None]
         return moment(now, min(left)) if left else None
 
-    def view(self, now: datetime) -> dict[str, object]:
+    def view(self, now: datetime) -> ClockView:
         """The clock as the state view shows it."""
-        return {
-            **msgspec.to_builtins(self.clock),
-            "remaining": [self.remaining(seat, now) for seat in range(len(self.used))],
-            "deadlines": {
+        clock = self.clock
+        return ClockView(
+            clock.per_decision,
+            clock.total,
+            clock.increment,
+            clock.on_timeout,
+            remaining=[self.remaining(seat, now) for seat in range(len(self.used))],
+            deadlines={
                 str(seat): deadline(now, left)
                 for seat in sorted(self.since)
                 if (left := self.remaining(seat, now)) is not None
             },
-        }
+        )
 
 
 def moment(now: datetime, left: float) -> datetime:

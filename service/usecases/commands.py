@@ -263,7 +263,7 @@ def first_deadline(game: Replay, now: datetime) -> str | None:
     return iso_timestamp(moment) if moment is not None else None
 
 
-def find(name: str) -> RuleSet:
+def find(name: str) -> RuleSet[Any]:
     """The rule set, or an unknown-ruleset problem listing the known ones."""
     if name not in RULESETS:
         raise refuse("unknown-ruleset", f"unknown rule set {name!r}; known: {sorted(RULESETS)}")

@@ -8,7 +8,10 @@ from __future__ import annotations
 
 from typing import Any
 
+import msgspec
+
 from domain.model import Viewer
+from domain.registry import GameView
 from domain.replay import Replay
 from eventstore import StoredEvent
 from service import board
@@ -26,7 +29,7 @@ class Queries:
         self.games = games
         self.store = games.store
 
-    def state(self, game_id: str, token: str | None, at: int | None = None) -> dict[str, Any]:
+    def state(self, game_id: str, token: str | None, at: int | None = None) -> GameView:
         """The state after event ``at`` (the current one without ``at``) as the caller sees it."""
         with self.games.open(game_id) as game:
             viewer = game.role(token)
@@ -100,7 +103,7 @@ class Queries:
         if at is not None and at != game.version:
             replay = self.games.replay_at(game_id, at)
         log = self.store.read(game_id, until=replay.version)
-        return board.draw(state_view(game, replay, None), log_moves(log))
+        return board.draw(msgspec.to_builtins(state_view(game, replay, None)), log_moves(log))
 
     def role(self, game_id: str, token: str | None) -> Viewer:
         """Who ``token`` is in a game (None: no token)."""

@@ -7,6 +7,7 @@ from typing import Any
 import msgspec
 
 from domain.model import Move
+from domain.registry import GameView
 
 
 class Tokens(msgspec.Struct, frozen=True):
@@ -49,7 +50,7 @@ class Played(msgspec.Struct, frozen=True):
 
     version: int
     events: list[EventOut]
-    state: dict[str, Any]
+    state: GameView
     legal_moves: list[Move]
 
 

@@ -17,6 +17,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
 from itertools import islice
+from typing import Any
 
 import anyio.to_thread
 import msgspec
@@ -69,7 +70,7 @@ class Game:
         return self.replay.created
 
     @property
-    def rules(self) -> RuleSet:
+    def rules(self) -> RuleSet[Any]:
         return self.replay.rules
 
     @property

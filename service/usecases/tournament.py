@@ -76,7 +76,7 @@ def results(games: Repository, selected: list[dict[str, Any]]) -> Iterator[GameS
     for summary in selected:
         with games.glance(summary["id"]) as game:
             state, names = game.replay.state, list(game.created.seats)
-            finished, winners = game.rules.finished(state), game.rules.view(state, None)["winners"]
+            finished, winners = game.rules.finished(state), game.rules.view(state, None).winners
         home = dict.fromkeys(names, 0)
         for seat, count in finished.items():
             home[names[seat]] += count

@@ -8,38 +8,40 @@ anyone can verify it; the revealed seed makes server-chance hands computable any
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any
+from typing import cast
+
+import msgspec
 
 from domain.events import event_data, no_secrets, parse_event
-from domain.model import COLOURS, Move, Viewer
+from domain.model import COLOURS, Move, SeatView, Viewer
+from domain.registry import GameView
 from domain.replay import Replay
 from eventstore import StoredEvent
 from service.usecases.replies import EventOut
 from service.usecases.repository import Game
 
 
-def state_view(game: Game, replay: Replay, viewer: Viewer) -> dict[str, Any]:
-    """The public model of a game at ``replay``'s version, as ``viewer`` may see it."""
+def state_view(game: Game, replay: Replay, viewer: Viewer) -> GameView:
+    """The public model of a game at ``replay``'s version, as ``viewer`` may see it: the rule
+    set's view with the table's fields filled in."""
     created = replay.created
     shown = replay.rules.view(replay.state, seen_by(game, viewer))
-    colours = {p.seat: p.id.rsplit("-", 1)[0] for p in shown["pieces"]}
-    return {
-        "game_id": game.id,
-        "ruleset": created.ruleset,
-        "version": replay.version,
-        "seats": [
-            {"seat": seat, "name": name, "colour": colours.get(seat, COLOURS[seat])}
+    colours = {p.seat: p.id.rsplit("-", 1)[0] for p in shown.pieces}
+    view = msgspec.structs.replace(
+        shown,
+        game_id=game.id,
+        version=replay.version,
+        seats=[
+            SeatView(seat, name, colours.get(seat, COLOURS[seat]))
             for seat, name in enumerate(created.seats)
         ],
-        "options": created.options,
-        "chance_mode": created.chance,
-        "seed_commitment": created.seed_commitment,
-        "seed": game.secrets.seed if game.finished else None,
-        **shown,
-        "clock": game.clock.view(datetime.now(UTC))
-        if game.clock and replay is game.replay
-        else None,
-    }
+        options=created.options,
+        chance_mode=created.chance,
+        seed_commitment=created.seed_commitment,
+        seed=game.secrets.seed if game.finished else None,
+        clock=game.clock.view(datetime.now(UTC)) if game.clock and replay is game.replay else None,
+    )
+    return cast(GameView, view)
 
 
 def moves_for(game: Game, viewer: Viewer) -> list[Move]:

@@ -73,7 +73,7 @@ def play(rules: RuleSet, state: Any, move_id: str) -> Any:
 
 def at(rules: RuleSet, state: Any, colour: str) -> list[str]:
     """Where the pieces of ``colour`` are, sorted."""
-    return sorted(p.at for p in rules.view(state, None)["pieces"] if p.id.startswith(colour))
+    return sorted(p.at for p in rules.view(state, None).pieces if p.id.startswith(colour))
 
 
 def rolling(rules: RuleSet, state: Any, seat: int) -> bool:

@@ -25,7 +25,7 @@ def player_counts(rules: RuleSet) -> st.SearchStrategy[int]:
 
 
 def pieces_of(rules: RuleSet, state: object) -> list[Piece]:
-    return list(rules.view(state, "referee")["pieces"])
+    return list(rules.view(state, "referee").pieces)
 
 
 def check_pieces(rules: RuleSet, state: object, expected: Counter[int]) -> None:
@@ -68,7 +68,7 @@ def test_random_games_end_and_conserve_pieces(name: str, data: st.DataObject, se
             assert rules.legal_moves(state, pending.seat), "a pending seat always has a move"
             if pending.kind in CHANCE_KINDS:
                 assert rules.chance(state) is not None
-    assert rules.view(state, None)["status"] == "finished"
+    assert rules.view(state, None).status == "finished"
     assert state.winners
     assert all(finished.get(seat) == expected[seat] for seat in state.winners), finished
 

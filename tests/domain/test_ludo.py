@@ -19,7 +19,7 @@ def position(places: dict[str, list[str]], **options: str) -> rules.State:
 
 def test_case_01_first_turn_tries() -> None:
     state = rules.setup({}, 4)
-    assert rules.view(state, None)["tries_left"] == 2
+    assert rules.view(state, None).tries_left == 2
     passed = rules.apply(state, DiceRolled(0, (2,)))
     assert rules.automatic(passed) == [TurnPassed(0, "no legal move for a 2; 2 more tries")]
     state = throw(rules, throw(rules, state, 2), 4)
@@ -105,7 +105,7 @@ def test_case_07_winning_by_the_home_column() -> None:
     events = rules.decide(state, 0, "4:track:49>lane:3")
     assert events[-1] == GameFinished((0,), "all four pieces in the home column")
     won = play(rules, state, "4:track:49>lane:3")
-    assert won.winners == (0,) and rules.view(won, None)["status"] == "finished"
+    assert won.winners == (0,) and rules.view(won, None).status == "finished"
     longer = throw(rules, position(places, win_condition="home"), 4)
     assert len(rules.decide(longer, 0, "4:track:49>lane:3")) == 1
     assert rolling(rules, play(rules, longer, "4:track:49>lane:3"), 1)
@@ -148,5 +148,5 @@ def test_options_are_validated_and_two_players_sit_opposite() -> None:
         rules.setup({"win_condition": "goal"}, 2)
     with pytest.raises(BadSetup, match="unknown option"):
         rules.setup({"capture_bonus": 20}, 2)
-    pieces = rules.view(rules.setup({}, 2), None)["pieces"]
+    pieces = rules.view(rules.setup({}, 2), None).pieces
     assert {p.id.split("-")[0] for p in pieces} == {"red", "yellow"}

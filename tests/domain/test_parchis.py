@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import msgspec
 import pytest
 
 from domain import parchis as rules
@@ -48,7 +49,7 @@ def test_case_02_with_capture_bonus_twenty() -> None:
     state = arrange(rules, places, options={"capture_bonus": 20})
     state = play(rules, throw(rules, state, 5), "5:start>track:5")
     assert ids(rules, state) == {"bonus20:track:5>track:25", "bonus20:track:40>track:60"}
-    assert rules.view(state, None)["bonus_pending"] == [20]
+    assert rules.view(state, None).bonus_pending == [20]
     state = play(rules, state, "bonus20:track:40>track:60")
     assert at(rules, state, "yellow") == ["home", "start", "track:5", "track:60"]
     assert rolling(rules, state, 1)
@@ -142,7 +143,7 @@ def test_case_08_three_sixes_send_last_moved_piece_to_jail() -> None:
     state = throw(rules, play(rules, state, "6:track:10>track:16"), 6)
     assert ids(rules, state) == {"6:track:16>track:22", "6:track:30>track:36"}
     state = play(rules, state, "6:track:30>track:36")
-    assert rules.view(state, None)["sixes_in_a_row"] == 2
+    assert rules.view(state, None).sixes_in_a_row == 2
     third = rules.apply(state, DiceRolled(0, (6,)))
     why = "third 6 in a row: the last piece moved goes back to jail"
     effect = Effect("yellow-2", "track:36", "start", why)
@@ -165,7 +166,7 @@ def test_case_09_home_column_and_exact_count() -> None:
     assert events[-1] == GameFinished((0,), "all four pieces reached the goal")
     home = play(rules, home, "3:lane:5>home")
     assert home.finished and home.winners == (0,)
-    assert rules.view(home, None)["status"] == "finished"
+    assert rules.view(home, None).status == "finished"
     assert rules.to_act(home) == []
 
 
@@ -253,7 +254,7 @@ def test_options_are_validated() -> None:
 
 
 def test_two_players_are_yellow_and_red() -> None:
-    pieces = rules.view(rules.setup({}, 2), None)["pieces"]
+    pieces = rules.view(rules.setup({}, 2), None).pieces
     assert [p.id for p in pieces] == [f"{c}-{n}" for c in ("yellow", "red") for n in range(1, 5)]
     assert {p.at for p in pieces} == {"start"}
 
@@ -273,7 +274,7 @@ def test_errors_say_why() -> None:
 
 def test_view_shows_the_throw_in_use() -> None:
     state = throw(rules, arrange(rules, {"yellow": ["track:10"]}), 3)
-    view = rules.view(state, None)
+    view = msgspec.to_builtins(rules.view(state, None))
     assert view["chance"] == {"dice": [3]}
     assert view["status"] == "active"
     assert view["colours"] == ["yellow", "blue", "red", "green"]

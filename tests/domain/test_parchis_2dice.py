@@ -126,7 +126,7 @@ def test_option_capture_bonus_comes_before_the_second_die() -> None:
     state = play(rules, state, "2:track:30>track:32")
     assert ids(rules, state) == {"bonus20:track:32>track:52"}
     state = play(rules, state, "bonus20:track:32>track:52")
-    assert rules.view(state, None)["dice_left"] == [4]
+    assert rules.view(state, None).dice_left == [4]
     assert ids(rules, state) == {"4:track:52>track:56"}
     state = play(rules, state, "4:track:52>track:56")
     assert at(rules, state, "yellow")[-1] == "track:56"
@@ -154,6 +154,6 @@ def test_option_three_sixes_exempt_home_column_applies_to_doubles() -> None:
 def test_setup_throws_two_dice_and_validates_options() -> None:
     state = rules.setup({}, 3)
     assert rules.chance(state) == Roll(2)
-    assert rules.view(state, None)["colours"] == ["yellow", "blue", "red"]
+    assert rules.view(state, None).colours == ["yellow", "blue", "red"]
     with pytest.raises(BadSetup, match="capture_bonus must be an integer"):
         rules.setup({"capture_bonus": 2.5}, 2)

@@ -280,7 +280,7 @@ def test_team_win_in_the_middle_of_a_deal() -> None:
         state = partners.apply(state, event)
     assert state.finished and state.winners == (0, 2)
     assert partners.to_act(state) == []
-    assert partners.view(state, None)["status"] == "finished"
+    assert partners.view(state, None).status == "finished"
     with pytest.raises(GameOver, match="'N2:track:59>lane:1'"):
         partners.decide(state, 1, "N2:track:59>lane:1")
 
@@ -541,14 +541,16 @@ def dealt_state() -> tuple[State, CardsDealt]:
 
 def test_view_shows_only_the_own_hand() -> None:
     state, _ = dealt_state()
-    mine = partners.view(state, 1)["hands"]
+    mine = msgspec.to_builtins(partners.view(state, 1))["hands"]
     assert mine[1] == {"seat": 1, "cards": list(state.hands[1])}
     assert [h for h in mine if h["seat"] != 1] == [{"seat": s, "count": 4} for s in (0, 2, 3)]
-    assert partners.view(state, None)["hands"] == [{"seat": s, "count": 4} for s in range(4)]
-    assert partners.view(state, "referee")["hands"] == [
+    assert msgspec.to_builtins(partners.view(state, None))["hands"] == [
+        {"seat": s, "count": 4} for s in range(4)
+    ]
+    assert msgspec.to_builtins(partners.view(state, "referee"))["hands"] == [
         {"seat": s, "cards": list(state.hands[s])} for s in range(4)
     ]
-    shown = partners.view(state, 1)
+    shown = msgspec.to_builtins(partners.view(state, 1))
     assert shown["draw_pile"] == 40 and "pile" not in shown
 
 
@@ -564,7 +566,7 @@ def test_exchanged_card_in_flight_is_seen_by_the_two_partners_only() -> None:
         (None, HIDDEN),
     ]
     for viewer, seen in cases:
-        flight = partners.view(state, viewer)["exchange"]
+        flight = msgspec.to_builtins(partners.view(state, viewer))["exchange"]
         assert flight[0] == {"seat": 0, "to": 2, "card": seen}
         assert flight[1] == {"seat": 1, "to": 3, "card": None}
 
@@ -592,9 +594,7 @@ def test_folded_hands_and_played_cards_are_public() -> None:
     state, events = settle(partners, state)
     assert partners.redact(events[0], 2) == events[0]
     state = play(state, 1, "N2:track:20>track:22")
-    assert Counter(partners.view(state, 3)["discard"]) == Counter(
-        ["N2", "N5", "N9", "BACK_4", "N2"]
-    )
+    assert Counter(partners.view(state, 3).discard) == Counter(["N2", "N5", "N9", "BACK_4", "N2"])
 
 
 # --- errors -------------------------------------------------------------------------------------
@@ -655,7 +655,7 @@ def random_game(seed: int, options: dict[str, Any]) -> tuple[State, list[Event]]
             state = partners.apply(state, event)
         state, more = settle(partners, state)
         log += batch + more
-        pieces = partners.view(state, "referee")["pieces"]
+        pieces = partners.view(state, "referee").pieces
         assert Counter(p.seat for p in pieces) == Counter(dict.fromkeys(range(4), 4))
         held = [card for hand in state.hands for card in hand]
         flight = [card for card in state.given if card]
@@ -678,7 +678,7 @@ def test_random_games_end_with_a_team_and_replay_exactly(
 ) -> None:
     state, log = random_game(seed, options)
     assert state.finished and state.winners in ((0, 2), (1, 3))
-    assert partners.view(state, None)["status"] == "finished"
+    assert partners.view(state, None).status == "finished"
     stored = [
         parse_event(event_type(e), msgspec.json.decode(msgspec.json.encode(event_data(e))))
         for e in log

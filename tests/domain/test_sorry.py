@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+import msgspec
 import pytest
 from msgspec.structs import replace
 
@@ -40,7 +41,7 @@ def position(seats: int, pawns: Layout, card: str | None = None, turn: int = 0) 
 
 def board(state: sorry.State) -> Layout:
     """Every colour's pawn locations, sorted (pawns of one colour are interchangeable)."""
-    pieces = sorry.view(state, None)["pieces"]
+    pieces = sorry.view(state, None).pieces
     return {
         colour: sorted(p.at for p in pieces if p.seat == seat)
         for seat, colour in enumerate(COLOURS[: state.seats])
@@ -401,7 +402,7 @@ def test_exact_count_needed_for_home_and_the_last_pawn_home_wins() -> None:
     assert (state.finished, state.winners) == (True, (0,))
     assert sorry.to_act(state) == []
     assert sorry.automatic(state) == []
-    assert sorry.view(state, None)["status"] == "finished"
+    assert sorry.view(state, None).status == "finished"
     with pytest.raises(GameOver):
         sorry.decide(state, 0, "draw")
 
@@ -461,11 +462,14 @@ def test_decide_refuses_with_reasons() -> None:
 
 def test_view_shows_the_card_the_piles_and_the_pieces() -> None:
     state = position(2, {"red": ["track:4"]}, "2")
-    shown = sorry.view(state, 1)
+    shown = msgspec.to_builtins(sorry.view(state, 1))
     assert shown["status"] == "active"
     assert shown["chance"] == {"card": "2"}
-    assert shown["to_act"] == [Pending(0, "move")]
+    assert shown["to_act"] == [{"seat": 0, "kind": "move"}]
     assert shown["draw_pile"] == 44
     assert shown["discard"] == []
     assert shown["winners"] == []
-    assert [(p.id, p.at) for p in shown["pieces"]][:2] == [("red-1", "track:4"), ("red-2", "start")]
+    assert [(p["id"], p["at"]) for p in shown["pieces"]][:2] == [
+        ("red-1", "track:4"),
+        ("red-2", "start"),
+    ]

@@ -61,7 +61,7 @@ def position(
 
 def board(state: State) -> Layout:
     """Every colour's pawn locations, sorted (pawns of one colour are interchangeable)."""
-    pieces = sorry_hand.view(state, "referee")["pieces"]
+    pieces = sorry_hand.view(state, "referee").pieces
     return {
         colour: sorted(p.at for p in pieces if p.seat == seat)
         for seat, colour in enumerate(COLOURS[: state.seats])
@@ -267,7 +267,7 @@ def test_extra_play_after_a_2_with_two_plays_again() -> None:
     state = position(2, {"red": ["track:6"]}, ("2", "5", "5", "8", "12"), two_plays_again=True)
     extra = draw(play(state, "2:start>track:4"), "3")
     assert sorry_hand.to_act(extra) == [Pending(0, "move")]
-    assert sorry_hand.view(extra, 0)["extra_play"] is True
+    assert sorry_hand.view(extra, 0).extra_play is True
     assert move_ids(extra) == {
         "3:track:4>track:7",
         "3:track:6>track:9",
@@ -543,13 +543,15 @@ def test_last_pawn_home_wins_at_once() -> None:
 
 def test_view_shows_own_hand_and_counts_of_others() -> None:
     state = position(3, {}, ("3", "4", "5", "7", "8"), turn=1)
-    assert sorry_hand.view(state, 1)["hands"] == [
+    assert msgspec.to_builtins(sorry_hand.view(state, 1))["hands"] == [
         {"seat": 0, "count": 5},
         {"seat": 1, "cards": ["3", "4", "5", "7", "8"]},
         {"seat": 2, "count": 5},
     ]
-    assert sorry_hand.view(state, None)["hands"] == [{"seat": s, "count": 5} for s in range(3)]
-    assert sorry_hand.view(state, "referee")["hands"] == [
+    assert msgspec.to_builtins(sorry_hand.view(state, None))["hands"] == [
+        {"seat": s, "count": 5} for s in range(3)
+    ]
+    assert msgspec.to_builtins(sorry_hand.view(state, "referee"))["hands"] == [
         {"seat": 0, "cards": list(OTHER_HAND)},
         {"seat": 1, "cards": ["3", "4", "5", "7", "8"]},
         {"seat": 2, "cards": list(OTHER_HAND)},
@@ -557,7 +559,7 @@ def test_view_shows_own_hand_and_counts_of_others() -> None:
 
 
 def test_view_never_shows_the_draw_pile() -> None:
-    shown = sorry_hand.view(sorry_hand.setup({}, 2), "referee")
+    shown = msgspec.to_builtins(sorry_hand.view(sorry_hand.setup({}, 2), "referee"))
     assert shown["draw_pile"] == 41
     assert "pile" not in shown
     assert shown["chance"] is None
@@ -566,8 +568,8 @@ def test_view_never_shows_the_draw_pile() -> None:
 def test_hands_stay_hidden_after_the_end() -> None:
     state = position(2, {"red": ["lane:3", "home", "home", "home"]}, ("3", "4", "5", "7", "8"))
     after = play(state, "3:lane:3>home")
-    assert sorry_hand.view(after, 1)["hands"][0] == {"seat": 0, "count": 4}
-    assert sorry_hand.view(after, "referee")["hands"][0] == {
+    assert msgspec.to_builtins(sorry_hand.view(after, 1))["hands"][0] == {"seat": 0, "count": 4}
+    assert msgspec.to_builtins(sorry_hand.view(after, "referee"))["hands"][0] == {
         "seat": 0,
         "cards": ["4", "5", "7", "8"],
     }
@@ -619,15 +621,18 @@ def test_declined_eleven_looks_like_a_discard_to_others() -> None:
     discarded_state, discarded = whole_turn(dead, "discard:12", "7")
     for viewer in (1, 2, None):
         for key in PUBLIC_VIEW:
-            assert sorry_hand.view(declining, viewer)[key] == sorry_hand.view(dead, viewer)[key]
             assert (
-                sorry_hand.view(declined_state, viewer)[key]
-                == sorry_hand.view(discarded_state, viewer)[key]
+                msgspec.to_builtins(sorry_hand.view(declining, viewer))[key]
+                == msgspec.to_builtins(sorry_hand.view(dead, viewer))[key]
+            )
+            assert (
+                msgspec.to_builtins(sorry_hand.view(declined_state, viewer))[key]
+                == msgspec.to_builtins(sorry_hand.view(discarded_state, viewer))[key]
             )
         seen = [sorry_hand.redact(event, viewer) for event in declined]
         assert seen == [sorry_hand.redact(event, viewer) for event in discarded]
         assert seen == [MovePlayed(0, "discard:12", "12"), CardDrawn(0, HIDDEN)]
-    assert sorry_hand.view(declining, None)["to_act"] == [Pending(0, "move")]
+    assert sorry_hand.view(declining, None).to_act == [Pending(0, "move")]
     for viewer in (0, "referee"):
         assert [sorry_hand.redact(event, viewer) for event in declined] == declined
         assert declined == [MovePlayed(0, "11:decline+discard:12", "12"), CardDrawn(0, "7")]
@@ -774,7 +779,7 @@ def test_random_game_never_leaks_another_seats_cards(
     for state, events in random_game(seed, seats, **options):
         assert sum(map(len, state.hands)) + len(state.pile) + len(state.discard) == total
         for viewer in range(seats):
-            shown = sorry_hand.view(state, viewer)["hands"]
+            shown = msgspec.to_builtins(sorry_hand.view(state, viewer))["hands"]
             for entry in shown:
                 if entry["seat"] == viewer:
                     assert entry == {"seat": viewer, "cards": list(state.hands[viewer])}
