@@ -76,4 +76,4 @@ def play(
 def winners(rules_name: str, state: Any) -> list[int]:
     """The winning seats of a finished game."""
     shown = find_ruleset(rules_name).view(state, "referee")
-    return list(shown["winners"])
+    return list(shown.winners)

@@ -91,8 +91,8 @@ def test_a_deadline_past_the_calendar_is_shown_as_its_end(limit: float, shown: s
     clock = ClockState(Clock(per_decision=limit), 2)
     clock.update(at(0), None, [Pending(0, "move")])
     view = clock.view(at(1))
-    assert view["remaining"] == [limit - 1, limit]
-    assert view["deadlines"] == {"0": shown}
+    assert view.remaining == [limit - 1, limit]
+    assert view.deadlines == {"0": shown}
 
 
 def test_a_clock_of_1e20_seconds_shows_in_the_state_view(api: TestClient[Any]) -> None:
