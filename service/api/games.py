@@ -33,6 +33,7 @@ from service.usecases.replies import (
     Created,
     EventPage,
     GameList,
+    Health,
     LegalMoves,
     Played,
     RuleSetInfo,
@@ -50,9 +51,9 @@ class MetaController(Controller):
     """Liveness and the rule sets on offer."""
 
     @get("/health", operation_id="health")
-    async def health(self) -> dict[str, str]:
+    async def health(self) -> Health:
         """Liveness."""
-        return {"status": "ok"}
+        return Health()
 
     @get("/rulesets", operation_id="listRulesets")
     async def rulesets(self) -> RuleSetList:

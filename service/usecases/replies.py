@@ -10,6 +10,12 @@ from domain.model import Move
 from domain.registry import GameView
 
 
+class Health(msgspec.Struct, frozen=True):
+    """``GET /health``: the service answers."""
+
+    status: str = "ok"
+
+
 class Tokens(msgspec.Struct, frozen=True):
     referee: str
     seats: list[str]
