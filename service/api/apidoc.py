@@ -26,6 +26,7 @@ from litestar.openapi.spec import (
     Schema,
 )
 
+from domain.events import EVENT_TYPES
 from service.api.problems import MEDIA_TYPE, PROBLEMS
 
 NDJSON = "application/x-ndjson"
@@ -102,6 +103,7 @@ def finish(document: OpenAPI, strict: Iterable[type[msgspec.Struct]]) -> OpenAPI
     refuse unknown fields say ``additionalProperties: false`` (so generated requests with extra
     fields do not look valid), and every ``oneOf`` of tagged Structs names its discriminator
     (the rule set of a state view, the type of an event)."""
+    describe_events(document)
     schemas = (document.components.schemas if document.components else None) or {}
     for struct in strict:
         if struct.__name__ in schemas:
@@ -109,6 +111,76 @@ def finish(document: OpenAPI, strict: Iterable[type[msgspec.Struct]]) -> OpenAPI
     for holder in schema_objects(document):
         tag_union(holder, schemas)
     return document
+
+
+def describe_events(document: OpenAPI) -> None:
+    """``EventOut`` as a ``oneOf`` by ``type``: each event type's ``data`` is its domain event's
+    fields (the wire keeps ``data`` as stored, so hashes can be checked; the document says what
+    it holds)."""
+    components = document.components
+    schemas = components.schemas if components is not None else None
+    if schemas is None or "EventOut" not in schemas:
+        return
+    generic = schemas.pop("EventOut")
+    found, parts = msgspec.json.schema_components(
+        list(EVENT_TYPES.values()), ref_template="#/components/schemas/{name}Data"
+    )
+    del found
+    variants: list[Schema | Reference] = []
+    mapping: dict[str, str] = {}
+    for name, part in parts.items():
+        part["properties"].pop("type", None)
+        part["required"] = [r for r in part.get("required", []) if r != "type"]
+        if name in EVENT_TYPES:
+            schemas[f"{name}Data"] = to_schema(part)
+            schemas[f"{name}Event"] = Schema(
+                type=OpenAPIType.OBJECT,
+                title=f"{name}Event",
+                properties={
+                    **(generic.properties or {}),
+                    "type": Schema(type=OpenAPIType.STRING, const=name),
+                    "data": Reference(ref=f"#/components/schemas/{name}Data"),
+                },
+                required=generic.required,
+            )
+            variants.append(Reference(ref=f"#/components/schemas/{name}Event"))
+            mapping[name] = f"#/components/schemas/{name}Event"
+        else:
+            schemas.setdefault(f"{name}Data", to_schema(part))
+    schemas["EventOut"] = Schema(
+        one_of=variants, discriminator=Discriminator(property_name="type", mapping=mapping)
+    )
+
+
+JSON_TYPES = {t.value: t for t in OpenAPIType}
+
+
+def to_schema(node: Any) -> Any:
+    """A JSON Schema dict (as msgspec writes it) as Litestar's OpenAPI model."""
+    if not isinstance(node, dict):
+        return node
+    if "$ref" in node:
+        return Reference(ref=node["$ref"])
+    kind = node.get("type")
+    return Schema(
+        type=JSON_TYPES.get(kind) if isinstance(kind, str) else None,
+        title=node.get("title"),
+        description=node.get("description"),
+        properties={k: to_schema(v) for k, v in node["properties"].items()}
+        if "properties" in node
+        else None,
+        required=node.get("required") or None,
+        items=to_schema(node.get("items")),
+        prefix_items=[to_schema(v) for v in node["prefixItems"]] if "prefixItems" in node else None,
+        any_of=[to_schema(v) for v in node["anyOf"]] if "anyOf" in node else None,
+        enum=node.get("enum"),
+        additional_properties=to_schema(node["additionalProperties"])
+        if "additionalProperties" in node
+        else None,
+        min_items=node.get("minItems"),
+        max_items=node.get("maxItems"),
+        default=node.get("default"),
+    )
 
 
 def strict_structs(*modules: ModuleType) -> list[type[msgspec.Struct]]:
