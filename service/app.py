@@ -12,9 +12,10 @@ from litestar import Litestar
 from litestar.datastructures import State
 from litestar.di import Provide
 from litestar.openapi import OpenAPIConfig
+from litestar.openapi.plugins import SwaggerRenderPlugin
 
 from eventstore import EventStore
-from service.api import logs
+from service.api import headers, logs
 from service.api.apidoc import StrictStructs
 from service.api.games import BoardController, GameController, MetaController
 from service.api.limits import Limits, cors_config
@@ -38,21 +39,32 @@ def create_app(settings: Settings | None = None, store: EventStore | None = None
     cases = UseCases(store, settings.max_live_games)
     commands, queries = cases.commands, cases.queries
     sweeper = Sweeper(commands.enforce_due)
-    return Litestar(
+    app = Litestar(
         route_handlers=[MetaController, GameController, BoardController, TournamentController],
         dependencies={
             "commands": Provide(lambda: commands, use_cache=True, sync_to_thread=False),
             "queries": Provide(lambda: queries, use_cache=True, sync_to_thread=False),
         },
         exception_handlers={Exception: handle},
-        middleware=[logs.log_requests],
+        middleware=[],
         request_max_body_size=settings.max_body_bytes,
         cors_config=cors_config(settings),
         state=State({"limits": Limits(settings), "queries": queries}),
-        openapi_config=OpenAPIConfig(title="Tabula", version=VERSION, path="/schema"),
+        openapi_config=OpenAPIConfig(
+            title="Tabula",
+            version=VERSION,
+            path="/schema",
+            # One docs page (Swagger UI, at /schema and /schema/swagger) and the document at
+            # /schema/openapi.json; no Redoc, RapiDoc, Elements or YAML.
+            render_plugins=[SwaggerRenderPlugin()],
+        ),
         on_startup=[sweeper.start],
         on_shutdown=[sweeper.stop, store.close],
         logging_config=None,
         debug=False,
         plugins=[StrictStructs()],
     )
+    # Around the whole app, not as route middleware: a request to an unknown path is logged
+    # and answered with an X-Request-ID and the security headers like every other.
+    app.asgi_handler = logs.log_requests(headers.secure(app.asgi_handler))
+    return app
