@@ -28,6 +28,11 @@ class Settings(msgspec.Struct, frozen=True):
 
     Memory: ``max_live_games`` games are kept in memory as projections; beyond it the least
     recently used are forgotten and loaded again (from their latest snapshot) when next used.
+
+    Protocol (``service.http_limits``): a request head (request line and headers) is at most
+    ``max_head_bytes`` and ``max_header_lines`` lines (431) and complete within
+    ``head_timeout`` seconds; a body arrives at ``body_min_rate`` bytes a second after a grace
+    of ``body_timeout`` seconds (408 and closed otherwise).
     """
 
     host: str = "127.0.0.1"
@@ -45,6 +50,11 @@ class Settings(msgspec.Struct, frozen=True):
     cors_origins: str = ""
     max_live_games: int = 10_000
     idempotency_ttl: float = 86_400.0
+    max_head_bytes: int = 16 * 1024
+    max_header_lines: int = 100
+    head_timeout: float = 10.0
+    body_timeout: float = 10.0
+    body_min_rate: float = 1024.0
 
     @classmethod
     def from_env(cls, environ: dict[str, str] | None = None) -> Settings:
