@@ -28,10 +28,12 @@ if Path(sys.path[0]).resolve() == ROOT / "bench":
 
 import argparse  # noqa: E402
 import http.client  # noqa: E402
+import json  # noqa: E402
 import multiprocessing  # noqa: E402
 import os  # noqa: E402
 import socket  # noqa: E402
 import statistics  # noqa: E402
+import struct  # noqa: E402
 import subprocess  # noqa: E402
 import tempfile  # noqa: E402
 import threading  # noqa: E402
@@ -235,6 +237,81 @@ def burn(target: Target, stop: threading.Event) -> Seen:
     return Seen()
 
 
+STREAM_PATH = "/games/{}/events/stream"
+IDLE_STREAMS = 1_000  # the server's default cap in all (max_streams)
+PER_ADDRESS = 32  # the default cap per client address (max_streams_per_client)
+
+
+def quiet_game(target: Target) -> str:
+    """A new race35 game's id (a quiet one: nobody plays in it)."""
+    conn = http.client.HTTPConnection(target.host, target.port, timeout=60)
+    try:
+        body = b'{"ruleset": "race35", "seats": [{}, {}]}'
+        conn.request("POST", "/games", body=body, headers={"Content-Type": "application/json"})
+        return str(json.loads(conn.getresponse().read())["id"])
+    finally:
+        conn.close()
+
+
+def open_stream(target: Target, game: str, source: str = "127.0.0.1") -> socket.socket:
+    """A connection from ``source`` that has asked for the game's event stream."""
+    sock = socket.create_connection(
+        (target.host, target.port), timeout=10, source_address=(source, 0)
+    )
+    sock.sendall(f"GET {STREAM_PATH.format(game)} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+    return sock
+
+
+def stream_slot_leak(target: Target, stop: threading.Event) -> Seen:
+    """Rounds of 32 streams closed before the first byte, 32 reset (``SO_LINGER`` 0) after
+    it and 32 half-closed (``SHUT_WR``), then a well-behaved stream from the same address,
+    whose status is the round's outcome (a leaking server answers 429 for good)."""
+    seen, game = Seen(), quiet_game(target)
+    reset = struct.pack("ii", 1, 0)
+    while not stop.is_set():
+        began = time.monotonic()
+        for _ in range(PER_ADDRESS):
+            open_stream(target, game).close()
+        for _ in range(PER_ADDRESS):
+            with open_stream(target, game) as sock:
+                sock.recv(1)
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, reset)
+        half = [open_stream(target, game) for _ in range(PER_ADDRESS)]
+        for sock in half:
+            sock.shutdown(socket.SHUT_WR)
+        outcome = "429"
+        for _ in range(20):  # the server sees the closes a moment later
+            with open_stream(target, game) as probe:
+                outcome = status_of(probe)
+            if outcome != "429" or stop.wait(0.25):
+                break
+        for sock in half:
+            sock.close()
+        seen.add(outcome, 0, time.monotonic() - began)
+    return seen
+
+
+def idle_streams(target: Target, stop: threading.Event) -> Seen:
+    """1,000 streams on one quiet game that read nothing (32 per loopback address, from
+    127.0.0.1 up) and 32 more beyond the server's cap; each outcome is a stream's status
+    (200, then 429), and the streams stay open until the attack ends."""
+    seen, game = Seen(), quiet_game(target)
+    streams: list[socket.socket] = []
+    try:
+        for n in range(IDLE_STREAMS + PER_ADDRESS):
+            if stop.is_set():
+                break
+            address = n // PER_ADDRESS
+            sock = open_stream(target, game, f"127.0.{address // 250}.{address % 250 + 1}")
+            streams.append(sock)
+            seen.add(status_of(sock, timeout=10))
+        stop.wait()
+    finally:
+        for sock in streams:
+            sock.close()
+    return seen
+
+
 # Each attack, in the order printed. Other attacks (stream slots, idle streams, deep JSON,
 # imports and audits, creation floods) go here too.
 ATTACKS: list[Attack] = [
@@ -244,6 +321,8 @@ ATTACKS: list[Attack] = [
     Attack("many headers", many_headers),
     Attack("slow body", slow_body, min_seconds=12.0),
     Attack("slow head", slow_head, min_seconds=12.0),
+    Attack("stream slot leak", stream_slot_leak),
+    Attack("idle streams", idle_streams, min_seconds=10.0),
 ]
 
 

@@ -15,9 +15,9 @@ class Settings(msgspec.Struct, frozen=True):
 
     Limits: ``max_body_bytes`` per request body (413), ``max_page`` events per page of
     ``/events`` (400 over it), ``max_streams_per_client`` open event streams per client address
-    (429), ``write_rate`` writes a second per token with bursts of ``write_burst`` (429 with
-    Retry-After; 0 turns it off), ``cors_origins`` the comma-separated origins browsers may
-    call from (none by default: no CORS headers).
+    and ``max_streams`` in all (429 with Retry-After), ``write_rate`` writes a second per token
+    with bursts of ``write_burst`` (429 with Retry-After; 0 turns it off), ``cors_origins`` the
+    comma-separated origins browsers may call from (none by default: no CORS headers).
 
     Storage: ``database_url`` (``postgresql://user:pass@host/db``) puts the event store on
     PostgreSQL, shared by any number of service processes; empty (the default) keeps the
@@ -45,6 +45,7 @@ class Settings(msgspec.Struct, frozen=True):
     max_body_bytes: int = 64 * 1024
     max_page: int = 1000
     max_streams_per_client: int = 32
+    max_streams: int = 1000
     write_rate: float = 0.0
     write_burst: int = 30
     cors_origins: str = ""
