@@ -130,7 +130,8 @@ class EventStore(Protocol):
 
 @runtime_checkable
 class Announcing(Protocol):
-    """A store that can wake callers when any process appends to a stream (PostgreSQL)."""
+    """A store that can wake callers after appends to a stream (PostgreSQL: by any process;
+    SQLite: by its own at once, by other processes on the file within about a second)."""
 
     def subscribe(self, stream_id: str, wake: Callable[[], None]) -> Callable[[], None]:
         """Call wake (from another thread) after appends to the stream; return the unsubscribe."""

@@ -23,6 +23,17 @@ the store's clock) counts as unused; the append that uses it again replaces its 
 Deadlines: every append writes the stream's ``deadline`` in the statement that moves the
 stream (``INSERT``/``UPDATE streams``), so it costs no statement of its own.
 
+Announcing: ``subscribe(stream_id, wake)`` calls ``wake`` from the writer thread after each
+committed batch that appended to the stream (never for a failed or replayed append), so a
+reader woken reads what was committed. Other processes writing the same file cannot tell this
+one which streams they appended to: the writer looks at ``PRAGMA data_version`` about every
+``WATCH_SECONDS`` (one statement, whatever the number of subscribers), and when another
+connection has committed (or checkpointed) it wakes every subscriber, who then read their
+streams again. So an append by another process is seen within about a second, at the cost
+of spurious wake-ups while it writes; subscribers should still read now and then (the
+service's streams do, slowly). ``wake`` must be quick and must not block; an exception from
+it is swallowed, so a broken subscriber cannot stop the writer or the other subscribers.
+
 Errors (see errors.py): ``VersionConflict`` (``StreamExists``), ``IdempotencyKeyReused``,
 and ``StoreError`` for any database failure, including a commit that fails (every append
 of that batch gets it) or an append to a closed store.
@@ -34,9 +45,10 @@ import asyncio
 import queue
 import sqlite3
 import threading
+import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from datetime import datetime
 from pathlib import Path
 from typing import Any, TypeVar
@@ -56,10 +68,13 @@ BUSY_TIMEOUT_SECONDS = 30.0
 MAX_HEADS = 100_000  # stream heads the writer remembers
 MAX_BATCH = 256
 """The most appends one commit takes; more wait for the next one."""
+WATCH_SECONDS = 1.0
+"""How often the writer looks for commits of other processes (to wake subscribers)."""
 
 
 T = TypeVar("T")
 Work = Callable[[sqlite3.Connection], Any]
+Wake = Callable[[], None]
 
 
 class _Job(msgspec.Struct):
@@ -110,6 +125,11 @@ class SqliteEventStore(SqlStore):
         # insert collide with the primary key, which forgets the entry and reports the conflict.
         self._heads: dict[str, tuple[int, str]] = {}
         self._new_heads: dict[str, tuple[int, str]] = {}  # this batch's, kept on commit
+        self._subscribers: dict[str, dict[object, Wake]] = {}  # per stream, by subscription
+        self._subscribing = threading.Lock()
+        self._watch = not in_memory  # only a file can have other writers
+        self._data_version: int | None = None  # the write connection's, when last looked at
+        self._watched_at = 0.0
         self._writer = threading.Thread(target=self._write_batches, daemon=True, name="store")
         self._writer.start()
 
@@ -247,8 +267,16 @@ class SqliteEventStore(SqlStore):
         return job.future
 
     def _write_batches(self) -> None:
-        """The writer thread: commit whatever is queued as one batch, until closed."""
-        while (first := self._queue.get()) is not None:
+        """The writer thread: commit whatever is queued as one batch, until closed; between
+        batches, look for other processes' commits."""
+        while True:
+            try:
+                first = self._queue.get(timeout=WATCH_SECONDS if self._watch else None)
+            except queue.Empty:
+                self._look_for_others()
+                continue
+            if first is None:
+                return
             batch, stop = [first], False
             while len(batch) < MAX_BATCH:
                 try:
@@ -262,37 +290,44 @@ class SqliteEventStore(SqlStore):
             self._commit(batch)
             if stop:
                 return
+            if self._watch and time.monotonic() - self._watched_at >= WATCH_SECONDS:
+                self._look_for_others()
 
     def _commit(self, batch: list[_Job]) -> None:
-        """Run every job in one transaction, each in its own savepoint; resolve the futures."""
+        """Run every job in one transaction, each in its own savepoint; resolve the futures,
+        then wake the subscribers of the streams appended to."""
         with self._lock:
-            outcomes = self._run_batch(batch)
+            outcomes, appended = self._run_batch(batch)
         for job, (ok, value) in zip(batch, outcomes, strict=True):
             if ok:
                 job.future.set_result(value)
             else:
                 job.future.set_exception(value)
+        self._announce(appended)
 
-    def _run_batch(self, batch: list[_Job]) -> list[tuple[bool, Any]]:
-        """Begin, run the jobs, commit; a failed begin or commit fails every job."""
+    def _run_batch(self, batch: list[_Job]) -> tuple[list[tuple[bool, Any]], list[str]]:
+        """Begin, run the jobs, commit; a failed begin or commit fails every job. Returns
+        the outcomes and the streams the committed batch appended to."""
         conn = self._conn
         try:
             conn.execute("BEGIN IMMEDIATE")
         except sqlite3.Error as exc:
-            return [(False, StoreError(f"{job.doing}: {exc}")) for job in batch]
+            return [(False, StoreError(f"{job.doing}: {exc}")) for job in batch], []
         outcomes = [self._run_job(job) for job in batch]
         try:
             conn.execute("COMMIT")
         except sqlite3.Error as exc:
             conn.rollback()
             self._new_heads.clear()
-            return [(False, StoreError(f"{job.doing}: commit failed: {exc}")) for job in batch]
+            failed = [(False, StoreError(f"{job.doing}: commit failed: {exc}")) for job in batch]
+            return failed, []
         if len(self._heads) > MAX_HEADS:  # a cache: forgetting costs two reads per stream
             self._heads.clear()
+        appended = list(self._new_heads)
         self._heads.update(self._new_heads)
         self._new_heads.clear()
         self._count(batch, outcomes)
-        return outcomes
+        return outcomes, appended
 
     def _run_job(self, job: _Job) -> tuple[bool, Any]:
         """Run one job inside a savepoint; on error roll back to it, so it writes nothing."""
@@ -357,6 +392,52 @@ class SqliteEventStore(SqlStore):
                 conn.execute("DELETE FROM snapshots WHERE stream_id = ?", (stream_id,))
 
         self._submit("cannot drop snapshots", work)
+
+    # announcing
+
+    def subscribe(self, stream_id: str, wake: Wake) -> Callable[[], None]:
+        """Call ``wake`` (from the writer thread) after each committed batch that appended to
+        the stream; return the function that ends the subscription.
+
+        Appends by other processes on the same file are not announced: read now and then.
+        """
+        token = object()
+        with self._subscribing:
+            self._subscribers.setdefault(stream_id, {})[token] = wake
+
+        def unsubscribe() -> None:
+            with self._subscribing:
+                waiting = self._subscribers.get(stream_id, {})
+                waiting.pop(token, None)
+                if not waiting:
+                    self._subscribers.pop(stream_id, None)
+
+        return unsubscribe
+
+    def _look_for_others(self) -> None:
+        """Wake every subscriber if another connection committed since the last look (the
+        write connection's ``data_version`` changes only for other connections' commits)."""
+        self._watched_at = time.monotonic()
+        try:
+            with self._lock:
+                now = int(self._conn.execute("PRAGMA data_version").fetchone()[0])
+        except sqlite3.Error:
+            return  # a passing failure: look again next time
+        seen, self._data_version = self._data_version, now
+        if seen is not None and seen != now and self._subscribers:
+            with self._subscribing:
+                streams = list(self._subscribers)
+            self._announce(streams)
+
+    def _announce(self, appended: list[str]) -> None:
+        """Wake the subscribers of the streams a committed batch appended to."""
+        if not appended or not self._subscribers:
+            return
+        with self._subscribing:
+            waiting = [w for s in appended for w in self._subscribers.get(s, {}).values()]
+        for wake in waiting:
+            with suppress(Exception):  # one broken subscriber must not stop the writer
+                wake()
 
     # reading
 

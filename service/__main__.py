@@ -6,11 +6,17 @@ import argparse
 import gc
 import json
 import sys
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
 from service.settings import Settings
 from service.usecases.records import GameRecord, verify_record
+
+if TYPE_CHECKING:
+    import uvicorn
+
+KEEP_ALIVE_SECONDS = 5  # an idle keep-alive connection is closed after this (uvicorn's default)
 
 
 def parse(argv: list[str]) -> argparse.Namespace:
@@ -24,8 +30,10 @@ def parse(argv: list[str]) -> argparse.Namespace:
         "TABULA_DATABASE, TABULA_DATABASE_URL (PostgreSQL), TABULA_SYNCHRONOUS, "
         "TABULA_LOG_FORMAT, TABULA_LOG_LEVEL and the "
         "limits TABULA_MAX_BODY_BYTES, TABULA_MAX_PAGE, TABULA_MAX_STREAMS_PER_CLIENT, "
-        "TABULA_WRITE_RATE, TABULA_WRITE_BURST, TABULA_CORS_ORIGINS, and TABULA_MAX_LIVE_GAMES "
-        "(games kept in memory) (see service/settings.py).",
+        "TABULA_MAX_STREAMS, TABULA_WRITE_RATE, TABULA_WRITE_BURST, TABULA_CORS_ORIGINS, "
+        "TABULA_MAX_LIVE_GAMES (games kept in memory), the protocol limits "
+        "TABULA_MAX_HEAD_BYTES, TABULA_MAX_HEADER_LINES, TABULA_HEAD_TIMEOUT, "
+        "TABULA_BODY_TIMEOUT and TABULA_BODY_MIN_RATE (see service/settings.py).",
     )
     commands = parser.add_subparsers(dest="command")
     commands.add_parser(
@@ -143,8 +151,33 @@ def main(argv: list[str] | None = None) -> int:
     settings: Settings = args.settings
     app = create_app(settings)
     tune_gc()
-    uvicorn.run(app, host=settings.host, port=settings.port, access_log=False)
+    uvicorn.Server(server_config(settings, app)).run()
     return 0
+
+
+def server_config(settings: Settings, app: Any) -> uvicorn.Config:
+    """How uvicorn serves ``app``: the one place (``main`` and the tests use it).
+
+    The HTTP/1.1 protocol is uvicorn's httptools (llhttp) one with limits on what a client may
+    send (``service.http_limits``, set in ``Settings``: by default 16 KiB and 100 header lines
+    per head, else 431; a head within 10 s, a body at 1 KiB/s after 10 s, else 408); no
+    WebSocket upgrades (the API has none); no ``server`` header; an idle keep-alive
+    connection is closed after 5 s.
+    """
+    import uvicorn
+
+    from service.http_limits import ProtocolLimits, bounded_protocol
+
+    return uvicorn.Config(
+        app,
+        host=settings.host,
+        port=settings.port,
+        http=bounded_protocol(ProtocolLimits.of(settings)),
+        ws="none",
+        server_header=False,
+        timeout_keep_alive=KEEP_ALIVE_SECONDS,
+        access_log=False,
+    )
 
 
 def tune_gc() -> None:

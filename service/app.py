@@ -12,9 +12,10 @@ from litestar import Litestar
 from litestar.datastructures import State
 from litestar.di import Provide
 from litestar.openapi import OpenAPIConfig
+from litestar.openapi.plugins import SwaggerRenderPlugin
 
 from eventstore import EventStore
-from service.api import logs
+from service.api import headers, logs
 from service.api.apidoc import finish, strict_structs
 from service.api.games import BoardController, GameController, MetaController
 from service.api.limits import Limits, cors_config
@@ -47,15 +48,25 @@ def create_app(settings: Settings | None = None, store: EventStore | None = None
             "queries": Provide(lambda: queries, use_cache=True, sync_to_thread=False),
         },
         exception_handlers={Exception: handle},
-        middleware=[logs.log_requests],
+        middleware=[],
         request_max_body_size=settings.max_body_bytes,
         cors_config=cors_config(settings),
         state=State({"limits": Limits(settings), "queries": queries}),
-        openapi_config=OpenAPIConfig(title="Tabula", version=VERSION, path="/schema"),
+        openapi_config=OpenAPIConfig(
+            title="Tabula",
+            version=VERSION,
+            path="/schema",
+            # One docs page (Swagger UI, at /schema and /schema/swagger) and the document at
+            # /schema/openapi.json; no Redoc, RapiDoc, Elements or YAML.
+            render_plugins=[SwaggerRenderPlugin()],
+        ),
         on_startup=[sweeper.start],
         on_shutdown=[sweeper.stop, store.close],
         logging_config=None,
         debug=False,
     )
     finish(app.openapi_schema, strict_structs(bodies, clocks))
+    # Around the whole app, not as route middleware: a request to an unknown path is logged
+    # and answered with an X-Request-ID and the security headers like every other.
+    app.asgi_handler = logs.log_requests(headers.secure(app.asgi_handler))
     return app

@@ -15,9 +15,9 @@ class Settings(msgspec.Struct, frozen=True):
 
     Limits: ``max_body_bytes`` per request body (413), ``max_page`` events per page of
     ``/events`` (400 over it), ``max_streams_per_client`` open event streams per client address
-    (429), ``write_rate`` writes a second per token with bursts of ``write_burst`` (429 with
-    Retry-After; 0 turns it off), ``cors_origins`` the comma-separated origins browsers may
-    call from (none by default: no CORS headers).
+    and ``max_streams`` in all (429 with Retry-After), ``write_rate`` writes a second per token
+    with bursts of ``write_burst`` (429 with Retry-After; 0 turns it off), ``cors_origins`` the
+    comma-separated origins browsers may call from (none by default: no CORS headers).
 
     Storage: ``database_url`` (``postgresql://user:pass@host/db``) puts the event store on
     PostgreSQL, shared by any number of service processes; empty (the default) keeps the
@@ -28,6 +28,11 @@ class Settings(msgspec.Struct, frozen=True):
 
     Memory: ``max_live_games`` games are kept in memory as projections; beyond it the least
     recently used are forgotten and loaded again (from their latest snapshot) when next used.
+
+    Protocol (``service.http_limits``): a request head (request line and headers) is at most
+    ``max_head_bytes`` and ``max_header_lines`` lines (431) and complete within
+    ``head_timeout`` seconds; a body arrives at ``body_min_rate`` bytes a second after a grace
+    of ``body_timeout`` seconds (408 and closed otherwise).
     """
 
     host: str = "127.0.0.1"
@@ -40,11 +45,17 @@ class Settings(msgspec.Struct, frozen=True):
     max_body_bytes: int = 64 * 1024
     max_page: int = 1000
     max_streams_per_client: int = 32
+    max_streams: int = 1000
     write_rate: float = 0.0
     write_burst: int = 30
     cors_origins: str = ""
     max_live_games: int = 10_000
     idempotency_ttl: float = 86_400.0
+    max_head_bytes: int = 16 * 1024
+    max_header_lines: int = 100
+    head_timeout: float = 10.0
+    body_timeout: float = 10.0
+    body_min_rate: float = 1024.0
 
     @classmethod
     def from_env(cls, environ: dict[str, str] | None = None) -> Settings:

@@ -3,7 +3,8 @@ use case and return its reply."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
+from contextlib import aclosing
 from pathlib import Path
 from typing import Annotated, Literal
 
@@ -24,7 +25,8 @@ from service.api.deps import (
     limits_of,
     referee_only,
 )
-from service.api.limits import client_of, write_limit
+from service.api.limits import write_limit
+from service.api.streams import closing, stream_slot
 from service.core.commands import CreateGame, PlayMove, PostChance, Undo
 from service.core.refusal import refuse
 from service.usecases import stream, tournament
@@ -240,6 +242,7 @@ class GameController(Controller):
         operation_id="streamEvents",
         media_type="text/event-stream",
         sync_to_thread=True,
+        middleware=[stream_slot],
         responses=problems(400, 401, 404, 429),
     )
     def stream_events(
@@ -250,16 +253,15 @@ class GameController(Controller):
         after: Annotated[int, QueryParameter(ge=0)] = 0,
         last_event_id: LastEventId = None,
     ) -> ServerSentEvent:
-        """The log as Server-Sent Events, live; resumes after ``Last-Event-ID`` (or ``after``)."""
+        """The log as Server-Sent Events, live; resumes after ``Last-Event-ID`` (or ``after``).
+        Each open stream holds a slot of the caller's and of the server's (``stream_slot``)."""
         if last_event_id is not None:
             if not (last_event_id.isascii() and last_event_id.isdigit()):
                 raise refuse("validation-failed", "Last-Event-ID must be an event version")
             after = int(last_event_id)
         viewer = queries.following(game_id, bearer(request), after)
-        limits, client = limits_of(request), client_of(request)
-        limits.streams.acquire(client)
-        events = sse(stream.game_events(queries, game_id, viewer, after))
-        return ServerSentEvent(limits.streaming(client, events))
+        events = stream.game_events(queries, game_id, viewer, after)
+        return ServerSentEvent(closing(request, sse(events)))
 
     @get("/{game_id:str}/events", operation_id="listEvents", sync_to_thread=True, responses=READ)
     def events(
@@ -275,13 +277,19 @@ class GameController(Controller):
         return queries.events(game_id, bearer(request), after, page)
 
 
-async def sse(messages: AsyncIterator[stream.Message]) -> AsyncIterator[ServerSentEventMessage]:
-    """Stream messages as Server-Sent Events (``id:`` the version, ``event:`` the type)."""
-    async for message in messages:
-        if message.type is None:
-            yield ServerSentEventMessage(comment="keep-alive", data=None)
-        else:
-            yield ServerSentEventMessage(data=message.data, event=message.type, id=message.version)
+async def sse(
+    messages: AsyncGenerator[stream.Message, None],
+) -> AsyncGenerator[ServerSentEventMessage, None]:
+    """Stream messages as Server-Sent Events (``id:`` the version, ``event:`` the type);
+    closing it closes ``messages``."""
+    async with aclosing(messages):
+        async for message in messages:
+            if message.type is None:
+                yield ServerSentEventMessage(comment="keep-alive", data=None)
+            else:
+                yield ServerSentEventMessage(
+                    data=message.data, event=message.type, id=message.version
+                )
 
 
 class BoardController(Controller):

@@ -1,4 +1,5 @@
-"""Abuse limits: a token bucket on writes, a cap on open event streams, page and CORS settings.
+"""Abuse limits: a token bucket on writes, caps on open event streams (``streams.py``), page
+and CORS settings.
 
 Each limit is configured in ``Settings``; ``Limits`` holds their live state for one app and is
 reached from handlers through ``app.state.limits``.
@@ -9,17 +10,17 @@ from __future__ import annotations
 import math
 import threading
 import time
-from collections.abc import AsyncIterator, Callable
-from typing import Any, TypeVar
+from collections.abc import Callable
+from typing import Any
 
 from litestar import Request
 from litestar.config.cors import CORSConfig
 from litestar.connection import ASGIConnection
 
+from service.api.streams import StreamSlots
 from service.core.refusal import refuse
 from service.settings import Settings
 
-Item = TypeVar("Item")
 Clock = Callable[[], float]
 CORS_HEADERS = ["Authorization", "Content-Type", "Idempotency-Key", "Last-Event-ID", "X-Request-ID"]
 CORS_EXPOSED = ["Retry-After", "X-Request-ID"]
@@ -46,48 +47,13 @@ class TokenBucket:
             return (1 - tokens) / self.rate
 
 
-class StreamSlots:
-    """Counts open event streams per client and refuses more than ``limit``."""
-
-    def __init__(self, limit: int) -> None:
-        self.limit = limit
-        self._open: dict[str, int] = {}
-        self._lock = threading.Lock()
-
-    def acquire(self, client: str) -> None:
-        """Take a slot for ``client`` or raise a ``rate-limited`` problem."""
-        with self._lock:
-            count = self._open.get(client, 0)
-            if count >= self.limit:
-                raise refuse(
-                    "rate-limited",
-                    f"at most {self.limit} open event streams per client",
-                    retry_after=1,
-                )
-            self._open[client] = count + 1
-
-    def release(self, client: str) -> None:
-        """Give back a slot of ``client``."""
-        with self._lock:
-            left = self._open.get(client, 1) - 1
-            if left > 0:
-                self._open[client] = left
-            else:
-                self._open.pop(client, None)
-
-    def count(self, client: str) -> int:
-        """How many streams ``client`` has open."""
-        with self._lock:
-            return self._open.get(client, 0)
-
-
 class Limits:
     """The live state of one app's limits."""
 
     def __init__(self, settings: Settings, clock: Clock = time.monotonic) -> None:
         self.settings = settings
         self.writes = TokenBucket(settings.write_rate, settings.write_burst, clock)
-        self.streams = StreamSlots(settings.max_streams_per_client)
+        self.streams = StreamSlots(settings.max_streams_per_client, settings.max_streams)
 
     def check_write(self, key: str) -> None:
         """Refuse a write over the rate limit with 429 ``rate-limited`` and Retry-After."""
@@ -111,14 +77,6 @@ class Limits:
         if limit > largest:
             raise refuse("out-of-range", f"limit={limit} is over the largest page, {largest}")
         return limit
-
-    async def streaming(self, client: str, events: AsyncIterator[Item]) -> AsyncIterator[Item]:
-        """``events`` while holding one of ``client``'s stream slots (taken before the first)."""
-        try:
-            async for item in events:
-                yield item
-        finally:
-            self.streams.release(client)
 
 
 def client_of(connection: ASGIConnection[Any, Any, Any, Any]) -> str:

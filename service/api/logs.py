@@ -56,7 +56,10 @@ def outcome(status: int) -> str:
 
 
 def log_requests(app: ASGIApp) -> ASGIApp:
-    """ASGI middleware: bind a request id, then log method, path, game, status and time."""
+    """ASGI middleware around the whole app (``create_app`` wraps its handler, so requests to
+    unknown paths and refused methods pass here too): bind a request id (the caller's
+    ``X-Request-ID``, at most 64 characters, or a new one), answer it in ``X-Request-ID``, then
+    log method, path, game, status, outcome and time in one line."""
 
     async def middleware(scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != ScopeType.HTTP:

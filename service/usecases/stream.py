@@ -1,10 +1,22 @@
-"""Live events as Server-Sent Events: each event once, redacted per viewer, resumable."""
+"""Live events as Server-Sent Events: each event once, redacted per viewer, resumable.
+
+An idle stream costs next to nothing: it sleeps until the store announces an append to its
+game (``eventstore.Announcing``) and only then reads the log; while it sleeps it sends a
+keep-alive comment every ``KEEPALIVE_SECONDS`` (no read) and reads the log once every
+``ANNOUNCED_POLL_SECONDS`` anyway, a safety poll for a wake-up that never came. PostgreSQL
+announces the appends of every process (LISTEN/NOTIFY, and a wake-up of every stream after
+its listening connection is back). SQLite announces its own process's appends after each
+committed batch, and wakes every stream within about a second when another process has
+committed to the same file (``PRAGMA data_version``). A store that cannot announce (none of
+ours) is polled every ``POLL_SECONDS``.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import random
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncGenerator, Iterator
 from contextlib import contextmanager, suppress
 from typing import NamedTuple
 
@@ -16,11 +28,14 @@ from eventstore import Announcing, EventStore
 from service.usecases.queries import Queries
 
 POLL_SECONDS = 0.1
-"""How often the log is read for news when the store cannot announce appends (SQLite)."""
+"""How often the log is read for news when the store cannot announce appends (none of ours)."""
 
-ANNOUNCED_POLL_SECONDS = 2.0
-"""How often it is read anyway when the store announces appends (PostgreSQL NOTIFY)."""
+ANNOUNCED_POLL_SECONDS = 30.0
+"""How often the log is read anyway when the store announces appends (the safety poll), on
+average: each interval is drawn within +-25% of it, so streams opened together do not read
+together."""
 
+JITTER = 0.25
 KEEPALIVE_SECONDS = 15.0
 PAGE = 200
 
@@ -42,15 +57,20 @@ class News:
         """Forget earlier news (call before reading the log, so nothing is missed)."""
         self._event.clear()
 
-    async def wait(self) -> None:
-        """Return on news, or after the polling interval."""
-        with anyio.move_on_after(self.seconds):
+    def next_read(self) -> float:
+        """When to read the log if no news comes (``time.monotonic``), jittered."""
+        return time.monotonic() + self.seconds * random.uniform(1 - JITTER, 1 + JITTER)
+
+    async def wait(self, seconds: float) -> bool:
+        """Wait for news at most ``seconds``; whether it came."""
+        with anyio.move_on_after(max(seconds, 0.0)):
             await self._event.wait()
+        return self._event.is_set()
 
 
 @contextmanager
 def news_of(store: EventStore, game_id: str) -> Iterator[News]:
-    """News of a game's appends: announced by the store (any process) or polled for."""
+    """News of a game's appends: announced by the store (with a slow safety poll), or polled."""
     if not isinstance(store, Announcing):
         yield News(POLL_SECONDS)
         return
@@ -72,13 +92,14 @@ class Message(NamedTuple):
 
 async def game_events(
     queries: Queries, game_id: str, viewer: Viewer, after: int
-) -> AsyncIterator[Message]:
+) -> AsyncGenerator[Message, None]:
     """Events after version ``after`` as they are appended; ends once the game has finished.
 
-    The log is read again on news from the store (PostgreSQL announces appends of every
-    process) or by polling, so the stream also sees writes of other service processes.
+    The log is read again on news from the store (see the module's docstring), so the
+    stream also sees writes of other service processes (at once on PostgreSQL, within about
+    a second on one SQLite file), and by the slow safety poll.
     """
-    cursor, quiet_since = after, time.monotonic()
+    cursor, keep_alive = after, time.monotonic() + KEEPALIVE_SECONDS
     with news_of(queries.store, game_id) as news:
         while True:
             news.clear()
@@ -89,11 +110,15 @@ async def game_events(
                 cursor = event.version
                 yield Message(event.type, event.version, msgspec.json.encode(event).decode())
             if shown:
-                quiet_since = time.monotonic()
+                keep_alive = time.monotonic() + KEEPALIVE_SECONDS
                 continue
             if finished:
                 return
-            if time.monotonic() - quiet_since > KEEPALIVE_SECONDS:
-                quiet_since = time.monotonic()
-                yield Message(None, cursor, "")
-            await news.wait()
+            read_at = news.next_read()
+            while not await news.wait(min(read_at, keep_alive) - time.monotonic()):
+                now = time.monotonic()
+                if now >= keep_alive:
+                    keep_alive = now + KEEPALIVE_SECONDS
+                    yield Message(None, cursor, "")
+                if now >= read_at:
+                    break

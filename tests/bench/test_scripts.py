@@ -16,6 +16,7 @@ RUNS = [
     (["replay.py", "--sizes", "100", "--reads", "3"], "at=N p50"),
     (["domain.py", "--games", "1"], "turns/s"),
     (["bots.py", "--games", "4"], "GreedyBot"),
+    (["abuse.py", "--seconds", "0.3", "--quick"], "attacker saw"),
 ]
 
 

@@ -12,7 +12,9 @@ import pytest
 from litestar.testing import TestClient
 
 from service.api.limits import TokenBucket
+from service.api.streams import StreamSlots
 from service.app import create_app
+from service.core.refusal import Refusal
 from service.settings import Settings
 from tests.live import serving
 from tests.service.conftest import auth, create
@@ -103,6 +105,23 @@ def opens(path: str) -> bool:
     """Whether a stream opens now."""
     with httpx.Client(timeout=10) as http, http.stream("GET", path) as reply:
         return reply.status_code == 200
+
+
+def test_stream_slots_cap_each_client_and_the_total() -> None:
+    slots = StreamSlots(per_client=2, total=3)
+    slots.acquire("a")
+    slots.acquire("a")
+    with pytest.raises(Refusal, match="2 open event streams per client") as mine:
+        slots.acquire("a")
+    slots.acquire("b")
+    with pytest.raises(Refusal, match=r"most open event streams \(3\)") as full:
+        slots.acquire("c")
+    assert (mine.value.extra["retry_after"], full.value.extra["retry_after"]) == (1, 5)
+    assert (slots.count("a"), slots.count("b"), slots.count()) == (2, 1, 3)
+    slots.release("a")
+    slots.release("nobody")  # a slot never taken gives nothing back
+    slots.acquire("c")
+    assert (slots.count("a"), slots.count("c"), slots.count()) == (1, 1, 3)
 
 
 def test_no_cors_headers_by_default(api: TestClient[Any]) -> None:

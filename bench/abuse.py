@@ -1,0 +1,517 @@
+"""What one hostile client costs everybody else: for each attack, the median ``GET /health``
+latency of a well-behaved client during it as a ratio to idle, the server's RSS (peak) and
+CPU, and any 5xx seen (by the well-behaved client or the attacker).
+
+The server runs as ``python -m service`` (its production uvicorn configuration,
+``service.__main__.server_config``) in a subprocess over a fresh SQLite file, log level
+warning. Each attack runs in background threads of this process for ``--seconds`` while one
+keep-alive client (http.client) loops on ``GET /health``; the idle median is measured first,
+on the same server. Target: every ratio under 5 and no 5xx.
+
+Run ``python bench/abuse.py [--seconds 5] [--attacks "endless header" "slow body"]``; with
+``--url URL --pid PID`` it attacks a server already running there (never a deployment you do
+not own).
+
+Adding an attack: write ``def my_attack(target: Target, stop: threading.Event) -> Seen``
+that keeps attacking until ``stop`` is set, recording in ``Seen`` what the attacker got back,
+and append ``Attack("name", my_attack)`` to ``ATTACKS`` (the list at the end of the attacks).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+if Path(sys.path[0]).resolve() == ROOT / "bench":
+    sys.path[0] = str(ROOT)  # as a script, this folder would shadow the project's packages
+
+import argparse  # noqa: E402
+import http.client  # noqa: E402
+import json  # noqa: E402
+import multiprocessing  # noqa: E402
+import os  # noqa: E402
+import socket  # noqa: E402
+import statistics  # noqa: E402
+import struct  # noqa: E402
+import subprocess  # noqa: E402
+import tempfile  # noqa: E402
+import threading  # noqa: E402
+import time  # noqa: E402
+from collections import Counter  # noqa: E402
+from collections.abc import Callable, Iterator  # noqa: E402
+from contextlib import contextmanager  # noqa: E402
+from dataclasses import dataclass, field  # noqa: E402
+from typing import Any  # noqa: E402
+from urllib.parse import urlsplit  # noqa: E402
+
+from bench.harness import cpu_seconds, free_port, rss_kib, wait_until_up  # noqa: E402
+
+HEALTH_TIMEOUT = 10.0
+LOCK = threading.Lock()  # an attack's threads record what they saw under it
+CHUNK = b"a" * 65536
+
+
+@dataclass
+class Target:
+    """The server under attack."""
+
+    url: str
+    pid: int
+
+    @property
+    def host(self) -> str:
+        return urlsplit(self.url).hostname or "127.0.0.1"
+
+    @property
+    def port(self) -> int:
+        return urlsplit(self.url).port or 80
+
+
+@dataclass
+class Seen:
+    """What an attacker got back: per connection, the outcome (``431``, ``408``, ``closed``
+    by the server, ``still open`` when the attack stopped ...), the bytes it sent and the
+    seconds it lasted."""
+
+    connections: list[tuple[str, int, float]] = field(default_factory=list)
+
+    def add(self, outcome: str, sent: int = 0, seconds: float = 0.0) -> None:
+        with LOCK:
+            self.connections.append((outcome, sent, seconds))
+
+    def outcomes(self) -> Counter[str]:
+        return Counter(outcome for outcome, _, _ in self.connections)
+
+    def refused(self) -> list[tuple[str, int, float]]:
+        """The connections the server ended (with a reply or by closing)."""
+        return [one for one in self.connections if one[0] != "still open"]
+
+    def fivexx(self) -> int:
+        return sum(n for outcome, n in self.outcomes().items() if outcome.startswith("5"))
+
+    def summary(self) -> str:
+        if not self.connections:
+            return "nothing"
+        parts = ", ".join(f"{outcome} x{n}" for outcome, n in self.outcomes().most_common())
+        ended = self.refused()
+        if not ended:
+            return parts
+        return (
+            f"{parts}; ended after at most {max(sent for _, sent, _ in ended) / 1024:,.0f} KiB "
+            f"sent and {max(seconds for _, _, seconds in ended):.2f} s"
+        )
+
+
+Attacker = Callable[[Target, Any], Seen]  # the Event to stop at: threading's or multiprocessing's
+
+
+@dataclass
+class Attack:
+    """One attack: ``run`` attacks until told to stop, for ``seconds`` or ``min_seconds`` if
+    longer (a slow attack needs longer than the server's timeouts to see them at work)."""
+
+    name: str
+    run: Attacker
+    min_seconds: float = 0.0
+
+
+def status_of(sock: socket.socket, timeout: float = 2.0) -> str:
+    """The status code of the reply on ``sock`` ("431"), or "closed" when the server closed
+    (or reset) without one, or "no reply" when nothing came within ``timeout``."""
+    sock.settimeout(timeout)
+    try:
+        head = sock.recv(64)
+    except TimeoutError:
+        return "no reply"
+    except OSError:
+        return "closed"
+    if head.startswith(b"HTTP/1.") and len(head) >= 12:
+        return head[9:12].decode("ascii", "replace")
+    return "closed" if not head else "garbage"
+
+
+def flood(target: Target, stop: threading.Event, head: bytes, chunk: bytes = CHUNK) -> Seen:
+    """Connect, send ``head``, then ``chunk`` after ``chunk`` as fast as the server reads
+    them, until the server answers or closes; then again, until ``stop``."""
+    seen = Seen()
+    while not stop.is_set():
+        began, sent = time.monotonic(), 0
+        with socket.create_connection((target.host, target.port), timeout=5) as sock:
+            try:
+                sock.sendall(head)
+                sent = len(head)
+                while not stop.is_set():
+                    sock.sendall(chunk)
+                    sent += len(chunk)
+            except TimeoutError:
+                seen.add("stalled", sent, time.monotonic() - began)
+                continue
+            except OSError:
+                pass
+            if stop.is_set():
+                seen.add("still open", sent, time.monotonic() - began)
+                break
+            seen.add(status_of(sock), sent, time.monotonic() - began)
+    return seen
+
+
+def endless_header(target: Target, stop: threading.Event) -> Seen:
+    """``GET /health`` with a header whose value never ends."""
+    return flood(target, stop, b"GET /health HTTP/1.1\r\nHost: x\r\nX-Big: ")
+
+
+def endless_request_line(target: Target, stop: threading.Event) -> Seen:
+    """A request line whose target never ends."""
+    return flood(target, stop, b"GET /")
+
+
+def many_headers(target: Target, stop: threading.Event) -> Seen:
+    """``GET /health`` with header after short header, never ending the head."""
+    lines = b"".join(b"X-H%d: v\r\n" % i for i in range(6000))
+    return flood(target, stop, b"GET /health HTTP/1.1\r\nHost: x\r\n", lines)
+
+
+def slow(target: Target, stop: threading.Event, head: bytes, trickle: bytes) -> Seen:
+    """Connections (32 at once) that send ``head`` and then ``trickle`` one byte every
+    0.5 s, never finishing: how long the server lets each live, and what it answers."""
+    seen = Seen()
+
+    def one() -> None:
+        while not stop.is_set():
+            began, sent = time.monotonic(), 0
+            with socket.create_connection((target.host, target.port), timeout=5) as sock:
+                outcome = "still open"
+                try:
+                    sock.sendall(head)
+                    sent = len(head)
+                    for byte in trickle:
+                        if stop.wait(0.5):
+                            break
+                        sock.sendall(bytes([byte]))
+                        sent += 1
+                        sock.setblocking(False)
+                        try:
+                            if sock.recv(1, socket.MSG_PEEK) == b"":
+                                outcome = "closed"
+                                break
+                            outcome = status_of(sock)
+                            break
+                        except BlockingIOError:
+                            pass
+                        finally:
+                            sock.setblocking(True)
+                    else:
+                        outcome = status_of(sock)
+                except OSError:
+                    outcome = "closed"
+                seen.add(outcome, sent, time.monotonic() - began)
+
+    threads = [threading.Thread(target=one, daemon=True) for _ in range(32)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return seen
+
+
+def slow_body(target: Target, stop: threading.Event) -> Seen:
+    """``POST /games`` announcing a 60,000-byte body, then sending it a byte every 0.5 s."""
+    head = (
+        b"POST /games HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+        b"Content-Length: 60000\r\n\r\n"
+    )
+    return slow(target, stop, head, b"{" + b" " * 59_999)
+
+
+def slow_head(target: Target, stop: threading.Event) -> Seen:
+    """``GET /health`` whose head comes a byte every 0.5 s (slowloris)."""
+    return slow(target, stop, b"GET /health HTTP/1.1\r\n", b"X-Slow: " + b"a" * 8000)
+
+
+def burn(target: Target, stop: threading.Event) -> Seen:
+    """No attack at all: the attacker's process only keeps one core busy (a calibration: how
+    much of a ratio this machine's CPU alone makes)."""
+    while not stop.is_set():
+        sum(range(100_000))
+    return Seen()
+
+
+STREAM_PATH = "/games/{}/events/stream"
+IDLE_STREAMS = 1_000  # the server's default cap in all (max_streams)
+PER_ADDRESS = 32  # the default cap per client address (max_streams_per_client)
+
+
+def quiet_game(target: Target) -> str:
+    """A new race35 game's id (a quiet one: nobody plays in it)."""
+    conn = http.client.HTTPConnection(target.host, target.port, timeout=60)
+    try:
+        body = b'{"ruleset": "race35", "seats": [{}, {}]}'
+        conn.request("POST", "/games", body=body, headers={"Content-Type": "application/json"})
+        return str(json.loads(conn.getresponse().read())["id"])
+    finally:
+        conn.close()
+
+
+def open_stream(target: Target, game: str, source: str = "127.0.0.1") -> socket.socket:
+    """A connection from ``source`` that has asked for the game's event stream."""
+    sock = socket.create_connection(
+        (target.host, target.port), timeout=10, source_address=(source, 0)
+    )
+    sock.sendall(f"GET {STREAM_PATH.format(game)} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+    return sock
+
+
+def stream_slot_leak(target: Target, stop: threading.Event) -> Seen:
+    """Rounds of 32 streams closed before the first byte, 32 reset (``SO_LINGER`` 0) after
+    it and 32 half-closed (``SHUT_WR``), then a well-behaved stream from the same address,
+    whose status is the round's outcome (a leaking server answers 429 for good)."""
+    seen, game = Seen(), quiet_game(target)
+    reset = struct.pack("ii", 1, 0)
+    while not stop.is_set():
+        began = time.monotonic()
+        for _ in range(PER_ADDRESS):
+            open_stream(target, game).close()
+        for _ in range(PER_ADDRESS):
+            with open_stream(target, game) as sock:
+                sock.recv(1)
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, reset)
+        half = [open_stream(target, game) for _ in range(PER_ADDRESS)]
+        for sock in half:
+            sock.shutdown(socket.SHUT_WR)
+        outcome = "429"
+        for _ in range(20):  # the server sees the closes a moment later
+            with open_stream(target, game) as probe:
+                outcome = status_of(probe)
+            if outcome != "429" or stop.wait(0.25):
+                break
+        for sock in half:
+            sock.close()
+        seen.add(outcome, 0, time.monotonic() - began)
+    return seen
+
+
+def idle_streams(target: Target, stop: threading.Event) -> Seen:
+    """1,000 streams on one quiet game that read nothing (32 per loopback address, from
+    127.0.0.1 up) and 32 more beyond the server's cap; each outcome is a stream's status
+    (200, then 429), and the streams stay open until the attack ends."""
+    seen, game = Seen(), quiet_game(target)
+    streams: list[socket.socket] = []
+    try:
+        for n in range(IDLE_STREAMS + PER_ADDRESS):
+            if stop.is_set():
+                break
+            address = n // PER_ADDRESS
+            sock = open_stream(target, game, f"127.0.{address // 250}.{address % 250 + 1}")
+            streams.append(sock)
+            seen.add(status_of(sock, timeout=10))
+        stop.wait()
+    finally:
+        for sock in streams:
+            sock.close()
+    return seen
+
+
+# Each attack, in the order printed. Other attacks (stream slots, idle streams, deep JSON,
+# imports and audits, creation floods) go here too.
+ATTACKS: list[Attack] = [
+    Attack("busy attacker CPU", burn),
+    Attack("endless header", endless_header),
+    Attack("endless request line", endless_request_line),
+    Attack("many headers", many_headers),
+    Attack("slow body", slow_body, min_seconds=12.0),
+    Attack("slow head", slow_head, min_seconds=12.0),
+    Attack("stream slot leak", stream_slot_leak),
+    Attack("idle streams", idle_streams, min_seconds=10.0),
+]
+
+
+@dataclass
+class Figures:
+    """One row of the table."""
+
+    median: float
+    health_5xx: int
+    rss_peak_kib: int
+    cpu_share: float
+
+
+def health_median(target: Target, seconds: float) -> tuple[float, int]:
+    """The median seconds of ``GET /health`` from one keep-alive client looping for
+    ``seconds`` (a failure counts as HEALTH_TIMEOUT), and how many answers were 5xx."""
+    samples: list[float] = []
+    fivexx = 0
+    conn = http.client.HTTPConnection(target.host, target.port, timeout=HEALTH_TIMEOUT)
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline or len(samples) < 5:
+        began = time.perf_counter()
+        try:
+            conn.request("GET", "/health")
+            reply = conn.getresponse()
+            reply.read()
+            fivexx += reply.status >= 500
+            samples.append(time.perf_counter() - began)
+        except (OSError, http.client.HTTPException):
+            samples.append(HEALTH_TIMEOUT)
+            conn.close()
+            conn = http.client.HTTPConnection(target.host, target.port, timeout=HEALTH_TIMEOUT)
+    conn.close()
+    return statistics.median(samples), fivexx
+
+
+@contextmanager
+def watching(pid: int) -> Iterator[Callable[[], tuple[int, float]]]:
+    """Sample the server's RSS every 50 ms while the block runs; yields a function giving
+    the peak RSS (KiB) and the CPU share (of one core) so far."""
+    peak = [rss_kib(pid)]
+    stop = threading.Event()
+    cpu0, wall0 = cpu_seconds(pid), time.monotonic()
+
+    def sample() -> None:
+        while not stop.wait(0.05):
+            try:
+                peak[0] = max(peak[0], rss_kib(pid))
+            except (OSError, RuntimeError):
+                return
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+
+    def figures() -> tuple[int, float]:
+        wall = time.monotonic() - wall0
+        return peak[0], (cpu_seconds(pid) - cpu0) / wall if wall else 0.0
+
+    try:
+        yield figures
+    finally:
+        stop.set()
+        sampler.join()
+
+
+def attacking(
+    run: Attacker, target: Target, started: Any, stop: Any, results: Any
+) -> None:  # pragma: no cover - runs in the attacker's process
+    """The attacker's process: run the attack until ``stop``, then send back what it saw."""
+    started.set()
+    results.put(run(target, stop).connections)
+
+
+def measure(target: Target, attack: Attack | None, seconds: float) -> tuple[Figures, Seen]:
+    """Run ``attack`` (None: nothing, the idle figures) for ``seconds`` while measuring.
+
+    The attack runs in a process of its own, so that its threads never hold this process's
+    GIL while the well-behaved client waits for its reply."""
+    context = multiprocessing.get_context("spawn")
+    stop, started, results = context.Event(), context.Event(), context.Queue()
+    seen = Seen()
+    with watching(target.pid) as figures:
+        attacker = None
+        if attack is not None:
+            attacker = context.Process(
+                target=attacking, args=(attack.run, target, started, stop, results), daemon=True
+            )
+            attacker.start()
+            if not started.wait(60):
+                raise RuntimeError(f"the attacker of {attack.name!r} did not start")
+            time.sleep(min(0.5, seconds / 4))  # let it get going
+        median, fivexx = health_median(target, seconds)
+        stop.set()
+        if attacker is not None:
+            seen = Seen(results.get(timeout=60))
+            attacker.join(timeout=10)
+            if attacker.is_alive():
+                attacker.terminate()
+        rss, cpu = figures()
+    return Figures(median, fivexx, rss, cpu), seen
+
+
+@dataclass
+class Served:
+    """The server under attack and where its log goes (None: a server run by someone else)."""
+
+    target: Target
+    log: Path | None
+
+    def errors(self) -> int:
+        """Lines the server has logged at level error so far (tracebacks included)."""
+        if self.log is None:
+            return 0
+        text = self.log.read_text(errors="replace")
+        return text.count("level='error'") + text.count('"level": "error"')
+
+
+@contextmanager
+def serving(folder: Path) -> Iterator[Served]:
+    """``python -m service`` on a free port over a fresh SQLite file in ``folder``, log level
+    warning, its output in ``folder/server.log``."""
+    port, log = free_port(), folder / "server.log"
+    env = os.environ | {"TABULA_LOG_LEVEL": "warning", "TABULA_DATABASE_URL": ""}
+    command = [sys.executable, "-m", "service", "serve", "--port", str(port)]
+    command += ["--database", str(folder / "abuse.db")]
+    with log.open("wb") as output:
+        process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=output, stderr=output)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_until_up(url, process)
+        yield Served(Target(url, process.pid), log)
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+
+
+def run(served: Served, attacks: list[Attack], seconds: float, quick: bool = False) -> bool:
+    """Print the table; whether every ratio is under 5 and no 5xx was seen."""
+    target = served.target
+    measure(target, None, min(seconds, 1.0))  # warm up
+    idle, _ = measure(target, None, seconds)
+    print(
+        f"idle: /health median {idle.median * 1000:.2f} ms, RSS {idle.rss_peak_kib / 1024:.0f} "
+        f"MiB, CPU {idle.cpu_share:.0%} of a core"
+    )
+    print(
+        f"{'attack':<22} {'ratio':>7} {'RSS MiB':>8} {'CPU':>5} {'5xx':>4} {'errors':>6}  "
+        "attacker saw"
+    )
+    good = True
+    for attack in attacks:
+        errors = served.errors()
+        during, seen = measure(
+            target, attack, seconds if quick else max(seconds, attack.min_seconds)
+        )
+        ratio = during.median / idle.median
+        fivexx = during.health_5xx + seen.fivexx()
+        logged = served.errors() - errors
+        good = good and ratio < 5 and fivexx == 0
+        print(
+            f"{attack.name:<22} {ratio:>7.2f} {during.rss_peak_kib / 1024:>8.0f} "
+            f"{during.cpu_share:>5.0%} {fivexx:>4} {logged:>6}  {seen.summary()}"
+        )
+    print("target: every ratio under 5 and no 5xx:", "met" if good else "NOT MET")
+    return good
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--seconds", type=float, default=5.0, help="per attack (5)")
+    names = [attack.name for attack in ATTACKS]
+    parser.add_argument("--attacks", nargs="+", choices=names, default=names, metavar="NAME")
+    parser.add_argument(
+        "--quick", action="store_true", help="every attack for --seconds, slow ones too"
+    )
+    parser.add_argument("--check", action="store_true", help="exit 1 when the target is not met")
+    parser.add_argument("--url", help="attack the server already running there")
+    parser.add_argument("--pid", type=int, help="that server's process id (for RSS and CPU)")
+    args = parser.parse_args(argv)
+    attacks = [attack for attack in ATTACKS if attack.name in args.attacks]
+    if args.url is not None:
+        if args.pid is None:
+            parser.error("--url needs --pid")
+        good = run(Served(Target(args.url, args.pid), None), attacks, args.seconds, args.quick)
+    else:
+        with tempfile.TemporaryDirectory() as folder, serving(Path(folder)) as served:
+            good = run(served, attacks, args.seconds, args.quick)
+    return 0 if good or not args.check else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
