@@ -15,7 +15,7 @@ from litestar.openapi import OpenAPIConfig
 from litestar.openapi.plugins import SwaggerRenderPlugin
 
 from eventstore import EventStore
-from service.api import headers, logs
+from service.api import bodies, headers, logs
 from service.api.apidoc import StrictStructs
 from service.api.games import BoardController, GameController, MetaController
 from service.api.limits import Limits, cors_config
@@ -46,7 +46,7 @@ def create_app(settings: Settings | None = None, store: EventStore | None = None
             "queries": Provide(lambda: queries, use_cache=True, sync_to_thread=False),
         },
         exception_handlers={Exception: handle},
-        middleware=[],
+        middleware=[bodies.check_bodies],
         request_max_body_size=settings.max_body_bytes,
         cors_config=cors_config(settings),
         state=State({"limits": Limits(settings), "queries": queries}),
