@@ -15,14 +15,14 @@ from litestar.openapi import OpenAPIConfig
 from litestar.openapi.plugins import SwaggerRenderPlugin
 
 from eventstore import EventStore
-from service.api import headers, logs
+from service.api import bodies, headers, logs
 from service.api.apidoc import finish, strict_structs
 from service.api.games import BoardController, GameController, MetaController
 from service.api.limits import Limits, cors_config
 from service.api.problems import handle
 from service.api.tournament import TournamentController
 from service.core import clocks
-from service.core import commands as bodies
+from service.core import commands as command_bodies
 from service.settings import Settings
 from service.store import open_store
 from service.usecases.sweeper import Sweeper
@@ -48,7 +48,7 @@ def create_app(settings: Settings | None = None, store: EventStore | None = None
             "queries": Provide(lambda: queries, use_cache=True, sync_to_thread=False),
         },
         exception_handlers={Exception: handle},
-        middleware=[],
+        middleware=[bodies.check_bodies],
         request_max_body_size=settings.max_body_bytes,
         cors_config=cors_config(settings),
         state=State({"limits": Limits(settings), "queries": queries}),
@@ -65,7 +65,7 @@ def create_app(settings: Settings | None = None, store: EventStore | None = None
         logging_config=None,
         debug=False,
     )
-    finish(app.openapi_schema, strict_structs(bodies, clocks))
+    finish(app.openapi_schema, strict_structs(command_bodies, clocks))
     # Around the whole app, not as route middleware: a request to an unknown path is logged
     # and answered with an X-Request-ID and the security headers like every other.
     app.asgi_handler = logs.log_requests(headers.secure(app.asgi_handler))

@@ -45,8 +45,8 @@ from service.usecases.replies import (
 MAX_RECORD_BYTES = 32 * 1024 * 1024
 VIEWER_PAGE = Path(__file__).parent.parent / "static" / "viewer.html"
 READ = problems(400, 401, 404)
-WRITE = problems(400, 401, 403, 404, 409, 413, 422, 429)
-CREATE = problems(400, 413, 422, 429)
+WRITE = problems(400, 401, 403, 404, 409, 413, 415, 422, 429)
+CREATE = problems(400, 413, 415, 422, 429)
 
 
 class MetaController(Controller):

@@ -7,6 +7,7 @@ its problem; anything else is a logged 500.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import structlog
@@ -17,6 +18,8 @@ from domain.model import BadSetup, GameError, GameOver, IllegalMove, NotYourTurn
 from service.core.refusal import Refusal, refuse
 
 PROBLEM_BASE = "https://tabula.dev/problems/"
+ECHO_CHARS, DETAIL_CHARS = 100, 4000  # see ``shortened``
+LONG_RUN = re.compile(r"\S{" + str(ECHO_CHARS + 1) + ",}")
 MEDIA_TYPE = "application/problem+json"
 
 PROBLEMS: dict[str, tuple[int, str]] = {
@@ -35,6 +38,7 @@ PROBLEMS: dict[str, tuple[int, str]] = {
     "waiting-for-chance": (409, "Waiting for a chance outcome"),
     "nothing-to-undo": (409, "Nothing to undo"),
     "payload-too-large": (413, "Request body too large"),
+    "unsupported-media-type": (415, "Writes take application/json"),
     "bad-setup": (422, "Bad game setup"),
     "illegal-move": (422, "Illegal move"),
     "invalid-record": (422, "Invalid game record"),
@@ -59,7 +63,7 @@ def problem_response(request: Request[Any, Any, Any], error: Refusal) -> Respons
         "type": PROBLEM_BASE + error.slug,
         "title": title,
         "status": status,
-        "detail": error.detail,
+        "detail": shortened(error.detail),
         "instance": request.url.path,
         **error.extra,
     }
@@ -67,6 +71,16 @@ def problem_response(request: Request[Any, Any, Any], error: Refusal) -> Respons
         {"Retry-After": str(error.extra["retry_after"])} if "retry_after" in error.extra else {}
     )
     return Response(body, status_code=status, media_type=MEDIA_TYPE, headers=headers)
+
+
+def shortened(detail: str) -> str:
+    """A detail whose echoes of the caller's input are cut short: every run of more than
+    ``ECHO_CHARS`` non-blank characters (a 60,000-character move id, twice) and the whole
+    beyond ``DETAIL_CHARS``, each to its start and an ellipsis."""
+    if len(detail) <= ECHO_CHARS:
+        return detail
+    detail = LONG_RUN.sub(lambda run: run[0][:ECHO_CHARS] + "\u2026", detail)
+    return detail if len(detail) <= DETAIL_CHARS else detail[:DETAIL_CHARS] + "\u2026"
 
 
 def translate(error: Exception) -> Refusal:

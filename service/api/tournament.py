@@ -31,7 +31,7 @@ class TournamentController(Controller):
         operation_id="createBatch",
         sync_to_thread=True,
         before_request=write_limit,
-        responses=problems(400, 413, 422),
+        responses=problems(400, 413, 415, 422),
     )
     def create_batch(self, data: JSONBody[CreateBatch], commands: CommandsDep) -> BatchCreated:
         """Create a round of tables at once: every table is checked before any is created."""

@@ -202,3 +202,157 @@ def test_batch_whose_games_is_not_a_list_is_400(api: TestClient[Any], games: Any
     reply = api.post("/games/batch", json={"games": games})
     expect_problem(reply, 400, "validation-failed", "$.games")
     assert api.get("/games").json()["games"] == []
+
+
+# --- bodies: JSON only, not too deep, no repeated keys (service/api/bodies.py) ----------------
+
+JSON_HEADERS = {"content-type": "application/json"}
+
+
+def write_routes(api: TestClient[Any]) -> list[tuple[str, dict[str, str]]]:
+    """Every route that takes a JSON body, on a real game, with the referee's token."""
+    created = create(api)
+    referee = auth(created["tokens"]["referee"])
+    game = f"/games/{created['id']}"
+    routes = ["/games", "/games/batch", "/games/import"]
+    routes += [f"{game}/{route}" for route in ("moves", "undo", "chance", "adjudicate")]
+    return [(route, referee) for route in routes]
+
+
+def nested(depth: int) -> bytes:
+    """A JSON text nesting ``depth`` arrays and objects, alternately."""
+    opening = b"".join(b"[" if level % 2 else b'{"a":' for level in range(depth))
+    closing = b"".join(b"]" if level % 2 else b"}" for level in reversed(range(depth)))
+    return opening + b"1" + closing
+
+
+def stored_counts(api: TestClient[Any]) -> list[tuple[str, int]]:
+    return [(game["id"], game["version"]) for game in api.get("/games").json()["games"]]
+
+
+@pytest.mark.parametrize("depth", [65, 950, 10_000])
+def test_too_deep_bodies_are_400_on_every_json_route(api: TestClient[Any], depth: int) -> None:
+    routes = write_routes(api)
+    before = stored_counts(api)
+    for route, headers in routes:
+        for body in (nested(depth), b"[" * depth + b"]" * depth):
+            reply = api.post(route, content=body, headers=JSON_HEADERS | headers)
+            expect_problem(reply, 400, "malformed-request", "deeper than 64 levels")
+    assert stored_counts(api) == before
+
+
+def test_64_levels_are_fine_and_brackets_in_strings_do_not_count(api: TestClient[Any]) -> None:
+    options = b'{"ruleset": "race35", "seats": [{}, {}], "options": ' + nested(63) + b"}"
+    reply = api.post("/games", content=options, headers=JSON_HEADERS)
+    expect_problem(reply, 422, "bad-setup", "unknown option 'a'")  # decoded: 64 levels in all
+    too_deep = b'{"ruleset": "race35", "seats": [{}, {}], "options": ' + nested(64) + b"}"
+    reply = api.post("/games", content=too_deep, headers=JSON_HEADERS)
+    expect_problem(reply, 400, "malformed-request", "deeper than 64 levels")
+    name = '\\"[{' * 300 + "\\\\"  # brackets and escaped quotes inside a string
+    body = '{"ruleset": "race35", "seats": [{"name": "' + name + '"}, {"name": "]}"}]}'
+    reply = api.post("/games", content=body.encode(), headers=JSON_HEADERS)
+    assert reply.status_code == 201, reply.text
+    game = api.get(f"/games/{reply.json()['id']}").json()
+    assert game["seats"][0]["name"] == '"[{' * 300 + "\\"
+
+
+def test_unbalanced_brackets_are_400(api: TestClient[Any]) -> None:
+    for body in (b"[" * 5000, b'{"a": ' + b"[" * 100 + b"]" * 99 + b"}"):
+        reply = api.post("/games", content=body, headers=JSON_HEADERS)
+        expect_problem(reply, 400, "malformed-request")
+    assert api.get("/games").json()["games"] == []
+
+
+@pytest.mark.parametrize(
+    "content_type",
+    [
+        None,
+        "text/plain",
+        "text/plain;charset=UTF-8",
+        "application/x-www-form-urlencoded",
+        "multipart/form-data; boundary=x",
+        "application/jsonp",
+        "text/json",
+        "application/xml",
+    ],
+)
+def test_writes_that_are_not_json_are_415(api: TestClient[Any], content_type: str | None) -> None:
+    routes = write_routes(api)
+    before = stored_counts(api)
+    body = b'{"ruleset": "race35", "seats": [{}, {}]}'
+    for route, headers in routes:
+        if content_type is not None:
+            headers = headers | {"content-type": content_type}
+        reply = api.post(route, content=body, headers=headers)
+        given = repr(content_type) if content_type else "none"
+        expect_problem(reply, 415, "unsupported-media-type", "application/json", given)
+    assert stored_counts(api) == before
+
+
+@pytest.mark.parametrize(
+    "content_type",
+    [
+        "application/json",
+        "application/json; charset=utf-8",
+        "Application/JSON",
+        "application/problem+json",
+        "application/vnd.tabula+json; version=1",
+    ],
+)
+def test_json_content_types_are_taken(api: TestClient[Any], content_type: str) -> None:
+    body = b'{"ruleset": "race35", "seats": [{}, {}]}'
+    reply = api.post("/games", content=body, headers={"content-type": content_type})
+    assert reply.status_code == 201, reply.text
+
+
+def test_reads_need_no_content_type(api: TestClient[Any]) -> None:
+    created = create(api)
+    reply = api.get(f"/games/{created['id']}", headers={"content-type": "text/plain"})
+    assert reply.status_code == 200
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        b'{"move": "fly", "move": "roll"}',
+        b'{"move": "roll", "expected_version": 1, "expected_version": 1}',
+        b'{"move": "roll", "mo\\u0076e": "roll"}',  # the same key, spelt with an escape
+        b'{"steps": [{"piece": "red-1", "from": "track:1", "to": "track:2", "to": "x"}]}',
+    ],
+)
+def test_repeated_keys_are_400(api: TestClient[Any], body: bytes) -> None:
+    created = create(api)
+    headers = JSON_HEADERS | auth(created["tokens"]["seats"][0])
+    reply = api.post(f"/games/{created['id']}/moves", content=body, headers=headers)
+    expect_problem(reply, 400, "malformed-request", "repeats the key")
+    assert versions(api, created["id"]) == created["version"]
+
+
+def test_a_repeated_key_is_named_and_siblings_may_share_keys(api: TestClient[Any]) -> None:
+    body = b'{"ruleset": "race35", "seats": [{"name": "A"}, {"name": "B", "name": "C"}]}'
+    reply = api.post("/games", content=body, headers=JSON_HEADERS)
+    expect_problem(reply, 400, "malformed-request", "repeats the key 'name'")
+    body = b'{"ruleset": "race35", "seats": [{"name": "A"}, {"name": "B"}], "tags": {"name": "x"}}'
+    assert api.post("/games", content=body, headers=JSON_HEADERS).status_code == 201
+
+
+def test_an_echoed_long_move_id_is_cut_short(api: TestClient[Any]) -> None:
+    created = create(api)
+    headers = auth(created["tokens"]["seats"][0])
+    reply = api.post(f"/games/{created['id']}/moves", json={"move": "x" * 60_000}, headers=headers)
+    problem = expect_problem(reply, 422, "illegal-move", "'" + "x" * 99 + "\u2026")
+    assert len(problem["detail"]) < 400 and len(reply.content) < 1000
+    spaced = "x " * 30_000
+    reply = api.post(f"/games/{created['id']}/moves", json={"move": spaced}, headers=headers)
+    problem = expect_problem(reply, 422, "illegal-move")
+    assert len(problem["detail"]) <= 4001 and problem["detail"].endswith("\u2026")
+
+
+@pytest.mark.parametrize("last_event_id", [b"1\xb2", b"\xd9\xa3", b"-1", b"1 2", b""])
+def test_a_last_event_id_that_is_not_ascii_digits_is_400(
+    api: TestClient[Any], last_event_id: bytes
+) -> None:
+    created = create(api)
+    headers = {b"Last-Event-ID": last_event_id}  # raw bytes: sent as they are
+    reply = api.get(f"/games/{created['id']}/events/stream", headers=headers)
+    expect_problem(reply, 400, "validation-failed", "Last-Event-ID")
