@@ -312,6 +312,107 @@ def idle_streams(target: Target, stop: threading.Event) -> Seen:
     return seen
 
 
+RECORD_EVENTS = 19_000  # a record just under the default max_record_events (about 6.4 MB)
+
+
+def requests_in_threads(
+    target: Target,
+    threads: int,
+    stop: threading.Event,
+    one: Callable[[http.client.HTTPConnection], str],
+) -> Seen:
+    """``threads`` keep-alive clients each calling ``one`` (a request; its outcome) until
+    ``stop``; each outcome with the seconds it took."""
+    seen = Seen()
+
+    def client() -> None:
+        conn: http.client.HTTPConnection | None = None
+        while not stop.is_set():
+            conn = conn or http.client.HTTPConnection(target.host, target.port, timeout=60)
+            began = time.monotonic()
+            try:
+                outcome = one(conn)
+            except (OSError, http.client.HTTPException):
+                outcome = "closed"
+                conn.close()
+                conn = None
+            seen.add(outcome, 0, time.monotonic() - began)
+        if conn is not None:
+            conn.close()
+
+    workers = [threading.Thread(target=client, daemon=True) for _ in range(threads)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    return seen
+
+
+def call(
+    conn: http.client.HTTPConnection, method: str, path: str, body: bytes | None = None
+) -> tuple[int, bytes]:
+    """One request on ``conn``: its status and body."""
+    headers = {"Content-Type": "application/json"} if body is not None else {}
+    conn.request(method, path, body=body, headers=headers)
+    reply = conn.getresponse()
+    return reply.status, reply.read()
+
+
+def big_record() -> bytes:
+    """A valid record of a finished game of RECORD_EVENTS events."""
+    from tests.big_record import big_record_bytes
+
+    return big_record_bytes(RECORD_EVENTS)
+
+
+def import_flood(target: Target, stop: threading.Event) -> Seen:
+    """Eight clients importing the largest record the defaults accept, over and over."""
+    record = big_record()
+    return requests_in_threads(
+        target, 8, stop, lambda c: str(call(c, "POST", "/games/import", record)[0])
+    )
+
+
+def audit_loop(target: Target, stop: threading.Event) -> Seen:
+    """Four clients reading the audit of one long finished game (imported first), over and
+    over."""
+    record, game = big_record(), None
+    conn = http.client.HTTPConnection(target.host, target.port, timeout=60)
+    while game is None and not stop.is_set():
+        status, body = call(conn, "POST", "/games/import", record)
+        if status == 201:
+            game = json.loads(body)["id"]
+        else:
+            stop.wait(1)
+    conn.close()
+    path = f"/games/{game}/audit"
+    return requests_in_threads(target, 4, stop, lambda c: str(call(c, "GET", path)[0]))
+
+
+def creation_flood(target: Target, stop: threading.Event) -> Seen:
+    """Sixteen clients creating games as fast as they are answered."""
+    body = b'{"ruleset": "race35", "seats": [{}, {}]}'
+    return requests_in_threads(target, 16, stop, lambda c: str(call(c, "POST", "/games", body)[0]))
+
+
+def bogus_tokens(target: Target, stop: threading.Event) -> Seen:
+    """Eight clients writing to one game, each request with a new made-up token."""
+    conn = http.client.HTTPConnection(target.host, target.port, timeout=60)
+    _, body = call(conn, "POST", "/games", b'{"ruleset": "race35", "seats": [{}, {}]}')
+    conn.close()
+    path, serial = f"/games/{json.loads(body)['id']}/moves", iter(range(10**9))
+
+    def one(c: http.client.HTTPConnection) -> str:
+        token = f"junk{next(serial)}"
+        headers = {"Content-Type": "application/json", "Authorization": f"Bearer {token}"}
+        c.request("POST", path, body=b'{"move": "roll"}', headers=headers)
+        reply = c.getresponse()
+        reply.read()
+        return str(reply.status)
+
+    return requests_in_threads(target, 8, stop, one)
+
+
 # Each attack, in the order printed. Other attacks (stream slots, idle streams, deep JSON,
 # imports and audits, creation floods) go here too.
 ATTACKS: list[Attack] = [
@@ -323,6 +424,10 @@ ATTACKS: list[Attack] = [
     Attack("slow head", slow_head, min_seconds=12.0),
     Attack("stream slot leak", stream_slot_leak),
     Attack("idle streams", idle_streams, min_seconds=10.0),
+    Attack("audit loop", audit_loop, min_seconds=8.0),
+    Attack("import flood", import_flood),
+    Attack("creation flood", creation_flood),
+    Attack("bogus tokens", bogus_tokens),
 ]
 
 

@@ -34,6 +34,8 @@ def server(
 
     Given ``url``, use the server already running there instead (pid 0). Given
     ``database_url``, the server runs on that PostgreSQL database instead of the file.
+    The server creates games without a budget (``TABULA_CREATE_RATE=0``): the benchmarks
+    create them as fast as they can, which is what the budget is there to stop.
     """
     if url is not None:
         yield url, 0
@@ -41,6 +43,7 @@ def server(
     port = free_port()
     env = os.environ | {"TABULA_LOG_LEVEL": "warning", "TABULA_SYNCHRONOUS": synchronous}
     env["TABULA_DATABASE_URL"] = database_url
+    env["TABULA_CREATE_RATE"] = "0"
     command = [sys.executable, "-m", "service", "--port", str(port), "--database", str(database)]
     process = subprocess.Popen(command, cwd=ROOT, env=env)
     url = f"http://127.0.0.1:{port}"

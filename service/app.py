@@ -18,7 +18,7 @@ from eventstore import EventStore
 from service.api import bodies, headers, logs
 from service.api.apidoc import finish, strict_structs
 from service.api.games import BoardController, GameController, MetaController
-from service.api.limits import Limits, cors_config
+from service.api.limits import Limits, cors_config, import_limits
 from service.api.problems import handle
 from service.api.tournament import TournamentController
 from service.core import clocks
@@ -48,7 +48,7 @@ def create_app(settings: Settings | None = None, store: EventStore | None = None
             "queries": Provide(lambda: queries, use_cache=True, sync_to_thread=False),
         },
         exception_handlers={Exception: handle},
-        middleware=[bodies.check_bodies],
+        middleware=[import_limits, bodies.check_bodies],
         request_max_body_size=settings.max_body_bytes,
         cors_config=cors_config(settings),
         state=State({"limits": Limits(settings), "queries": queries}),

@@ -29,6 +29,13 @@ class Settings(msgspec.Struct, frozen=True):
     Memory: ``max_live_games`` games are kept in memory as projections; beyond it the least
     recently used are forgotten and loaded again (from their latest snapshot) when next used.
 
+    Costly work, per caller (the client address; the write limit keys on the verified caller):
+    ``create_rate`` games created a second with bursts of ``create_burst`` (a batch counts each
+    table), ``import_rate`` imports a second with bursts of ``import_burst``, and at most
+    ``import_concurrency`` imports judged at once in all (each 429 with Retry-After; a rate of
+    0 turns its limit off). An import is at most ``max_record_bytes`` of JSON and
+    ``max_record_events`` events (413).
+
     Protocol (``service.http_limits``): a request head (request line and headers) is at most
     ``max_head_bytes`` and ``max_header_lines`` lines (431) and complete within
     ``head_timeout`` seconds; a body arrives at ``body_min_rate`` bytes a second after a grace
@@ -50,6 +57,13 @@ class Settings(msgspec.Struct, frozen=True):
     write_burst: int = 30
     cors_origins: str = ""
     max_live_games: int = 10_000
+    create_rate: float = 1.0
+    create_burst: int = 60
+    import_rate: float = 0.1
+    import_burst: int = 10
+    import_concurrency: int = 1
+    max_record_bytes: int = 8 * 1024 * 1024
+    max_record_events: int = 20_000
     idempotency_ttl: float = 86_400.0
     max_head_bytes: int = 16 * 1024
     max_header_lines: int = 100

@@ -10,7 +10,7 @@ from typing import Annotated, Literal
 
 from litestar import Controller, MediaType, Response, get, post
 from litestar.params import FromQuery, JSONBody, QueryParameter
-from litestar.response import ServerSentEvent, ServerSentEventMessage
+from litestar.response import ServerSentEvent, ServerSentEventMessage, Stream
 
 from domain.registry import RULESETS, GameView
 from service.api.apidoc import AlsoNdjson, CreatedLinks, LegalMovesLinks, PlayedLinks, problems
@@ -25,7 +25,8 @@ from service.api.deps import (
     limits_of,
     referee_only,
 )
-from service.api.limits import write_limit
+from service.api.documents import document, json_stream
+from service.api.limits import IMPORT, create_limit, write_limit
 from service.api.streams import closing, stream_slot
 from service.core.commands import CreateGame, PlayMove, PostChance, Undo
 from service.core.refusal import refuse
@@ -42,7 +43,6 @@ from service.usecases.replies import (
     RuleSetList,
 )
 
-MAX_RECORD_BYTES = 32 * 1024 * 1024
 VIEWER_PAGE = Path(__file__).parent.parent / "static" / "viewer.html"
 READ = problems(400, 401, 404)
 WRITE = problems(400, 401, 403, 404, 409, 413, 415, 422, 429)
@@ -77,12 +77,13 @@ class GameController(Controller):
         "/",
         operation_id="createGame",
         sync_to_thread=True,
-        before_request=write_limit,
+        before_request=create_limit,
         responses=CREATE,
         operation_class=CreatedLinks,
     )
     def create(self, data: JSONBody[CreateGame], commands: CommandsDep) -> Created:
-        """Create a game; the reply holds the only copy of its tokens."""
+        """Create a game; the reply holds the only copy of its tokens. Each client address
+        has a budget of creations (429 with Retry-After over it)."""
         return commands.create(data)
 
     @get(
@@ -207,34 +208,42 @@ class GameController(Controller):
         "/{game_id:str}/audit",
         operation_id="audit",
         sync_to_thread=True,
-        responses=problems(400, 401, 403, 404),
+        responses=document(Audit) | problems(400, 401, 403, 404),
     )
-    def audit(self, game_id: GameId, request: AnyRequest, queries: QueriesDep) -> Audit:
-        """The full log with hashes and the seed once revealed, and its verification."""
-        return queries.audit(game_id, bearer(request))
+    def audit(self, game_id: GameId, request: AnyRequest, queries: QueriesDep) -> Stream:
+        """The full log with hashes and the seed once revealed, and its verification (computed
+        once per version of the game); streamed."""
+        return json_stream(queries.audit(game_id, bearer(request)))
 
     @get(
         "/{game_id:str}/export",
         operation_id="exportGame",
         sync_to_thread=True,
-        responses=problems(400, 401, 403, 404),
+        responses=document(GameRecord) | problems(400, 401, 403, 404),
     )
-    def export(self, game_id: GameId, request: AnyRequest, queries: QueriesDep) -> GameRecord:
-        """The self-contained game record."""
-        return queries.export(game_id, bearer(request))
+    def export(self, game_id: GameId, request: AnyRequest, queries: QueriesDep) -> Stream:
+        """The self-contained game record; streamed."""
+        return json_stream(queries.export(game_id, bearer(request)))
 
     @post(
         "/import",
         operation_id="importGame",
         sync_to_thread=True,
-        request_max_body_size=MAX_RECORD_BYTES,
+        request_max_body_size=None,  # import_limits enforces max_record_bytes
         before_request=write_limit,
+        opt={IMPORT: True},
         responses=CREATE,
         operation_class=CreatedLinks,
     )
-    def import_game(self, data: JSONBody[GameRecord], commands: CommandsDep) -> Created:
+    def import_game(
+        self, data: JSONBody[GameRecord], request: AnyRequest, commands: CommandsDep
+    ) -> Created:
         """Judge a record again, event by event; store it as a new game or name its first
-        bad event."""
+        bad event. At most ``max_record_bytes`` and ``max_record_events`` (413); imports have
+        a budget per client and a number at once (429, see ``limits.import_limits``)."""
+        largest = limits_of(request).settings.max_record_events
+        if len(data.events) > largest:
+            raise refuse("payload-too-large", f"a game record may have at most {largest:,} events")
         return commands.import_record(data)
 
     @get(

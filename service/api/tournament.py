@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from litestar import Controller, get, post
 from litestar.params import FromQuery, JSONBody
+from litestar.response import Stream
 
 from service.api.apidoc import problems
 from service.api.deps import (
@@ -14,10 +15,12 @@ from service.api.deps import (
     IdempotencyKey,
     QueriesDep,
     bearer,
+    limits_of,
     referee_only,
 )
+from service.api.documents import document, json_stream
 from service.api.games import WRITE
-from service.api.limits import write_limit
+from service.api.limits import client_of, write_limit
 from service.core.commands import Adjudicate, CreateBatch
 from service.usecases import tournament
 from service.usecases.replies import BatchCreated, Played
@@ -31,10 +34,14 @@ class TournamentController(Controller):
         operation_id="createBatch",
         sync_to_thread=True,
         before_request=write_limit,
-        responses=problems(400, 413, 415, 422),
+        responses=problems(400, 413, 415, 422, 429),
     )
-    def create_batch(self, data: JSONBody[CreateBatch], commands: CommandsDep) -> BatchCreated:
-        """Create a round of tables at once: every table is checked before any is created."""
+    def create_batch(
+        self, data: JSONBody[CreateBatch], request: AnyRequest, commands: CommandsDep
+    ) -> BatchCreated:
+        """Create a round of tables at once: every table is checked before any is created.
+        Each table counts against the client's creation budget (429 with Retry-After)."""
+        limits_of(request).check_create(client_of(request), max(len(data.games), 1))
         return commands.create_batch(data)
 
     @post(
@@ -67,7 +74,13 @@ class TournamentController(Controller):
         """Wins per player name over the finished games with ``tag``, ties by pieces home."""
         return queries.standings(tag)
 
-    @get("/archive", operation_id="archive", sync_to_thread=True, responses=problems(400))
-    def archive(self, queries: QueriesDep, tag: FromQuery[str | None] = None) -> tournament.Archive:
-        """The records of the finished games with ``tag``, verifiable offline as one file."""
-        return queries.archive(tag)
+    @get(
+        "/archive",
+        operation_id="archive",
+        sync_to_thread=True,
+        responses=document(tournament.Archive) | problems(400),
+    )
+    def archive(self, queries: QueriesDep, tag: FromQuery[str | None] = None) -> Stream:
+        """The records of the finished games with ``tag``, verifiable offline as one file;
+        streamed."""
+        return json_stream(queries.archive(tag))

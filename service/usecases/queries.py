@@ -6,6 +6,7 @@ sees everything, and a finished game is public in full.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import msgspec
@@ -15,7 +16,7 @@ from domain.registry import GameView
 from domain.replay import Replay
 from eventstore import StoredEvent
 from service import board
-from service.core.refusal import refuse
+from service.core.refusal import Refusal, refuse
 from service.usecases import records, tournament
 from service.usecases.replies import EventPage, GameSummary, LegalMoves, Played
 from service.usecases.repository import Game, Repository
@@ -28,6 +29,9 @@ class Queries:
     def __init__(self, games: Repository) -> None:
         self.games = games
         self.store = games.store
+        self.verifications: records.Kept[tuple[str, int], records.Verification]
+        self.verifications = records.Kept(records.VERIFICATIONS_KEPT)
+        self.documents = records.Documents()
 
     def state(self, game_id: str, token: str | None, at: int | None = None) -> GameView:
         """The state after event ``at`` (the current one without ``at``) as the caller sees it."""
@@ -79,21 +83,49 @@ class Queries:
         """Wins per player name over the finished games with ``tag``, ties by pieces home."""
         return tournament.standings(tag, self.results("finished", tag=tag))
 
-    def archive(self, tag: str | None) -> tournament.Archive:
-        """The records of the finished games with ``tag``."""
+    def archive(self, tag: str | None) -> Iterator[bytes]:
+        """The records of the finished games with ``tag``, as one JSON document in pieces
+        (one page of one game's events at a time)."""
         return tournament.archive(self.games, tournament.listed(self.games, "finished", tag=tag))
 
-    def audit(self, game_id: str, token: str | None) -> records.Audit:
-        """The full log with hashes and the seed once revealed, and its verification."""
+    def audit(self, game_id: str, token: str | None) -> Iterator[bytes]:
+        """The full log with hashes and the seed once revealed, and its verification, as one
+        JSON document in pieces. The verification of the game at its version now is computed
+        once (a log up to a version never changes), before the first piece; a finished game's
+        document is kept whole (within ``Documents``' budget), any other's events are read a
+        page at a time as the pieces are taken."""
         with self.games.open(game_id) as game:
             check_may_see_all(game, game.role(token))
-            return records.audit(game, self.store)
+            head, version, finished = records.audit_head(game), game.version, game.finished
+            seed, chance = game.secrets.seed, game.created.chance
 
-    def export(self, game_id: str, token: str | None) -> records.GameRecord:
-        """The self-contained game record."""
+        def make() -> Iterator[bytes]:
+            verification = self.verifications.get(
+                (game_id, version),
+                lambda: records.verify_stored(self.store, game_id, version, seed, chance),
+            )
+            return records.streamed_audit(head, self.store, version, verification)
+
+        return self.documents.get(("audit", game_id, version), make) if finished else make()
+
+    def export(self, game_id: str, token: str | None) -> Iterator[bytes]:
+        """The self-contained game record, as one JSON document in pieces (a finished game's
+        kept whole, like its audit)."""
         with self.games.open(game_id) as game:
             check_may_see_all(game, game.role(token))
-            return records.export(game, self.store)
+            version, finished = game.version, game.finished
+            pieces = records.streamed_record(game, self.store)
+        return (
+            self.documents.get(("export", game_id, version), lambda: pieces) if finished else pieces
+        )
+
+    def caller(self, game_id: str, token: str) -> Viewer:
+        """Who ``token`` is in a game: a seat or the referee, or None when it is no token of
+        the game or there is no such game (never refused: the write limit keys on it)."""
+        try:
+            return self.games.cached(game_id).role(token)
+        except Refusal:
+            return None
 
     def board_svg(self, game_id: str, at: int | None) -> str:
         """The board after event ``at`` (the current one without ``at``) as SVG."""

@@ -8,7 +8,7 @@ from typing import Any
 import msgspec
 
 from eventstore import StreamInfo
-from service.usecases.records import GameRecord, export
+from service.usecases.records import GameRecord, streamed_record
 from service.usecases.replies import GameSummary
 from service.usecases.repository import Repository
 
@@ -97,14 +97,29 @@ def standings(tag: str | None, finished: list[GameSummary]) -> Standings:
     return Standings(tag, rows)
 
 
-def archive(games: Repository, selected: list[dict[str, Any]]) -> Archive:
-    """The records of the selected finished games."""
-    records = []
+def archive(games: Repository, selected: list[dict[str, Any]]) -> Iterator[bytes]:
+    """The records of the selected finished games as one ``Archive`` document in pieces, a
+    page of one game's events at a time (each record ends at the version it had when its
+    turn came)."""
+    yield b'{"records":['
+    separator = b""
     for summary in selected:
         with games.glance(summary["id"]) as game:
-            if game.finished:
-                records.append(export(game, games.store))
-    return Archive(records)
+            if not game.finished:
+                continue
+            pieces = streamed_record(game, games.store)
+        for piece in pieces:
+            yield separator + piece
+            separator = b""
+        separator = b","
+    yield b"]," + msgspec.json.encode(ArchiveTail())[1:]
+
+
+class ArchiveTail(msgspec.Struct, frozen=True):
+    """An archive's fields after its records (in ``Archive``'s order)."""
+
+    format: str = ARCHIVE_FORMAT
+    format_version: int = 1
 
 
 def ndjson(rows: list[GameSummary]) -> bytes:

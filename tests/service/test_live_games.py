@@ -80,3 +80,27 @@ def test_listing_every_game_leaves_the_games_in_memory_as_they_were(tmp_path: Pa
         assert [row.id for row in listed] == [hot[0], *(game_id for game_id, _ in others)]
         with games.open(hot[0]) as game:
             assert listed[0].version == game.version
+
+
+def test_timed_games_count_against_max_live_games_and_run_out_all_the_same(
+    tmp_path: Path,
+) -> None:
+    """Issue 16: timed games used to stay in memory whatever ``max_live_games`` said; they are
+    forgotten like any other now, and the store's deadlines still time every one of them out."""
+    clock = [datetime.now(UTC)]
+    with SqliteEventStore(tmp_path / "t.db", synchronous="OFF") as store:
+        games = Games(store, max_live=5, now=lambda: clock[0])
+        timed = []
+        for _ in range(40):
+            game_id, _ = create(games, "race35", clock={"total": 600, "on_timeout": "forfeit"})
+            timed.append(game_id)
+            assert games.live() <= 5
+        assert games.commands.enforce_due() == 0
+        clock[0] += timedelta(minutes=11)
+        assert games.commands.enforce_due() == 40
+        assert games.live() <= 5
+        for game_id in timed:
+            with games.open(game_id) as game:
+                assert game.finished
+            assert games.live() <= 5
+        assert store.due("9999-12-31T00:00:00.000000Z") == []  # no deadline left
