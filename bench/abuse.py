@@ -389,6 +389,13 @@ def audit_loop(target: Target, stop: threading.Event) -> Seen:
     return requests_in_threads(target, 4, stop, lambda c: str(call(c, "GET", path)[0]))
 
 
+def request_flood(target: Target, stop: threading.Event) -> Seen:
+    """Sixteen clients sending ``GET /health`` as fast as they are answered: what a flood of
+    the cheapest request costs (a calibration for the floods below, which the app can answer
+    with a cheap 429 but not make cheaper than this)."""
+    return requests_in_threads(target, 16, stop, lambda c: str(call(c, "GET", "/health")[0]))
+
+
 def creation_flood(target: Target, stop: threading.Event) -> Seen:
     """Sixteen clients creating games as fast as they are answered."""
     body = b'{"ruleset": "race35", "seats": [{}, {}]}'
@@ -398,8 +405,12 @@ def creation_flood(target: Target, stop: threading.Event) -> Seen:
 def bogus_tokens(target: Target, stop: threading.Event) -> Seen:
     """Eight clients writing to one game, each request with a new made-up token."""
     conn = http.client.HTTPConnection(target.host, target.port, timeout=60)
-    _, body = call(conn, "POST", "/games", b'{"ruleset": "race35", "seats": [{}, {}]}')
+    status, body = call(conn, "POST", "/games", b'{"ruleset": "race35", "seats": [{}, {}]}')
+    while status == 429 and not stop.wait(1):  # an attack before spent the address's budget
+        status, body = call(conn, "POST", "/games", b'{"ruleset": "race35", "seats": [{}, {}]}')
     conn.close()
+    if status != 201:
+        return Seen()
     path, serial = f"/games/{json.loads(body)['id']}/moves", iter(range(10**9))
 
     def one(c: http.client.HTTPConnection) -> str:
@@ -424,8 +435,9 @@ ATTACKS: list[Attack] = [
     Attack("slow head", slow_head, min_seconds=12.0),
     Attack("stream slot leak", stream_slot_leak),
     Attack("idle streams", idle_streams, min_seconds=10.0),
-    Attack("audit loop", audit_loop, min_seconds=8.0),
+    Attack("audit loop", audit_loop, min_seconds=15.0),
     Attack("import flood", import_flood),
+    Attack("request flood", request_flood),
     Attack("creation flood", creation_flood),
     Attack("bogus tokens", bogus_tokens),
 ]

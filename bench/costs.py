@@ -1,0 +1,148 @@
+"""What costly public work costs the server (issue 16, items 8 and 9): an import of a long
+record, eight at once, the first and a second audit of the imported game, its export, and 16
+clients creating games for 5 s; the server's time, CPU and RSS (peak).
+
+The server is ``python -m service`` over a fresh SQLite file, from this tree or from
+``--root`` (another checkout, for the figures before a change:
+``git archive <rev> | tar -x -C /tmp/before`` then ``--root /tmp/before``), with default
+settings. The record is ``tests/big_record.py``'s: a finished sorry game made long by undo
+loops, ``--events`` events (19,000 by default, about 6.4 MB: just under the default
+``max_record_events``; 87,000 make the 30 MB record of the issue).
+
+Run ``python bench/costs.py [--events 19000] [--root DIR]``.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+if Path(sys.path[0]).resolve() == ROOT / "bench":
+    sys.path[0] = str(ROOT)  # as a script, this folder would shadow the project's packages
+
+import argparse  # noqa: E402
+import os  # noqa: E402
+import subprocess  # noqa: E402
+import tempfile  # noqa: E402
+import threading  # noqa: E402
+import time  # noqa: E402
+from collections import Counter  # noqa: E402
+from collections.abc import Callable  # noqa: E402
+from concurrent.futures import ThreadPoolExecutor  # noqa: E402
+from typing import TypeVar  # noqa: E402
+
+import httpx  # noqa: E402
+
+from bench.harness import cpu_seconds, free_port, rss_kib, wait_until_up  # noqa: E402
+from tests.big_record import big_record_bytes  # noqa: E402
+
+JSON = {"Content-Type": "application/json"}
+T = TypeVar("T")
+
+
+def peak_kib(pid: int) -> int:
+    """The server's peak RSS so far (VmHWM), KiB."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1])
+    raise RuntimeError(f"no VmHWM for pid {pid}")
+
+
+def post_import(url: str, record: bytes) -> str:
+    """One import: its status, or ``closed`` when the server closed the connection first."""
+    try:
+        return str(
+            httpx.post(f"{url}/games/import", content=record, headers=JSON, timeout=600).status_code
+        )
+    except httpx.HTTPError:
+        return "closed"
+
+
+def timed(pid: int, what: str, call: Callable[[], T]) -> T:
+    """Run ``call()``, printing its wall and the server's CPU seconds, and the server's RSS."""
+    cpu, began = cpu_seconds(pid), time.perf_counter()
+    result = call()
+    wall = time.perf_counter() - began
+    print(
+        f"{what:<34} {wall:6.2f} s, server CPU {cpu_seconds(pid) - cpu:5.2f} s, "
+        f"RSS {rss_kib(pid) / 1024:4.0f} MiB (peak {peak_kib(pid) / 1024:,.0f})"
+    )
+    return result
+
+
+def measure(url: str, pid: int, record: bytes) -> None:
+    """Print the figures of one server."""
+    print(f"record: {len(record) / 1e6:.1f} MB; server RSS {rss_kib(pid) / 1024:.0f} MiB idle")
+    reply = timed(
+        pid,
+        "one import",
+        lambda: httpx.post(f"{url}/games/import", content=record, headers=JSON, timeout=600),
+    )
+    print(f"  -> {reply.status_code}")
+    with ThreadPoolExecutor(8) as pool:
+        statuses = timed(
+            pid,
+            "eight imports at once",
+            lambda: Counter(pool.map(lambda _: post_import(url, record), range(8))),
+        )
+    print(f"  -> {dict(statuses)}")
+    if reply.status_code != 201:
+        return
+    game = reply.json()["id"]
+    for what in ("first audit", "second audit"):
+        audit = timed(pid, what, lambda: httpx.get(f"{url}/games/{game}/audit", timeout=600))
+        assert audit.json()["verification"]["valid"]
+    export = timed(pid, "export", lambda: httpx.get(f"{url}/games/{game}/export", timeout=600))
+    print(f"  -> {len(export.content) / 1e6:.1f} MB")
+    print(f"16 clients creating games for 5 s: {dict(creation_flood(url, 16, 5.0))}")
+
+
+def creation_flood(url: str, clients: int, seconds: float) -> Counter[int]:
+    """``clients`` threads creating race35 games for ``seconds``; the statuses."""
+    seen: Counter[int] = Counter()
+    lock, stop = threading.Lock(), threading.Event()
+    body = {"ruleset": "race35", "seats": [{}, {}]}
+
+    def client() -> None:
+        with httpx.Client(timeout=30) as http:
+            while not stop.is_set():
+                status = http.post(f"{url}/games", json=body).status_code
+                with lock:
+                    seen[status] += 1
+
+    threads = [threading.Thread(target=client) for _ in range(clients)]
+    for thread in threads:
+        thread.start()
+    time.sleep(seconds)
+    stop.set()
+    for thread in threads:
+        thread.join()
+    return seen
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--events", type=int, default=19_000, help="the record's events")
+    parser.add_argument("--root", type=Path, default=ROOT, help="the tree whose server runs")
+    args = parser.parse_args(argv)
+    record = big_record_bytes(args.events)
+    with tempfile.TemporaryDirectory() as folder:
+        port = free_port()
+        env = os.environ | {"TABULA_LOG_LEVEL": "warning", "TABULA_DATABASE_URL": ""}
+        env["PYTHONPATH"] = str(args.root)
+        command = [sys.executable, "-m", "service", "--port", str(port)]
+        command += ["--database", str(Path(folder) / "costs.db")]
+        process = subprocess.Popen(command, cwd=args.root, env=env)
+        url = f"http://127.0.0.1:{port}"
+        try:
+            wait_until_up(url, process)
+            measure(url, process.pid, record)
+        finally:
+            process.terminate()
+            process.wait(timeout=30)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
