@@ -424,6 +424,24 @@ def bogus_tokens(target: Target, stop: threading.Event) -> Seen:
     return requests_in_threads(target, 8, stop, one)
 
 
+def json_flood(target: Target, stop: threading.Event, body: bytes) -> Seen:
+    """Eight clients posting ``body`` as a new game, as fast as they are answered."""
+    return requests_in_threads(target, 8, stop, lambda c: str(call(c, "POST", "/games", body)[0]))
+
+
+def deep_json(target: Target, stop: threading.Event) -> Seen:
+    """Bodies nested 950 levels deep (a RecursionError, a 500, before the body checks)."""
+    deep = b"[" * 950 + b"]" * 950
+    return json_flood(target, stop, b'{"ruleset": "race35", "seats": ' + deep + b"}")
+
+
+def heavy_json(target: Target, stop: threading.Event) -> Seen:
+    """The dearest body found for the body checks (service/api/bodies.py): just under 64 KiB
+    of chains 10 levels deep, which leave thousands of runs of brackets to add up."""
+    chains = b",".join([b"[" * 10 + b"]" * 10] * 3100)
+    return json_flood(target, stop, b'{"ruleset": "race35", "seats": [' + chains + b"]}")
+
+
 # Each attack, in the order printed. Other attacks (stream slots, idle streams, deep JSON,
 # imports and audits, creation floods) go here too.
 ATTACKS: list[Attack] = [
@@ -435,6 +453,8 @@ ATTACKS: list[Attack] = [
     Attack("slow head", slow_head, min_seconds=12.0),
     Attack("stream slot leak", stream_slot_leak),
     Attack("idle streams", idle_streams, min_seconds=10.0),
+    Attack("deep JSON", deep_json),
+    Attack("heavy JSON", heavy_json),
     Attack("audit loop", audit_loop, min_seconds=15.0),
     Attack("import flood", import_flood),
     Attack("request flood", request_flood),

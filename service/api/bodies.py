@@ -7,8 +7,9 @@ path is still a 404 and a GET-only path a 405). On a POST (PUT, PATCH) it answer
 - 415 ``unsupported-media-type`` unless the Content-Type is ``application/json`` or
   ``application/<something>+json`` (parameters such as ``charset`` are fine): a browser page
   of another origin may POST ``text/plain`` or a form without a CORS preflight;
-- 413 ``payload-too-large`` over the route's body limit (Litestar's own limit: the body is read
-  here through ``Request.body``, which enforces it and keeps the body for the route);
+- 413 ``payload-too-large`` over the route's body limit (Litestar's limit, enforced here as it
+  does: by the announced Content-Length, then by the bytes that come); the route then reads
+  the body from here, in one message;
 - 400 ``malformed-request`` for a body nested deeper than ``MAX_DEPTH`` arrays and objects
   (the decoder recurses once a level: about 950 levels were a ``RecursionError``, a 500) or
   whose brackets do not balance, and for an object that repeats a key (the decoder would keep
@@ -17,67 +18,111 @@ path is still a 404 and a GET-only path a 405). On a POST (PUT, PATCH) it answer
 Both body checks work on the bytes in C (``bytes.count``, ``replace``, ``translate``, two
 regular expressions), never a Python step per byte: ``skeleton`` cuts a JSON text down to its
 brackets and the colons of its keys. Depth: rounds of deleting the innermost bracket pairs
-(the usual few levels are gone after as many rounds), then for what is left of many deep
-chains the runs of brackets added up (``check_depth``). Repeated keys: the skeleton's colons
+(the usual few levels are gone after as many rounds), then for what is left of long chains
+the runs of brackets added up (``check_depth``). Repeated keys: the skeleton's colons
 count the keys; decoding the body to plain dicts (where a repeated key collapses) and encoding
 it again counts the keys kept; only when they differ is the body decoded once more, to name
 the repeated key (``check_keys``). Small bodies (at most ``MAX_DEPTH`` brackets and one colon)
-skip it all; bodies over ``LARGE`` (imports) are checked on a worker thread, so the event loop
-goes on serving meanwhile. Costs (README, Reliability): a move's body a few microseconds, the
-worst 64 KiB body a few milliseconds, a 30 MB record about as long as decoding it.
+skip it all; bodies over ``INLINE`` (4 KiB: no move's or new game's, a large batch's, every
+import) are checked on a worker thread, so the event loop goes on serving meanwhile. Costs
+(README, Reliability): a move's body a few microseconds, the dearest 64 KiB body found a few
+milliseconds, a 30 MB record about as long as decoding it.
 """
 
 from __future__ import annotations
 
 import itertools
 import json
+import math
 import operator
 import re
-from typing import Any
+from typing import Any, cast
 
 import anyio.to_thread
 import msgspec
 from litestar import Request
 from litestar.enums import ScopeType
-from litestar.types import ASGIApp, Receive, Scope, Send
+from litestar.exceptions import ClientException
+from litestar.exceptions.http_exceptions import RequestEntityTooLarge
+from litestar.handlers import HTTPRouteHandler
+from litestar.types import ASGIApp, HTTPRequestEvent, Receive, ReceiveMessage, Scope, Send
 
 from service.api.problems import handle
 from service.core.refusal import Refusal, refuse
 
 MAX_DEPTH = 64
-LARGE = 64 * 1024  # bodies over this are checked on a worker thread, their keys by ``json``
+INLINE = 4096  # bodies up to this (a move's, a new game's) are checked on the event loop
+LARGE = 64 * 1024  # bodies over this (imports) have their keys checked by ``json``
 BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
 SHAPE = b'"[]{}:'  # what ``skeleton`` keeps of a JSON text
 NOT_SHAPE = bytes(byte for byte in range(256) if byte not in SHAPE)
 QUOTED = re.compile(rb'"[^"]*"')
 SQUARE = bytes.maketrans(b"{}", b"[]")
 RUNS = re.compile(rb"\[+|\]+")
-ROUNDS = 8  # of deleting innermost bracket pairs before adding up runs (see ``check_depth``)
 
 
 def check_bodies(app: ASGIApp) -> ASGIApp:
     """ASGI middleware: refuse a write whose body is not JSON, too large, too deep or repeats a
-    key, before the route decodes it."""
+    key, before the route decodes it; the route then reads the body from here."""
 
     async def middleware(scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == ScopeType.HTTP and scope["method"] in BODY_METHODS:
+        if scope["type"] != ScopeType.HTTP or scope["method"] not in BODY_METHODS:
+            await app(scope, receive, send)
+            return
+        try:
+            content_type = next((v for k, v in scope["headers"] if k == b"content-type"), b"")
+            if not is_json(content_type):
+                raise unsupported(content_type)
+            body = await read_body(scope, receive)
+            if len(body) > INLINE:  # checked off the event loop, which goes on serving
+                await anyio.to_thread.run_sync(check, body)
+            else:
+                check(body)
+        except Exception as error:  # answered here, so the middleware around sees it
             request = Request[Any, Any, Any](scope, receive)
-            try:
-                content_type = next((v for k, v in scope["headers"] if k == b"content-type"), b"")
-                if not is_json(content_type):
-                    raise unsupported(content_type)
-                body = await request.body()
-                if len(body) > LARGE:  # an import: checked off the event loop
-                    await anyio.to_thread.run_sync(check, body)
-                else:
-                    check(body)
-            except Exception as error:  # answered here, so the middleware around sees it
-                refused = handle(request, error).to_asgi_response(app=None, request=request)
-                await refused(scope, receive, send)
-                return
-        await app(scope, receive, send)
+            refused = handle(request, error).to_asgi_response(app=None, request=request)
+            await refused(scope, receive, send)
+            return
+        await app(scope, replaying(body, receive), send)
 
     return middleware
+
+
+async def read_body(scope: Scope, receive: Receive) -> bytes:
+    """The whole body, within the route's limit as Litestar keeps it (413 when the announced
+    Content-Length or the bytes that come are over it)."""
+    handler = cast(HTTPRouteHandler, scope["route_handler"])
+    largest = handler.resolve_request_max_body_size() or math.inf
+    length = next((v for k, v in scope["headers"] if k == b"content-length"), b"")
+    if length.isdigit() and int(length) > largest:
+        raise RequestEntityTooLarge
+    chunks, size = [], 0
+    while True:
+        message = await receive()
+        if message["type"] != "http.request":
+            raise ClientException("the client went away before its body came")
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if size > largest:
+            raise RequestEntityTooLarge
+        chunks.append(chunk)
+        if not message.get("more_body", False):
+            return b"".join(chunks)
+
+
+def replaying(body: bytes, receive: Receive) -> Receive:
+    """``receive`` for the route: the body read here in one message, then the connection's."""
+    given = False
+
+    async def replay() -> ReceiveMessage:
+        nonlocal given
+        if given:
+            return await receive()
+        given = True
+        whole: HTTPRequestEvent = {"type": "http.request", "body": body, "more_body": False}
+        return whole
+
+    return replay
 
 
 def is_json(content_type: bytes) -> bool:
@@ -102,11 +147,14 @@ def check(body: bytes, max_depth: int = MAX_DEPTH) -> None:
     """Refuse (400 ``malformed-request``) a body nested deeper than ``max_depth`` or with a key
     repeated in one object. A body that is not JSON at all may pass: the route's decoder says
     what is wrong with it."""
-    if body.count(b"[") + body.count(b"{") <= max_depth and body.count(b":") <= 1:
-        return  # a small body: neither deep nor two keys
-    shape = skeleton(body)
-    check_depth(shape, max_depth)
-    check_keys(body, shape)
+    deep = body.count(b"[") + body.count(b"{") > max_depth  # may be: brackets in strings count
+    keyed = body.count(b":") > 1  # may repeat a key: colons in strings count
+    if deep or keyed:
+        shape = skeleton(body)
+        if deep:
+            check_depth(shape, max_depth)
+        if keyed:
+            check_keys(body, shape)
 
 
 def skeleton(body: bytes) -> bytes:
@@ -127,22 +175,27 @@ def check_depth(shape: bytes, max_depth: int) -> None:
     """Refuse brackets nested deeper than ``max_depth`` (or closed before they are opened).
 
     A round deletes every innermost pair: a body of depth d is empty after d rounds, and one
-    of the usual few levels after as many cheap rounds. A body still there after ``ROUNDS``
-    rounds (many deep chains, which shrink slowly) has at most one run of brackets per
-    ``ROUNDS + 1`` of its remaining bytes: its depth is then added up run by run."""
+    of the usual few levels after as many cheap rounds. Once a round deletes less than a fifth
+    of what is left (long chains: few runs of brackets, each long), the depth of the rest is
+    added up run by run instead (``deepest``), which costs per run what a round costs per
+    byte: so no body costs more than a few rounds."""
     brackets = shape.translate(SQUARE, b":")
     if brackets.count(b"[") <= max_depth:
         return
     if b"[" * (max_depth + 1) in brackets:
         raise too_deep(max_depth)
-    rounds = min(ROUNDS, max_depth)
-    for _ in range(rounds):
+    rounds = 0
+    while rounds < max_depth:
         left = brackets.replace(b"[]", b"")
+        rounds += 1
         if not left:
             return
         if len(left) == len(brackets):
             raise refuse("malformed-request", "the body's brackets do not balance")
+        slow = len(left) * 5 > len(brackets) * 4
         brackets = left
+        if slow:
+            break
     if deepest(brackets) > max_depth - rounds:
         raise too_deep(max_depth)
 
@@ -168,9 +221,10 @@ def check_keys(body: bytes, shape: bytes) -> None:
     """Refuse a body (JSON) with a key repeated in one object.
 
     A body up to ``LARGE`` bytes has more key colons than the dicts it decodes to keep (msgspec
-    decodes and encodes it again, in C); a larger one (an import) goes through the standard
-    library's decoder once, each object's pairs checked as they come and then dropped, which
-    is twice as fast there as building the whole document."""
+    decodes and encodes it again, in C; a body that is one object only, as a move's, has its
+    keys counted with the values left undecoded); a larger one (an import) goes through the
+    standard library's decoder once, each object's pairs checked as they come and then
+    dropped, which is twice as fast there as building the whole document."""
     keys = shape.count(b":")
     if keys <= 1:
         return
@@ -178,13 +232,13 @@ def check_keys(body: bytes, shape: bytes) -> None:
         repeated = repeated_key(body)
     else:
         try:
-            decoded = msgspec.json.decode(body)
+            if shape.startswith(b"{") and shape.count(b"{") == 1:
+                # one object, the whole body (a move's): its keys, the values left undecoded
+                kept = len(msgspec.json.decode(body, type=dict[str, msgspec.Raw]))
+            else:
+                kept = skeleton(msgspec.json.encode(msgspec.json.decode(body))).count(b":")
         except msgspec.DecodeError:
             return  # not JSON: the route's decoder refuses it with its own message
-        if isinstance(decoded, dict) and shape.count(b"{") == 1:
-            kept = len(decoded)  # one object (a move's body): its keys
-        else:
-            kept = skeleton(msgspec.json.encode(decoded)).count(b":")
         repeated = (repeated_key(body) or "?") if kept < keys else None
     if repeated is not None:
         raise refuse("malformed-request", f"the body repeats the key {repeated!r} in one object")

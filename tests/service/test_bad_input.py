@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -356,3 +357,16 @@ def test_a_last_event_id_that_is_not_ascii_digits_is_400(
     headers = {b"Last-Event-ID": last_event_id}  # raw bytes: sent as they are
     reply = api.get(f"/games/{created['id']}/events/stream", headers=headers)
     expect_problem(reply, 400, "validation-failed", "Last-Event-ID")
+
+
+def test_a_body_streamed_without_a_length_is_held_to_the_limit(api: TestClient[Any]) -> None:
+    def chunks(body: bytes) -> Iterator[bytes]:
+        for start in range(0, len(body), 1000):
+            yield body[start : start + 1000]
+
+    big = b'{"ruleset": "race35", "seats": [' + b'{"name": "x"},' * 10_000 + b"{}]}"
+    reply = api.post("/games", content=chunks(big), headers=JSON_HEADERS)
+    expect_problem(reply, 413, "payload-too-large")
+    assert api.get("/games").json()["games"] == []
+    small = b'{"ruleset": "race35", "seats": [' + b'{"name": "x"},' * 4 + b"{}]}"
+    assert api.post("/games", content=chunks(small), headers=JSON_HEADERS).status_code == 201
