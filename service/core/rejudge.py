@@ -78,7 +78,7 @@ def rejudge(log: Sequence[Entry], seed: str | None) -> tuple[Replay, Batch]:
             raise Invalid(entry.version, f"{describe(entry.event)}: {refused}") from None
         except (KeyError, ValueError) as error:
             raise Invalid(entry.version, f"bad game setup: {error}") from None
-        compare(verdict, log, at)
+        compare(verdict, log, at, created.seed_commitment)
         at += len(verdict.batch)
         judged += verdict.batch
         replay = verdict.after
@@ -88,10 +88,14 @@ def rejudge(log: Sequence[Entry], seed: str | None) -> tuple[Replay, Batch]:
 
 def actor_of(entry: Entry) -> Actor:
     """The recorded ``by`` as an actor."""
-    by = entry.by
-    if isinstance(by, int) or by in ("referee", "server"):
-        return by  # type: ignore[return-value]
-    raise Invalid(entry.version, f"unknown actor {by!r}")
+    match entry.by:
+        case int(seat):
+            return seat
+        case "referee":
+            return "referee"
+        case "server":
+            return "server"
+    raise Invalid(entry.version, f"unknown actor {entry.by!r}")
 
 
 def command_of(replay: Replay, entry: Entry, log: Sequence[Entry], at: int) -> Command:
@@ -145,7 +149,7 @@ def posted(event: Event) -> PostChance:
     raise TypeError(event)
 
 
-def compare(verdict: Verdict, log: Sequence[Entry], at: int) -> None:
+def compare(verdict: Verdict, log: Sequence[Entry], at: int, commitment: str) -> None:
     """The recorded events from ``at`` must be the verdict's batch, ``by`` included."""
     for offset, (by, expected) in enumerate(verdict.batch):
         if at + offset >= len(log):
@@ -165,7 +169,5 @@ def compare(verdict: Verdict, log: Sequence[Entry], at: int) -> None:
                 f"expected {describe(expected)} by {by!r}, found {describe(entry.event)} "
                 f"by {entry.by!r}",
             )
-        if isinstance(expected, SeedRevealed) and (
-            chance.commitment(expected.seed) != log[0].event.seed_commitment  # type: ignore[attr-defined]
-        ):
+        if isinstance(expected, SeedRevealed) and chance.commitment(expected.seed) != commitment:
             raise Invalid(entry.version, "the revealed seed does not match its commitment")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 import anyio.to_thread
@@ -20,7 +20,7 @@ from domain.model import GameError, Viewer
 from domain.registry import RULESETS
 from domain.replay import Replay
 from domain.ruleset import RuleSet
-from eventstore import StoredEvent, iso_timestamp
+from eventstore import StoredEvent, iso_timestamp, utcnow
 from service.core import chance
 from service.core.clocks import Clock, ClockState, clock_fault
 from service.core.commands import (
@@ -43,10 +43,6 @@ from service.usecases.repository import Repository, Secrets, new_events, stored_
 
 WRITE_ATTEMPTS = 8  # an async move judged again after another write came between
 Now = Callable[[], datetime]
-
-
-def utcnow() -> datetime:
-    return datetime.now(UTC)
 
 
 class Commands:
@@ -235,8 +231,14 @@ class Commands:
         """Play out every clock the store says is due now (games in memory or not); how many
         ran out."""
         now = self.now()
-        due = self.store.due(iso_timestamp(now))
-        return sum(bool(self.enforce_clock(game_id, now)) for game_id, _ in due)
+        expired = 0
+        for game_id, _ in self.store.due(iso_timestamp(now)):
+            try:
+                expired += bool(self.enforce_clock(game_id, now))
+            except Refusal as refusal:  # another process enforced it first: its write stands
+                if refusal.slug != "version-conflict":
+                    raise
+        return expired
 
     def enforce_clock(self, game_id: str, now: datetime | None = None) -> list[StoredEvent]:
         """If a pending seat's time ran out: TimeExpired and its consequence, appended."""
