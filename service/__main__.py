@@ -32,7 +32,8 @@ def parse(argv: list[str]) -> argparse.Namespace:
         "TABULA_LOG_FORMAT, TABULA_LOG_LEVEL and the "
         "limits TABULA_MAX_BODY_BYTES, TABULA_MAX_PAGE, TABULA_MAX_STREAMS_PER_CLIENT, "
         "TABULA_MAX_STREAMS, TABULA_WRITE_RATE, TABULA_WRITE_BURST, TABULA_CORS_ORIGINS, "
-        "TABULA_MAX_LIVE_GAMES (games kept in memory), the protocol limits "
+        "TABULA_MAX_LIVE_GAMES (games kept in memory), TABULA_REFUSAL_RATE, TABULA_REFUSAL_BURST, "
+        "TABULA_TRUSTED_PROXIES (whose X-Forwarded-For is believed), the protocol limits "
         "TABULA_MAX_HEAD_BYTES, TABULA_MAX_HEADER_LINES, TABULA_HEAD_TIMEOUT, "
         "TABULA_BODY_TIMEOUT and TABULA_BODY_MIN_RATE (see service/settings.py).",
     )
@@ -164,7 +165,9 @@ def server_config(settings: Settings, app: Any) -> uvicorn.Config:
     send (``service.http_limits``, set in ``Settings``: by default 16 KiB and 100 header lines
     per head, else 431; a head within 10 s, a body at 1 KiB/s after 10 s, else 408); no
     WebSocket upgrades (the API has none); no ``server`` header; an idle keep-alive
-    connection is closed after 5 s.
+    connection is closed after 5 s. ``X-Forwarded-For`` is believed only from the addresses
+    in ``settings.trusted_proxies`` (none by default: any client could otherwise send it and
+    pass for as many addresses as it likes, each with its own budgets).
     """
     import uvicorn
 
@@ -177,6 +180,8 @@ def server_config(settings: Settings, app: Any) -> uvicorn.Config:
         http=bounded_protocol(ProtocolLimits.of(settings)),
         ws="none",
         server_header=False,
+        proxy_headers=bool(settings.trusted_proxies),
+        forwarded_allow_ips=settings.trusted_proxies or None,
         timeout_keep_alive=KEEP_ALIVE_SECONDS,
         access_log=False,
     )

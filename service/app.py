@@ -20,6 +20,7 @@ from service.api.apidoc import finish, strict_structs
 from service.api.games import BoardController, GameController, MetaController
 from service.api.limits import Limits, cors_config, import_limits
 from service.api.problems import handle
+from service.api.tarpit import slow_refusals
 from service.api.tournament import TournamentController
 from service.core import clocks
 from service.core import commands as command_bodies
@@ -41,6 +42,7 @@ def create_app(settings: Settings | None = None, store: EventStore | None = None
     cases = UseCases(store, settings.max_live_games)
     commands, queries = cases.commands, cases.queries
     sweeper = Sweeper(commands.enforce_due)
+    limits = Limits(settings)
     app = Litestar(
         route_handlers=[MetaController, GameController, BoardController, TournamentController],
         dependencies={
@@ -51,7 +53,7 @@ def create_app(settings: Settings | None = None, store: EventStore | None = None
         middleware=[import_limits, bodies.check_bodies],
         request_max_body_size=settings.max_body_bytes,
         cors_config=cors_config(settings),
-        state=State({"limits": Limits(settings), "queries": queries}),
+        state=State({"limits": limits, "queries": queries}),
         openapi_config=OpenAPIConfig(
             title="Tabula",
             version=VERSION,
@@ -67,6 +69,7 @@ def create_app(settings: Settings | None = None, store: EventStore | None = None
     )
     finish(app.openapi_schema, strict_structs(command_bodies, clocks))
     # Around the whole app, not as route middleware: a request to an unknown path is logged
-    # and answered with an X-Request-ID and the security headers like every other.
-    app.asgi_handler = logs.log_requests(headers.secure(app.asgi_handler))
+    # and answered with an X-Request-ID and the security headers like every other, and its
+    # 404 counts against the client's refusals.
+    app.asgi_handler = logs.log_requests(headers.secure(slow_refusals(app.asgi_handler, limits)))
     return app

@@ -36,6 +36,14 @@ class Settings(msgspec.Struct, frozen=True):
     0 turns its limit off). An import is at most ``max_record_bytes`` of JSON and
     ``max_record_events`` events (413).
 
+    Refusals: a client address refused (4xx other than 409) more than ``refusal_rate`` times a
+    second, with bursts of ``refusal_burst``, gets each further refusal a second late
+    (``service.api.tarpit``; a rate of 0 turns it off).
+
+    Addresses: a client's address is the connection's, unless it comes from one of
+    ``trusted_proxies`` (comma-separated addresses or ``*``; none by default), whose
+    ``X-Forwarded-For`` and ``X-Forwarded-Proto`` are then believed.
+
     Protocol (``service.http_limits``): a request head (request line and headers) is at most
     ``max_head_bytes`` and ``max_header_lines`` lines (431) and complete within
     ``head_timeout`` seconds; a body arrives at ``body_min_rate`` bytes a second after a grace
@@ -65,6 +73,9 @@ class Settings(msgspec.Struct, frozen=True):
     max_record_bytes: int = 8 * 1024 * 1024
     max_record_events: int = 20_000
     idempotency_ttl: float = 86_400.0
+    refusal_rate: float = 10.0
+    refusal_burst: int = 100
+    trusted_proxies: str = ""
     max_head_bytes: int = 16 * 1024
     max_header_lines: int = 100
     head_timeout: float = 10.0

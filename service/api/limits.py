@@ -37,8 +37,8 @@ IMPORT = "tabula.import"
 """The ``opt`` of the import route: ``import_limits`` guards it."""
 
 IMPORT_RETRY_SECONDS = 2
-REFUSAL_DELAY = 1.0  # seconds a refused import waits for its reply, its body unread ...
-REFUSALS_DELAYED = 64  # ... at most this many at once (each holds up to ~320 KiB read)
+REFUSAL_DELAY = 1.0  # seconds a refusal waits for its reply (see ``slow_refusals``) ...
+REFUSALS_DELAYED = 64  # ... at most this many at once (a refused import holds ~320 KiB read)
 
 
 class TokenBucket:
@@ -97,6 +97,7 @@ class Limits:
         self.creations = TokenBucket(settings.create_rate, settings.create_burst, clock)
         self.imports = TokenBucket(settings.import_rate, settings.import_burst, clock)
         self.importing = Slots(settings.import_concurrency)
+        self.refusals = TokenBucket(settings.refusal_rate, settings.refusal_burst, clock)
         self.refusing = Slots(REFUSALS_DELAYED)
         self.streams = StreamSlots(settings.max_streams_per_client, settings.max_streams)
 
@@ -111,6 +112,17 @@ class Limits:
     def check_import(self, client: str) -> None:
         """Refuse an import over the client's import budget (429)."""
         spend(self.imports, client, 1, "imports")
+
+    async def hold_refusal(self) -> bool:
+        """Wait ``REFUSAL_DELAY`` before a refusal is answered, if fewer than
+        ``REFUSALS_DELAYED`` wait already; whether it waited."""
+        if not self.refusing.try_acquire():
+            return False
+        try:
+            await asyncio.sleep(REFUSAL_DELAY)
+        finally:
+            self.refusing.release()
+        return True
 
     def check_page(self, limit: int | None) -> int:
         """The page size asked for, or the largest allowed; more than that is out of range."""
@@ -282,11 +294,7 @@ def import_limits(app: ASGIApp) -> ASGIApp:
                 limits.importing.release()
                 raise
         except Refusal as refusal:
-            if limits.refusing.try_acquire():  # a client sending again at once is slowed
-                try:
-                    await asyncio.sleep(REFUSAL_DELAY)
-                finally:
-                    limits.refusing.release()
+            await limits.hold_refusal()  # a client sending again at once is slowed
             await problem_response(request, refusal).to_asgi_response(None, request)(
                 scope, receive, closing
             )

@@ -7,7 +7,9 @@
 - Four clients looping on the audit of a long finished game: verified once, then sent from
   memory, so other clients' reads stay fast.
 - Sixteen clients creating games: 429s with Retry-After past the client's budget (60 at once,
-  one a second), no 5xx, and another address still creates.
+  one a second), each a second late past the client's refusals' budget (the tarpit), so
+  ``/health`` stays fast; no 5xx, and another address still creates.
+- ``X-Forwarded-For`` passes for the client's address only from a trusted proxy.
 - Thousands of idle timed games: bounded by ``TABULA_MAX_LIVE_GAMES`` like any other, and
   costing no CPU.
 
@@ -247,20 +249,49 @@ def test_looping_audits_of_a_long_finished_game_do_not_slow_other_reads(
     assert during_health < 5 * idle_health
 
 
-def test_a_creation_flood_gets_429s_and_no_5xx(server: Server) -> None:
+def test_a_creation_flood_gets_late_429s_and_leaves_others_served(
+    server: Server, health_latency: Callable[[str, float], float]
+) -> None:
     body = json.dumps(RACE).encode()
+    idle = health_latency(server.url, 2)
     began = time.monotonic()
     with attack(server, "POST", "/games", body, 16) as seen:
-        time.sleep(3)
+        time.sleep(2)  # the burst of 60 is spent, then the refusals' budget
+        during = health_latency(server.url, 3)
     seconds = time.monotonic() - began
-    print(f"\n16 clients creating games for {seconds:.1f} s: {dict(seen)}")
+    print(
+        f"\n16 clients creating games for {seconds:.1f} s: {dict(seen)}; "
+        f"/health {idle * 1000:.2f} -> {during * 1000:.2f} ms"
+    )
     assert set(seen) == {"201", "429"}, seen
     assert seen["201"] <= 60 + seconds + 2  # a burst of 60, then one a second
+    # Past the refusals' burst (100), each 429 comes a second late: about 16 a second.
+    assert seen["429"] <= 100 + 16 * (seconds + 2), seen
+    assert during < 5 * idle
+    httpx.post(f"{server.url}/games", json=RACE)  # may take a token refilled since the attack
     refused = httpx.post(f"{server.url}/games", json=RACE)
     assert refused.status_code == 429 and int(refused.headers["retry-after"]) >= 1
     elsewhere = httpx.Client(transport=httpx.HTTPTransport(local_address="127.0.0.2"))
     with elsewhere:
         assert elsewhere.post(f"{server.url}/games", json=RACE).status_code == 201
+
+
+@pytest.mark.parametrize("trusted", [False, True])
+def test_forwarded_addresses_are_believed_only_from_trusted_proxies(
+    start_server: Start, trusted: bool
+) -> None:
+    env = {"TABULA_CREATE_BURST": "2", "TABULA_CREATE_RATE": "0.001"}
+    if trusted:
+        env["TABULA_TRUSTED_PROXIES"] = "127.0.0.1"
+    with start_server(env=env) as srv:
+        statuses = [
+            httpx.post(
+                f"{srv.url}/games", json=RACE, headers={"X-Forwarded-For": f"10.0.0.{n}"}
+            ).status_code
+            for n in range(1, 5)
+        ]
+    # Spoofed, each request would pass for a new client with a budget of its own.
+    assert statuses == ([201] * 4 if trusted else [201, 201, 429, 429])
 
 
 @pytest.mark.slow

@@ -56,9 +56,12 @@ QUIET = hypothesis.settings(
 
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """The real app on uvicorn over a fresh database."""
+    """The real app on uvicorn over a fresh database, without the tarpit (the fuzzer is
+    refused a thousand times on purpose)."""
     database = tmp_path_factory.mktemp("fuzz") / "fuzz.db"
-    with serving(create_app(Settings(database=str(database), log_level="critical"))) as url:
+    with serving(
+        create_app(Settings(database=str(database), log_level="critical", refusal_rate=0))
+    ) as url:
         yield url
 
 

@@ -80,7 +80,9 @@ class Target:
 def target(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Target]:
     database = str(tmp_path_factory.mktemp("fuzz-writes") / "fuzz.db")
     store = open_store(database, "NORMAL")
-    settings = Settings(database=database, log_level="critical")
+    settings = Settings(
+        database=database, log_level="critical", refusal_rate=0
+    )  # no tarpit: refused on purpose
     with TestClient(create_app(settings, store=store)) as api:
         yield Target(api, store)
 
