@@ -18,9 +18,13 @@ import shlex
 import shutil
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
+
+from tests.hostile.conftest import running_server
+from tests.waiting import wait_until
 
 PACKAGE = Path(__file__).resolve().parents[2] / "clients" / "typescript"
 STAMP = PACKAGE / "node_modules" / ".tabula-lock-hash"
@@ -120,3 +124,54 @@ def test_example_plays_a_whole_game(node: str, server_url: str, ruleset: str, pl
     assert end[3] == ", ".join(view["seats"][seat]["name"] for seat in view["winners"])
     assert f"followed {view['version']} events live" in out
     assert "a further move is refused: 409 game-over" in out
+
+
+def play(url: str, created: dict[str, Any], moves: int) -> int:
+    """Play up to ``moves`` first legal moves, each seat with its token; the version after."""
+    tokens = created["tokens"]["seats"]
+    with httpx.Client(base_url=f"{url}/games/{created['id']}", timeout=10) as game:
+        for _ in range(moves):
+            view = game.get("").json()
+            if view["status"] == "finished":
+                break
+            auth = {"Authorization": f"Bearer {tokens[view['to_act'][0]['seat']]}"}
+            legal = game.get("/legal-moves", headers=auth).json()
+            body = {"move": legal["moves"][0]["id"], "expected_version": legal["version"]}
+            game.post("/moves", json=body, headers=auth).raise_for_status()
+        version: int = game.get("").json()["version"]
+        return version
+
+
+@pytest.mark.usefixtures("built")
+def test_follow_resumes_across_a_server_restart(node: str, tmp_path: Path) -> None:
+    """``examples/follow.ts`` follows a game on ``python -m service serve``; the server is
+    killed and started again on the same address and file; the follower reconnects with
+    ``Last-Event-ID`` and prints every event once, in order, until the game has finished."""
+    out, err = tmp_path / "follow.out", tmp_path / "follow.err"
+    seats = [{"name": "Ann"}, {"name": "Bob"}]
+    with running_server(tmp_path) as first, out.open("w") as stdout, err.open("w") as stderr:
+        created = httpx.post(f"{first.url}/games", json={"ruleset": "race35", "seats": seats})
+        created.raise_for_status()
+        game = created.json()
+        command = [node, str(BUILD / "examples" / "follow.js"), first.url, game["id"]]
+        follower = subprocess.Popen(command, cwd=PACKAGE, stdout=stdout, stderr=stderr)
+        before = play(first.url, game, moves=4)
+        wait_until(
+            lambda: f"\n{before} " in "\n" + out.read_text(),
+            timeout=20,
+            message=f"the follower never printed version {before}",
+        )
+        first.process.kill()
+        first.process.wait(timeout=10)
+    try:
+        with running_server(tmp_path, port=first.port) as second:
+            final = play(second.url, game, moves=2_000)
+            assert httpx.get(f"{second.url}/games/{game['id']}").json()["status"] == "finished"
+            follower.wait(timeout=60)
+    finally:
+        follower.kill()
+    lines = out.read_text().splitlines()
+    assert follower.returncode == 0, (lines[-5:], err.read_text())
+    assert [int(line.split()[0]) for line in lines[:-1]] == list(range(1, final + 1))
+    assert lines[-1] == f"the game has finished: {final} events"
+    assert f"reconnecting after version {before} (attempt 1)" in err.read_text()

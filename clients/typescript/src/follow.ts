@@ -6,7 +6,9 @@
  * JSON; `:` lines are keep-alives. The server ends the stream once the game has finished and
  * every event was sent. A connection that drops (an error while connecting or reading, a 429
  * or 5xx reply) is opened again with `Last-Event-ID` set to the last version seen, so each
- * event comes exactly once, in order.
+ * event comes exactly once, in order. A stream that ends cleanly after new events is asked
+ * once more (a finished game's answer is an empty stream), so a clean cut by something in
+ * between is not taken for the end of the game.
  */
 
 import type { GameEvent } from "./client.js";
@@ -160,6 +162,7 @@ export async function* follow(options: FollowOptions): AsyncGenerator<GameEvent,
     }
     try {
       const response = await open(fetcher, url, headers, options.signal);
+      let fresh = 0;
       for await (const message of messages(readBody(response))) {
         if (message.retry !== undefined) {
           delay = message.retry;
@@ -170,9 +173,14 @@ export async function* follow(options: FollowOptions): AsyncGenerator<GameEvent,
         }
         cursor = event.version;
         failures = 0;
+        fresh += 1;
         yield event;
       }
-      return; // the server ended the stream: the game has finished
+      if (fresh === 0) {
+        return; // ended with nothing new: the game has finished and every event was sent
+      }
+      // Ended after news: the game has finished, or something between cut the stream
+      // cleanly. Asking again settles it; a finished game's stream ends at once.
     } catch (error) {
       if (options.signal?.aborted) {
         return;

@@ -125,11 +125,13 @@ describe("follow", () => {
   });
   after(() => script.stop());
 
-  test("resumes after a dropped connection and a 503 with Last-Event-ID, each event once", async () => {
+  test("resumes after a drop, a 503 and a clean cut with Last-Event-ID, each event once", async () => {
     script.play(
       stream(event(1, "GameCreated") + ": keep-alive\n\n" + event(2), "drop"),
       (response) => problem(response, 503, "unavailable", "restarting"),
-      stream(event(2) + event(3) + event(4, "GameFinished"), "end"),
+      stream(event(2) + event(3), "end"), // a clean cut: asked again
+      stream(event(4, "GameFinished"), "end"),
+      stream(": nothing new\n\n", "end"), // the game has finished
     );
     const reconnects: number[] = [];
     const versions = await collect(
@@ -137,14 +139,14 @@ describe("follow", () => {
     );
     assert.deepEqual(versions, [1, 2, 3, 4]);
     assert.deepEqual(reconnects, [2, 2]);
-    assert.deepEqual(script.seen.map((s) => s.lastEventId), [undefined, "2", "2"]);
+    assert.deepEqual(script.seen.map((s) => s.lastEventId), [undefined, "2", "2", "3", "4"]);
     assert.ok(script.seen.every((s) => s.url === "/games/g1/events/stream" && s.auth === "Bearer seat-token"));
   });
 
   test("starts after a given version", async () => {
-    script.play(stream(event(6) + event(7), "end"));
+    script.play(stream(event(6) + event(7), "end"), stream("", "end"));
     assert.deepEqual(await collect(follow({ baseUrl, gameId: "g1", after: 5 })), [6, 7]);
-    assert.equal(script.seen[0]?.lastEventId, "5");
+    assert.deepEqual(script.seen.map((s) => s.lastEventId), ["5", "7"]);
   });
 
   test("a refusal is a ProblemError, not retried", async () => {
