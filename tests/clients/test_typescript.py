@@ -1,6 +1,7 @@
 """The TypeScript client (``clients/typescript``): installed from its lock file, type-checked,
 its generated types current with ``openapi/openapi.json``, its helpers' own tests, and its
-example playing whole games against the real app.
+examples playing whole games against the real app and following one across a restart of the
+server.
 
 Without ``node`` and ``npm`` these tests are skipped with a message, so ``make test`` works on
 a bare machine; ``.ci/run`` installs Debian's ``nodejs`` and ``npm`` and sets
