@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed
 # held no longer excludes anyone).
 LOCK := .venv.lock
 
-.PHONY: run test lint typecheck unit openapi bench clean
+.PHONY: run test lint typecheck unit openapi ts-types bench clean
 
 ifdef VENV_LOCKED
 $(STAMP): pyproject.toml clients/pyproject.toml
@@ -41,6 +41,11 @@ unit: $(STAMP)
 
 openapi: $(STAMP)
 	$(BIN)/python -m service openapi > openapi/openapi.json
+
+# The TypeScript client's types, generated from the committed document (run `make openapi`
+# first when the API changed).
+ts-types:
+	cd clients/typescript && npm ci && npm run generate
 
 bench: $(STAMP)
 	$(BIN)/python bench/domain.py

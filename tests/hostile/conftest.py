@@ -77,11 +77,14 @@ def free_port() -> int:
 
 
 @contextmanager
-def running_server(folder: Path, env: dict[str, str] | None = None) -> Iterator[Server]:
-    """Run ``python -m service serve`` on a free loopback port over a SQLite file in
-    ``folder`` (``env`` adds ``TABULA_*`` settings); stop it when the block ends."""
+def running_server(
+    folder: Path, env: dict[str, str] | None = None, port: int | None = None
+) -> Iterator[Server]:
+    """Run ``python -m service serve`` on a free loopback port (or ``port``) over a SQLite
+    file in ``folder`` (``env`` adds ``TABULA_*`` settings); stop it when the block ends.
+    The same ``folder`` and ``port`` again is the same server restarted: same file, address."""
     folder.mkdir(parents=True, exist_ok=True)
-    port = free_port()
+    port = port or free_port()
     database = folder / f"hostile-{port}.db"
     log_path = folder / f"server-{port}.log"
     environ = os.environ | {"TABULA_DATABASE_URL": "", "TABULA_LOG_LEVEL": "info"} | (env or {})
