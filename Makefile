@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed
 # held no longer excludes anyone).
 LOCK := .venv.lock
 
-.PHONY: run test lint typecheck unit openapi bench clean
+.PHONY: run test lint typecheck unit openapi client-models bench clean
 
 ifdef VENV_LOCKED
 $(STAMP): pyproject.toml clients/pyproject.toml
@@ -41,6 +41,10 @@ unit: $(STAMP)
 
 openapi: $(STAMP)
 	$(BIN)/python -m service openapi > openapi/openapi.json
+
+# The Python client's wire types, generated from the document (a test fails when stale).
+client-models: $(STAMP)
+	$(BIN)/python -m tabula_client.codegen openapi/openapi.json > clients/tabula_client/wire.py
 
 bench: $(STAMP)
 	$(BIN)/python bench/domain.py

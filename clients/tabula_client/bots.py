@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Protocol
+from typing import Any, Protocol, TypedDict, Unpack
 
 from tabula_client.client import AsyncClient, Client
 from tabula_client.flows import Flow
@@ -257,6 +257,15 @@ def server_seed(seed: int | str | None) -> str | None:
     return None if seed is None else str(seed)
 
 
+class Playing(TypedDict, total=False):
+    """How ``play_game`` sets up and plays a game (all optional)."""
+
+    options: Mapping[str, Any] | None
+    bots: Sequence[Bot] | Mapping[int, Bot] | None
+    seed: int | str | None
+    on_event: EventHandler | None
+
+
 def play_game_flow(
     routes: Routes,
     ruleset: str,
@@ -334,34 +343,14 @@ def _catch_up(referee: Routes, game_id: str, feed: EventFeed) -> Flow[None]:
 
 
 def play_game(
-    client: Client,
-    ruleset: str,
-    players: int | Sequence[str],
-    *,
-    options: Mapping[str, Any] | None = None,
-    bots: Sequence[Bot] | Mapping[int, Bot] | None = None,
-    seed: int | str | None = None,
-    on_event: EventHandler | None = None,
+    client: Client, ruleset: str, players: int | Sequence[str], **settings: Unpack[Playing]
 ) -> GameView:
     """``play_game_flow`` played by ``client``: the final view."""
-    flow = play_game_flow(
-        client.routes, ruleset, players, options=options, bots=bots, seed=seed, on_event=on_event
-    )
-    return client.run(flow)
+    return client.run(play_game_flow(client.routes, ruleset, players, **settings))
 
 
 async def play_game_async(
-    client: AsyncClient,
-    ruleset: str,
-    players: int | Sequence[str],
-    *,
-    options: Mapping[str, Any] | None = None,
-    bots: Sequence[Bot] | Mapping[int, Bot] | None = None,
-    seed: int | str | None = None,
-    on_event: EventHandler | None = None,
+    client: AsyncClient, ruleset: str, players: int | Sequence[str], **settings: Unpack[Playing]
 ) -> GameView:
     """``play_game_flow`` played by an ``AsyncClient``: the final view."""
-    flow = play_game_flow(
-        client.routes, ruleset, players, options=options, bots=bots, seed=seed, on_event=on_event
-    )
-    return await client.run(flow)
+    return await client.run(play_game_flow(client.routes, ruleset, players, **settings))

@@ -9,11 +9,12 @@ the bots' games) are written once too, as generators of steps (``flows``), drive
 from __future__ import annotations
 
 import asyncio
+import copy
 import time
 from collections.abc import AsyncIterator, Callable, Coroutine, Iterator
 from functools import wraps
 from types import TracebackType
-from typing import Any, Concatenate, ParamSpec, TypeVar
+from typing import Any, Concatenate, ParamSpec, Self, TypeVar
 
 import httpx
 
@@ -50,7 +51,26 @@ def asynchronous(
     return method
 
 
-class Client:
+class Acting:
+    """What both clients share: the routes they send, acting with one token."""
+
+    routes: Routes
+    _owns_http: bool
+
+    @property
+    def token(self) -> str | None:
+        """The bearer token this client acts with."""
+        return self.routes.token
+
+    def with_token(self, token: str | None) -> Self:
+        """A client acting with ``token`` over the same connection pool (close the original)."""
+        clone = copy.copy(self)
+        clone.routes = self.routes.with_token(token)
+        clone._owns_http = False
+        return clone
+
+
+class Client(Acting):
     """A synchronous Tabula client acting with one token (or none, as a spectator)."""
 
     def __init__(
@@ -64,19 +84,6 @@ class Client:
         self.routes = Routes(base_url, token=token, timeout=timeout)
         self._http = httpx.Client(transport=transport, timeout=timeout)
         self._owns_http = True
-
-    @property
-    def token(self) -> str | None:
-        """The bearer token this client acts with."""
-        return self.routes.token
-
-    def with_token(self, token: str | None) -> Client:
-        """A client acting with ``token`` over the same connection pool (close the original)."""
-        clone = object.__new__(Client)
-        clone.routes = self.routes.with_token(token)
-        clone._http = self._http
-        clone._owns_http = False
-        return clone
 
     def close(self) -> None:
         """Close the connection pool, if this client opened it."""
@@ -162,7 +169,7 @@ class Client:
     archive = sync(Routes.archive)
 
 
-class AsyncClient:
+class AsyncClient(Acting):
     """An asynchronous Tabula client; the mirror of ``Client`` (closed with ``aclose``)."""
 
     def __init__(
@@ -176,19 +183,6 @@ class AsyncClient:
         self.routes = Routes(base_url, token=token, timeout=timeout)
         self._http = httpx.AsyncClient(transport=transport, timeout=timeout)
         self._owns_http = True
-
-    @property
-    def token(self) -> str | None:
-        """The bearer token this client acts with."""
-        return self.routes.token
-
-    def with_token(self, token: str | None) -> AsyncClient:
-        """A client acting with ``token`` over the same connection pool (close the original)."""
-        clone = object.__new__(AsyncClient)
-        clone.routes = self.routes.with_token(token)
-        clone._http = self._http
-        clone._owns_http = False
-        return clone
 
     async def aclose(self) -> None:
         """Close the connection pool, if this client opened it (as ``httpx.AsyncClient``)."""

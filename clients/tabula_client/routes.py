@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Generic, Literal, TypeVar
+from typing import Any, Generic, Literal, TypedDict, TypeVar, Unpack
 from urllib.parse import quote
 
 import httpx
@@ -122,30 +122,10 @@ class Routes:
         return self._call("GET", "/rulesets/" + quote(name, safe=""), _decoder(dict[str, Any]))
 
     def create_game(
-        self,
-        ruleset: str,
-        seats: Sequence[str],
-        *,
-        options: Mapping[str, Any] | None = None,
-        chance: Chance = "server",
-        seed: str | None = None,
-        auto_chance: bool = False,
-        allow_undo: bool = False,
-        tags: Mapping[str, str] | None = None,
-        clock: Mapping[str, Any] | None = None,
+        self, ruleset: str, seats: Sequence[str], **settings: Unpack[GameSettings]
     ) -> Call[CreatedGame]:
         """``POST /games``: a new game; the reply holds every token, once."""
-        body = game_body(
-            ruleset,
-            seats,
-            options=options,
-            chance=chance,
-            seed=seed,
-            auto_chance=auto_chance,
-            allow_undo=allow_undo,
-            tags=tags,
-            clock=clock,
-        )
+        body = game_body(ruleset, seats, **settings)
         return self._call("POST", "/games", _decoder(CreatedGame), json=body)
 
     def create_batch(self, games: Sequence[CreateGame | Mapping[str, Any]]) -> Call[BatchCreated]:
@@ -336,32 +316,34 @@ class Routes:
         )
 
 
+class GameSettings(TypedDict, total=False):
+    """How a game is set up, beyond its rule set and seats (all optional)."""
+
+    options: Mapping[str, Any] | None
+    chance: Chance
+    seed: str | None
+    auto_chance: bool
+    allow_undo: bool
+    tags: Mapping[str, str]
+    clock: Mapping[str, Any] | None
+
+
 def game_body(
-    ruleset: str,
-    seats: Sequence[str],
-    *,
-    options: Mapping[str, Any] | None = None,
-    chance: Chance = "server",
-    seed: str | None = None,
-    auto_chance: bool = False,
-    allow_undo: bool = False,
-    tags: Mapping[str, str] | None = None,
-    clock: Mapping[str, Any] | None = None,
+    ruleset: str, seats: Sequence[str], **settings: Unpack[GameSettings]
 ) -> dict[str, Any]:
     """The body of ``POST /games`` (and one game of ``POST /games/batch``)."""
     body: dict[str, Any] = {
         "ruleset": ruleset,
         "seats": [{"name": name} for name in seats],
-        "options": dict(options or {}),
-        "chance": chance,
-        "auto_chance": auto_chance,
-        "allow_undo": allow_undo,
-        "tags": dict(tags or {}),
+        "options": dict(settings.get("options") or {}),
+        "chance": settings.get("chance", "server"),
+        "auto_chance": settings.get("auto_chance", False),
+        "allow_undo": settings.get("allow_undo", False),
+        "tags": dict(settings.get("tags") or {}),
     }
-    if seed is not None:
-        body["seed"] = seed
-    if clock is not None:
-        body["clock"] = dict(clock)
+    for optional in ("seed", "clock"):
+        if settings.get(optional) is not None:
+            body[optional] = settings[optional]
     return body
 
 
