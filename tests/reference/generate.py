@@ -5,8 +5,8 @@ the client's bots play two games: ``RandomBot``s only (``<ruleset>-1``), and a `
 at seat 0 against ``RandomBot``s (``<ruleset>-2``). Of the first ``TRIES`` seeds it keeps the
 shortest game, so the files stay small. Each game is written as ``<name>.record.json`` (the
 export, which ``python -m service verify`` reads) and ``<name>.final.json`` (the final state
-as the server sends it; all of it is public once the game is over). Regenerate only on purpose: the point of these files is that replay
-of stored games does not change.
+as the server sends it; all of it is public once the game is over). Regenerate only on
+purpose: the point of these files is that replay of stored games does not change.
 """
 
 from __future__ import annotations
