@@ -2,11 +2,12 @@
 
 ``python -m tabula_client.codegen openapi/openapi.json > clients/tabula_client/wire.py``
 (``make client-models``). Every component schema with properties becomes a frozen Struct
-(unknown members are ignored when decoding); a ``oneOf`` with a discriminator becomes a
-msgspec tagged union whose variants share a base Struct holding the members they all have,
-with the tag readable as a property (``ruleset``, ``type``). Unnamed unions (a game view is
-one inline in each reply) are named by their discriminator (``UNION_NAMES``). Only what the
-document uses is supported; anything else raises, so the generator never guesses.
+(unknown members are ignored when decoding), and so does an object written inline (named
+after its owner and member); other components become type aliases. A ``oneOf`` with a
+discriminator becomes a msgspec tagged union whose variants share a base Struct holding the
+members they all have, with the tag readable as a property (``ruleset``, ``type``). Unnamed
+unions (a game view is one inline in each reply) are named by their discriminator
+(``UNION_NAMES``). A schema it does not understand raises: the generator never guesses.
 """
 
 from __future__ import annotations
@@ -83,6 +84,7 @@ class Generator:
         self.unions: dict[str, Union] = {}
         self.by_mapping: dict[tuple[str, ...], Union] = {}
         self.tagged: dict[str, tuple[Union, str]] = {}
+        self.inline: dict[str, Mapping[str, Any]] = {}
         for name, schema in self.schemas.items():
             if "discriminator" in schema:
                 self.add_union(schema, name)
@@ -130,9 +132,18 @@ class Generator:
         parts = [HEADER.format(mixins=mixins)]
         for union in self.unions.values():
             parts.append(self.base_class(union))
+        aliases = []
         for name, schema in sorted(self.schemas.items()):
             if "properties" in schema:
                 parts.append(self.struct(name, schema))
+            elif name not in self.unions:
+                aliases.append(f"{name}: TypeAlias = {self.annotation(schema, name)}\n")
+        done: set[str] = set()
+        while pending := [name for name in self.inline if name not in done]:
+            for name in pending:  # inline objects, named after where they stand
+                parts.append(self.struct(name, self.inline[name]))
+                done.add(name)
+        parts += aliases
         for union in self.unions.values():
             members = " | ".join(union.variants.values())
             tags = ", ".join(sorted(union.variants))
@@ -151,7 +162,7 @@ class Generator:
             f'    """What every ``{union.name}`` variant has."""',
             "",
         ]
-        lines += self.members(first, union.shared)
+        lines += self.members(first, union.shared, union.base)
         lines += [
             "",
             "    @property",
@@ -171,20 +182,21 @@ class Generator:
             head = f"class {name}(msgspec.Struct, {OPTIONS}):"
         doc = " ".join(str(schema.get("description") or f"``{name}``.").split())
         lines = [head, f'    """{doc}"""']
-        members = self.members(schema, sorted(names))
+        members = self.members(schema, sorted(names), name)
         if members:
             lines += ["", *members]
         return "\n".join(lines) + "\n"
 
-    def members(self, schema: Mapping[str, Any], names: list[str]) -> list[str]:
+    def members(self, schema: Mapping[str, Any], names: list[str], owner: str) -> list[str]:
         required = set(schema.get("required", []))
-        return [self.member(n, schema["properties"][n], n in required) for n in names]
+        return [self.member(n, schema["properties"][n], n in required, owner) for n in names]
 
-    def member(self, name: str, schema: Mapping[str, Any], required: bool) -> str:
+    def member(self, name: str, schema: Mapping[str, Any], required: bool, owner: str) -> str:
         attribute = name + "_" if keyword.iskeyword(name) else name
         if not attribute.isidentifier():
             raise ValueError(f"member {name!r} is not a Python name")
-        annotation = self.annotation(schema)
+        context = owner + "".join(part.title() for part in name.split("_"))
+        annotation = self.annotation(schema, context)
         default: str | None = None
         if "default" in schema:
             default = repr(schema["default"])
@@ -198,44 +210,61 @@ class Generator:
         return f"    {attribute}: {annotation}" + ("" if default is None else f" = {default}")
 
     def empty(self, schema: Mapping[str, Any]) -> str:
-        """The default of an optional member without one: empty for containers, else None."""
-        kind = schema.get("type")
+        """The default of an optional member without one: empty for lists and maps, else
+        None."""
+        kind = None if {"properties", "prefixItems"} & set(schema) else schema.get("type")
         empties = {"array": "[]", "object": "{}"}
         return empties.get(kind, "None") if isinstance(kind, str) else "None"
 
-    def annotation(self, schema: Mapping[str, Any]) -> str:
-        """The Python type of a schema."""
+    def annotation(self, schema: Mapping[str, Any], context: str) -> str:
+        """The Python type of a schema; an inline object with properties becomes a Struct
+        named ``context`` (its owner and member)."""
         if "$ref" in schema:
             return ref_name(schema["$ref"])
         if "discriminator" in schema:
             return self.add_union(schema, None).name
+        if len(schema.get("allOf", ())) == 1:
+            return self.annotation(schema["allOf"][0], context)
         for combinator in ("oneOf", "anyOf"):
             if combinator in schema:
-                options = [self.annotation(option) for option in schema[combinator]]
-                if "None" in options:  # None last: ``X | None``
-                    options = [o for o in options if o != "None"] + ["None"]
-                return " | ".join(dict.fromkeys(options))
+                options = [self.annotation(option, context) for option in schema[combinator]]
+                return union_of(options)
         if "const" in schema:
             return f"Literal[{schema['const']!r}]"
         if "enum" in schema:
             return f"Literal[{', '.join(repr(value) for value in schema['enum'])}]"
         kind = schema.get("type")
-        if kind is None:
+        if isinstance(kind, list):
+            return union_of([self.annotation({**schema, "type": one}, context) for one in kind])
+        if kind is None and not ({"allOf", "not", "if"} & set(schema)):
             return "Any"
         simple = {"string": "str", "integer": "int", "number": "float", "boolean": "bool"}
         if kind in simple:
             return simple[kind]
         if kind == "null":
             return "None"
+        if kind == "array" and "prefixItems" in schema:
+            items = [self.annotation(item, context) for item in schema["prefixItems"]]
+            return f"tuple[{', '.join(items)}]"
         if kind == "array":
-            return f"list[{self.annotation(schema.get('items', {}))}]"
+            return f"list[{self.annotation(schema.get('items', {}), context + 'Item')}]"
+        if kind == "object" and "properties" in schema:
+            if context in self.schemas or self.inline.get(context, schema) != schema:
+                raise ValueError(f"inline object {context} clashes with another schema")
+            self.inline[context] = schema
+            return context
         if kind == "object":
             values = schema.get("additionalProperties", {})
-            inner = "Any" if values in ({}, True) else self.annotation(values)
-            if "properties" in schema:
-                raise ValueError("inline object schemas with properties are not supported")
+            inner = "Any" if values in ({}, True) else self.annotation(values, context + "Value")
             return f"dict[str, {inner}]"
         raise ValueError(f"unsupported schema {schema}")
+
+
+def union_of(options: list[str]) -> str:
+    """``A | B | None``: each option once, ``None`` last."""
+    if "None" in options:
+        options = [o for o in options if o != "None"] + ["None"]
+    return " | ".join(dict.fromkeys(options))
 
 
 def generate(document: Mapping[str, Any]) -> str:

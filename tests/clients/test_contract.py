@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import inspect
 import json
+import sys
+import types
 from pathlib import Path
 from typing import Any
 
@@ -97,7 +99,15 @@ SCHEMAS: dict[str, Any] = {
 }
 
 
-def test_generator_makes_a_tagged_union_with_a_shared_base() -> None:
+def load(source: str, monkeypatch: pytest.MonkeyPatch) -> Any:
+    """The generated ``source`` as a module (msgspec resolves annotations in its module)."""
+    module = types.ModuleType("generated_wire")
+    monkeypatch.setitem(sys.modules, module.__name__, module)
+    exec(compile(source, module.__name__, "exec"), module.__dict__)
+    return module
+
+
+def test_generator_makes_a_tagged_union_with_a_shared_base(monkeypatch: pytest.MonkeyPatch) -> None:
     source = generate({"paths": {}, "components": {"schemas": SCHEMAS}})
     assert (
         "class EitherBase(msgspec.Struct, frozen=True, kw_only=True, tag_field='kind'):" in source
@@ -106,18 +116,43 @@ def test_generator_makes_a_tagged_union_with_a_shared_base() -> None:
     assert "from_: str = msgspec.field(default='', name='from')" in source
     assert "maybe: float | None = None" in source
     assert "Either: TypeAlias = Tagged | Other" in source
-    namespace: dict[str, Any] = {}
-    exec(
-        compile(source.replace("from tabula_client.mixins import ViewMixin", ""), "g", "exec"),
-        namespace,
-    )
-    decoded = msgspec.json.decode(b'{"kind": "b", "n": 2, "from": "x"}', type=namespace["Either"])
+    generated = load(source, monkeypatch)
+    decoded = msgspec.json.decode(b'{"kind": "b", "n": 2, "from": "x"}', type=generated.Either)
     assert (type(decoded).__name__, decoded.kind, decoded.n, decoded.from_) == (
         "Other",
         "b",
         2,
         "x",
     )
+
+
+def test_generator_names_inline_objects_and_aliases_other_components(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    schemas = {
+        "Colour": {"type": "string", "enum": ["red", "blue"]},
+        "Card": {
+            "type": "object",
+            "properties": {
+                "colour": {"$ref": "#/components/schemas/Colour"},
+                "rule_text": {"type": "object", "properties": {"lines": {"type": "array"}}},
+                "at": {"type": "array", "prefixItems": [{"type": "integer"}, {"type": "string"}]},
+            },
+            "required": ["colour"],
+        },
+    }
+    source = generate({"paths": {}, "components": {"schemas": schemas}})
+    assert "Colour: TypeAlias = Literal['red', 'blue']" in source
+    assert "rule_text: CardRuleText | None = None" in source
+    assert "class CardRuleText(msgspec.Struct, frozen=True, kw_only=True):" in source
+    assert "at: tuple[int, str] | None = None" in source
+    generated = load(source, monkeypatch)
+    card = msgspec.convert(
+        {"colour": "red", "rule_text": {"lines": [1]}, "at": [3, "x"]}, generated.Card
+    )
+    assert (card.rule_text.lines, card.at) == ([1], (3, "x"))
+    with pytest.raises(msgspec.ValidationError):
+        msgspec.convert({"colour": "green"}, generated.Card)
 
 
 def test_generator_refuses_what_it_does_not_understand() -> None:
