@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed
 # held no longer excludes anyone).
 LOCK := .venv.lock
 
-.PHONY: run test lint typecheck unit openapi ts-types bench clean
+.PHONY: run test lint typecheck unit openapi client-models ts-types bench clean
 
 ifdef VENV_LOCKED
 $(STAMP): pyproject.toml clients/pyproject.toml
@@ -46,6 +46,10 @@ openapi: $(STAMP)
 # first when the API changed).
 ts-types:
 	cd clients/typescript && npm ci && npm run generate
+
+# The Python client's wire types, generated from the document (a test fails when stale).
+client-models: $(STAMP)
+	$(BIN)/python -m tabula_client.codegen openapi/openapi.json > clients/tabula_client/wire.py
 
 bench: $(STAMP)
 	$(BIN)/python bench/domain.py

@@ -1,11 +1,22 @@
-"""Thin Python client for the Tabula referee service, with bots.
+"""Thin Python client for the Tabula referee service, with bots. Its wire types are generated
+from openapi.json (``tabula_client.wire``; the view and event variants are imported from
+there).
 
 >>> from tabula_client import Client
 >>> with Client("http://127.0.0.1:8000") as client:  # doctest: +SKIP
 ...     game = client.create_game("race35", ["Ann", "Bob"])
 """
 
-from tabula_client.bots import Bot, GameStuck, GreedyBot, RandomBot, play_game, play_game_async
+from tabula_client.auth import BearerAuth
+from tabula_client.bots import (
+    Bot,
+    GameStuck,
+    GreedyBot,
+    RandomBot,
+    play_game,
+    play_game_async,
+    play_game_flow,
+)
 from tabula_client.client import AsyncClient, Client
 from tabula_client.errors import (
     BadRequest,
@@ -19,8 +30,11 @@ from tabula_client.errors import (
     Unauthorized,
     Unprocessable,
 )
+from tabula_client.flows import Flow
 from tabula_client.models import (
+    Archive,
     Audit,
+    BatchCreated,
     CreatedGame,
     Effect,
     EventPage,
@@ -36,18 +50,24 @@ from tabula_client.models import (
     Problem,
     RuleSetInfo,
     Seat,
+    Standing,
+    Standings,
     Step,
     StoredEvent,
     Tokens,
     Verification,
 )
-from tabula_client.routes import DEFAULT_URL, Call, Routes, StreamCall
+from tabula_client.routes import DEFAULT_URL, OPERATIONS, Call, Routes, StreamCall
 
 __all__ = [
     "DEFAULT_URL",
+    "OPERATIONS",
+    "Archive",
     "AsyncClient",
     "Audit",
     "BadRequest",
+    "BatchCreated",
+    "BearerAuth",
     "Bot",
     "Call",
     "Client",
@@ -55,6 +75,7 @@ __all__ = [
     "CreatedGame",
     "Effect",
     "EventPage",
+    "Flow",
     "Forbidden",
     "GameRecord",
     "GameStuck",
@@ -76,6 +97,8 @@ __all__ = [
     "RuleSetInfo",
     "Seat",
     "ServerError",
+    "Standing",
+    "Standings",
     "Step",
     "StoredEvent",
     "StreamCall",
@@ -86,4 +109,5 @@ __all__ = [
     "Verification",
     "play_game",
     "play_game_async",
+    "play_game_flow",
 ]

@@ -1,17 +1,30 @@
 """Bots and a game runner that lets them play a whole game through the API.
 
-The runner plays chance like everything else: a seat whose only legal move is ``roll`` or
-``draw`` posts that move, and the server produces the outcome (``auto_chance`` is not used).
+The runner (``play_game_flow``, written once and played by either client) plays chance like
+everything else: a seat whose only legal move is ``roll`` or ``draw`` posts that move, and
+the server produces the outcome (``auto_chance`` is not used).
 """
 
 from __future__ import annotations
 
 import random
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Protocol
+from typing import Any, Protocol, TypedDict, Unpack
 
 from tabula_client.client import AsyncClient, Client
-from tabula_client.models import CreatedGame, GameView, Move, Piece, PlayResult, StoredEvent
+from tabula_client.flows import Flow
+from tabula_client.models import (
+    CreatedGame,
+    EventPage,
+    GameView,
+    LegalMoves,
+    Move,
+    Piece,
+    PlayResult,
+    StoredEvent,
+)
+from tabula_client.routes import Routes
+from tabula_client.wire import PartnersView
 
 DEFAULT_NAMES = ("Ann", "Bob", "Cat", "Dan", "Eve", "Fay")
 EventHandler = Callable[[StoredEvent], None]
@@ -133,14 +146,13 @@ class Board:
         squares += [square(s.to) for m in moves for s in m.steps]
         seen = [n for n in squares if n is not None]
         loop = max(seen, default=0) + (1 if 0 in seen else 0)
-        teams = view.raw.get("teams")
-        valid_teams = teams if isinstance(teams, list) else []
-        return cls(view.pieces, valid_teams, max(loop, 2 * cls.BIG_JUMP))
+        teams = view.teams if isinstance(view, PartnersView) else []
+        return cls(view.pieces, teams, max(loop, 2 * cls.BIG_JUMP))
 
     def allies(self, seat: int) -> set[int]:
         """The seat and its partners (from the view's ``teams``, when it has them)."""
         for team in self.teams:
-            if isinstance(team, list) and seat in team:
+            if seat in team:
                 return set(team)
         return {seat}
 
@@ -245,8 +257,17 @@ def server_seed(seed: int | str | None) -> str | None:
     return None if seed is None else str(seed)
 
 
-def play_game(
-    client: Client,
+class Playing(TypedDict, total=False):
+    """How ``play_game`` sets up and plays a game (all optional)."""
+
+    options: Mapping[str, Any] | None
+    bots: Sequence[Bot] | Mapping[int, Bot] | None
+    seed: int | str | None
+    on_event: EventHandler | None
+
+
+def play_game_flow(
+    routes: Routes,
     ruleset: str,
     players: int | Sequence[str],
     *,
@@ -254,43 +275,45 @@ def play_game(
     bots: Sequence[Bot] | Mapping[int, Bot] | None = None,
     seed: int | str | None = None,
     on_event: EventHandler | None = None,
-) -> GameView:
-    """Create a game and let bots play it to the end; the final view (as the referee sees it).
+) -> Flow[GameView]:
+    """Create a game and let bots play it to the end; the final view (as the referee sees
+    it). A flow: ``Client.run`` or ``AsyncClient.run`` plays it.
 
     ``seed`` fixes both the server's chance seed and the default bots, so a game replays.
     """
     names = seat_names(players)
-    created = client.create_game(
+    created: CreatedGame = yield routes.create_game(
         ruleset, names, options=options, chance="server", seed=server_seed(seed)
     )
-    referee = client.with_token(created.tokens.referee)
-    seats = [client.with_token(token) for token in created.tokens.seats]
+    referee = routes.with_token(created.tokens.referee)
+    seats = [routes.with_token(token) for token in created.tokens.seats]
     players_bots = seat_bots(len(names), bots, seed)
     feed = EventFeed(on_event)
     if on_event is not None:
-        _catch_up(referee, created.id, feed)
-    view = referee.game(created.id)
+        yield from _catch_up(referee, created.id, feed)
+    view: GameView = yield referee.game(created.id)
     latest: tuple[int, PlayResult] | None = None  # the last write: by which seat, its reply
     while not view.is_finished:
         last = None
         for seat in pending_seats(view):
             own = latest[1] if latest is not None and latest[0] == seat else None
-            result = _play_turn(seats[seat], players_bots[seat], created, own)
+            result = yield from _play_turn(seats[seat], players_bots[seat], created, own)
             if result is not None:
                 last, latest = result, (seat, result)
                 if feed.continues(result):
                     feed.emit(result.events)
                 else:
-                    _catch_up(referee, created.id, feed)
+                    yield from _catch_up(referee, created.id, feed)
         if last is None:
             raise GameStuck(f"game {created.id} is {view.status} but no seat can move")
         view = last.state
-    return referee.game(created.id)
+    final: GameView = yield referee.game(created.id)
+    return final
 
 
 def _play_turn(
-    seat: Client, bot: Bot, created: CreatedGame, own: PlayResult | None
-) -> PlayResult | None:
+    seat: Routes, bot: Bot, created: CreatedGame, own: PlayResult | None
+) -> Flow[PlayResult | None]:
     """One seat's move, chosen by its bot from its legal moves (``None`` if it has none).
 
     ``own`` is the reply to this seat's own write when nothing was written since: its state
@@ -298,79 +321,36 @@ def _play_turn(
     """
     if own is not None and own.legal_moves:
         move = bot.choose(own.state, own.legal_moves)
-        return seat.play(created.id, move, expected_version=own.version)
-    legal = seat.legal_moves(created.id)
+        played: PlayResult = yield seat.play(created.id, move, expected_version=own.version)
+        return played
+    legal: LegalMoves = yield seat.legal_moves(created.id)
     if not legal.moves:
         return None
-    move = bot.choose(seat.game(created.id), legal.moves)
-    return seat.play(created.id, move, expected_version=legal.version)
+    view: GameView = yield seat.game(created.id)
+    result: PlayResult = yield seat.play(
+        created.id, bot.choose(view, legal.moves), expected_version=legal.version
+    )
+    return result
 
 
-def _catch_up(referee: Client, game_id: str, feed: EventFeed) -> None:
+def _catch_up(referee: Routes, game_id: str, feed: EventFeed) -> Flow[None]:
     """Feed the log from the last event seen to the current version, page by page."""
     while feed.handler is not None:
-        page = referee.events(game_id, after=feed.seen)
+        page: EventPage = yield referee.events(game_id, after=feed.seen)
         feed.emit(page.events)
         if not page.events or feed.seen >= page.version:
             return
+
+
+def play_game(
+    client: Client, ruleset: str, players: int | Sequence[str], **settings: Unpack[Playing]
+) -> GameView:
+    """``play_game_flow`` played by ``client``: the final view."""
+    return client.run(play_game_flow(client.routes, ruleset, players, **settings))
 
 
 async def play_game_async(
-    client: AsyncClient,
-    ruleset: str,
-    players: int | Sequence[str],
-    *,
-    options: Mapping[str, Any] | None = None,
-    bots: Sequence[Bot] | Mapping[int, Bot] | None = None,
-    seed: int | str | None = None,
-    on_event: EventHandler | None = None,
+    client: AsyncClient, ruleset: str, players: int | Sequence[str], **settings: Unpack[Playing]
 ) -> GameView:
-    """The mirror of ``play_game`` for ``AsyncClient``."""
-    names = seat_names(players)
-    created = await client.create_game(
-        ruleset, names, options=options, chance="server", seed=server_seed(seed)
-    )
-    referee = client.with_token(created.tokens.referee)
-    seats = [client.with_token(token) for token in created.tokens.seats]
-    players_bots = seat_bots(len(names), bots, seed)
-    feed = EventFeed(on_event)
-    if on_event is not None:
-        await _catch_up_async(referee, created.id, feed)
-    view = await referee.game(created.id)
-    latest: tuple[int, PlayResult] | None = None
-    while not view.is_finished:
-        last = None
-        for seat in pending_seats(view):
-            own = latest[1] if latest is not None and latest[0] == seat else None
-            result = await _play_turn_async(seats[seat], players_bots[seat], created, own)
-            if result is not None:
-                last, latest = result, (seat, result)
-                if feed.continues(result):
-                    feed.emit(result.events)
-                else:
-                    await _catch_up_async(referee, created.id, feed)
-        if last is None:
-            raise GameStuck(f"game {created.id} is {view.status} but no seat can move")
-        view = last.state
-    return await referee.game(created.id)
-
-
-async def _play_turn_async(
-    seat: AsyncClient, bot: Bot, created: CreatedGame, own: PlayResult | None
-) -> PlayResult | None:
-    if own is not None and own.legal_moves:
-        move = bot.choose(own.state, own.legal_moves)
-        return await seat.play(created.id, move, expected_version=own.version)
-    legal = await seat.legal_moves(created.id)
-    if not legal.moves:
-        return None
-    move = bot.choose(await seat.game(created.id), legal.moves)
-    return await seat.play(created.id, move, expected_version=legal.version)
-
-
-async def _catch_up_async(referee: AsyncClient, game_id: str, feed: EventFeed) -> None:
-    while feed.handler is not None:
-        page = await referee.events(game_id, after=feed.seen)
-        feed.emit(page.events)
-        if not page.events or feed.seen >= page.version:
-            return
+    """``play_game_flow`` played by an ``AsyncClient``: the final view."""
+    return await client.run(play_game_flow(client.routes, ruleset, players, **settings))

@@ -14,8 +14,18 @@ import httpx
 from tabula_client.bots import play_game, seat_names
 from tabula_client.client import Client
 from tabula_client.errors import TabulaError
-from tabula_client.models import GameView, Step, StoredEvent
+from tabula_client.models import GameView, StoredEvent
 from tabula_client.routes import DEFAULT_URL
+from tabula_client.wire import (
+    CardExchangedEvent,
+    GameCreatedEvent,
+    GameFinishedEvent,
+    MovePlayedData,
+    MovePlayedEvent,
+    MoveUndoneEvent,
+    SeedRevealedEvent,
+    TurnPassedEvent,
+)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -152,9 +162,9 @@ class EventPrinter:
             print(line, flush=True)
 
 
-def who(seat: Any, names: Sequence[str]) -> str:
+def who(seat: int, names: Sequence[str]) -> str:
     """``Ann (seat 0)``, or ``seat N`` when the name is not known."""
-    if isinstance(seat, int) and 0 <= seat < len(names):
+    if 0 <= seat < len(names):
         return f"{names[seat]} (seat {seat})"
     return f"seat {seat}"
 
@@ -162,39 +172,36 @@ def who(seat: Any, names: Sequence[str]) -> str:
 def describe_event(event: StoredEvent, names: Sequence[str]) -> str | None:
     """A line for an event worth showing, ``None`` for the others (chance outcomes show in the
     move that uses them)."""
-    data = event.data
     prefix = f"#{event.version:<4}"
-    match event.type:
-        case "GameCreated":
-            return f"{prefix} {data.get('ruleset')} game {event.game_id}: {', '.join(names)}"
-        case "MovePlayed":
-            return f"{prefix} {who(data.get('seat'), names)}: {describe_move(data)}"
-        case "CardExchanged":
-            giver, taker = who(data.get("seat"), names), who(data.get("to"), names)
-            return f"{prefix} {giver} gives {data.get('card', 'a card')} to {taker}"
-        case "TurnPassed":
-            return f"{prefix} {who(data.get('seat'), names)} passes: {data.get('reason', '')}"
-        case "MoveUndone":
-            return f"{prefix} undone back to #{data.get('reverts')}: {data.get('reason', '')}"
-        case "GameFinished":
-            return f"{prefix} game over: {data.get('reason') or 'finished'}"
-        case "SeedRevealed":
-            return f"{prefix} seed revealed: {data.get('seed')}"
+    match event:
+        case GameCreatedEvent(data=created):
+            return f"{prefix} {created.ruleset} game {event.game_id}: {', '.join(names)}"
+        case MovePlayedEvent(data=move):
+            return f"{prefix} {who(move.seat, names)}: {describe_move(move)}"
+        case CardExchangedEvent(data=exchange):
+            giver, taker = who(exchange.seat, names), who(exchange.to, names)
+            return f"{prefix} {giver} gives {exchange.card} to {taker}"
+        case TurnPassedEvent(data=passed):
+            return f"{prefix} {who(passed.seat, names)} passes: {passed.reason}"
+        case MoveUndoneEvent(data=undone):
+            return f"{prefix} undone back to #{undone.reverts}: {undone.reason}"
+        case GameFinishedEvent(data=finished):
+            return f"{prefix} game over: {finished.reason or 'finished'}"
+        case SeedRevealedEvent(data=revealed):
+            return f"{prefix} seed revealed: {revealed.seed}"
     return None
 
 
-def describe_move(data: dict[str, Any]) -> str:
+def describe_move(move: MovePlayedData) -> str:
     """``throw:4 uses 4: red-1 track:1->track:5; bumps blue-1 track:5->track:1 (why)``."""
-    uses = data.get("uses")
-    used = " ".join(map(str, uses)) if isinstance(uses, list) else uses
-    text = str(data.get("move"))
+    used = " ".join(map(str, move.uses)) if isinstance(move.uses, list) else move.uses
+    text = move.move
     if used is not None:
         text += f" uses {used}"
-    steps = [Step(s["piece"], s["from"], s["to"]) for s in data.get("steps", [])]
-    if steps:
-        text += ": " + ", ".join(f"{s.piece} {s.from_}->{s.to}" for s in steps)
-    for effect in data.get("effects", []):
-        text += f"; {effect['piece']} {effect['from']}->{effect['to']} ({effect.get('why', '')})"
+    if move.steps:
+        text += ": " + ", ".join(f"{s.piece} {s.from_}->{s.to}" for s in move.steps)
+    for effect in move.effects:
+        text += f"; {effect.piece} {effect.from_}->{effect.to} ({effect.why})"
     return text
 
 

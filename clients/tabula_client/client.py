@@ -1,53 +1,76 @@
-"""``Client`` and ``AsyncClient``: the routes of ``Routes``, sent over httpx.
+"""``Client`` and ``AsyncClient``: the operations of ``Routes``, sent over httpx.
 
-The two mirror each other name for name; every method builds its ``Call`` with the I/O-free
-``Routes`` and only sends it here.
+Each operation is written once, in ``Routes``; a client's method for it is made by ``sync``
+or ``asynchronous``, which send the ``Call`` the route builds. Multi-call flows (``follow``,
+the bots' games) are written once too, as generators of steps (``flows``), driven here by
+``run`` and ``iterate``.
 """
 
 from __future__ import annotations
 
 import asyncio
+import copy
 import time
-from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterator
+from functools import wraps
 from types import TracebackType
-from typing import Any, TypeVar
+from typing import Any, Concatenate, ParamSpec, Self, TypeVar
 
 import httpx
 
-from tabula_client.models import (
-    Audit,
-    CreatedGame,
-    EventPage,
-    GameRecord,
-    GameSummary,
-    GameView,
-    Health,
-    LegalMoves,
-    Move,
-    PlayResult,
-    RuleSetInfo,
-    Step,
-    StoredEvent,
-)
-from tabula_client.routes import DEFAULT_URL, Call, Chance, Routes, StreamCall
+from tabula_client import flows
+from tabula_client.flows import Done, Emit, Flow, Open, Read, Runner, Wait
+from tabula_client.models import StoredEvent
+from tabula_client.routes import DEFAULT_URL, Call, Routes, StreamCall
 from tabula_client.sse import amessages, messages
 
+P = ParamSpec("P")
 T = TypeVar("T")
-RECONNECTS = 5
-"""How often ``follow`` reconnects in a row without receiving an event before giving up."""
+R = TypeVar("R")
 
 
-def backoff(attempt: int) -> float:
-    """Seconds to wait before reconnect number ``attempt`` (1, 2, ...)."""
-    return float(min(0.1 * 2 ** (attempt - 1), 5.0))
+def sync(route: Callable[Concatenate[Routes, P], Call[T]]) -> Callable[Concatenate[Client, P], T]:
+    """The ``Client`` method that sends what ``route`` builds."""
+
+    @wraps(route)
+    def method(self: Client, /, *args: P.args, **kwargs: P.kwargs) -> T:
+        return self.send(route(self.routes, *args, **kwargs))
+
+    return method
 
 
-def stream_ended_early(game_id: str) -> httpx.RemoteProtocolError:
-    """The error for a stream that keeps ending while its game is still running."""
-    return httpx.RemoteProtocolError(f"the event stream of game {game_id} ended before it finished")
+def asynchronous(
+    route: Callable[Concatenate[Routes, P], Call[T]],
+) -> Callable[Concatenate[AsyncClient, P], Coroutine[Any, Any, T]]:
+    """The ``AsyncClient`` method that sends what ``route`` builds."""
+
+    @wraps(route)
+    async def method(self: AsyncClient, /, *args: P.args, **kwargs: P.kwargs) -> T:
+        return await self.send(route(self.routes, *args, **kwargs))
+
+    return method
 
 
-class Client:
+class Acting:
+    """What both clients share: the routes they send, acting with one token."""
+
+    routes: Routes
+    _owns_http: bool
+
+    @property
+    def token(self) -> str | None:
+        """The bearer token this client acts with."""
+        return self.routes.token
+
+    def with_token(self, token: str | None) -> Self:
+        """A client acting with ``token`` over the same connection pool (close the original)."""
+        clone = copy.copy(self)
+        clone.routes = self.routes.with_token(token)
+        clone._owns_http = False
+        return clone
+
+
+class Client(Acting):
     """A synchronous Tabula client acting with one token (or none, as a spectator)."""
 
     def __init__(
@@ -61,19 +84,6 @@ class Client:
         self.routes = Routes(base_url, token=token, timeout=timeout)
         self._http = httpx.Client(transport=transport, timeout=timeout)
         self._owns_http = True
-
-    @property
-    def token(self) -> str | None:
-        """The bearer token this client acts with."""
-        return self.routes.token
-
-    def with_token(self, token: str | None) -> Client:
-        """A client acting with ``token`` over the same connection pool (close the original)."""
-        clone = object.__new__(Client)
-        clone.routes = self.routes.with_token(token)
-        clone._http = self._http
-        clone._owns_http = False
-        return clone
 
     def close(self) -> None:
         """Close the connection pool, if this client opened it."""
@@ -93,173 +103,74 @@ class Client:
 
     def send(self, call: Call[T]) -> T:
         """Send one call and parse its response."""
-        return call.parse(self._http.send(call.request))
+        return call.parse(self._http.send(call.request, auth=call.auth))
 
-    def health(self) -> Health:
-        """Liveness."""
-        return self.send(self.routes.health())
+    def run(self, flow: Flow[R]) -> R:
+        """Drive ``flow`` to its end; what it returns."""
+        for out in self._drive(flow):
+            if isinstance(out, Done):
+                result: R = out.value
+        return result
 
-    def rulesets(self) -> list[RuleSetInfo]:
-        """The rule sets offered, with player counts and option defaults."""
-        return self.send(self.routes.rulesets())
+    def iterate(self, flow: Flow[Any]) -> Iterator[Any]:
+        """Drive ``flow``, yielding what it emits."""
+        for out in self._drive(flow):
+            if isinstance(out, Emit):
+                yield out.value
 
-    def create_game(
-        self,
-        ruleset: str,
-        seats: Sequence[str],
-        *,
-        options: Mapping[str, Any] | None = None,
-        chance: Chance = "server",
-        seed: str | None = None,
-        auto_chance: bool = False,
-        allow_undo: bool = False,
-        tags: Mapping[str, str] | None = None,
-    ) -> CreatedGame:
-        """Create a game; the reply holds the referee's and every seat's token."""
-        call = self.routes.create_game(
-            ruleset,
-            seats,
-            options=options,
-            chance=chance,
-            seed=seed,
-            auto_chance=auto_chance,
-            allow_undo=allow_undo,
-            tags=tags,
-        )
-        return self.send(call)
-
-    def list_games(
-        self, *, status: str | None = None, ruleset: str | None = None, tag: str | None = None
-    ) -> list[GameSummary]:
-        """Games, filtered by status, rule set or ``key:value`` tag."""
-        return self.send(self.routes.list_games(status=status, ruleset=ruleset, tag=tag))
-
-    def game(self, game_id: str) -> GameView:
-        """The current state view, as this client's token may see it."""
-        return self.send(self.routes.game(game_id))
-
-    def state(self, game_id: str, at: int) -> GameView:
-        """The state view after event ``at``."""
-        return self.send(self.routes.state(game_id, at))
-
-    def legal_moves(self, game_id: str) -> LegalMoves:
-        """The legal moves of this client's seat (of every pending seat for the referee)."""
-        return self.send(self.routes.legal_moves(game_id))
-
-    def play(
-        self,
-        game_id: str,
-        move: str | Move | None = None,
-        *,
-        steps: Sequence[Step] | None = None,
-        seat: int | None = None,
-        expected_version: int | None = None,
-        idempotency_key: str | None = None,
-    ) -> PlayResult:
-        """Play a move (its id, or the ``Move`` itself) or its steps."""
-        call = self.routes.play(
-            game_id,
-            move,
-            steps=steps,
-            seat=seat,
-            expected_version=expected_version,
-            idempotency_key=idempotency_key,
-        )
-        return self.send(call)
-
-    def events(self, game_id: str, after: int = 0, limit: int | None = None) -> EventPage:
-        """The game's log after version ``after``."""
-        return self.send(self.routes.events(game_id, after, limit))
-
-    def undo(
-        self,
-        game_id: str,
-        reason: str = "",
-        *,
-        expected_version: int | None = None,
-        idempotency_key: str | None = None,
-    ) -> PlayResult:
-        """Revert the latest decision and what followed it (the referee, or a seat where the
-        game allows undo)."""
-        call = self.routes.undo(
-            game_id, reason, expected_version=expected_version, idempotency_key=idempotency_key
-        )
-        return self.send(call)
-
-    def post_chance(
-        self,
-        game_id: str,
-        *,
-        card: str | None = None,
-        dice: Sequence[int] | None = None,
-        hands: Sequence[Sequence[str]] | None = None,
-        expected_version: int | None = None,
-        idempotency_key: str | None = None,
-    ) -> PlayResult:
-        """Record the card drawn, dice thrown or hands dealt at the table (external chance)."""
-        call = self.routes.post_chance(
-            game_id,
-            card=card,
-            dice=dice,
-            hands=hands,
-            expected_version=expected_version,
-            idempotency_key=idempotency_key,
-        )
-        return self.send(call)
-
-    def audit(self, game_id: str) -> Audit:
-        """The full log with hashes, the seed once revealed, and its verification."""
-        return self.send(self.routes.audit(game_id))
-
-    def export(self, game_id: str) -> GameRecord:
-        """The game record; ``.raw`` is the record as sent, for ``import_game``."""
-        return self.send(self.routes.export(game_id))
-
-    def import_game(self, record: GameRecord | Mapping[str, Any]) -> CreatedGame:
-        """Replay a record on the server and store it as a new game (new id and tokens)."""
-        return self.send(self.routes.import_game(record))
+    def _drive(self, flow: Flow[R]) -> Iterator[Emit[Any] | Done[R]]:
+        runner, stream = Runner(flow), SyncStream(self._http)
+        try:
+            while not isinstance(step := runner.next(), Done):
+                if isinstance(step, Emit):
+                    yield step
+                    continue
+                try:
+                    if isinstance(step, Call):
+                        runner.reply(self.send(step))
+                    elif isinstance(step, Open):
+                        stream.open(step.call)
+                    elif isinstance(step, Read):
+                        runner.reply(stream.read())
+                    elif isinstance(step, Wait):
+                        time.sleep(step.seconds)
+                except Exception as error:
+                    runner.fail(error)
+            yield step
+        finally:
+            stream.close()
+            runner.close()
 
     def follow(self, game_id: str, *, after: int = 0) -> Iterator[StoredEvent]:
-        """The game's events after version ``after`` as they happen, until it has finished.
+        """The game's events after version ``after`` as they happen, until it has finished;
+        a dropped connection resumes after the last event received (``flows.follow``)."""
+        return self.iterate(flows.follow(self.routes, game_id, after))
 
-        A dropped connection is resumed after the last event received (``Last-Event-ID``),
-        so each event comes once; ``RECONNECTS`` failures in a row raise the last one.
-        """
-        cursor, attempt = after, 0
-        while True:
-            try:
-                for event in self._stream(self.routes.follow(game_id, after=cursor)):
-                    if event.version > cursor:
-                        cursor, attempt = event.version, 0
-                        yield event
-                view = self.game(game_id)
-                if view.is_finished and view.version <= cursor:
-                    return
-                failure: Exception = stream_ended_early(game_id)
-            except httpx.TransportError as error:
-                failure = error
-            attempt += 1
-            if attempt > RECONNECTS:
-                raise failure
-            time.sleep(backoff(attempt))
-
-    def _stream(self, call: StreamCall) -> Iterator[StoredEvent]:
-        """The events of one streaming response, until the server ends it."""
-        response = self._http.send(call.request, stream=True)
-        try:
-            if response.is_error:
-                response.read()
-            call.check(response)
-            for message in messages(response.iter_lines()):
-                event = call.parse(message)
-                if event is not None:
-                    yield event
-        finally:
-            response.close()
+    health = sync(Routes.health)
+    rulesets = sync(Routes.rulesets)
+    ruleset = sync(Routes.ruleset)
+    create_game = sync(Routes.create_game)
+    create_batch = sync(Routes.create_batch)
+    import_game = sync(Routes.import_game)
+    list_games = sync(Routes.list_games)
+    game = sync(Routes.game)
+    state = sync(Routes.state)
+    legal_moves = sync(Routes.legal_moves)
+    play = sync(Routes.play)
+    undo = sync(Routes.undo)
+    post_chance = sync(Routes.post_chance)
+    adjudicate = sync(Routes.adjudicate)
+    events = sync(Routes.events)
+    audit = sync(Routes.audit)
+    export = sync(Routes.export)
+    board_svg = sync(Routes.board_svg)
+    game_page = sync(Routes.game_page)
+    standings = sync(Routes.standings)
+    archive = sync(Routes.archive)
 
 
-class AsyncClient:
-    """An asynchronous Tabula client; the mirror of ``Client``."""
+class AsyncClient(Acting):
+    """An asynchronous Tabula client; the mirror of ``Client`` (closed with ``aclose``)."""
 
     def __init__(
         self,
@@ -273,21 +184,8 @@ class AsyncClient:
         self._http = httpx.AsyncClient(transport=transport, timeout=timeout)
         self._owns_http = True
 
-    @property
-    def token(self) -> str | None:
-        """The bearer token this client acts with."""
-        return self.routes.token
-
-    def with_token(self, token: str | None) -> AsyncClient:
-        """A client acting with ``token`` over the same connection pool (close the original)."""
-        clone = object.__new__(AsyncClient)
-        clone.routes = self.routes.with_token(token)
-        clone._http = self._http
-        clone._owns_http = False
-        return clone
-
-    async def close(self) -> None:
-        """Close the connection pool, if this client opened it."""
+    async def aclose(self) -> None:
+        """Close the connection pool, if this client opened it (as ``httpx.AsyncClient``)."""
         if self._owns_http:
             await self._http.aclose()
 
@@ -300,170 +198,123 @@ class AsyncClient:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
-        await self.close()
+        await self.aclose()
 
     async def send(self, call: Call[T]) -> T:
         """Send one call and parse its response."""
-        return call.parse(await self._http.send(call.request))
+        return call.parse(await self._http.send(call.request, auth=call.auth))
 
-    async def health(self) -> Health:
-        """Liveness."""
-        return await self.send(self.routes.health())
+    async def run(self, flow: Flow[R]) -> R:
+        """Drive ``flow`` to its end; what it returns."""
+        async for out in self._drive(flow):
+            if isinstance(out, Done):
+                result: R = out.value
+        return result
 
-    async def rulesets(self) -> list[RuleSetInfo]:
-        """The rule sets offered, with player counts and option defaults."""
-        return await self.send(self.routes.rulesets())
+    async def iterate(self, flow: Flow[Any]) -> AsyncIterator[Any]:
+        """Drive ``flow``, yielding what it emits."""
+        async for out in self._drive(flow):
+            if isinstance(out, Emit):
+                yield out.value
 
-    async def create_game(
-        self,
-        ruleset: str,
-        seats: Sequence[str],
-        *,
-        options: Mapping[str, Any] | None = None,
-        chance: Chance = "server",
-        seed: str | None = None,
-        auto_chance: bool = False,
-        allow_undo: bool = False,
-        tags: Mapping[str, str] | None = None,
-    ) -> CreatedGame:
-        """Create a game; the reply holds the referee's and every seat's token."""
-        call = self.routes.create_game(
-            ruleset,
-            seats,
-            options=options,
-            chance=chance,
-            seed=seed,
-            auto_chance=auto_chance,
-            allow_undo=allow_undo,
-            tags=tags,
-        )
-        return await self.send(call)
-
-    async def list_games(
-        self, *, status: str | None = None, ruleset: str | None = None, tag: str | None = None
-    ) -> list[GameSummary]:
-        """Games, filtered by status, rule set or ``key:value`` tag."""
-        return await self.send(self.routes.list_games(status=status, ruleset=ruleset, tag=tag))
-
-    async def game(self, game_id: str) -> GameView:
-        """The current state view, as this client's token may see it."""
-        return await self.send(self.routes.game(game_id))
-
-    async def state(self, game_id: str, at: int) -> GameView:
-        """The state view after event ``at``."""
-        return await self.send(self.routes.state(game_id, at))
-
-    async def legal_moves(self, game_id: str) -> LegalMoves:
-        """The legal moves of this client's seat (of every pending seat for the referee)."""
-        return await self.send(self.routes.legal_moves(game_id))
-
-    async def play(
-        self,
-        game_id: str,
-        move: str | Move | None = None,
-        *,
-        steps: Sequence[Step] | None = None,
-        seat: int | None = None,
-        expected_version: int | None = None,
-        idempotency_key: str | None = None,
-    ) -> PlayResult:
-        """Play a move (its id, or the ``Move`` itself) or its steps."""
-        call = self.routes.play(
-            game_id,
-            move,
-            steps=steps,
-            seat=seat,
-            expected_version=expected_version,
-            idempotency_key=idempotency_key,
-        )
-        return await self.send(call)
-
-    async def events(self, game_id: str, after: int = 0, limit: int | None = None) -> EventPage:
-        """The game's log after version ``after``."""
-        return await self.send(self.routes.events(game_id, after, limit))
-
-    async def undo(
-        self,
-        game_id: str,
-        reason: str = "",
-        *,
-        expected_version: int | None = None,
-        idempotency_key: str | None = None,
-    ) -> PlayResult:
-        """Revert the latest decision and what followed it (the referee, or a seat where the
-        game allows undo)."""
-        call = self.routes.undo(
-            game_id, reason, expected_version=expected_version, idempotency_key=idempotency_key
-        )
-        return await self.send(call)
-
-    async def post_chance(
-        self,
-        game_id: str,
-        *,
-        card: str | None = None,
-        dice: Sequence[int] | None = None,
-        hands: Sequence[Sequence[str]] | None = None,
-        expected_version: int | None = None,
-        idempotency_key: str | None = None,
-    ) -> PlayResult:
-        """Record the card drawn, dice thrown or hands dealt at the table (external chance)."""
-        call = self.routes.post_chance(
-            game_id,
-            card=card,
-            dice=dice,
-            hands=hands,
-            expected_version=expected_version,
-            idempotency_key=idempotency_key,
-        )
-        return await self.send(call)
-
-    async def audit(self, game_id: str) -> Audit:
-        """The full log with hashes, the seed once revealed, and its verification."""
-        return await self.send(self.routes.audit(game_id))
-
-    async def export(self, game_id: str) -> GameRecord:
-        """The game record; ``.raw`` is the record as sent, for ``import_game``."""
-        return await self.send(self.routes.export(game_id))
-
-    async def import_game(self, record: GameRecord | Mapping[str, Any]) -> CreatedGame:
-        """Replay a record on the server and store it as a new game (new id and tokens)."""
-        return await self.send(self.routes.import_game(record))
-
-    async def follow(self, game_id: str, *, after: int = 0) -> AsyncIterator[StoredEvent]:
-        """The game's events after version ``after`` as they happen, until it has finished.
-
-        A dropped connection is resumed after the last event received (``Last-Event-ID``),
-        so each event comes once; ``RECONNECTS`` failures in a row raise the last one.
-        """
-        cursor, attempt = after, 0
-        while True:
-            try:
-                async for event in self._stream(self.routes.follow(game_id, after=cursor)):
-                    if event.version > cursor:
-                        cursor, attempt = event.version, 0
-                        yield event
-                view = await self.game(game_id)
-                if view.is_finished and view.version <= cursor:
-                    return
-                failure: Exception = stream_ended_early(game_id)
-            except httpx.TransportError as error:
-                failure = error
-            attempt += 1
-            if attempt > RECONNECTS:
-                raise failure
-            await asyncio.sleep(backoff(attempt))
-
-    async def _stream(self, call: StreamCall) -> AsyncIterator[StoredEvent]:
-        """The events of one streaming response, until the server ends it."""
-        response = await self._http.send(call.request, stream=True)
+    async def _drive(self, flow: Flow[R]) -> AsyncIterator[Emit[Any] | Done[R]]:
+        runner, stream = Runner(flow), AsyncStream(self._http)
         try:
-            if response.is_error:
-                await response.aread()
-            call.check(response)
-            async for message in amessages(response.aiter_lines()):
-                event = call.parse(message)
-                if event is not None:
-                    yield event
+            while not isinstance(step := runner.next(), Done):
+                if isinstance(step, Emit):
+                    yield step
+                    continue
+                try:
+                    if isinstance(step, Call):
+                        runner.reply(await self.send(step))
+                    elif isinstance(step, Open):
+                        await stream.open(step.call)
+                    elif isinstance(step, Read):
+                        runner.reply(await stream.read())
+                    elif isinstance(step, Wait):
+                        await asyncio.sleep(step.seconds)
+                except Exception as error:
+                    runner.fail(error)
+            yield step
         finally:
-            await response.aclose()
+            await stream.close()
+            runner.close()
+
+    def follow(self, game_id: str, *, after: int = 0) -> AsyncIterator[StoredEvent]:
+        """The game's events after version ``after`` as they happen, until it has finished;
+        a dropped connection resumes after the last event received (``flows.follow``)."""
+        return self.iterate(flows.follow(self.routes, game_id, after))
+
+    health = asynchronous(Routes.health)
+    rulesets = asynchronous(Routes.rulesets)
+    ruleset = asynchronous(Routes.ruleset)
+    create_game = asynchronous(Routes.create_game)
+    create_batch = asynchronous(Routes.create_batch)
+    import_game = asynchronous(Routes.import_game)
+    list_games = asynchronous(Routes.list_games)
+    game = asynchronous(Routes.game)
+    state = asynchronous(Routes.state)
+    legal_moves = asynchronous(Routes.legal_moves)
+    play = asynchronous(Routes.play)
+    undo = asynchronous(Routes.undo)
+    post_chance = asynchronous(Routes.post_chance)
+    adjudicate = asynchronous(Routes.adjudicate)
+    events = asynchronous(Routes.events)
+    audit = asynchronous(Routes.audit)
+    export = asynchronous(Routes.export)
+    board_svg = asynchronous(Routes.board_svg)
+    game_page = asynchronous(Routes.game_page)
+    standings = asynchronous(Routes.standings)
+    archive = asynchronous(Routes.archive)
+
+
+class SyncStream:
+    """The one event stream a synchronous flow has open."""
+
+    def __init__(self, http: httpx.Client) -> None:
+        self.http = http
+        self.response: httpx.Response | None = None
+        self.events: Iterator[StoredEvent] = iter(())
+
+    def open(self, call: StreamCall) -> None:
+        self.close()
+        self.response = self.http.send(call.request, auth=call.auth, stream=True)
+        if self.response.is_error:
+            self.response.read()
+        call.check(self.response)
+        lines = messages(self.response.iter_lines())
+        self.events = (event for m in lines if (event := call.parse(m)) is not None)
+
+    def read(self) -> StoredEvent | None:
+        return next(self.events, None)
+
+    def close(self) -> None:
+        if self.response is not None:
+            self.response.close()
+            self.response, self.events = None, iter(())
+
+
+class AsyncStream:
+    """The one event stream an asynchronous flow has open."""
+
+    def __init__(self, http: httpx.AsyncClient) -> None:
+        self.http = http
+        self.response: httpx.Response | None = None
+        self.events: AsyncIterator[StoredEvent] | None = None
+
+    async def open(self, call: StreamCall) -> None:
+        await self.close()
+        self.response = await self.http.send(call.request, auth=call.auth, stream=True)
+        if self.response.is_error:
+            await self.response.aread()
+        call.check(self.response)
+        lines = amessages(self.response.aiter_lines())
+        self.events = (event async for m in lines if (event := call.parse(m)) is not None)
+
+    async def read(self) -> StoredEvent | None:
+        return None if self.events is None else await anext(self.events, None)
+
+    async def close(self) -> None:
+        if self.response is not None:
+            await self.response.aclose()
+            self.response, self.events = None, None

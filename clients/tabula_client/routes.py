@@ -1,23 +1,27 @@
-"""The I/O-free base of both clients: one method per route, each returning a ``Call``.
+"""The I/O-free base of both clients: one method per operation, each returning a ``Call``.
 
-A ``Call`` is the ``httpx.Request`` to send and the function that turns the response into a
-wire model (or raises the ``TabulaError`` its problem calls for). ``Client`` and
-``AsyncClient`` only send; adding a route is one method here and one in each client.
+A ``Call`` is the ``httpx.Request`` to send, the ``httpx.Auth`` to send it with and the
+function that turns the response into a wire type (or raises the ``TabulaError`` its problem
+calls for). ``Client`` and ``AsyncClient`` only send; adding an operation is one method here
+and one line in each client (and an entry in ``OPERATIONS``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Generic, Literal, TypeVar
+from typing import Any, Generic, Literal, TypedDict, TypeVar, Unpack
 from urllib.parse import quote
 
 import httpx
 import msgspec
 
+from tabula_client.auth import BearerAuth
 from tabula_client.errors import error_for
 from tabula_client.models import (
+    Archive,
     Audit,
+    BatchCreated,
     CreatedGame,
     EventPage,
     GameRecord,
@@ -28,38 +32,70 @@ from tabula_client.models import (
     Move,
     PlayResult,
     RuleSetInfo,
+    Standings,
     Step,
     StoredEvent,
 )
 from tabula_client.sse import Message
+from tabula_client.wire import CreateGame
 
 T = TypeVar("T")
 DEFAULT_URL = "http://127.0.0.1:8000"
 Chance = Literal["server", "external"]
+AdjudicationKind = Literal["forfeit", "penalty", "agreement"]
 STREAM_READ_TIMEOUT = 60.0
 """Seconds a live stream may stay silent; the server sends a keep-alive every 15."""
+
+OPERATIONS = {
+    "health": "health",
+    "listRulesets": "rulesets",
+    "getRuleset": "ruleset",
+    "createGame": "create_game",
+    "createBatch": "create_batch",
+    "importGame": "import_game",
+    "listGames": "list_games",
+    "getGame": "game",
+    "getStateAt": "state",
+    "getLegalMoves": "legal_moves",
+    "playMove": "play",
+    "undo": "undo",
+    "postChance": "post_chance",
+    "adjudicate": "adjudicate",
+    "listEvents": "events",
+    "streamEvents": "follow",
+    "audit": "audit",
+    "exportGame": "export",
+    "getBoardSvg": "board_svg",
+    "viewGame": "game_page",
+    "standings": "standings",
+    "archive": "archive",
+}
+"""The method of ``Routes``, ``Client`` and ``AsyncClient`` for each operation id of
+openapi.json (a test checks that none is missing)."""
 
 
 @dataclass(frozen=True)
 class Call(Generic[T]):
-    """A request and the parser of its response."""
+    """A request, the auth to send it with, and the parser of its response."""
 
     request: httpx.Request
     parse: Callable[[httpx.Response], T]
+    auth: httpx.Auth | None = None
 
 
 @dataclass(frozen=True)
 class StreamCall:
-    """A streaming request, the check of its response (an error's body read first), and the
-    parser of each message."""
+    """A streaming request, its auth, the check of its response (an error's body read
+    first), and the parser of each message."""
 
     request: httpx.Request
     check: Callable[[httpx.Response], None]
     parse: Callable[[Message], StoredEvent | None]
+    auth: httpx.Auth | None = None
 
 
 class Routes:
-    """Builds the request for every route and parses its response; never does I/O."""
+    """Builds the call for every operation; never does I/O."""
 
     def __init__(
         self, base_url: str = DEFAULT_URL, *, token: str | None = None, timeout: float = 10.0
@@ -67,67 +103,62 @@ class Routes:
         self.base_url = base_url.rstrip("/")
         self.token = token
         self.timeout = timeout
+        self.auth = BearerAuth(token) if token else None
 
     def with_token(self, token: str | None) -> Routes:
         """The same routes, acting with another token."""
         return Routes(self.base_url, token=token, timeout=self.timeout)
 
     def health(self) -> Call[Health]:
-        """``GET /health``."""
-        return Call(self._request("GET", "/health"), _decoder(Health))
+        """``GET /health``: liveness."""
+        return self._call("GET", "/health", _decoder(Health))
 
     def rulesets(self) -> Call[list[RuleSetInfo]]:
-        """``GET /rulesets``."""
-        return Call(self._request("GET", "/rulesets"), _member("rulesets", list[RuleSetInfo]))
+        """``GET /rulesets``: the rule sets offered, with player counts and option defaults."""
+        return self._call("GET", "/rulesets", _member("rulesets", list[RuleSetInfo]))
+
+    def ruleset(self, name: str) -> Call[dict[str, Any]]:
+        """``GET /rulesets/{name}``: one rule set, its rules text and its options' schema."""
+        return self._call("GET", "/rulesets/" + quote(name, safe=""), _decoder(dict[str, Any]))
 
     def create_game(
-        self,
-        ruleset: str,
-        seats: Sequence[str],
-        *,
-        options: Mapping[str, Any] | None = None,
-        chance: Chance = "server",
-        seed: str | None = None,
-        auto_chance: bool = False,
-        allow_undo: bool = False,
-        tags: Mapping[str, str] | None = None,
+        self, ruleset: str, seats: Sequence[str], **settings: Unpack[GameSettings]
     ) -> Call[CreatedGame]:
-        """``POST /games``."""
-        body: dict[str, Any] = {
-            "ruleset": ruleset,
-            "seats": [{"name": name} for name in seats],
-            "options": dict(options or {}),
-            "chance": chance,
-            "auto_chance": auto_chance,
-            "allow_undo": allow_undo,
-            "tags": dict(tags or {}),
-        }
-        if seed is not None:
-            body["seed"] = seed
-        return Call(self._request("POST", "/games", json=body), _decoder(CreatedGame))
+        """``POST /games``: a new game; the reply holds every token, once."""
+        body = game_body(ruleset, seats, **settings)
+        return self._call("POST", "/games", _decoder(CreatedGame), json=body)
+
+    def create_batch(self, games: Sequence[CreateGame | Mapping[str, Any]]) -> Call[BatchCreated]:
+        """``POST /games/batch``: several games at once (each a ``CreateGame`` or its JSON,
+        e.g. ``game_body(...)``), all or none."""
+        body = {"games": [msgspec.to_builtins(game) for game in games]}
+        return self._call("POST", "/games/batch", _decoder(BatchCreated), json=body)
+
+    def import_game(self, record: GameRecord | Mapping[str, Any]) -> Call[CreatedGame]:
+        """``POST /games/import``: replay and store a record (a ``GameRecord`` sends its
+        ``raw``) as a new game with new tokens."""
+        return self._call("POST", "/games/import", _decoder(CreatedGame), json=record_body(record))
 
     def list_games(
         self, *, status: str | None = None, ruleset: str | None = None, tag: str | None = None
     ) -> Call[list[GameSummary]]:
         """``GET /games``, filtered; ``tag`` is ``key:value``."""
         params = {"status": status, "ruleset": ruleset, "tag": tag}
-        request = self._request("GET", "/games", params=params)
-        return Call(request, _member("games", list[GameSummary]))
+        return self._call("GET", "/games", _member("games", list[GameSummary]), params=params)
 
     def game(self, game_id: str) -> Call[GameView]:
-        """``GET /games/{id}``: the current state view."""
-        return Call(self._request("GET", _game_path(game_id)), parse_view)
+        """``GET /games/{id}``: the current state view, as the caller may see it."""
+        return self._call("GET", _game_path(game_id), parse_view)
 
     def state(self, game_id: str, at: int) -> Call[GameView]:
         """``GET /games/{id}/state?at=N``: the state view after event ``at``."""
-        request = self._request("GET", _game_path(game_id, "state"), params={"at": at})
-        return Call(request, parse_view)
+        path = _game_path(game_id, "state")
+        return self._call("GET", path, parse_view, params={"at": at})
 
     def legal_moves(self, game_id: str) -> Call[LegalMoves]:
         """``GET /games/{id}/legal-moves``: the caller's moves (every pending seat's for the
         referee)."""
-        request = self._request("GET", _game_path(game_id, "legal-moves"))
-        return Call(request, _decoder(LegalMoves))
+        return self._call("GET", _game_path(game_id, "legal-moves"), _decoder(LegalMoves))
 
     def play(
         self,
@@ -139,17 +170,10 @@ class Routes:
         expected_version: int | None = None,
         idempotency_key: str | None = None,
     ) -> Call[PlayResult]:
-        """``POST /games/{id}/moves``: a move id from legal-moves, or its steps."""
+        """``POST /games/{id}/moves``: a move id from legal-moves (or the ``Move``), or its
+        steps."""
         body = play_body(move, steps=steps, seat=seat, expected_version=expected_version)
-        headers = {"Idempotency-Key": idempotency_key} if idempotency_key else {}
-        request = self._request("POST", _game_path(game_id, "moves"), json=body, headers=headers)
-        return Call(request, parse_play_result)
-
-    def events(self, game_id: str, after: int = 0, limit: int | None = None) -> Call[EventPage]:
-        """``GET /games/{id}/events?after=N&limit=M``: the log after version ``after``."""
-        params = {"after": after, "limit": limit}
-        request = self._request("GET", _game_path(game_id, "events"), params=params)
-        return Call(request, _decoder(EventPage))
+        return self._write(game_id, "moves", body, idempotency_key)
 
     def undo(
         self,
@@ -159,11 +183,10 @@ class Routes:
         expected_version: int | None = None,
         idempotency_key: str | None = None,
     ) -> Call[PlayResult]:
-        """``POST /games/{id}/undo``: revert the latest decision and what followed it."""
-        body: dict[str, Any] = {"reason": reason}
-        if expected_version is not None:
-            body["expected_version"] = expected_version
-        return self._write(_game_path(game_id, "undo"), body, idempotency_key)
+        """``POST /games/{id}/undo``: revert the latest decision and what followed it (the
+        referee, or a seat where the game allows undo)."""
+        body = _with_version({"reason": reason}, expected_version)
+        return self._write(game_id, "undo", body, idempotency_key)
 
     def post_chance(
         self,
@@ -177,25 +200,34 @@ class Routes:
     ) -> Call[PlayResult]:
         """``POST /games/{id}/chance``: the card drawn, the dice thrown or the hands dealt at
         the table (external chance, referee)."""
-        body = chance_body(card=card, dice=dice, hands=hands)
-        if expected_version is not None:
-            body["expected_version"] = expected_version
-        return self._write(_game_path(game_id, "chance"), body, idempotency_key)
+        body = _with_version(chance_body(card=card, dice=dice, hands=hands), expected_version)
+        return self._write(game_id, "chance", body, idempotency_key)
 
-    def audit(self, game_id: str) -> Call[Audit]:
-        """``GET /games/{id}/audit``: the full log, the seed once revealed, its verification."""
-        return Call(self._request("GET", _game_path(game_id, "audit")), _decoder(Audit))
+    def adjudicate(
+        self,
+        game_id: str,
+        kind: AdjudicationKind,
+        reason: str,
+        *,
+        seat: int | None = None,
+        winners: Sequence[int] | None = None,
+        expected_version: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> Call[PlayResult]:
+        """``POST /games/{id}/adjudicate``: the referee's decision (a seat's forfeit or
+        penalty, or the winners agreed at the table), on record with its reason."""
+        body: dict[str, Any] = {"kind": kind, "reason": reason}
+        if seat is not None:
+            body["seat"] = seat
+        if winners is not None:
+            body["winners"] = list(winners)
+        body = _with_version(body, expected_version)
+        return self._write(game_id, "adjudicate", body, idempotency_key)
 
-    def export(self, game_id: str) -> Call[GameRecord]:
-        """``GET /games/{id}/export``: the game record, kept whole in ``GameRecord.raw``."""
-        return Call(self._request("GET", _game_path(game_id, "export")), parse_record)
-
-    def import_game(self, record: GameRecord | Mapping[str, Any]) -> Call[CreatedGame]:
-        """``POST /games/import``: replay and store a record (a ``GameRecord`` sends its
-        ``raw``) as a new game with new tokens."""
-        body = record_body(record)
-        request = self._request("POST", "/games/import", json=body)
-        return Call(request, _decoder(CreatedGame))
+    def events(self, game_id: str, after: int = 0, limit: int | None = None) -> Call[EventPage]:
+        """``GET /games/{id}/events?after=N&limit=M``: the log after version ``after``."""
+        params = {"after": after, "limit": limit}
+        return self._call("GET", _game_path(game_id, "events"), _decoder(EventPage), params=params)
 
     def follow(self, game_id: str, *, after: int = 0) -> StreamCall:
         """``GET /games/{id}/events/stream``: the events after version ``after``, live, as
@@ -206,15 +238,55 @@ class Routes:
         request = self._request("GET", _game_path(game_id, "events", "stream"), headers=headers)
         timeout = httpx.Timeout(self.timeout, read=max(self.timeout, STREAM_READ_TIMEOUT))
         request.extensions["timeout"] = timeout.as_dict()
-        return StreamCall(request, check_stream, parse_message)
+        return StreamCall(request, check_stream, parse_message, self.auth)
+
+    def audit(self, game_id: str) -> Call[Audit]:
+        """``GET /games/{id}/audit``: the full log, the seed once revealed, its verification."""
+        return self._call("GET", _game_path(game_id, "audit"), _decoder(Audit))
+
+    def export(self, game_id: str) -> Call[GameRecord]:
+        """``GET /games/{id}/export``: the game record, kept whole in ``GameRecord.raw``."""
+        return self._call("GET", _game_path(game_id, "export"), parse_record)
+
+    def board_svg(self, game_id: str, at: int | None = None) -> Call[str]:
+        """``GET /games/{id}/board.svg?at=N``: the board as an SVG picture."""
+        path = _game_path(game_id, "board.svg")
+        return self._call("GET", path, _text, params={"at": at}, accept="image/svg+xml")
+
+    def game_page(self, game_id: str) -> Call[str]:
+        """``GET /games/{id}/view``: the HTML page that shows the game live."""
+        return self._call("GET", _game_path(game_id, "view"), _text, accept="text/html")
+
+    def standings(self, tag: str | None = None) -> Call[Standings]:
+        """``GET /standings?tag=key:value``: wins and pieces home per player name."""
+        return self._call("GET", "/standings", _decoder(Standings), params={"tag": tag})
+
+    def archive(self, tag: str | None = None) -> Call[Archive]:
+        """``GET /archive?tag=key:value``: the records of the finished games."""
+        return self._call("GET", "/archive", _decoder(Archive), params={"tag": tag})
 
     def _write(
-        self, path: str, body: dict[str, Any], idempotency_key: str | None
+        self, game_id: str, action: str, body: dict[str, Any], idempotency_key: str | None
     ) -> Call[PlayResult]:
         """A ``POST`` that appends events and answers with them and the state after them."""
         headers = {"Idempotency-Key": idempotency_key} if idempotency_key else {}
-        request = self._request("POST", path, json=body, headers=headers)
-        return Call(request, parse_play_result)
+        path = _game_path(game_id, action)
+        return self._call("POST", path, _decoder(PlayResult), json=body, headers=headers)
+
+    def _call(
+        self,
+        method: str,
+        path: str,
+        parse: Callable[[httpx.Response], T],
+        *,
+        params: Mapping[str, str | int | None] | None = None,
+        json: Any = None,
+        headers: Mapping[str, str] | None = None,
+        accept: str = "application/json",
+    ) -> Call[T]:
+        all_headers = {"Accept": f"{accept}, application/problem+json", **(headers or {})}
+        request = self._request(method, path, params=params, json=json, headers=all_headers)
+        return Call(request, parse, self.auth)
 
     def _request(
         self,
@@ -225,11 +297,10 @@ class Routes:
         json: Any = None,
         headers: Mapping[str, str] | None = None,
     ) -> httpx.Request:
-        """A request to ``path`` with the token, the timeout and a JSON body if any."""
+        """A request to ``path`` with the timeout and a JSON body if any (the token is added
+        by ``auth`` when it is sent)."""
         all_headers = {"Accept": "application/json, application/problem+json"}
         all_headers.update(headers or {})
-        if self.token:
-            all_headers["Authorization"] = f"Bearer {self.token}"
         content = None
         if json is not None:
             content = msgspec.json.encode(json)
@@ -243,6 +314,37 @@ class Routes:
             headers=all_headers,
             extensions={"timeout": httpx.Timeout(self.timeout).as_dict()},
         )
+
+
+class GameSettings(TypedDict, total=False):
+    """How a game is set up, beyond its rule set and seats (all optional)."""
+
+    options: Mapping[str, Any] | None
+    chance: Chance
+    seed: str | None
+    auto_chance: bool
+    allow_undo: bool
+    tags: Mapping[str, str]
+    clock: Mapping[str, Any] | None
+
+
+def game_body(
+    ruleset: str, seats: Sequence[str], **settings: Unpack[GameSettings]
+) -> dict[str, Any]:
+    """The body of ``POST /games`` (and one game of ``POST /games/batch``)."""
+    body: dict[str, Any] = {
+        "ruleset": ruleset,
+        "seats": [{"name": name} for name in seats],
+        "options": dict(settings.get("options") or {}),
+        "chance": settings.get("chance", "server"),
+        "auto_chance": settings.get("auto_chance", False),
+        "allow_undo": settings.get("allow_undo", False),
+        "tags": dict(settings.get("tags") or {}),
+    }
+    for optional in ("seed", "clock"):
+        if settings.get(optional) is not None:
+            body[optional] = settings[optional]
+    return body
 
 
 def play_body(
@@ -262,9 +364,7 @@ def play_body(
         body["steps"] = msgspec.to_builtins(list(steps or ()))
     if seat is not None:
         body["seat"] = seat
-    if expected_version is not None:
-        body["expected_version"] = expected_version
-    return body
+    return _with_version(body, expected_version)
 
 
 def chance_body(
@@ -294,20 +394,30 @@ def record_body(record: GameRecord | Mapping[str, Any]) -> Any:
     return dict(record)
 
 
+def _with_version(body: dict[str, Any], expected_version: int | None) -> dict[str, Any]:
+    if expected_version is not None:
+        body["expected_version"] = expected_version
+    return body
+
+
 def _game_path(game_id: str, *rest: str) -> str:
     return "/".join(("/games", quote(game_id, safe=""), *rest))
 
 
-def _json(response: httpx.Response) -> Any:
-    """The decoded body of a successful response; the error its problem calls for otherwise."""
+def _ok(response: httpx.Response) -> httpx.Response:
+    """The response if successful; the error its problem calls for otherwise."""
     if response.is_error:
         raise error_for(response)
-    return msgspec.json.decode(response.content)
+    return response
+
+
+def _text(response: httpx.Response) -> str:
+    return _ok(response).text
 
 
 def _decoder(model: type[T]) -> Callable[[httpx.Response], T]:
     def parse(response: httpx.Response) -> T:
-        return msgspec.convert(_json(response), model)
+        return msgspec.json.decode(_ok(response).content, type=model)
 
     return parse
 
@@ -316,38 +426,26 @@ def _member(name: str, model: Any) -> Callable[[httpx.Response], Any]:
     """A parser of one member of the body (``{"games": [...]}``)."""
 
     def parse(response: httpx.Response) -> Any:
-        return msgspec.convert(_json(response)[name], model)
+        return msgspec.convert(msgspec.json.decode(_ok(response).content)[name], model)
 
     return parse
 
 
-def view_from(data: dict[str, Any]) -> GameView:
-    """A ``GameView`` from a decoded state view, keeping all of it in ``raw``."""
-    return msgspec.structs.replace(msgspec.convert(data, GameView), raw=data)
-
-
 def parse_view(response: httpx.Response) -> GameView:
-    """A state view response."""
-    return view_from(_json(response))
-
-
-def parse_play_result(response: httpx.Response) -> PlayResult:
-    """A ``POST /games/{id}/moves`` response."""
-    data = _json(response)
-    result = msgspec.convert(data, PlayResult)
-    return msgspec.structs.replace(result, state=view_from(data["state"]))
+    """A state view, the variant of its rule set."""
+    view: GameView = msgspec.json.decode(_ok(response).content, type=GameView)
+    return view
 
 
 def parse_record(response: httpx.Response) -> GameRecord:
     """A game record, whole in ``raw``."""
-    data = _json(response)
+    data = msgspec.json.decode(_ok(response).content)
     return msgspec.structs.replace(msgspec.convert(data, GameRecord), raw=data)
 
 
 def check_stream(response: httpx.Response) -> None:
     """Raise the error a streaming response's problem calls for (read an error's body first)."""
-    if response.is_error:
-        raise error_for(response)
+    _ok(response)
 
 
 def parse_message(message: Message) -> StoredEvent | None:

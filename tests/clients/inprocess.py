@@ -12,7 +12,6 @@ from typing import Any
 
 import msgspec
 from tabula_client import Bot, GameView, Move
-from tabula_client.routes import view_from
 
 from domain.model import CHANCE_KINDS, COLOURS
 from domain.registry import find_ruleset
@@ -34,7 +33,7 @@ def game_view(rules: RuleSet, state: Any, seat: int, version: int) -> GameView:
         "seats": [{"seat": s, "name": f"seat {s}", "colour": COLOURS[s]} for s in seats],
         **shown,
     }
-    return view_from(data)
+    return msgspec.convert(data, GameView)
 
 
 def wire_moves(moves: list[Any]) -> list[Move]:

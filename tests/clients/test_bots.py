@@ -6,6 +6,7 @@ import pytest
 from tabula_client import Bot, Client, GameView, GreedyBot, Move, RandomBot, play_game
 from tabula_client.bots import Board
 from tabula_client.models import Effect, Piece, Step
+from tabula_client.wire import PartnersView, SorryView
 
 from domain.registry import RULESETS
 from tests.clients.inprocess import play, winners
@@ -46,60 +47,69 @@ def test_greedy_bot_is_reproducible_with_a_seed() -> None:
     assert game() == game()
 
 
-def view(*pieces: Piece, raw: dict[str, object] | None = None) -> GameView:
-    return GameView("g", "sorry", 1, "active", pieces=list(pieces), raw=raw or {})
+def view(*pieces: Piece, teams: list[list[int]] | None = None) -> GameView:
+    """A sorry view of ``pieces``, or a partners view when ``teams`` are given."""
+    common = {"status": "active", "chance": None, "to_act": [], "winners": [], "turn": 0}
+    cards = {"colours": [], "discard": [], "draw_pile": 40, **common}
+    if teams is None:
+        sorry = SorryView(pieces=list(pieces), **cards)  # type: ignore[arg-type]
+        return sorry
+    partners = {"dealer": 0, "deals": 1, "done": [], "exchange": None, "hands": [], "phase": "play"}
+    return PartnersView(pieces=list(pieces), teams=teams, **partners, **cards)  # type: ignore[arg-type]
 
 
 def move(name: str, steps: list[Step], effects: list[Effect] | None = None) -> Move:
-    return Move(name, 0, "7", steps, effects or [])
+    return Move(id=name, seat=0, uses="7", steps=steps, effects=effects or [])
 
 
 def test_greedy_bot_prefers_home_then_a_bump_then_leaving_start() -> None:
     pieces = (
-        Piece("red-1", 0, "lane:4"),
-        Piece("red-2", 0, "start"),
-        Piece("red-3", 0, "track:10"),
-        Piece("blue-1", 1, "track:15"),
+        Piece(id="red-1", seat=0, at="lane:4"),
+        Piece(id="red-2", seat=0, at="start"),
+        Piece(id="red-3", seat=0, at="track:10"),
+        Piece(id="blue-1", seat=1, at="track:15"),
     )
-    home = move("home", [Step("red-1", "lane:4", "home")])
+    home = move("home", [Step(piece="red-1", from_="lane:4", to="home")])
     bump = move(
         "bump",
-        [Step("red-3", "track:10", "track:15")],
-        [Effect("blue-1", "track:15", "start", "bumped")],
+        [Step(piece="red-3", from_="track:10", to="track:15")],
+        [Effect(piece="blue-1", from_="track:15", to="start", why="bumped")],
     )
-    out = move("out", [Step("red-2", "start", "track:4")])
+    out = move("out", [Step(piece="red-2", from_="start", to="track:4")])
     bot = GreedyBot(0)
     assert bot.choose(view(*pieces), [out, bump, home]).id == "home"
     assert bot.choose(view(*pieces), [out, bump]).id == "bump"
-    assert bot.choose(view(*pieces), [out, move("walk", [Step("red-3", "track:10", "track:11")])])
+    walk = move("walk", [Step(piece="red-3", from_="track:10", to="track:11")])
+    assert bot.choose(view(*pieces), [out, walk])
 
 
 def test_greedy_bot_avoids_sending_its_own_piece_back_and_moving_backwards() -> None:
-    pieces = (Piece("red-1", 0, "track:20"), Piece("red-2", 0, "track:30"))
+    pieces = (Piece(id="red-1", seat=0, at="track:20"), Piece(id="red-2", seat=0, at="track:30"))
     back = move(
         "slide-trap",
-        [Step("red-1", "track:20", "track:27")],
-        [Effect("red-1", "track:27", "start", "landed inside the slide")],
+        [Step(piece="red-1", from_="track:20", to="track:27")],
+        [Effect(piece="red-1", from_="track:27", to="start", why="landed inside the slide")],
     )
-    backwards = move("back", [Step("red-2", "track:30", "track:26")])
-    forward = move("forward", [Step("red-2", "track:30", "track:31")])
+    backwards = move("back", [Step(piece="red-2", from_="track:30", to="track:26")])
+    forward = move("forward", [Step(piece="red-2", from_="track:30", to="track:31")])
     assert GreedyBot(0).choose(view(*pieces), [back, backwards, forward]).id == "forward"
 
 
 def test_greedy_bot_does_not_bump_its_partner() -> None:
-    pieces = (Piece("red-1", 0, "track:10"), Piece("blue-1", 2, "track:12"))
+    pieces = (Piece(id="red-1", seat=0, at="track:10"), Piece(id="blue-1", seat=2, at="track:12"))
     partner = move(
         "bump-partner",
-        [Step("red-1", "track:10", "track:12")],
-        [Effect("blue-1", "track:12", "start", "captured")],
+        [Step(piece="red-1", from_="track:10", to="track:12")],
+        [Effect(piece="blue-1", from_="track:12", to="start", why="captured")],
     )
-    short = move("short", [Step("red-1", "track:10", "track:11")])
-    teams = {"teams": [[0, 2], [1, 3]]}
-    assert GreedyBot(0).choose(view(*pieces, raw=teams), [partner, short]).id == "short"
+    short = move("short", [Step(piece="red-1", from_="track:10", to="track:11")])
+    partnered = view(*pieces, teams=[[0, 2], [1, 3]])
+    assert GreedyBot(0).choose(partnered, [partner, short]).id == "short"
 
 
 def test_board_reads_track_distances_across_the_wrap() -> None:
-    board = Board([Piece("red-1", 0, "track:59"), Piece("red-2", 0, "track:0")], [], 60)
+    pieces = [Piece(id="red-1", seat=0, at="track:59"), Piece(id="red-2", seat=0, at="track:0")]
+    board = Board(pieces, [], 60)
     assert board.distance("track:58", "track:2") == 4
     assert board.distance("track:2", "track:58") == -4
     assert board.distance("lane:1", "lane:3") == 2

@@ -5,10 +5,12 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import msgspec
 import pytest
 from tabula_client import Client, play_game
 from tabula_client.cli import describe_event, parse_options, player_names
 from tabula_client.models import StoredEvent
+from tabula_client.wire import MovePlayedEvent
 
 from tests.clients.logs import whole_log
 from tests.clients.test_follow import play_to_end
@@ -67,6 +69,14 @@ def test_options_are_json_or_plain_strings() -> None:
     }
 
 
+def stored(version: int, kind: str, data: dict[str, object]) -> StoredEvent:
+    """An event as the server sends it."""
+    sent = {"game_id": "g", "version": version, "type": kind, "data": data, "by": "server"}
+    sent.update(at="2026-01-01T00:00:00Z", prev_hash="00", hash="11")
+    event: StoredEvent = msgspec.convert(sent, StoredEvent)
+    return event
+
+
 def test_a_move_line_shows_seat_move_uses_steps_and_effects() -> None:
     data = {
         "seat": 1,
@@ -75,12 +85,12 @@ def test_a_move_line_shows_seat_move_uses_steps_and_effects() -> None:
         "steps": [{"piece": "blue-1", "from": "track:10", "to": "track:13"}],
         "effects": [{"piece": "red-1", "from": "track:13", "to": "track:10", "why": "displaced"}],
     }
-    event = StoredEvent(game_id="g", version=8, type="MovePlayed", data=data, by="server")
+    event = stored(8, "MovePlayed", data)
     assert describe_event(event, ["Ann", "Bob"]) == (
         "#8    Bob (seat 1): throw:3 uses 3: blue-1 track:10->track:13; "
         "red-1 track:13->track:10 (displaced)"
     )
-    assert describe_event(StoredEvent("g", 9, "DiceRolled", {"dice": [2]}), ["Ann"]) is None
+    assert describe_event(stored(9, "DiceRolled", {"seat": 0, "dice": [2]}), ["Ann"]) is None
 
 
 def test_watch_follows_a_live_game_to_its_end(client: Client, server_url: str) -> None:
@@ -99,9 +109,9 @@ def test_watch_follows_a_live_game_to_its_end(client: Client, server_url: str) -
     lines = [first.rstrip("\n"), *rest.splitlines()]
     log = whole_log(client, created.id)
     moves = [
-        f"#{e.version:<4} {('Ann', 'Bob')[e.data['seat']]} (seat"
+        f"#{e.version:<4} {('Ann', 'Bob')[e.data.seat]} (seat"
         for e in log
-        if e.type == "MovePlayed"
+        if isinstance(e, MovePlayedEvent)
     ]
     assert [line[: len(m)] for line in lines for m in moves if line.startswith(m)] == moves
     assert lines[-2].startswith(f"#{last}") and "seed revealed" in lines[-2]

@@ -18,6 +18,7 @@ from tabula_client import (
     Unprocessable,
     play_game,
 )
+from tabula_client.wire import Race35View
 
 from tests.clients.logs import whole_log
 
@@ -43,7 +44,12 @@ def test_created_game_reads_back_with_seats_pieces_and_pending_roll(client: Clie
     assert [(p.seat, p.kind) for p in view.to_act] == [(0, "roll")]
     assert view.seed_commitment == created.seed_commitment
     assert view.seed is None
-    assert "statuses" in view.raw
+    assert isinstance(view, Race35View)
+    assert [(s.seat, s.skip_turns, s.waiting) for s in view.statuses] == [
+        (0, 0, False),
+        (1, 0, False),
+        (2, 0, False),
+    ]
 
 
 def test_seat_plays_roll_and_log_replays(client: Client) -> None:

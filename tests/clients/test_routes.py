@@ -6,13 +6,15 @@ import json
 from typing import Any
 
 import httpx
+import msgspec
 import pytest
 from tabula_client import (
     BadRequest,
+    BearerAuth,
+    Call,
     Client,
     Conflict,
     Forbidden,
-    GameView,
     Move,
     NotFound,
     PayloadTooLarge,
@@ -24,6 +26,7 @@ from tabula_client import (
     Unauthorized,
     Unprocessable,
 )
+from tabula_client.wire import Race35View
 
 BASE = "https://tabula.example/api"
 PROBLEM_HEADERS = {"content-type": "application/problem+json"}
@@ -31,6 +34,13 @@ PROBLEM_HEADERS = {"content-type": "application/problem+json"}
 
 def body(request: httpx.Request) -> Any:
     return json.loads(request.content)
+
+
+def authorization(call: Call[Any]) -> str | None:
+    """The Authorization header ``call`` is sent with (its ``httpx.Auth`` adds it)."""
+    if call.auth is None:
+        return None
+    return next(call.auth.sync_auth_flow(call.request)).headers.get("authorization")
 
 
 def problem_response(status: int, slug: str, detail: str, **extra: Any) -> httpx.Response:
@@ -52,7 +62,8 @@ def test_create_game_request_names_seats_and_options() -> None:
     )
     assert call.request.method == "POST"
     assert str(call.request.url) == BASE + "/games"
-    assert call.request.headers["authorization"] == "Bearer t0"
+    assert isinstance(call.auth, BearerAuth)
+    assert authorization(call) == "Bearer t0"
     assert call.request.headers["content-type"] == "application/json"
     assert body(call.request) == {
         "ruleset": "race35",
@@ -71,17 +82,17 @@ def test_create_game_without_seed_sends_no_seed() -> None:
 
 
 def test_reads_without_token_send_no_authorization() -> None:
-    request = Routes(BASE).game("g1").request
-    assert request.method == "GET"
-    assert "authorization" not in request.headers
+    call = Routes(BASE).game("g1")
+    assert call.request.method == "GET"
+    assert call.auth is None and "authorization" not in call.request.headers
 
 
 def test_with_token_changes_only_the_token() -> None:
     routes = Routes(BASE + "/", timeout=3.0).with_token("seat-1")
-    request = routes.legal_moves("g1").request
-    assert str(request.url) == BASE + "/games/g1/legal-moves"
-    assert request.headers["authorization"] == "Bearer seat-1"
-    assert request.extensions["timeout"]["read"] == 3.0
+    call = routes.legal_moves("g1")
+    assert str(call.request.url) == BASE + "/games/g1/legal-moves"
+    assert authorization(call) == "Bearer seat-1"
+    assert call.request.extensions["timeout"]["read"] == 3.0
 
 
 def test_game_id_is_quoted_into_the_path() -> None:
@@ -121,7 +132,7 @@ def test_play_needs_exactly_one_of_move_and_steps(move: str | None, steps: list[
         Routes(BASE).play("g1", move, steps=steps)
 
 
-def test_state_view_keeps_rule_set_extras_in_raw() -> None:
+def test_state_view_decodes_as_its_rule_sets_variant() -> None:
     view = {
         "game_id": "g1",
         "ruleset": "race35",
@@ -133,13 +144,22 @@ def test_state_view_keeps_rule_set_extras_in_raw() -> None:
         "chance": {"dice": [3, 5]},
         "winners": [],
         "statuses": [{"seat": 0, "skip_turns": 1, "waiting": False}],
+        "from_a_newer_server": True,
     }
     parsed = Routes(BASE).game("g1").parse(httpx.Response(200, json=view))
-    assert isinstance(parsed, GameView)
+    assert isinstance(parsed, Race35View)
+    assert parsed.ruleset == "race35"
     assert parsed.pieces[0].at == "track:12"
-    assert parsed.chance == {"dice": [3, 5]}
-    assert parsed.raw["statuses"][0]["skip_turns"] == 1
-    assert parsed.seat_name(0) == "Ann"
+    assert parsed.chance is not None and parsed.chance.dice == [3, 5]
+    assert parsed.statuses[0].skip_turns == 1
+    assert parsed.seat_name(0) == "Ann" and parsed.seat_name(3) == "seat 3"
+    assert not parsed.is_finished
+
+
+def test_an_unknown_rule_set_view_is_a_validation_error() -> None:
+    view = {"ruleset": "chess", "status": "active", "chance": None, "pieces": [], "to_act": []}
+    with pytest.raises(msgspec.ValidationError, match="Invalid value 'chess'"):
+        Routes(BASE).game("g1").parse(httpx.Response(200, json=view))
 
 
 def test_legal_moves_parse_steps_and_effects_with_from() -> None:

@@ -1,0 +1,647 @@
+"""The API's wire types, generated from openapi/openapi.json by ``tabula_client.codegen``.
+
+Do not edit: run ``make client-models`` (a test fails when this file is stale).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal, TypeAlias
+
+import msgspec
+
+from tabula_client.mixins import ViewMixin
+
+
+class EventOutBase(msgspec.Struct, frozen=True, kw_only=True, tag_field='type'):
+    """What every ``EventOut`` variant has."""
+
+    at: str
+    by: int | str
+    game_id: str
+    hash: str
+    prev_hash: str
+    version: int
+
+    @property
+    def type(self) -> str:
+        """The tag telling the variants apart."""
+        return str(self.__struct_config__.tag)
+
+
+class GameViewBase(ViewMixin, msgspec.Struct, frozen=True, kw_only=True, tag_field='ruleset'):
+    """What every ``GameView`` variant has."""
+
+    chance: Outcome | None
+    chance_mode: str = 'server'
+    clock: ClockView | None = None
+    game_id: str = ''
+    options: dict[str, Any] = {}
+    pieces: list[Piece]
+    seats: list[SeatView] = []
+    seed: str | None = None
+    seed_commitment: str = ''
+    status: Literal['active', 'finished']
+    to_act: list[Pending]
+    version: int = 0
+    winners: list[int]
+
+    @property
+    def ruleset(self) -> str:
+        """The tag telling the variants apart."""
+        return str(self.__struct_config__.tag)
+
+
+class Adjudicate(msgspec.Struct, frozen=True, kw_only=True):
+    """``Adjudicate``."""
+
+    expected_version: int | None = None
+    kind: Literal['forfeit', 'penalty', 'agreement']
+    reason: str
+    seat: int | None = None
+    winners: list[int] | None = None
+
+
+class AdjudicatedData(msgspec.Struct, frozen=True, kw_only=True):
+    """A referee's decision on record (forfeit, penalty, agreement), with its reason."""
+
+    kind: str
+    reason: str
+    seat: int | None = None
+
+
+class AdjudicatedEvent(EventOutBase, frozen=True, kw_only=True, tag='Adjudicated'):
+    """``AdjudicatedEvent``."""
+
+    data: AdjudicatedData
+
+
+class Archive(msgspec.Struct, frozen=True, kw_only=True):
+    """``Archive``."""
+
+    format: str = 'tabula-archive'
+    format_version: int = 1
+    records: list[GameRecord]
+
+
+class Audit(msgspec.Struct, frozen=True, kw_only=True):
+    """``Audit``."""
+
+    events: list[EventOut]
+    game_id: str
+    ruleset: str
+    seed: str | None
+    seed_commitment: str
+    status: str
+    verification: Verification
+
+
+class BatchCreated(msgspec.Struct, frozen=True, kw_only=True):
+    """``BatchCreated``."""
+
+    games: list[Created]
+
+
+class CardDrawnData(msgspec.Struct, frozen=True, kw_only=True):
+    """``CardDrawnData``."""
+
+    card: str
+    seat: int
+
+
+class CardDrawnEvent(EventOutBase, frozen=True, kw_only=True, tag='CardDrawn'):
+    """``CardDrawnEvent``."""
+
+    data: CardDrawnData
+
+
+class CardExchangedData(msgspec.Struct, frozen=True, kw_only=True):
+    """``CardExchangedData``."""
+
+    card: str
+    seat: int
+    to: int
+
+
+class CardExchangedEvent(EventOutBase, frozen=True, kw_only=True, tag='CardExchanged'):
+    """``CardExchangedEvent``."""
+
+    data: CardExchangedData
+
+
+class CardsDealtData(msgspec.Struct, frozen=True, kw_only=True):
+    """A deal by ``dealer``: ``hands[i]`` went to ``seats[i]``."""
+
+    dealer: int
+    hands: list[list[str]]
+    seats: list[int]
+
+
+class CardsDealtEvent(EventOutBase, frozen=True, kw_only=True, tag='CardsDealt'):
+    """``CardsDealtEvent``."""
+
+    data: CardsDealtData
+
+
+class Clock(msgspec.Struct, frozen=True, kw_only=True):
+    """``Clock``."""
+
+    increment: float = 0.0
+    on_timeout: Literal['pass', 'random_move', 'forfeit'] = 'random_move'
+    per_decision: float | None = None
+    total: float | None = None
+
+
+class ClockView(msgspec.Struct, frozen=True, kw_only=True):
+    """``ClockView``."""
+
+    deadlines: dict[str, str]
+    increment: float
+    on_timeout: str
+    per_decision: float | None
+    remaining: list[float | None]
+    total: float | None
+
+
+class CreateBatch(msgspec.Struct, frozen=True, kw_only=True):
+    """``CreateBatch``."""
+
+    games: list[CreateGame]
+
+
+class CreateGame(msgspec.Struct, frozen=True, kw_only=True):
+    """``CreateGame``."""
+
+    allow_undo: bool = False
+    auto_chance: bool = False
+    chance: Literal['server', 'external'] = 'server'
+    clock: Clock | None = None
+    options: dict[str, Any] = {}
+    ruleset: Literal['ludo', 'parchis', 'parchis-2dice', 'partners', 'race35', 'sorry', 'sorry-hand']
+    seats: list[SeatSpec]
+    seed: str | None = None
+    tags: dict[str, str] = {}
+
+
+class Created(msgspec.Struct, frozen=True, kw_only=True):
+    """``Created``."""
+
+    id: str
+    seed_commitment: str
+    tokens: Tokens
+    version: int
+
+
+class DeckShuffledData(msgspec.Struct, frozen=True, kw_only=True):
+    """The discard pile became the draw pile (draws are uniform from the pile, so no order)."""
+
+    cards: int
+
+
+class DeckShuffledEvent(EventOutBase, frozen=True, kw_only=True, tag='DeckShuffled'):
+    """``DeckShuffledEvent``."""
+
+    data: DeckShuffledData
+
+
+class DiceRolledData(msgspec.Struct, frozen=True, kw_only=True):
+    """``DiceRolledData``."""
+
+    dice: list[int]
+    seat: int
+
+
+class DiceRolledEvent(EventOutBase, frozen=True, kw_only=True, tag='DiceRolled'):
+    """``DiceRolledEvent``."""
+
+    data: DiceRolledData
+
+
+class Effect(msgspec.Struct, frozen=True, kw_only=True):
+    """``Effect``."""
+
+    from_: str = msgspec.field(name='from')
+    piece: str
+    to: str = ''
+    why: str = ''
+
+
+class EffectData(msgspec.Struct, frozen=True, kw_only=True):
+    """What a move does to a piece besides its own steps (bump, slide, swap)."""
+
+    from_: str = msgspec.field(name='from')
+    piece: str
+    to: str = ''
+    why: str = ''
+
+
+class EventPage(msgspec.Struct, frozen=True, kw_only=True):
+    """``EventPage``."""
+
+    events: list[EventOut]
+    version: int
+
+
+class Exchange(msgspec.Struct, frozen=True, kw_only=True):
+    """``Exchange``."""
+
+    card: str | None
+    seat: int
+    to: int
+
+
+class GameCreatedData(msgspec.Struct, frozen=True, kw_only=True):
+    """Every setting of a game, so its log alone says how it was played (and an exported record imports with nothing lost)."""
+
+    allow_undo: bool = False
+    auto_chance: bool = False
+    chance: str = 'server'
+    clock: dict[str, Any] | None = None
+    options: dict[str, Any]
+    ruleset: str
+    seats: list[str]
+    seed_commitment: str = ''
+    tags: dict[str, str] = {}
+
+
+class GameCreatedEvent(EventOutBase, frozen=True, kw_only=True, tag='GameCreated'):
+    """``GameCreatedEvent``."""
+
+    data: GameCreatedData
+
+
+class GameFinishedData(msgspec.Struct, frozen=True, kw_only=True):
+    """``GameFinishedData``."""
+
+    reason: str = ''
+    winners: list[int]
+
+
+class GameFinishedEvent(EventOutBase, frozen=True, kw_only=True, tag='GameFinished'):
+    """``GameFinishedEvent``."""
+
+    data: GameFinishedData
+
+
+class GameList(msgspec.Struct, frozen=True, kw_only=True):
+    """``GameList``."""
+
+    games: list[GameSummary]
+
+
+class GameRecord(msgspec.Struct, frozen=True, kw_only=True):
+    """``GameRecord``."""
+
+    chance: str
+    events: list[EventOut]
+    format: str = 'tabula-game-record'
+    format_version: int = 1
+    game_id: str
+    options: dict[str, Any]
+    ruleset: str
+    ruleset_version: int
+    seats: list[str]
+    seed: str | None = None
+    seed_commitment: str
+
+
+class GameSummary(msgspec.Struct, frozen=True, kw_only=True):
+    """``GameSummary``."""
+
+    created_at: str
+    id: str
+    pieces_home: dict[str, int]
+    ruleset: str
+    seats: list[str]
+    status: str
+    tags: dict[str, str]
+    version: int
+    winners: list[str]
+
+
+class Hand(msgspec.Struct, frozen=True, kw_only=True):
+    """``Hand``."""
+
+    cards: list[str] | None = None
+    count: int | None = None
+    seat: int
+
+
+class Health(msgspec.Struct, frozen=True, kw_only=True):
+    """``Health``."""
+
+    status: str = 'ok'
+
+
+class LegalMoves(msgspec.Struct, frozen=True, kw_only=True):
+    """``LegalMoves``."""
+
+    moves: list[Move]
+    version: int
+
+
+class LudoView(GameViewBase, frozen=True, kw_only=True, tag='ludo'):
+    """``LudoView``."""
+
+    colours: list[str]
+    sixes_in_a_row: int
+    tries_left: int
+
+
+class Move(msgspec.Struct, frozen=True, kw_only=True):
+    """``Move``."""
+
+    effects: list[Effect] = []
+    id: str
+    seat: int
+    steps: list[Step] = []
+    uses: str | list[int] | None = None
+
+
+class MovePlayedData(msgspec.Struct, frozen=True, kw_only=True):
+    """A move; ``auto`` when the rules played it with no choice (race35), so undo skips it."""
+
+    auto: bool = False
+    effects: list[EffectData] = []
+    move: str
+    seat: int
+    steps: list[StepData] = []
+    uses: str | list[int] | None = None
+
+
+class MovePlayedEvent(EventOutBase, frozen=True, kw_only=True, tag='MovePlayed'):
+    """``MovePlayedEvent``."""
+
+    data: MovePlayedData
+
+
+class MoveUndoneData(msgspec.Struct, frozen=True, kw_only=True):
+    """Reverts the decision stored at version ``reverts`` and everything after it."""
+
+    reason: str = ''
+    reverts: int
+
+
+class MoveUndoneEvent(EventOutBase, frozen=True, kw_only=True, tag='MoveUndone'):
+    """``MoveUndoneEvent``."""
+
+    data: MoveUndoneData
+
+
+class Outcome(msgspec.Struct, frozen=True, kw_only=True):
+    """``Outcome``."""
+
+    card: str | None = None
+    dice: list[int] | None = None
+
+
+class ParchisTwoDiceView(GameViewBase, frozen=True, kw_only=True, tag='parchis-2dice'):
+    """``ParchisTwoDiceView``."""
+
+    bonus_pending: list[int]
+    colours: list[str]
+    dice_left: list[int]
+    doubles_in_a_row: int
+
+
+class ParchisView(GameViewBase, frozen=True, kw_only=True, tag='parchis'):
+    """``ParchisView``."""
+
+    bonus_pending: list[int]
+    colours: list[str]
+    dice_left: list[int]
+    sixes_in_a_row: int
+
+
+class PartnersView(GameViewBase, frozen=True, kw_only=True, tag='partners'):
+    """``PartnersView``."""
+
+    colours: list[str]
+    dealer: int
+    deals: int
+    discard: list[str]
+    done: list[int]
+    draw_pile: int
+    exchange: list[Exchange] | None
+    hands: list[Hand]
+    phase: str
+    teams: list[list[int]]
+    turn: int | None
+
+
+class Pending(msgspec.Struct, frozen=True, kw_only=True):
+    """``Pending``."""
+
+    kind: Literal['move', 'exchange', 'discard', 'draw', 'roll', 'deal']
+    seat: int
+
+
+class Piece(msgspec.Struct, frozen=True, kw_only=True):
+    """``Piece``."""
+
+    at: str
+    id: str
+    seat: int
+
+
+class PlayMove(msgspec.Struct, frozen=True, kw_only=True):
+    """``PlayMove``."""
+
+    expected_version: int | None = None
+    move: str | None = None
+    seat: int | None = None
+    steps: list[Step] | None = None
+
+
+class Played(msgspec.Struct, frozen=True, kw_only=True):
+    """``Played``."""
+
+    events: list[EventOut]
+    legal_moves: list[Move]
+    state: GameView
+    version: int
+
+
+class PostChance(msgspec.Struct, frozen=True, kw_only=True):
+    """``PostChance``."""
+
+    card: str | None = None
+    dice: list[int] | None = None
+    expected_version: int | None = None
+    hands: list[list[str]] | None = None
+
+
+class Problem(msgspec.Struct, frozen=True, kw_only=True):
+    """``Problem``."""
+
+    detail: str
+    instance: str
+    status: int
+    title: str
+    type: str
+
+
+class Race35View(GameViewBase, frozen=True, kw_only=True, tag='race35'):
+    """``Race35View``."""
+
+    statuses: list[Status]
+
+
+class RuleSetInfo(msgspec.Struct, frozen=True, kw_only=True):
+    """``RuleSetInfo``."""
+
+    max_players: int
+    min_players: int
+    name: str
+    options: dict[str, Any]
+    version: int
+
+
+class RuleSetList(msgspec.Struct, frozen=True, kw_only=True):
+    """``RuleSetList``."""
+
+    rulesets: list[RuleSetInfo]
+
+
+class SeatSpec(msgspec.Struct, frozen=True, kw_only=True):
+    """``SeatSpec``."""
+
+    name: str = ''
+
+
+class SeatView(msgspec.Struct, frozen=True, kw_only=True):
+    """``SeatView``."""
+
+    colour: str
+    name: str
+    seat: int
+
+
+class SeedRevealedData(msgspec.Struct, frozen=True, kw_only=True):
+    """``SeedRevealedData``."""
+
+    seed: str
+
+
+class SeedRevealedEvent(EventOutBase, frozen=True, kw_only=True, tag='SeedRevealed'):
+    """``SeedRevealedEvent``."""
+
+    data: SeedRevealedData
+
+
+class SorryHandView(GameViewBase, frozen=True, kw_only=True, tag='sorry-hand'):
+    """``SorryHandView``."""
+
+    colours: list[str]
+    discard: list[str]
+    draw_pile: int
+    extra_play: bool
+    hands: list[Hand]
+    turn: int
+
+
+class SorryView(GameViewBase, frozen=True, kw_only=True, tag='sorry'):
+    """``SorryView``."""
+
+    colours: list[str]
+    discard: list[str]
+    draw_pile: int
+    turn: int
+
+
+class Standing(msgspec.Struct, frozen=True, kw_only=True):
+    """``Standing``."""
+
+    games: int
+    name: str
+    pieces_home: int
+    wins: int
+
+
+class Standings(msgspec.Struct, frozen=True, kw_only=True):
+    """``Standings``."""
+
+    standings: list[Standing]
+    tag: str | None
+
+
+class Status(msgspec.Struct, frozen=True, kw_only=True):
+    """``Status``."""
+
+    seat: int
+    skip_turns: int
+    waiting: bool
+
+
+class Step(msgspec.Struct, frozen=True, kw_only=True):
+    """``Step``."""
+
+    from_: str = msgspec.field(name='from')
+    piece: str
+    to: str = ''
+
+
+class StepData(msgspec.Struct, frozen=True, kw_only=True):
+    """One piece's own movement."""
+
+    from_: str = msgspec.field(name='from')
+    piece: str
+    to: str = ''
+
+
+class TimeExpiredData(msgspec.Struct, frozen=True, kw_only=True):
+    """A seat's clock ran out; what follows (a random move, a forfeit) are their own events."""
+
+    consequence: str
+    seat: int
+
+
+class TimeExpiredEvent(EventOutBase, frozen=True, kw_only=True, tag='TimeExpired'):
+    """``TimeExpiredEvent``."""
+
+    data: TimeExpiredData
+
+
+class Tokens(msgspec.Struct, frozen=True, kw_only=True):
+    """``Tokens``."""
+
+    referee: str
+    seats: list[str]
+
+
+class TurnPassedData(msgspec.Struct, frozen=True, kw_only=True):
+    """``TurnPassedData``."""
+
+    reason: str
+    seat: int
+
+
+class TurnPassedEvent(EventOutBase, frozen=True, kw_only=True, tag='TurnPassed'):
+    """``TurnPassedEvent``."""
+
+    data: TurnPassedData
+
+
+class Undo(msgspec.Struct, frozen=True, kw_only=True):
+    """``Undo``."""
+
+    expected_version: int | None = None
+    reason: str = ''
+
+
+class Verification(msgspec.Struct, frozen=True, kw_only=True):
+    """``Verification``."""
+
+    chance_checked: bool
+    events: int
+    finished: bool = False
+    first_bad: int | None = None
+    reason: str | None = None
+    valid: bool
+
+
+EventOut: TypeAlias = AdjudicatedEvent | CardDrawnEvent | CardExchangedEvent | CardsDealtEvent | DeckShuffledEvent | DiceRolledEvent | GameCreatedEvent | GameFinishedEvent | MovePlayedEvent | MoveUndoneEvent | SeedRevealedEvent | TimeExpiredEvent | TurnPassedEvent
+"""Tagged by ``type``: Adjudicated, CardDrawn, CardExchanged, CardsDealt, DeckShuffled, DiceRolled, GameCreated, GameFinished, MovePlayed, MoveUndone, SeedRevealed, TimeExpired, TurnPassed."""
+
+
+GameView: TypeAlias = LudoView | ParchisView | ParchisTwoDiceView | PartnersView | Race35View | SorryView | SorryHandView
+"""Tagged by ``ruleset``: ludo, parchis, parchis-2dice, partners, race35, sorry, sorry-hand."""
