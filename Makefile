@@ -49,7 +49,8 @@ ts-types:
 
 # The Python client's wire types, generated from the document (a test fails when stale).
 client-models: $(STAMP)
-	$(BIN)/python -m tabula_client.codegen openapi/openapi.json > clients/tabula_client/wire.py
+	$(BIN)/python clients/tabula_client/codegen.py openapi/openapi.json > clients/tabula_client/wire.py.new
+	mv clients/tabula_client/wire.py.new clients/tabula_client/wire.py
 
 bench: $(STAMP)
 	$(BIN)/python bench/domain.py

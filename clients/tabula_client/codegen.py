@@ -1,9 +1,11 @@
 """Generates ``wire.py``, the client's msgspec Structs, from the server's ``openapi.json``.
 
-``python -m tabula_client.codegen openapi/openapi.json > clients/tabula_client/wire.py``
-(``make client-models``). Every component schema with properties becomes a frozen Struct
-(unknown members are ignored when decoding), and so does an object written inline (named
-after its owner and member); other components become type aliases. A ``oneOf`` with a
+``make client-models`` runs ``python clients/tabula_client/codegen.py openapi/openapi.json``:
+as a file, since the package imports the module it rewrites.
+
+Every component schema with properties becomes a frozen Struct (unknown members are
+ignored when decoding), and so does an object written inline (named after its owner and
+member); other components become type aliases. A ``oneOf`` with a
 discriminator becomes a msgspec tagged union whose variants share a base Struct holding the
 members they all have, with the tag readable as a property (``ruleset``, ``type``). Unnamed
 unions (a game view is one inline in each reply) are named by their discriminator

@@ -33,12 +33,12 @@ class GameViewBase(ViewMixin, msgspec.Struct, frozen=True, kw_only=True, tag_fie
 
     chance: Outcome | None
     chance_mode: str = 'server'
-    clock: ClockView | None = None
+    clock: ClockView | None
     game_id: str = ''
-    options: dict[str, Any] = {}
+    options: dict[str, Any]
     pieces: list[Piece]
-    seats: list[SeatView] = []
-    seed: str | None = None
+    seats: list[SeatView]
+    seed: str | None
     seed_commitment: str = ''
     status: Literal['active', 'finished']
     to_act: list[Pending]
@@ -354,7 +354,7 @@ class Move(msgspec.Struct, frozen=True, kw_only=True):
     id: str
     seat: int
     steps: list[Step] = []
-    uses: str | list[int] | None = None
+    uses: str | list[int] | None
 
 
 class MovePlayedData(msgspec.Struct, frozen=True, kw_only=True):
@@ -634,8 +634,8 @@ class Verification(msgspec.Struct, frozen=True, kw_only=True):
     chance_checked: bool
     events: int
     finished: bool = False
-    first_bad: int | None = None
-    reason: str | None = None
+    first_bad: int | None
+    reason: str | None
     valid: bool
 
 

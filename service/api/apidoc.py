@@ -110,7 +110,53 @@ def finish(document: OpenAPI, strict: Iterable[type[msgspec.Struct]]) -> OpenAPI
             schemas[struct.__name__].additional_properties = False
     for holder in schema_objects(document):
         tag_union(holder, schemas)
+    require_what_is_sent(document, schemas)
     return document
+
+
+def require_what_is_sent(document: OpenAPI, schemas: dict[str, Schema]) -> None:
+    """A reply's Struct sends every field it has, defaults too, unless it omits defaults; so
+    the components only replies use list every property as required (a generated client then
+    types ``version`` as a number, not as a number that may be missing). A component a
+    request body uses too keeps msgspec's list: a client may leave a defaulted field out."""
+    structs = struct_classes()
+    asked = referenced(schema_roots(document, replies=False), schemas)
+    for name in referenced(schema_roots(document, replies=True), schemas) - asked:
+        struct, schema = structs.get(name), schemas[name]
+        if struct is None or struct.__struct_config__.omit_defaults or not schema.properties:
+            continue
+        schema.required = sorted(schema.properties)
+
+
+def struct_classes() -> dict[str, type[msgspec.Struct]]:
+    """Every Struct class by its name; a name two classes share maps to neither."""
+    found: dict[str, type[msgspec.Struct] | None] = {}
+    pending: list[type[msgspec.Struct]] = [msgspec.Struct]
+    while pending:
+        cls = pending.pop()
+        for sub in cls.__subclasses__():
+            found[sub.__name__] = None if sub.__name__ in found else sub
+            pending.append(sub)
+    return {name: cls for name, cls in found.items() if cls is not None}
+
+
+def referenced(roots: list[Any], schemas: dict[str, Schema]) -> set[str]:
+    """The names of the components reachable from ``roots``."""
+    names: set[str] = set()
+    pending = list(roots)
+    while pending:
+        node = pending.pop()
+        if isinstance(node, Reference):
+            name = node.ref.rsplit("/", 1)[-1]
+            if name not in names and name in schemas:
+                names.add(name)
+                pending.append(schemas[name])
+        elif isinstance(node, Schema):
+            pending += list((node.properties or {}).values())
+            pending += [node.items, node.additional_properties]
+            pending += [*(node.one_of or []), *(node.any_of or []), *(node.all_of or [])]
+            pending += list(node.prefix_items or [])
+    return names
 
 
 def describe_events(document: OpenAPI) -> None:
@@ -195,18 +241,29 @@ def strict_structs(*modules: ModuleType) -> list[type[msgspec.Struct]]:
     ]
 
 
-def schema_objects(document: OpenAPI) -> Iterator[Schema]:
-    """Every Schema object of the document (components, bodies, replies), nested ones too."""
-    roots: list[Any] = list(((document.components and document.components.schemas) or {}).values())
+def schema_roots(document: OpenAPI, *, replies: bool) -> list[Any]:
+    """The schemas of every operation's replies (``replies``) or of its request body and
+    parameters."""
+    roots: list[Any] = []
     for path in (document.paths or {}).values():
         for operation in (path.get, path.post, path.put, path.delete, path.patch):
             if operation is None:
                 continue
-            if isinstance(operation.request_body, RequestBody):
-                roots += [m.schema for m in (operation.request_body.content or {}).values()]
-            for response in (operation.responses or {}).values():
-                if isinstance(response, OpenAPIResponse):
-                    roots += [m.schema for m in (response.content or {}).values()]
+            if replies:
+                for response in (operation.responses or {}).values():
+                    if isinstance(response, OpenAPIResponse):
+                        roots += [m.schema for m in (response.content or {}).values()]
+            else:
+                if isinstance(operation.request_body, RequestBody):
+                    roots += [m.schema for m in (operation.request_body.content or {}).values()]
+                roots += [getattr(p, "schema", None) for p in operation.parameters or []]
+    return roots
+
+
+def schema_objects(document: OpenAPI) -> Iterator[Schema]:
+    """Every Schema object of the document (components, bodies, replies), nested ones too."""
+    roots: list[Any] = list(((document.components and document.components.schemas) or {}).values())
+    roots += schema_roots(document, replies=True) + schema_roots(document, replies=False)
     seen: set[int] = set()
     while roots:
         node = roots.pop()

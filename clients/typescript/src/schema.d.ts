@@ -385,9 +385,9 @@ export interface components {
         /** Archive */
         Archive: {
             /** @default tabula-archive */
-            format?: string;
+            format: string;
             /** @default 1 */
-            format_version?: number;
+            format_version: number;
             records: components["schemas"]["GameRecord"][];
         };
         /** Audit */
@@ -573,9 +573,9 @@ export interface components {
             from: string;
             piece: string;
             /** @default  */
-            to?: string;
+            to: string;
             /** @default  */
-            why?: string;
+            why: string;
         };
         /**
          * Effect
@@ -707,7 +707,7 @@ export interface components {
         /** Health */
         Health: {
             /** @default ok */
-            status?: string;
+            status: string;
         };
         /** LegalMoves */
         LegalMoves: {
@@ -718,12 +718,12 @@ export interface components {
         LudoView: {
             chance: components["schemas"]["Outcome"] | null;
             /** @default server */
-            chance_mode?: string;
-            clock?: components["schemas"]["ClockView"] | null;
+            chance_mode: string;
+            clock: components["schemas"]["ClockView"] | null;
             colours: string[];
             /** @default  */
-            game_id?: string;
-            options?: {
+            game_id: string;
+            options: {
                 [key: string]: unknown;
             };
             pieces: components["schemas"]["Piece"][];
@@ -732,28 +732,28 @@ export interface components {
              * @enum {string}
              */
             ruleset: "ludo";
-            seats?: components["schemas"]["SeatView"][];
-            seed?: string | null;
+            seats: components["schemas"]["SeatView"][];
+            seed: string | null;
             /** @default  */
-            seed_commitment?: string;
+            seed_commitment: string;
             sixes_in_a_row: number;
             /** @enum {string} */
             status: "active" | "finished";
             to_act: components["schemas"]["Pending"][];
             tries_left: number;
             /** @default 0 */
-            version?: number;
+            version: number;
             winners: number[];
         };
         /** Move */
         Move: {
             /** @default [] */
-            effects?: components["schemas"]["Effect"][];
+            effects: components["schemas"]["Effect"][];
             id: string;
             seat: number;
             /** @default [] */
-            steps?: components["schemas"]["Step"][];
-            uses?: string | number[] | null;
+            steps: components["schemas"]["Step"][];
+            uses: string | number[] | null;
         };
         /**
          * MovePlayed
@@ -819,14 +819,14 @@ export interface components {
             bonus_pending: number[];
             chance: components["schemas"]["Outcome"] | null;
             /** @default server */
-            chance_mode?: string;
-            clock?: components["schemas"]["ClockView"] | null;
+            chance_mode: string;
+            clock: components["schemas"]["ClockView"] | null;
             colours: string[];
             dice_left: number[];
             doubles_in_a_row: number;
             /** @default  */
-            game_id?: string;
-            options?: {
+            game_id: string;
+            options: {
                 [key: string]: unknown;
             };
             pieces: components["schemas"]["Piece"][];
@@ -835,15 +835,15 @@ export interface components {
              * @enum {string}
              */
             ruleset: "parchis-2dice";
-            seats?: components["schemas"]["SeatView"][];
-            seed?: string | null;
+            seats: components["schemas"]["SeatView"][];
+            seed: string | null;
             /** @default  */
-            seed_commitment?: string;
+            seed_commitment: string;
             /** @enum {string} */
             status: "active" | "finished";
             to_act: components["schemas"]["Pending"][];
             /** @default 0 */
-            version?: number;
+            version: number;
             winners: number[];
         };
         /** ParchisView */
@@ -851,13 +851,13 @@ export interface components {
             bonus_pending: number[];
             chance: components["schemas"]["Outcome"] | null;
             /** @default server */
-            chance_mode?: string;
-            clock?: components["schemas"]["ClockView"] | null;
+            chance_mode: string;
+            clock: components["schemas"]["ClockView"] | null;
             colours: string[];
             dice_left: number[];
             /** @default  */
-            game_id?: string;
-            options?: {
+            game_id: string;
+            options: {
                 [key: string]: unknown;
             };
             pieces: components["schemas"]["Piece"][];
@@ -866,24 +866,24 @@ export interface components {
              * @enum {string}
              */
             ruleset: "parchis";
-            seats?: components["schemas"]["SeatView"][];
-            seed?: string | null;
+            seats: components["schemas"]["SeatView"][];
+            seed: string | null;
             /** @default  */
-            seed_commitment?: string;
+            seed_commitment: string;
             sixes_in_a_row: number;
             /** @enum {string} */
             status: "active" | "finished";
             to_act: components["schemas"]["Pending"][];
             /** @default 0 */
-            version?: number;
+            version: number;
             winners: number[];
         };
         /** PartnersView */
         PartnersView: {
             chance: components["schemas"]["Outcome"] | null;
             /** @default server */
-            chance_mode?: string;
-            clock?: components["schemas"]["ClockView"] | null;
+            chance_mode: string;
+            clock: components["schemas"]["ClockView"] | null;
             colours: string[];
             dealer: number;
             deals: number;
@@ -892,9 +892,9 @@ export interface components {
             draw_pile: number;
             exchange: components["schemas"]["Exchange"][] | null;
             /** @default  */
-            game_id?: string;
+            game_id: string;
             hands: components["schemas"]["Hand"][];
-            options?: {
+            options: {
                 [key: string]: unknown;
             };
             phase: string;
@@ -904,17 +904,17 @@ export interface components {
              * @enum {string}
              */
             ruleset: "partners";
-            seats?: components["schemas"]["SeatView"][];
-            seed?: string | null;
+            seats: components["schemas"]["SeatView"][];
+            seed: string | null;
             /** @default  */
-            seed_commitment?: string;
+            seed_commitment: string;
             /** @enum {string} */
             status: "active" | "finished";
             teams: number[][];
             to_act: components["schemas"]["Pending"][];
             turn: number | null;
             /** @default 0 */
-            version?: number;
+            version: number;
             winners: number[];
         };
         /** Pending */
@@ -962,11 +962,11 @@ export interface components {
         Race35View: {
             chance: components["schemas"]["Outcome"] | null;
             /** @default server */
-            chance_mode?: string;
-            clock?: components["schemas"]["ClockView"] | null;
+            chance_mode: string;
+            clock: components["schemas"]["ClockView"] | null;
             /** @default  */
-            game_id?: string;
-            options?: {
+            game_id: string;
+            options: {
                 [key: string]: unknown;
             };
             pieces: components["schemas"]["Piece"][];
@@ -975,16 +975,16 @@ export interface components {
              * @enum {string}
              */
             ruleset: "race35";
-            seats?: components["schemas"]["SeatView"][];
-            seed?: string | null;
+            seats: components["schemas"]["SeatView"][];
+            seed: string | null;
             /** @default  */
-            seed_commitment?: string;
+            seed_commitment: string;
             /** @enum {string} */
             status: "active" | "finished";
             statuses: components["schemas"]["Status"][];
             to_act: components["schemas"]["Pending"][];
             /** @default 0 */
-            version?: number;
+            version: number;
             winners: number[];
         };
         /** RuleSetInfo */
@@ -1035,16 +1035,16 @@ export interface components {
         SorryHandView: {
             chance: components["schemas"]["Outcome"] | null;
             /** @default server */
-            chance_mode?: string;
-            clock?: components["schemas"]["ClockView"] | null;
+            chance_mode: string;
+            clock: components["schemas"]["ClockView"] | null;
             colours: string[];
             discard: string[];
             draw_pile: number;
             extra_play: boolean;
             /** @default  */
-            game_id?: string;
+            game_id: string;
             hands: components["schemas"]["Hand"][];
-            options?: {
+            options: {
                 [key: string]: unknown;
             };
             pieces: components["schemas"]["Piece"][];
@@ -1053,30 +1053,30 @@ export interface components {
              * @enum {string}
              */
             ruleset: "sorry-hand";
-            seats?: components["schemas"]["SeatView"][];
-            seed?: string | null;
+            seats: components["schemas"]["SeatView"][];
+            seed: string | null;
             /** @default  */
-            seed_commitment?: string;
+            seed_commitment: string;
             /** @enum {string} */
             status: "active" | "finished";
             to_act: components["schemas"]["Pending"][];
             turn: number;
             /** @default 0 */
-            version?: number;
+            version: number;
             winners: number[];
         };
         /** SorryView */
         SorryView: {
             chance: components["schemas"]["Outcome"] | null;
             /** @default server */
-            chance_mode?: string;
-            clock?: components["schemas"]["ClockView"] | null;
+            chance_mode: string;
+            clock: components["schemas"]["ClockView"] | null;
             colours: string[];
             discard: string[];
             draw_pile: number;
             /** @default  */
-            game_id?: string;
-            options?: {
+            game_id: string;
+            options: {
                 [key: string]: unknown;
             };
             pieces: components["schemas"]["Piece"][];
@@ -1085,16 +1085,16 @@ export interface components {
              * @enum {string}
              */
             ruleset: "sorry";
-            seats?: components["schemas"]["SeatView"][];
-            seed?: string | null;
+            seats: components["schemas"]["SeatView"][];
+            seed: string | null;
             /** @default  */
-            seed_commitment?: string;
+            seed_commitment: string;
             /** @enum {string} */
             status: "active" | "finished";
             to_act: components["schemas"]["Pending"][];
             turn: number;
             /** @default 0 */
-            version?: number;
+            version: number;
             winners: number[];
         };
         /** Standing */
@@ -1191,9 +1191,9 @@ export interface components {
             chance_checked: boolean;
             events: number;
             /** @default false */
-            finished?: boolean;
-            first_bad?: number | null;
-            reason?: string | null;
+            finished: boolean;
+            first_bad: number | null;
+            reason: string | null;
             valid: boolean;
         };
     };
