@@ -228,11 +228,11 @@ def posted(need: ChanceNeed, pending: Pending, command: PostChance) -> Event:
         case Deal(seats=seats, count=count):
             hands, order = command.hands, ", ".join(map(str, seats))
             if hands is None or len(hands) != len(seats):
-                given = "none" if hands is None else str(len(hands))
+                given = "" if hands is None else f", not {len(hands)}"
                 raise bad_field(
                     ("hands",),
-                    f"{must}: post `hands`, {len(seats)} lists of {count} cards, for seats "
-                    f"{order} in that order, not {given}",
+                    f"{must}: post `hands`, {len(seats)} lists of {count} cards (for seats "
+                    f"{order}, in that order){given}",
                 )
             for index, hand in enumerate(hands):
                 if len(hand) != count:
