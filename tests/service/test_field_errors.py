@@ -122,6 +122,12 @@ def test_an_unknown_adjudication_kind_lists_the_kinds(api: TestClient[Any]) -> N
     assert sorted(problem["allowed"]) == ["agreement", "forfeit", "penalty"]
 
 
+def test_a_tag_value_that_is_not_a_string_points_at_the_tags(api: TestClient[Any]) -> None:
+    # msgspec does not say which key of a map: the detail says `tags[...]`, the pointer the map
+    body = {"ruleset": "race35", "seats": [{}, {}], "tags": {"round": 1}}
+    refused(api.post("/games", json=body), 400, "validation-failed", "tags[...]", "/tags")
+
+
 def test_a_missing_field_is_named(api: TestClient[Any]) -> None:
     reply = api.post("/games", json={"seats": [{}, {}]})
     problem = refused(reply, 400, "validation-failed", "ruleset", "/ruleset")
