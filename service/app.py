@@ -12,11 +12,11 @@ from litestar import Litestar
 from litestar.datastructures import State
 from litestar.di import Provide
 from litestar.openapi import OpenAPIConfig
-from litestar.openapi.plugins import SwaggerRenderPlugin
 
 from eventstore import EventStore
 from service.api import bodies, headers, logs
 from service.api.apidoc import finish, strict_structs
+from service.api.docs import DocsPage, docs_asset
 from service.api.games import BoardController, GameController, MetaController
 from service.api.limits import Limits, cors_config, import_limits
 from service.api.problems import handle
@@ -44,7 +44,13 @@ def create_app(settings: Settings | None = None, store: EventStore | None = None
     sweeper = Sweeper(commands.enforce_due)
     limits = Limits(settings)
     app = Litestar(
-        route_handlers=[MetaController, GameController, BoardController, TournamentController],
+        route_handlers=[
+            MetaController,
+            GameController,
+            BoardController,
+            TournamentController,
+            docs_asset,
+        ],
         dependencies={
             "commands": Provide(lambda: commands, use_cache=True, sync_to_thread=False),
             "queries": Provide(lambda: queries, use_cache=True, sync_to_thread=False),
@@ -58,9 +64,10 @@ def create_app(settings: Settings | None = None, store: EventStore | None = None
             title="Tabula",
             version=VERSION,
             path="/schema",
-            # One docs page (Swagger UI, at /schema and /schema/swagger) and the document at
-            # /schema/openapi.json; no Redoc, RapiDoc, Elements or YAML.
-            render_plugins=[SwaggerRenderPlugin()],
+            # One reference page (Swagger UI served from this origin, at /schema and
+            # /schema/swagger) and the document at /schema/openapi.json; no Redoc, RapiDoc,
+            # Elements or YAML.
+            render_plugins=[DocsPage()],
         ),
         on_startup=[sweeper.start],
         on_shutdown=[sweeper.stop, store.close],

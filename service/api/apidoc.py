@@ -33,13 +33,22 @@ NDJSON = "application/x-ndjson"
 
 
 class Problem(msgspec.Struct, frozen=True):
-    """An RFC 9457 problem; some types add fields (``current_version``, ``retry_after``...)."""
+    """An RFC 9457 problem; some types add fields (``current_version``, ``retry_after``...).
+    A refused value is named by ``pointer`` (a JSON Pointer into the body), ``parameter`` (a
+    query parameter) or ``header``, with ``allowed`` values where it takes a fixed set; a 413
+    names its ``limit`` and the ``setting`` that changes it."""
 
     type: str
     title: str
     status: int
     detail: str
     instance: str
+    pointer: str | msgspec.UnsetType = msgspec.UNSET
+    parameter: str | msgspec.UnsetType = msgspec.UNSET
+    header: str | msgspec.UnsetType = msgspec.UNSET
+    allowed: list[Any] | msgspec.UnsetType = msgspec.UNSET
+    limit: int | msgspec.UnsetType = msgspec.UNSET
+    setting: str | msgspec.UnsetType = msgspec.UNSET
 
 
 def problems(*statuses: int) -> dict[int, ResponseSpec]:

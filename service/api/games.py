@@ -243,7 +243,13 @@ class GameController(Controller):
         a budget per client and a number at once (429, see ``limits.import_limits``)."""
         largest = limits_of(request).settings.max_record_events
         if len(data.events) > largest:
-            raise refuse("payload-too-large", f"a game record may have at most {largest:,} events")
+            raise refuse(
+                "payload-too-large",
+                f"a game record may have at most {largest:,} events "
+                "(the setting TABULA_MAX_RECORD_EVENTS changes it)",
+                limit=largest,
+                setting="TABULA_MAX_RECORD_EVENTS",
+            )
         return commands.import_record(data)
 
     @get(
@@ -266,7 +272,11 @@ class GameController(Controller):
         Each open stream holds a slot of the caller's and of the server's (``stream_slot``)."""
         if last_event_id is not None:
             if not (last_event_id.isascii() and last_event_id.isdigit()):
-                raise refuse("validation-failed", "Last-Event-ID must be an event version")
+                raise refuse(
+                    "validation-failed",
+                    "Last-Event-ID must be an event version",
+                    header="Last-Event-ID",
+                )
             after = int(last_event_id)
         viewer = queries.following(game_id, bearer(request), after)
         events = stream.game_events(queries, game_id, viewer, after)

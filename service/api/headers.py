@@ -7,8 +7,10 @@ nothing and run nothing; no page may frame them), except:
 - the viewer page (``/games/{id}/view``): its one inline script and one inline style by their
   hashes, ``fetch`` and ``EventSource`` to this origin, nothing else (no other script, no
   inline event handler, no plugin, no frame, no base or form target);
-- the API docs page (``/schema``, ``/schema/swagger``), which loads Swagger UI from its CDN:
-  no policy here (making it work offline, and then strict, is issue 15's).
+- the API reference page (``/schema``, ``/schema/swagger``): scripts, styles, images and
+  requests of this origin only (Swagger UI is served from ``/schema/assets/``, see
+  ``service.api.docs``), plus ``data:`` images (the icons in Swagger UI's style sheet); no
+  inline script or style, no other origin.
 
 ``secure(app)`` wraps the ASGI app (so 404s of unknown paths get the headers too).
 """
@@ -46,14 +48,15 @@ def viewer_policy(html: str) -> str:
 
 
 VIEWER = viewer_policy(VIEWER_PAGE.read_text(encoding="utf-8"))
+DOCS = f"{NONE}; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'"
 
 
-def policy(path: str, content_type: bytes) -> str | None:
-    """The Content-Security-Policy of a reply (None: none)."""
+def policy(path: str, content_type: bytes) -> str:
+    """The Content-Security-Policy of a reply."""
     if VIEWER_PATH.match(path):
         return VIEWER
     if path.startswith(DOCS_PATH) and content_type.startswith(b"text/html"):
-        return None
+        return DOCS
     return NONE
 
 
@@ -73,8 +76,8 @@ def secure(app: ASGIApp) -> ASGIApp:
                 content_type = next((v for k, v in headers if k.lower() == b"content-type"), b"")
                 if b"x-content-type-options" not in names:
                     headers.append((b"x-content-type-options", b"nosniff"))
-                csp = policy(path, content_type)
-                if csp is not None and b"content-security-policy" not in names:
+                if b"content-security-policy" not in names:
+                    csp = policy(path, content_type)
                     headers.append((b"content-security-policy", csp.encode()))
                 message["headers"] = headers
             await send(message)

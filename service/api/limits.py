@@ -130,7 +130,11 @@ class Limits:
         if limit is None:
             return largest
         if limit > largest:
-            raise refuse("out-of-range", f"limit={limit} is over the largest page, {largest}")
+            raise refuse(
+                "out-of-range",
+                f"limit={limit} is over the largest page, {largest}",
+                parameter="limit",
+            )
         return limit
 
 
@@ -315,7 +319,13 @@ def import_limits(app: ASGIApp) -> ASGIApp:
 
 def too_large(largest: int) -> Refusal:
     """The 413 of a record over ``max_record_bytes``."""
-    return refuse("payload-too-large", f"a game record may be at most {largest:,} bytes of JSON")
+    return refuse(
+        "payload-too-large",
+        f"a game record may be at most {largest:,} bytes of JSON "
+        "(the setting TABULA_MAX_RECORD_BYTES changes it)",
+        limit=largest,
+        setting="TABULA_MAX_RECORD_BYTES",
+    )
 
 
 def cors_config(settings: Settings) -> CORSConfig | None:

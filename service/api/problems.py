@@ -15,6 +15,7 @@ from litestar import Request, Response
 from litestar.exceptions import HTTPException, ValidationException
 
 from domain.model import BadSetup, GameError, GameOver, IllegalMove, NotYourTurn
+from service.core.fields import allowed_values, explained
 from service.core.refusal import Refusal, refuse
 
 PROBLEM_BASE = "https://tabula.dev/problems/"
@@ -83,7 +84,7 @@ def shortened(detail: str) -> str:
     return detail if len(detail) <= DETAIL_CHARS else detail[:DETAIL_CHARS] + "\u2026"
 
 
-def translate(error: Exception) -> Refusal:
+def translate(error: Exception, request: Request[Any, Any, Any] | None = None) -> Refusal:
     """Any exception as a Refusal (domain and framework errors by table)."""
     if isinstance(error, Refusal):
         return error
@@ -91,28 +92,36 @@ def translate(error: Exception) -> Refusal:
         if isinstance(error, cls):
             return refuse(slug, str(error))
     if isinstance(error, ValidationException):
-        return _validation(error)
+        return _validation(error, request)
     if isinstance(error, HTTPException):
         return _http(error)
     raise error
 
 
-def _validation(error: ValidationException) -> Refusal:
+def _validation(error: ValidationException, request: Request[Any, Any, Any] | None) -> Refusal:
+    """Litestar's refusal of a parameter (a query, path or header parameter: bodies are decoded
+    by ``bodies.check_bodies``), naming the first one it found."""
     detail = str(error.detail)
-    messages = [where(item) for item in error.extra or [] if isinstance(item, dict)]
-    if messages:
-        detail = "; ".join(m for m in messages if m) or detail
+    items = [item for item in error.extra or [] if isinstance(item, dict) and item.get("key")]
+    if items:
+        return parameter(items[0], request)
     if "malformed" in detail.lower() or "json" in detail.lower():
         return refuse("malformed-request", detail)
     return refuse("validation-failed", detail)
 
 
-def where(item: dict[str, Any]) -> str:
-    """A validation message with the field it is about (``$.seats``, a query parameter...)."""
-    message, key, source = item.get("message", ""), item.get("key"), item.get("source")
-    if not message or not key:
-        return str(message)
-    return f"{message} at `$.{key}`" if source == "body" else f"{message} ({source} {key!r})"
+def parameter(item: dict[str, Any], request: Request[Any, Any, Any] | None) -> Refusal:
+    """A parameter's refusal: the detail starts with its name (`` `at`: expected ... ``), which
+    is also the ``parameter`` member (``header`` for a header), with its ``allowed`` values if
+    it takes a fixed set."""
+    key, source = str(item["key"]), str(item.get("source") or "query")
+    signature = request.route_handler.parsed_fn_signature.parameters if request else {}
+    allowed = allowed_values(signature[key].annotation, ()) if key in signature else None
+    extra: dict[str, Any] = {"header" if source == "header" else "parameter": key}
+    if allowed is not None:
+        extra["allowed"] = allowed
+    why = explained(str(item.get("message", "")), allowed)
+    return refuse("validation-failed", f"`{key}`: {why}", **extra)
 
 
 def _http(error: HTTPException) -> Refusal:
@@ -134,7 +143,7 @@ def _http(error: HTTPException) -> Refusal:
 def handle(request: Request[Any, Any, Any], error: Exception) -> Response[Any]:
     """The one exception handler of the app; anything unforeseen is logged as a 500."""
     try:
-        known = translate(error)
+        known = translate(error, request)
     except Exception:
         structlog.get_logger().exception("unhandled error")
         known = refuse("internal-error", "the server failed; the error is logged")

@@ -28,8 +28,15 @@ SeatList = Annotated[
 ]
 
 
+MAX_NAME = 64
+"""The longest seat name, in characters (a name is shown on boards, standings and views)."""
+SeatName = Annotated[str, msgspec.Meta(max_length=MAX_NAME)]
+
+
 class SeatSpec(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    name: str = msgspec.field(default="")
+    """A seat: its player's name (``Player <n>`` when empty), at most ``MAX_NAME`` characters."""
+
+    name: SeatName = ""
 
 
 class CreateGame(msgspec.Struct, frozen=True, forbid_unknown_fields=True):

@@ -34,8 +34,9 @@ from domain.replay import Replay
 from service.core.actor import Actor, Role
 from service.core.clocks import Clock
 from service.core.commands import Adjudicate, Command, PlayMove, PostChance, Timeout, Undo
+from service.core.fields import Path, bad_field
 from service.core.luck import Luck, possible
-from service.core.refusal import refuse
+from service.core.refusal import Refusal, refuse
 
 MAX_AUTOMATIC = 10_000
 Batch = list[tuple[Actor, Event]]
@@ -117,18 +118,19 @@ def acting_seat(replay: Replay, actor: Actor, asked: int | None) -> int:
     if asked is not None:
         count = len(replay.created.seats)
         if not 0 <= asked < count:
-            raise refuse("validation-failed", f"seats are numbered 0 to {count - 1}")
+            raise bad_field(("seat",), f"seats are numbered 0 to {count - 1}, not {asked}")
         return asked
     seats = sorted({p.seat for p in replay.rules.to_act(replay.state)})
     if len(seats) != 1:
-        raise refuse("validation-failed", f"seats {seats} are pending: say which with 'seat'")
+        pending = ", ".join(map(str, seats))
+        raise bad_field(("seat",), f"seats {pending} are pending: say which", allowed=seats)
     return seats[0]
 
 
 def resolve_move(moves: list[Move], command: PlayMove) -> str:
     """The move id named by id or by steps; any id goes on to ``decide``, which judges it."""
     if (command.move is None) == (command.steps is None):
-        raise refuse("validation-failed", "give exactly one of 'move' (an id) or 'steps'")
+        raise bad_field(("move",), "give exactly one of `move` (an id) or `steps`")
     if command.move is not None:
         return command.move
     wanted = tuple(command.steps or ())
@@ -195,34 +197,75 @@ def external_outcome(replay: Replay, actor: Actor, command: PostChance) -> Batch
     need = rules.chance(state)
     if not pending or need is None:
         raise refuse("not-your-turn", "no draw or roll is pending")
-    seat = pending[0].seat
-    match need:
-        case Roll() if command.dice is not None:
-            event: Event = DiceRolled(seat, tuple(command.dice))
-        case Draw() if command.card is not None:
-            event = CardDrawn(seat, command.card)
-        case Deal(seats=seats) if command.hands is not None:
-            event = CardsDealt(seat, seats, tuple(tuple(h) for h in command.hands))
-        case _:
-            raise refuse("validation-failed", f"seat {seat} must {pending[0].kind}: {wanted(need)}")
+    event = posted(need, pending[0], command)
     if not possible(need, event):
-        raise refuse("illegal-move", f"{describe(event)} is not possible now: {wanted(need)}")
+        raise unavailable(need, event)
     return [("referee", event)]
 
 
-def wanted(need: ChanceNeed) -> str:
-    """What a chance body must hold for ``need``."""
+def posted(need: ChanceNeed, pending: Pending, command: PostChance) -> Event:
+    """The outcome a chance body holds for ``need``; a body of the wrong shape (the wrong
+    field, dice or hands too many or too few, a die off 1..6) is refused naming the field."""
+    seat, must = pending.seat, f"seat {pending.seat} must {pending.kind}"
     match need:
         case Roll(dice=count):
-            return f"post {{'dice': [...]}} with {count} value(s) from 1 to 6"
+            dice, thrown = command.dice, "1 die" if count == 1 else f"{count} dice"
+            if dice is None:
+                raise bad_field(("dice",), f"{must}: post `dice`, {thrown} from 1 to 6")
+            if len(dice) != count:
+                raise bad_field(("dice",), f"{thrown} thrown, not {len(dice)}")
+            for index, die in enumerate(dice):
+                if not 1 <= die <= 6:
+                    raise bad_field(("dice", index), f"a die shows 1 to 6, not {die}")
+            return DiceRolled(seat, tuple(dice))
         case Draw(pile=pile):
-            return f"post {{'card': ...}}, one of {sorted(set(pile))}"
+            if command.card is None:
+                cards = sorted(set(pile))
+                raise bad_field(
+                    ("card",), f"{must}: post `card`, a card of the pile", allowed=cards
+                )
+            return CardDrawn(seat, command.card)
         case Deal(seats=seats, count=count):
-            return (
-                f"post {{'hands': [...]}}: {count} cards for each of seats {list(seats)}, "
-                "one list per seat in that order"
-            )
-    return "an outcome"
+            hands, order = command.hands, ", ".join(map(str, seats))
+            if hands is None or len(hands) != len(seats):
+                given = "" if hands is None else f", not {len(hands)}"
+                raise bad_field(
+                    ("hands",),
+                    f"{must}: post `hands`, {len(seats)} lists of {count} cards (for seats "
+                    f"{order}, in that order){given}",
+                )
+            for index, hand in enumerate(hands):
+                if len(hand) != count:
+                    raise bad_field(
+                        ("hands", index),
+                        f"seat {seats[index]} is dealt {count} cards, not {len(hand)}",
+                    )
+            return CardsDealt(seat, seats, tuple(tuple(hand) for hand in hands))
+    raise TypeError(f"unknown chance need {type(need).__name__}")
+
+
+def unavailable(need: ChanceNeed, event: Event) -> Refusal:
+    """The 422 of a well-formed outcome that cannot come now: a card not left in the pile."""
+    match need, event:
+        case Draw(pile=pile), CardDrawn(card=card):
+            cards = sorted(set(pile))
+            why = f"card `{card}` is not in the draw pile now; post one of {listed(cards)}"
+            return bad_field(("card",), why, "illegal-move", cards)
+        case Deal(pile=pile), CardsDealt(hands=hands):
+            left = list(pile)
+            for index, hand in enumerate(hands):
+                for place, card in enumerate(hand):
+                    if card not in left:
+                        cards = sorted(set(left))
+                        why = f"card `{card}` is not left in the pile to deal: {listed(cards)}"
+                        return bad_field(("hands", index, place), why, "illegal-move", cards)
+                    left.remove(card)
+    return refuse("illegal-move", f"{describe(event)} is not possible now")
+
+
+def listed(values: list[str]) -> str:
+    """Values for a detail: `a`, `b`, `c`."""
+    return ", ".join(f"`{value}`" for value in values)
 
 
 def adjudication(replay: Replay, actor: Actor, command: Adjudicate) -> Batch:
@@ -230,20 +273,23 @@ def adjudication(replay: Replay, actor: Actor, command: Adjudicate) -> Batch:
     if actor != "referee":
         raise refuse("forbidden", "only the referee adjudicates")
     seats = range(len(replay.created.seats))
-    named = [s for s in [command.seat, *(command.winners or [])] if s is not None]
-    if any(s not in seats for s in named):
-        raise refuse("validation-failed", f"seats are numbered 0 to {len(seats) - 1}")
+    named: list[tuple[Path, int]] = [(("seat",), command.seat)] if command.seat is not None else []
+    named += [(("winners", index), s) for index, s in enumerate(command.winners or [])]
+    for path, named_seat in named:
+        if named_seat not in seats:
+            why = f"seats are numbered 0 to {len(seats) - 1}, not {named_seat}"
+            raise bad_field(path, why)
     decision = Adjudicated(command.kind, command.reason, command.seat)
     if command.kind == "penalty":
         return [("referee", decision)]
     if command.kind == "forfeit":
         if command.seat is None:
-            raise refuse("validation-failed", "a forfeit names the seat that forfeits")
+            raise bad_field(("seat",), "a forfeit names the seat that forfeits")
         others = [s for s in seats if s != command.seat]
         winners = command.winners if command.winners is not None else others
     else:
         if command.winners is None:
-            raise refuse("validation-failed", "an agreement names its winners (may be [])")
+            raise bad_field(("winners",), "an agreement names its winners (may be [])")
         winners = command.winners
     finished = GameFinished(tuple(winners), f"{command.kind}: {command.reason}")
     return [("referee", decision), ("referee", finished)]

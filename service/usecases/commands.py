@@ -33,6 +33,7 @@ from service.core.commands import (
     Timeout,
     Undo,
 )
+from service.core.fields import bad_field
 from service.core.luck import Seeded
 from service.core.referee import Batch, judge, open_game
 from service.core.refusal import Refusal, refuse
@@ -75,13 +76,17 @@ class Commands:
     def create_batch(self, batch: CreateBatch) -> BatchCreated:
         """Create every table, after checking them all: a bad table creates none."""
         if not batch.games:
-            raise refuse("validation-failed", "a batch needs at least one game")
+            raise bad_field(("games",), "a batch needs at least one game")
         for index, command in enumerate(batch.games):
             try:
                 self.setup(command, "")
-            except (Refusal, GameError) as error:
-                slug = error.slug if isinstance(error, Refusal) else "bad-setup"
-                raise refuse(slug, f"table {index}: {error}") from None
+            except Refusal as error:
+                extra = dict(error.extra)
+                if "pointer" in extra:
+                    extra["pointer"] = f"/games/{index}{extra['pointer']}"
+                raise refuse(error.slug, f"table {index}: {error.detail}", **extra) from None
+            except GameError as error:
+                raise refuse("bad-setup", f"table {index}: {error}") from None
         return BatchCreated([self.create(command) for command in batch.games])
 
     def setup(self, command: CreateGame, commitment: str) -> GameCreated:
@@ -268,5 +273,7 @@ def first_deadline(game: Replay, now: datetime) -> str | None:
 def find(name: str) -> RuleSet[Any]:
     """The rule set, or an unknown-ruleset problem listing the known ones."""
     if name not in RULESETS:
-        raise refuse("unknown-ruleset", f"unknown rule set {name!r}; known: {sorted(RULESETS)}")
+        known = ", ".join(f"`{known}`" for known in sorted(RULESETS))
+        why = f"no rule set `{name}`; the rule sets are {known}"
+        raise bad_field(("ruleset",), why, "unknown-ruleset", sorted(RULESETS))
     return RULESETS[name]

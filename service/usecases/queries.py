@@ -165,7 +165,11 @@ def log_moves(log: list[StoredEvent]) -> list[tuple[str, dict[str, Any]]]:
 def check_after(after: int, version: int) -> None:
     """Reject a cursor past the log: versions never go back, so no client has seen it."""
     if after > version:
-        raise refuse("out-of-range", f"after={after} is past this game's version {version}")
+        raise refuse(
+            "out-of-range",
+            f"after={after} is past this game's version {version}",
+            parameter="after",
+        )
 
 
 def check_may_see_all(game: Game, viewer: Viewer) -> None:

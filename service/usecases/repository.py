@@ -215,7 +215,9 @@ class Repository:
         with self.open(game_id) as game:
             if not 1 <= at <= game.version:
                 raise refuse(
-                    "out-of-range", f"at={at} is outside this game's versions 1..{game.version}"
+                    "out-of-range",
+                    f"at={at} is outside this game's versions 1..{game.version}",
+                    parameter="at",
                 )
         return self.fold(game_id, at)
 

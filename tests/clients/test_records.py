@@ -6,6 +6,7 @@ import msgspec
 import pytest
 from tabula_client import (
     Audit,
+    BadRequest,
     Client,
     Conflict,
     CreatedGame,
@@ -59,7 +60,7 @@ def test_undo_with_a_stale_version_is_a_conflict(client: Client) -> None:
 def test_referee_posts_dice_in_an_external_chance_game(client: Client) -> None:
     created = client.create_game("parchis", ["Ann", "Bob"], chance="external")
     referee = client.with_token(created.tokens.referee)
-    with pytest.raises(Unprocessable):
+    with pytest.raises(BadRequest):  # never a die: the body's shape, named `dice[0]`
         referee.post_chance(created.id, dice=[7])
     result = referee.post_chance(created.id, dice=[5], idempotency_key="throw-1")
     assert isinstance(result.events[0], DiceRolledEvent) and result.events[0].type == "DiceRolled"

@@ -203,7 +203,14 @@ def test_import_has_a_budget_per_client(tmp_path: Path) -> None:
 def test_a_record_over_the_size_limit_is_413_before_it_is_read(tmp_path: Path) -> None:
     size = len(msgspec.json.encode(RECORD))
     with client(tmp_path, max_record_bytes=size - 1, import_burst=1, import_rate=0.001) as api:
-        expect_problem(import_record(api), 413, "payload-too-large", f"{size - 1:,} bytes")
+        problem = expect_problem(
+            import_record(api),
+            413,
+            "payload-too-large",
+            f"{size - 1:,} bytes",
+            "TABULA_MAX_RECORD_BYTES",
+        )
+        assert (problem["limit"], problem["setting"]) == (size - 1, "TABULA_MAX_RECORD_BYTES")
 
         def chunked() -> Iterator[bytes]:  # no Content-Length: counted as it comes
             body = msgspec.json.encode(RECORD)
@@ -222,7 +229,10 @@ def test_a_record_over_the_size_limit_is_413_before_it_is_read(tmp_path: Path) -
 def test_a_record_over_the_events_limit_is_413(tmp_path: Path) -> None:
     events = len(RECORD["events"])
     with client(tmp_path, max_record_events=events - 1) as api:
-        expect_problem(import_record(api), 413, "payload-too-large", f"{events - 1:,} events")
+        problem = expect_problem(
+            import_record(api), 413, "payload-too-large", f"{events - 1:,} events", "EVENTS"
+        )
+        assert (problem["limit"], problem["setting"]) == (events - 1, "TABULA_MAX_RECORD_EVENTS")
     with client(tmp_path, max_record_events=events) as api:
         assert import_record(api).status_code == 201
 

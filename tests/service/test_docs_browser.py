@@ -1,0 +1,59 @@
+"""The API reference page renders in headless Chromium with every request to another origin
+refused: it works offline. Skipped, failed or run as ``test_viewer_browser.py`` says."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from service.app import create_app
+from service.settings import Settings
+from tests.live import serving
+
+pytestmark = pytest.mark.browser
+
+if os.environ.get("TABULA_SKIP_BROWSER") == "1":
+    pytest.skip("TABULA_SKIP_BROWSER=1", allow_module_level=True)
+
+from tests.service.test_viewer_browser import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
+
+try:
+    from playwright.sync_api import Request, Route, sync_playwright
+except ImportError:  # pragma: no cover - CI installs it with the test extra
+    pytest.fail("playwright is missing: pip install -e '.[test]'", pytrace=False)
+
+
+def test_the_reference_page_renders_offline(tmp_path: Path) -> None:
+    if not Path(CHROMIUM).exists():
+        missing = f"{CHROMIUM} is missing: apt-get install chromium (.ci/run does)"
+        if os.environ.get("TABULA_REQUIRE_BROWSER") == "1":
+            pytest.fail(missing, pytrace=False)
+        pytest.skip(missing)
+    settings = Settings(database=str(tmp_path / "tabula.db"), log_level="warning")
+    with serving(create_app(settings)) as base, sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        page = browser.new_page()
+        elsewhere: list[str] = []
+        problems: list[str] = []
+
+        def offline(route: Route, request: Request) -> None:
+            if request.url.startswith(base + "/"):
+                route.continue_()
+            else:
+                elsewhere.append(request.url)
+                route.abort()
+
+        page.route("**/*", offline)
+        page.on("pageerror", lambda error: problems.append(str(error)))
+        page.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
+        page.goto(base + "/schema")
+        page.wait_for_selector(".opblock", timeout=20_000)
+        title = page.inner_text(".info .title")
+        operations = page.locator(".opblock").count()
+        browser.close()
+    assert "Tabula" in title
+    assert operations >= 20  # every route of the API is listed
+    assert elsewhere == []
+    assert problems == []  # no script error, no refusal by the page's policy
