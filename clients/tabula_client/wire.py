@@ -473,8 +473,14 @@ class PostChance(msgspec.Struct, frozen=True, kw_only=True):
 class Problem(msgspec.Struct, frozen=True, kw_only=True):
     """``Problem``."""
 
+    allowed: list[Any]
     detail: str
+    header: str
     instance: str
+    limit: int
+    parameter: str
+    pointer: str
+    setting: str
     status: int
     title: str
     type: str

@@ -952,8 +952,14 @@ export interface components {
         };
         /** Problem */
         Problem: {
+            allowed: unknown[];
             detail: string;
+            header: string;
             instance: string;
+            limit: number;
+            parameter: string;
+            pointer: string;
+            setting: string;
             status: number;
             title: string;
             type: string;
