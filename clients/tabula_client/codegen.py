@@ -206,6 +206,8 @@ class Generator:
             default = self.empty(schema)
             if default == "None" and not annotation.endswith("| None"):
                 annotation += " | None"
+        elif (empty := self.empty(schema)) != "None" or annotation.endswith("| None"):
+            default = empty  # always sent, but its empty value decodes what an older server omits
         if attribute != name:
             inner = f"name={name!r}" if default is None else f"default={default}, name={name!r}"
             return f"    {attribute}: {annotation} = msgspec.field({inner})"

@@ -31,19 +31,19 @@ class EventOutBase(msgspec.Struct, frozen=True, kw_only=True, tag_field='type'):
 class GameViewBase(ViewMixin, msgspec.Struct, frozen=True, kw_only=True, tag_field='ruleset'):
     """What every ``GameView`` variant has."""
 
-    chance: Outcome | None
+    chance: Outcome | None = None
     chance_mode: str = 'server'
-    clock: ClockView | None
+    clock: ClockView | None = None
     game_id: str = ''
-    options: dict[str, Any]
-    pieces: list[Piece]
-    seats: list[SeatView]
-    seed: str | None
+    options: dict[str, Any] = {}
+    pieces: list[Piece] = []
+    seats: list[SeatView] = []
+    seed: str | None = None
     seed_commitment: str = ''
     status: Literal['active', 'finished']
-    to_act: list[Pending]
+    to_act: list[Pending] = []
     version: int = 0
-    winners: list[int]
+    winners: list[int] = []
 
     @property
     def ruleset(self) -> str:
@@ -80,16 +80,16 @@ class Archive(msgspec.Struct, frozen=True, kw_only=True):
 
     format: str = 'tabula-archive'
     format_version: int = 1
-    records: list[GameRecord]
+    records: list[GameRecord] = []
 
 
 class Audit(msgspec.Struct, frozen=True, kw_only=True):
     """``Audit``."""
 
-    events: list[EventOut]
+    events: list[EventOut] = []
     game_id: str
     ruleset: str
-    seed: str | None
+    seed: str | None = None
     seed_commitment: str
     status: str
     verification: Verification
@@ -98,7 +98,7 @@ class Audit(msgspec.Struct, frozen=True, kw_only=True):
 class BatchCreated(msgspec.Struct, frozen=True, kw_only=True):
     """``BatchCreated``."""
 
-    games: list[Created]
+    games: list[Created] = []
 
 
 class CardDrawnData(msgspec.Struct, frozen=True, kw_only=True):
@@ -132,8 +132,8 @@ class CardsDealtData(msgspec.Struct, frozen=True, kw_only=True):
     """A deal by ``dealer``: ``hands[i]`` went to ``seats[i]``."""
 
     dealer: int
-    hands: list[list[str]]
-    seats: list[int]
+    hands: list[list[str]] = []
+    seats: list[int] = []
 
 
 class CardsDealtEvent(EventOutBase, frozen=True, kw_only=True, tag='CardsDealt'):
@@ -154,18 +154,18 @@ class Clock(msgspec.Struct, frozen=True, kw_only=True):
 class ClockView(msgspec.Struct, frozen=True, kw_only=True):
     """``ClockView``."""
 
-    deadlines: dict[str, str]
+    deadlines: dict[str, str] = {}
     increment: float
     on_timeout: str
-    per_decision: float | None
-    remaining: list[float | None]
-    total: float | None
+    per_decision: float | None = None
+    remaining: list[float | None] = []
+    total: float | None = None
 
 
 class CreateBatch(msgspec.Struct, frozen=True, kw_only=True):
     """``CreateBatch``."""
 
-    games: list[CreateGame]
+    games: list[CreateGame] = []
 
 
 class CreateGame(msgspec.Struct, frozen=True, kw_only=True):
@@ -177,7 +177,7 @@ class CreateGame(msgspec.Struct, frozen=True, kw_only=True):
     clock: Clock | None = None
     options: dict[str, Any] = {}
     ruleset: Literal['ludo', 'parchis', 'parchis-2dice', 'partners', 'race35', 'sorry', 'sorry-hand']
-    seats: list[SeatSpec]
+    seats: list[SeatSpec] = []
     seed: str | None = None
     tags: dict[str, str] = {}
 
@@ -206,7 +206,7 @@ class DeckShuffledEvent(EventOutBase, frozen=True, kw_only=True, tag='DeckShuffl
 class DiceRolledData(msgspec.Struct, frozen=True, kw_only=True):
     """``DiceRolledData``."""
 
-    dice: list[int]
+    dice: list[int] = []
     seat: int
 
 
@@ -237,14 +237,14 @@ class EffectData(msgspec.Struct, frozen=True, kw_only=True):
 class EventPage(msgspec.Struct, frozen=True, kw_only=True):
     """``EventPage``."""
 
-    events: list[EventOut]
+    events: list[EventOut] = []
     version: int
 
 
 class Exchange(msgspec.Struct, frozen=True, kw_only=True):
     """``Exchange``."""
 
-    card: str | None
+    card: str | None = None
     seat: int
     to: int
 
@@ -256,9 +256,9 @@ class GameCreatedData(msgspec.Struct, frozen=True, kw_only=True):
     auto_chance: bool = False
     chance: str = 'server'
     clock: dict[str, Any] | None = None
-    options: dict[str, Any]
+    options: dict[str, Any] = {}
     ruleset: str
-    seats: list[str]
+    seats: list[str] = []
     seed_commitment: str = ''
     tags: dict[str, str] = {}
 
@@ -273,7 +273,7 @@ class GameFinishedData(msgspec.Struct, frozen=True, kw_only=True):
     """``GameFinishedData``."""
 
     reason: str = ''
-    winners: list[int]
+    winners: list[int] = []
 
 
 class GameFinishedEvent(EventOutBase, frozen=True, kw_only=True, tag='GameFinished'):
@@ -285,21 +285,21 @@ class GameFinishedEvent(EventOutBase, frozen=True, kw_only=True, tag='GameFinish
 class GameList(msgspec.Struct, frozen=True, kw_only=True):
     """``GameList``."""
 
-    games: list[GameSummary]
+    games: list[GameSummary] = []
 
 
 class GameRecord(msgspec.Struct, frozen=True, kw_only=True):
     """``GameRecord``."""
 
     chance: str
-    events: list[EventOut]
+    events: list[EventOut] = []
     format: str = 'tabula-game-record'
     format_version: int = 1
     game_id: str
-    options: dict[str, Any]
+    options: dict[str, Any] = {}
     ruleset: str
     ruleset_version: int
-    seats: list[str]
+    seats: list[str] = []
     seed: str | None = None
     seed_commitment: str
 
@@ -309,13 +309,13 @@ class GameSummary(msgspec.Struct, frozen=True, kw_only=True):
 
     created_at: str
     id: str
-    pieces_home: dict[str, int]
+    pieces_home: dict[str, int] = {}
     ruleset: str
-    seats: list[str]
+    seats: list[str] = []
     status: str
-    tags: dict[str, str]
+    tags: dict[str, str] = {}
     version: int
-    winners: list[str]
+    winners: list[str] = []
 
 
 class Hand(msgspec.Struct, frozen=True, kw_only=True):
@@ -335,14 +335,14 @@ class Health(msgspec.Struct, frozen=True, kw_only=True):
 class LegalMoves(msgspec.Struct, frozen=True, kw_only=True):
     """``LegalMoves``."""
 
-    moves: list[Move]
+    moves: list[Move] = []
     version: int
 
 
 class LudoView(GameViewBase, frozen=True, kw_only=True, tag='ludo'):
     """``LudoView``."""
 
-    colours: list[str]
+    colours: list[str] = []
     sixes_in_a_row: int
     tries_left: int
 
@@ -354,7 +354,7 @@ class Move(msgspec.Struct, frozen=True, kw_only=True):
     id: str
     seat: int
     steps: list[Step] = []
-    uses: str | list[int] | None
+    uses: str | list[int] | None = None
 
 
 class MovePlayedData(msgspec.Struct, frozen=True, kw_only=True):
@@ -397,35 +397,35 @@ class Outcome(msgspec.Struct, frozen=True, kw_only=True):
 class ParchisTwoDiceView(GameViewBase, frozen=True, kw_only=True, tag='parchis-2dice'):
     """``ParchisTwoDiceView``."""
 
-    bonus_pending: list[int]
-    colours: list[str]
-    dice_left: list[int]
+    bonus_pending: list[int] = []
+    colours: list[str] = []
+    dice_left: list[int] = []
     doubles_in_a_row: int
 
 
 class ParchisView(GameViewBase, frozen=True, kw_only=True, tag='parchis'):
     """``ParchisView``."""
 
-    bonus_pending: list[int]
-    colours: list[str]
-    dice_left: list[int]
+    bonus_pending: list[int] = []
+    colours: list[str] = []
+    dice_left: list[int] = []
     sixes_in_a_row: int
 
 
 class PartnersView(GameViewBase, frozen=True, kw_only=True, tag='partners'):
     """``PartnersView``."""
 
-    colours: list[str]
+    colours: list[str] = []
     dealer: int
     deals: int
-    discard: list[str]
-    done: list[int]
+    discard: list[str] = []
+    done: list[int] = []
     draw_pile: int
-    exchange: list[Exchange] | None
-    hands: list[Hand]
+    exchange: list[Exchange] | None = None
+    hands: list[Hand] = []
     phase: str
-    teams: list[list[int]]
-    turn: int | None
+    teams: list[list[int]] = []
+    turn: int | None = None
 
 
 class Pending(msgspec.Struct, frozen=True, kw_only=True):
@@ -455,8 +455,8 @@ class PlayMove(msgspec.Struct, frozen=True, kw_only=True):
 class Played(msgspec.Struct, frozen=True, kw_only=True):
     """``Played``."""
 
-    events: list[EventOut]
-    legal_moves: list[Move]
+    events: list[EventOut] = []
+    legal_moves: list[Move] = []
     state: GameView
     version: int
 
@@ -473,14 +473,14 @@ class PostChance(msgspec.Struct, frozen=True, kw_only=True):
 class Problem(msgspec.Struct, frozen=True, kw_only=True):
     """``Problem``."""
 
-    allowed: list[Any]
+    allowed: list[Any] | None = None
     detail: str
-    header: str
+    header: str | None = None
     instance: str
-    limit: int
-    parameter: str
-    pointer: str
-    setting: str
+    limit: int | None = None
+    parameter: str | None = None
+    pointer: str | None = None
+    setting: str | None = None
     status: int
     title: str
     type: str
@@ -489,7 +489,7 @@ class Problem(msgspec.Struct, frozen=True, kw_only=True):
 class Race35View(GameViewBase, frozen=True, kw_only=True, tag='race35'):
     """``Race35View``."""
 
-    statuses: list[Status]
+    statuses: list[Status] = []
 
 
 class RuleSetInfo(msgspec.Struct, frozen=True, kw_only=True):
@@ -498,14 +498,14 @@ class RuleSetInfo(msgspec.Struct, frozen=True, kw_only=True):
     max_players: int
     min_players: int
     name: str
-    options: dict[str, Any]
+    options: dict[str, Any] = {}
     version: int
 
 
 class RuleSetList(msgspec.Struct, frozen=True, kw_only=True):
     """``RuleSetList``."""
 
-    rulesets: list[RuleSetInfo]
+    rulesets: list[RuleSetInfo] = []
 
 
 class SeatSpec(msgspec.Struct, frozen=True, kw_only=True):
@@ -537,19 +537,19 @@ class SeedRevealedEvent(EventOutBase, frozen=True, kw_only=True, tag='SeedReveal
 class SorryHandView(GameViewBase, frozen=True, kw_only=True, tag='sorry-hand'):
     """``SorryHandView``."""
 
-    colours: list[str]
-    discard: list[str]
+    colours: list[str] = []
+    discard: list[str] = []
     draw_pile: int
     extra_play: bool
-    hands: list[Hand]
+    hands: list[Hand] = []
     turn: int
 
 
 class SorryView(GameViewBase, frozen=True, kw_only=True, tag='sorry'):
     """``SorryView``."""
 
-    colours: list[str]
-    discard: list[str]
+    colours: list[str] = []
+    discard: list[str] = []
     draw_pile: int
     turn: int
 
@@ -566,8 +566,8 @@ class Standing(msgspec.Struct, frozen=True, kw_only=True):
 class Standings(msgspec.Struct, frozen=True, kw_only=True):
     """``Standings``."""
 
-    standings: list[Standing]
-    tag: str | None
+    standings: list[Standing] = []
+    tag: str | None = None
 
 
 class Status(msgspec.Struct, frozen=True, kw_only=True):
@@ -611,7 +611,7 @@ class Tokens(msgspec.Struct, frozen=True, kw_only=True):
     """``Tokens``."""
 
     referee: str
-    seats: list[str]
+    seats: list[str] = []
 
 
 class TurnPassedData(msgspec.Struct, frozen=True, kw_only=True):
@@ -640,8 +640,8 @@ class Verification(msgspec.Struct, frozen=True, kw_only=True):
     chance_checked: bool
     events: int
     finished: bool = False
-    first_bad: int | None
-    reason: str | None
+    first_bad: int | None = None
+    reason: str | None = None
     valid: bool
 
 

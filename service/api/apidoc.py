@@ -32,7 +32,7 @@ from service.api.problems import MEDIA_TYPE, PROBLEMS
 NDJSON = "application/x-ndjson"
 
 
-class Problem(msgspec.Struct, frozen=True):
+class Problem(msgspec.Struct, frozen=True, omit_defaults=True):
     """An RFC 9457 problem; some types add fields (``current_version``, ``retry_after``...).
     A refused value is named by ``pointer`` (a JSON Pointer into the body), ``parameter`` (a
     query parameter) or ``header``, with ``allowed`` values where it takes a fixed set; a 413
@@ -137,15 +137,20 @@ def require_what_is_sent(document: OpenAPI, schemas: dict[str, Schema]) -> None:
         schema.required = sorted(schema.properties)
 
 
+OURS = frozenset({"domain", "eventstore", "service"})
+
+
 def struct_classes() -> dict[str, type[msgspec.Struct]]:
-    """Every Struct class by its name; a name two classes share maps to neither."""
+    """The server's Struct classes (those of our packages: a client's mirror of a reply, loaded
+    in the same process, must not count) by name; a name two classes share maps to neither."""
     found: dict[str, type[msgspec.Struct] | None] = {}
     pending: list[type[msgspec.Struct]] = [msgspec.Struct]
     while pending:
         cls = pending.pop()
         for sub in cls.__subclasses__():
-            found[sub.__name__] = None if sub.__name__ in found else sub
             pending.append(sub)
+            if sub.__module__.partition(".")[0] in OURS:
+                found[sub.__name__] = None if sub.__name__ in found else sub
     return {name: cls for name, cls in found.items() if cls is not None}
 
 

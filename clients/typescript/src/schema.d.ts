@@ -952,14 +952,14 @@ export interface components {
         };
         /** Problem */
         Problem: {
-            allowed: unknown[];
+            allowed?: unknown[];
             detail: string;
-            header: string;
+            header?: string;
             instance: string;
-            limit: number;
-            parameter: string;
-            pointer: string;
-            setting: string;
+            limit?: number;
+            parameter?: string;
+            pointer?: string;
+            setting?: string;
             status: number;
             title: string;
             type: string;
