@@ -26,7 +26,7 @@ def fenced(name: str, tag: str) -> list[tuple[str, list[str]]]:
     """Every fenced block tagged ``tag`` in ``docs/rules/<name>.md``: the options JSON after
     the tag (``{}`` if none) and the block's lines."""
     text = (DOCS / f"{name}.md").read_text(encoding="utf-8")
-    found = re.findall(rf"^```{re.escape(tag)}(?: (.*))?\n(.*?)^```$", text, flags=re.M | re.S)
+    found = re.findall(rf"^```{re.escape(tag)}(?: ([^\n]*))?\n(.*?)^```$", text, flags=re.M | re.S)
     return [
         (options or "{}", [ln.strip() for ln in body.splitlines() if ln.strip()])
         for options, body in found
