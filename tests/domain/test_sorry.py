@@ -305,7 +305,7 @@ def test_options_classic_deck_fast_start_and_first_player() -> None:
     ("options", "seats", "message"),
     [
         ({"deck": "full"}, 2, "options.deck: invalid value 'full'; sorry allows one of"),
-        ({"fast_start": "yes"}, 2, "options.fast_start: expected `bool`, got `str`; sorry allows true or false"),
+        ({"fast_start": "yes"}, 2, "fast_start: expected `bool`, got `str`; sorry allows true"),
         ({"first_player": 2}, 2, "first_player must be a seat from 0 to 1"),
         ({"first_player": True}, 2, "options.first_player: expected `int`, got `bool`"),
         ({"jokers": 2}, 2, "unknown option 'jokers'"),

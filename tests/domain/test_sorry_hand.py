@@ -461,7 +461,7 @@ def test_first_player_deals_and_plays_first() -> None:
     ("options", "seats", "message"),
     [
         ({"deck": "standard45"}, 2, "unknown option 'deck'"),
-        ({"include_sorry_cards": "yes"}, 2, "options.include_sorry_cards: expected `bool`, got `str`"),
+        ({"include_sorry_cards": "yes"}, 2, "include_sorry_cards: expected `bool`, got `str`"),
         ({"mid_slide_landing_returns_to_start": 1}, 2, "mid_slide_landing_returns_to_start"),
         ({"two_plays_again": None}, 2, "options.two_plays_again: expected `bool`, got `null`"),
         ({"fast_start": "no"}, 2, "options.fast_start: expected `bool`"),
