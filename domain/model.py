@@ -204,22 +204,30 @@ Options = TypeVar("Options", bound=msgspec.Struct)
 def parse_options(name: str, cls: type[Options], given: dict[str, Any]) -> Options:
     """``given`` as the rule set's typed options (defaults for the rest); BadOption names the
     first bad option and what it allows."""
+    try:
+        return msgspec.convert(given, cls)
+    except msgspec.ValidationError as error:
+        raise bad_option(name, cls, given) or BadOption("", f"options: {error}") from None
+
+
+def bad_option(name: str, cls: type[msgspec.Struct], given: dict[str, Any]) -> BadOption | None:
+    """The first option of ``given`` that ``cls`` refuses, told in words."""
     allowed = options_schema(name, cls)["properties"]
     for option, value in given.items():
         if option not in allowed:
             known = ", ".join(allowed)
-            detail = f"options.{option}: unknown option {option!r}; {name} knows {known}"
-            raise BadOption(option, detail)
+            return BadOption(
+                option, f"options.{option}: unknown option {option!r}; {name} knows {known}"
+            )
         try:
             msgspec.convert({option: value}, cls)
         except msgspec.ValidationError as error:
             why = str(error).split(" - at ")[0].replace("Invalid enum value", "invalid value")
-            why = why[0].lower() + why[1:]
             where = " (a key)" if "`key` in" in str(error) else ""
             wanted = describe(allowed[option])
-            detail = f"options.{option}: {why}{where}; {name} allows {wanted}"
-            raise BadOption(option, detail) from None
-    return msgspec.convert(given, cls)
+            detail = f"options.{option}: {why[0].lower()}{why[1:]}{where}; {name} allows {wanted}"
+            return BadOption(option, detail)
+    return None
 
 
 @lru_cache(maxsize=16)
