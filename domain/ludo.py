@@ -21,7 +21,7 @@ Errors: ``GameError`` > ``BadSetup``, ``IllegalMove``, ``NotYourTurn``, ``GameOv
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any, Literal
 
 import msgspec
 from msgspec.structs import replace
@@ -29,7 +29,6 @@ from msgspec.structs import replace
 from domain import model
 from domain.events import DiceRolled, Event, GameFinished, MovePlayed, TurnPassed, no_secrets
 from domain.model import (
-    BadSetup,
     ChanceNeed,
     Effect,
     GameOver,
@@ -42,8 +41,8 @@ from domain.model import (
     Step,
     Viewer,
     chance_move,
-    check_options,
     check_players,
+    parse_options,
     status_of,
 )
 from domain.parchis_board import LUDO, LUDO_SAFE, PIECES, START
@@ -53,18 +52,42 @@ VERSION = 1
 MIN_PLAYERS = 2
 MAX_PLAYERS = 4
 STACKING = False
-OPTIONS: dict[str, Any] = {
-    "win_condition": "home_column",
-    "three_sixes": "return_last_piece",
-    "three_tries": "first_turn_only",
-    "safe_squares": "none",
-}
-CHOICES: dict[str, tuple[str, ...]] = {
-    "win_condition": ("home_column", "home"),
-    "three_sixes": ("return_last_piece", "forfeit_turn"),
-    "three_tries": ("first_turn_only", "whenever_no_piece_out"),
-    "safe_squares": tuple(LUDO_SAFE),
-}
+
+
+class Options(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """The options of ludo."""
+
+    win_condition: Annotated[
+        Literal["home_column", "home"],
+        msgspec.Meta(
+            description="home_column: a player wins with all four pieces in the home column or "
+            "home; home: all four must be home"
+        ),
+    ] = "home_column"
+    three_sixes: Annotated[
+        Literal["return_last_piece", "forfeit_turn"],
+        msgspec.Meta(
+            description="the third 6 in a turn: return_last_piece sends the piece moved last "
+            "back to the yard; forfeit_turn only ends the turn"
+        ),
+    ] = "return_last_piece"
+    three_tries: Annotated[
+        Literal["first_turn_only", "whenever_no_piece_out"],
+        msgspec.Meta(
+            description="when a player may throw up to three times for a 6: on its first turn "
+            "only, or on every turn that starts with no piece out"
+        ),
+    ] = "first_turn_only"
+    safe_squares: Annotated[
+        Literal["none", "starts", "starts_and_stars"],
+        msgspec.Meta(
+            description="squares where a piece cannot be captured: none, the four start "
+            "squares, or those and the four star squares"
+        ),
+    ] = "none"
+
+
+OPTIONS: dict[str, Any] = msgspec.to_builtins(Options())
 BOARD = LUDO
 GOAL = BOARD.goal
 LANE = BOARD.track_steps
@@ -100,16 +123,13 @@ class State(msgspec.Struct, frozen=True):
 
 def setup(options: dict[str, Any], seats: int) -> State:
     """All pieces in the yard, Red (seat 0) to throw, with three tries."""
-    opts = check_options(NAME, options, OPTIONS)
+    opts = parse_options(NAME, Options, options)
     check_players(NAME, seats, MIN_PLAYERS, MAX_PLAYERS)
-    for key, allowed in CHOICES.items():
-        if opts[key] not in allowed:
-            raise BadSetup(f"{key} must be one of {list(allowed)}, not {opts[key]!r}")
     rules = Rules(
-        win_at=GOAL if opts["win_condition"] == "home" else LANE,
-        return_last=opts["three_sixes"] == "return_last_piece",
-        tries_always=opts["three_tries"] == "whenever_no_piece_out",
-        safe=opts["safe_squares"],
+        win_at=GOAL if opts.win_condition == "home" else LANE,
+        return_last=opts.three_sixes == "return_last_piece",
+        tries_always=opts.three_tries == "whenever_no_piece_out",
+        safe=opts.safe_squares,
     )
     state = State(rules, BOARD.seatings[seats], (START,) * (seats * PIECES), (False,) * seats)
     return start_turn(state, 0)

@@ -4,6 +4,7 @@ Errors::
 
     GameError
      +-- BadSetup        (player count, options)
+     |    +-- BadOption  (an unknown option, a wrong type, a value not allowed)
      +-- IllegalMove     (says why)
      +-- NotYourTurn
      +-- GameOver
@@ -11,9 +12,11 @@ Errors::
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from collections.abc import Iterable
-from typing import Any, Literal
+from functools import lru_cache
+from typing import Any, Literal, TypeVar
 
 import msgspec
 
@@ -187,18 +190,95 @@ def piece_id(seat: int, number: int) -> str:
     return f"{COLOURS[seat]}-{number}"
 
 
-def check_options(name: str, given: dict[str, Any], defaults: dict[str, Any]) -> dict[str, Any]:
-    """The defaults overlaid with the given options; unknown names are a setup error."""
-    unknown = sorted(set(given) - set(defaults))
-    if unknown:
-        raise BadSetup(f"unknown option {unknown[0]!r} for {name}; known: {sorted(defaults)}")
-    return {**defaults, **given}
+class BadOption(BadSetup):
+    """An option that is unknown, of the wrong type or outside its allowed values."""
+
+    def __init__(self, option: str, detail: str) -> None:
+        super().__init__(detail)
+        self.option = option
+
+
+Options = TypeVar("Options", bound=msgspec.Struct)
+
+
+def parse_options(name: str, cls: type[Options], given: dict[str, Any]) -> Options:
+    """``given`` as the rule set's typed options (defaults for the rest); BadOption names the
+    first bad option and what it allows."""
+    try:
+        return msgspec.convert(given, cls)
+    except msgspec.ValidationError as error:
+        raise bad_option(name, cls, given) or BadOption("", f"options: {error}") from None
+
+
+def bad_option(name: str, cls: type[msgspec.Struct], given: dict[str, Any]) -> BadOption | None:
+    """The first option of ``given`` that ``cls`` refuses, told in words."""
+    allowed = options_schema(name, cls)["properties"]
+    for option, value in given.items():
+        if option not in allowed:
+            known = ", ".join(allowed)
+            return BadOption(
+                option, f"options.{option}: unknown option {option!r}; {name} knows {known}"
+            )
+        try:
+            msgspec.convert({option: value}, cls)
+        except msgspec.ValidationError as error:
+            why = str(error).split(" - at ")[0].replace("Invalid enum value", "invalid value")
+            where = " (a key)" if "`key` in" in str(error) else ""
+            wanted = describe(allowed[option])
+            detail = f"options.{option}: {why[0].lower()}{why[1:]}{where}; {name} allows {wanted}"
+            return BadOption(option, detail)
+    return None
+
+
+@lru_cache(maxsize=16)
+def _schema(name: str, cls: type[msgspec.Struct]) -> str:
+    (_,), components = msgspec.json.schema_components([cls])
+    schema: dict[str, Any] = components[cls.__name__]
+    defaults = msgspec.to_builtins(cls())
+    for option, prop in schema["properties"].items():
+        prop["default"] = defaults[option]
+        keys = prop.get("propertyNames", {}).get("enum")
+        if keys and all(key.isdigit() for key in keys):
+            keys.sort(key=int)  # squares in board order, not as strings
+    schema.pop("required", None)
+    return json.dumps({**schema, "title": f"Options of {name}"})
+
+
+def options_schema(name: str, cls: type[msgspec.Struct]) -> dict[str, Any]:
+    """The JSON Schema of a rule set's options: types, allowed values, defaults, meanings."""
+    schema: dict[str, Any] = json.loads(_schema(name, cls))
+    return schema
+
+
+def describe(schema: dict[str, Any]) -> str:
+    """What a JSON Schema of an option allows, in words: ``one of "a", "b"``."""
+    if "enum" in schema:
+        return "one of " + ", ".join(json.dumps(value) for value in schema["enum"])
+    kind = schema.get("type")
+    if kind == "boolean":
+        return "true or false"
+    if kind == "integer":
+        low, high = schema.get("minimum"), schema.get("maximum")
+        if low is not None and high is not None:
+            return f"an integer from {low} to {high}"
+        return f"an integer >= {low}" if low is not None else "an integer"
+    if kind == "object":
+        keys = describe(schema.get("propertyNames", {"type": "string"}))
+        values = describe(schema.get("additionalProperties", {}))
+        return f"an object whose keys are {keys} and whose values are {values}"
+    return "a string" if kind == "string" else "any value"
 
 
 def check_players(name: str, seats: int, low: int, high: int) -> None:
     """Refuse a player count outside ``low..high``."""
     if not low <= seats <= high:
         raise BadSetup(f"{name} takes {low} to {high} players, not {seats}")
+
+
+def check_seat(option: str, seat: int, seats: int) -> None:
+    """Refuse an option naming a seat the game does not have."""
+    if seat >= seats:
+        raise BadSetup(f"{option} must be a seat from 0 to {seats - 1}, not {seat}")
 
 
 def home_counts(pieces: Iterable[Piece]) -> dict[int, int]:

@@ -28,7 +28,7 @@ Errors: ``GameError`` > ``BadSetup``, ``IllegalMove``, ``NotYourTurn``, ``GameOv
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any, NamedTuple
+from typing import Annotated, Any, NamedTuple
 
 import msgspec
 from msgspec.structs import replace
@@ -36,7 +36,6 @@ from msgspec.structs import replace
 from domain import model
 from domain.events import DiceRolled, Event, GameFinished, MovePlayed, TurnPassed, no_secrets
 from domain.model import (
-    BadSetup,
     ChanceNeed,
     Effect,
     GameOver,
@@ -49,9 +48,9 @@ from domain.model import (
     Step,
     Viewer,
     chance_move,
-    check_options,
     check_players,
     home_counts,
+    parse_options,
     status_of,
 )
 from domain.parchis_board import PARCHIS, PIECES, START
@@ -62,12 +61,41 @@ MIN_PLAYERS = 2
 MAX_PLAYERS = 4
 STACKING = True
 """Two pieces of one colour may share a square (a barrier)."""
-OPTIONS: dict[str, Any] = {
-    "capture_bonus": 0,
-    "home_bonus": 0,
-    "six_counts_seven": False,
-    "three_sixes_exempt_home_column": False,
-}
+
+
+class Options(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """The options of parchis and parchis-2dice."""
+
+    capture_bonus: Annotated[
+        int,
+        msgspec.Meta(
+            ge=0,
+            description="squares one own piece must move after a capture (0: none; the "
+            "published rules say 20)",
+        ),
+    ] = 0
+    home_bonus: Annotated[
+        int,
+        msgspec.Meta(
+            ge=0,
+            description="squares one own piece must move after a piece reaches the goal (0: "
+            "none; the published rules say 10)",
+        ),
+    ] = 0
+    six_counts_seven: Annotated[
+        bool,
+        msgspec.Meta(description="a 6 moves 7 squares while the player has no piece in jail"),
+    ] = False
+    three_sixes_exempt_home_column: Annotated[
+        bool,
+        msgspec.Meta(
+            description="the third 6 (or third double) does not send back a piece that is in "
+            "its home column"
+        ),
+    ] = False
+
+
+OPTIONS: dict[str, Any] = msgspec.to_builtins(Options())
 BOARD = PARCHIS
 GOAL = BOARD.goal
 EXIT_DIE = 5
@@ -140,21 +168,14 @@ def setup(options: dict[str, Any], seats: int) -> State:
 
 def new_state(name: str, options: dict[str, Any], seats: int, dice: int) -> State:
     """The initial state of ``parchis`` or ``parchis-2dice``."""
-    opts = check_options(name, options, OPTIONS)
+    opts = parse_options(name, Options, options)
     check_players(name, seats, MIN_PLAYERS, MAX_PLAYERS)
-    for key in ("capture_bonus", "home_bonus"):
-        value = opts[key]
-        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-            raise BadSetup(f"{key} must be an integer >= 0, not {value!r}")
-    for key in ("six_counts_seven", "three_sixes_exempt_home_column"):
-        if not isinstance(opts[key], bool):
-            raise BadSetup(f"{key} must be true or false, not {opts[key]!r}")
     rules = Rules(
         dice=dice,
-        capture_bonus=opts["capture_bonus"],
-        home_bonus=opts["home_bonus"],
-        six_counts_seven=opts["six_counts_seven"],
-        exempt_home_column=opts["three_sixes_exempt_home_column"],
+        capture_bonus=opts.capture_bonus,
+        home_bonus=opts.home_bonus,
+        six_counts_seven=opts.six_counts_seven,
+        exempt_home_column=opts.three_sixes_exempt_home_column,
     )
     count = seats * PIECES
     return State(rules, BOARD.seatings[seats], (START,) * count, (0,) * count)

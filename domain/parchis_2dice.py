@@ -20,6 +20,7 @@ MIN_PLAYERS = parchis.MIN_PLAYERS
 MAX_PLAYERS = parchis.MAX_PLAYERS
 STACKING = True
 """Two pieces of one colour may share a square (a barrier)."""
+Options = parchis.Options
 OPTIONS: dict[str, Any] = dict(parchis.OPTIONS)
 BOARD = parchis.BOARD
 

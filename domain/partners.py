@@ -56,7 +56,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import lru_cache
-from typing import Any, NamedTuple
+from typing import Annotated, Any, Literal, NamedTuple, get_args
 
 import msgspec
 from msgspec.structs import replace
@@ -87,8 +87,8 @@ from domain.model import (
     Step,
     Viewer,
     chance_move,
-    check_options,
     check_players,
+    parse_options,
     status_of,
 )
 
@@ -109,7 +109,7 @@ HAND = 4
 DEALS_PER_DEALER = 3
 NOWHERE = -1
 
-CARDS = (
+Card = Literal[
     "N2",
     "N3",
     "N5",
@@ -124,7 +124,8 @@ CARDS = (
     "ONE_14",
     "SEVEN",
     "SWAP",
-)
+]
+CARDS: tuple[Card, ...] = get_args(Card)
 CARD_RANK = {card: rank for rank, card in enumerate(CARDS)}
 START_CARDS = ("START", "START_8", "START_13")
 
@@ -140,15 +141,41 @@ PLAYS: dict[str, tuple[tuple[str, int], ...]] = {
     "SWAP": (("swap", 0),),
 }
 
-OPTIONS: dict[str, Any] = {
-    "deck_counts": dict.fromkeys(CARDS, 4),
-    "section_length": 15,
-    "reshuffle": "every_deal",
-    "partner_capture": True,
-    "first_dealer": 0,
-}
-RESHUFFLES = ("every_deal", "per_dealer")
-MIN_SECTION, MAX_SECTION = 2, 1000
+
+class Options(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """The options of partners."""
+
+    deck_counts: Annotated[
+        dict[Card, Annotated[int, msgspec.Meta(ge=0)]],
+        msgspec.Meta(
+            description="copies of each card type: the whole deck (a type left out has none); "
+            "at least 16 cards, 48 with reshuffle per_dealer"
+        ),
+    ] = msgspec.field(default_factory=lambda: dict.fromkeys(CARDS, 4))
+    section_length: Annotated[
+        int,
+        msgspec.Meta(ge=2, le=1000, description="track squares per seat, its start space included"),
+    ] = 15
+    reshuffle: Annotated[
+        Literal["every_deal", "per_dealer"],
+        msgspec.Meta(
+            description="every_deal: all cards are gathered and shuffled before every deal; "
+            "per_dealer: only before a dealer's first of three deals"
+        ),
+    ] = "every_deal"
+    partner_capture: Annotated[
+        bool,
+        msgspec.Meta(
+            description="a pawn may capture a lone pawn of the partner's colour (and is sent "
+            "home by the partner's stack); false: it may not end on the partner's pawns"
+        ),
+    ] = True
+    first_dealer: Annotated[
+        int, msgspec.Meta(ge=0, le=3, description="the first dealer ; its left plays first")
+    ] = 0
+
+
+OPTIONS: dict[str, Any] = msgspec.to_builtins(Options())
 
 NAMES = tuple(f"{COLOURS[seat]}-{n}" for seat in range(SEATS) for n in range(1, PAWNS + 1))
 PIECE = {name: index for index, name in enumerate(NAMES)}
@@ -261,45 +288,22 @@ def _without(cards: tuple[str, ...], taken: tuple[str, ...]) -> tuple[str, ...]:
 
 def setup(options: dict[str, Any], seats: int) -> State:
     """All pawns in their circles, the whole deck in the draw pile, the first deal due."""
-    opts = check_options(NAME, options, OPTIONS)
+    opts = parse_options(NAME, Options, options)
     check_players(NAME, seats, MIN_PLAYERS, MAX_PLAYERS)
-    reshuffle, capture = opts["reshuffle"], opts["partner_capture"]
-    length, first = opts["section_length"], opts["first_dealer"]
-    if reshuffle not in RESHUFFLES:
-        raise BadSetup(f"reshuffle must be one of {list(RESHUFFLES)}, not {reshuffle!r}")
-    if not isinstance(capture, bool):
-        raise BadSetup(f"partner_capture must be true or false, not {capture!r}")
-    if not _is_int(length) or not MIN_SECTION <= length <= MAX_SECTION:
-        raise BadSetup(
-            f"section_length must be an integer from {MIN_SECTION} to {MAX_SECTION}, not {length!r}"
-        )
-    if not _is_int(first) or not 0 <= first < SEATS:
-        raise BadSetup(f"first_dealer must be a seat from 0 to {SEATS - 1}, not {first!r}")
-    pile = _deck(opts["deck_counts"], reshuffle)
+    length = opts.section_length
     return State(
         pawns=(geometry(length).circle,) * (SEATS * PAWNS),
         hands=((),) * SEATS,
-        pile=pile,
-        first_dealer=first,
+        pile=_deck(opts.deck_counts, opts.reshuffle),
+        first_dealer=opts.first_dealer,
         length=length,
-        reshuffle=reshuffle,
-        partner_capture=capture,
+        reshuffle=opts.reshuffle,
+        partner_capture=opts.partner_capture,
     )
 
 
-def _is_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _deck(counts: Any, reshuffle: str) -> tuple[str, ...]:
+def _deck(counts: dict[Card, int], reshuffle: str) -> tuple[str, ...]:
     """The deck of ``deck_counts`` (the whole composition: unlisted types have no copies)."""
-    if not isinstance(counts, dict):
-        raise BadSetup(f"deck_counts must map card types to counts, not {counts!r}")
-    for card, count in counts.items():
-        if card not in CARD_RANK:
-            raise BadSetup(f"deck_counts: unknown card type {card!r}; known: {list(CARDS)}")
-        if not _is_int(count) or count < 0:
-            raise BadSetup(f"deck_counts: the count of {card!r} must be an integer >= 0")
     least = HAND * SEATS * (DEALS_PER_DEALER if reshuffle == "per_dealer" else 1)
     total = sum(counts.values())
     if total < least:

@@ -7,7 +7,7 @@ and ``home`` for the goal square 35.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any, Literal
 
 import msgspec
 from msgspec.structs import replace
@@ -15,7 +15,6 @@ from msgspec.structs import replace
 from domain import model
 from domain.events import DiceRolled, Event, GameFinished, MovePlayed, TurnPassed, no_secrets
 from domain.model import (
-    BadSetup,
     ChanceNeed,
     Effect,
     GameOver,
@@ -28,9 +27,9 @@ from domain.model import (
     Step,
     Viewer,
     chance_move,
-    check_options,
     check_players,
     home_counts,
+    parse_options,
     piece_id,
     status_of,
 )
@@ -41,18 +40,43 @@ MIN_PLAYERS = 2
 MAX_PLAYERS = 6
 GOAL = 35
 FORWARD_THROWS = frozenset({2, 3, 4, 6})
-SQUARE_TYPES = frozenset({"green", "blue", "red", "tricolour"})
-DEFAULT_SQUARES: dict[str, str] = {
+Square = Literal[
+    "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12", "13", "14", "15", "16", "17", "18",
+    "19", "20", "21", "22", "23", "24", "25", "26", "27", "28", "29", "30", "31", "32", "33", "34",
+]  # fmt: skip
+"""A square that may be special: any but the first and the goal."""
+SquareType = Literal["green", "blue", "red", "tricolour"]
+DEFAULT_SQUARES: dict[Square, SquareType] = {
     **dict.fromkeys(("9", "18", "27"), "green"),
     "21": "blue",
     **dict.fromkeys(("14", "32"), "red"),
     **dict.fromkeys(("5", "12", "24", "29"), "tricolour"),
 }
-OPTIONS: dict[str, Any] = {
-    "special_squares": DEFAULT_SQUARES,
-    "red_square_effect": "restart_game",
-    "max_players": MAX_PLAYERS,
-}
+
+
+class Options(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """The options of race35."""
+
+    special_squares: Annotated[
+        dict[Square, SquareType],
+        msgspec.Meta(
+            description="the type of each special square (the rest are plain): green misses a "
+            "turn, blue waits, red restarts, tricolour moves again"
+        ),
+    ] = msgspec.field(default_factory=lambda: dict(DEFAULT_SQUARES))
+    red_square_effect: Annotated[
+        Literal["restart_game", "restart_player"],
+        msgspec.Meta(
+            description="restart_game: every pawn goes back to square 1; restart_player: only "
+            "the pawn that landed"
+        ),
+    ] = "restart_game"
+    max_players: Annotated[
+        int, msgspec.Meta(ge=MIN_PLAYERS, le=MAX_PLAYERS, description="the most seats a game takes")
+    ] = MAX_PLAYERS
+
+
+OPTIONS: dict[str, Any] = msgspec.to_builtins(Options())
 
 
 class State(msgspec.Struct, frozen=True):
@@ -80,37 +104,22 @@ class Landing(msgspec.Struct, frozen=True):
 
 def setup(options: dict[str, Any], seats: int) -> State:
     """Every pawn on square 1, the first seat to throw."""
-    opts = check_options(NAME, options, OPTIONS)
-    max_players = opts["max_players"]
-    if not isinstance(max_players, int) or not MIN_PLAYERS <= max_players <= MAX_PLAYERS:
-        raise BadSetup(f"max_players must be {MIN_PLAYERS} to {MAX_PLAYERS}, not {max_players!r}")
-    check_players(NAME, seats, MIN_PLAYERS, max_players)
-    if opts["red_square_effect"] not in ("restart_game", "restart_player"):
-        raise BadSetup(
-            f"red_square_effect must be 'restart_game' or 'restart_player', "
-            f"not {opts['red_square_effect']!r}"
-        )
+    opts = parse_options(NAME, Options, options)
+    check_players(NAME, seats, MIN_PLAYERS, opts.max_players)
     return State(
-        layout=parse_layout(opts["special_squares"]),
-        restart_whole_game=opts["red_square_effect"] == "restart_game",
+        layout=parse_layout(opts.special_squares),
+        restart_whole_game=opts.red_square_effect == "restart_game",
         squares=(1,) * seats,
         skip=(False,) * seats,
         waiting=(False,) * seats,
     )
 
 
-def parse_layout(special: Any) -> tuple[str, ...]:
-    """The type of every square 0..35 (``""`` for plain) from ``{"21": "blue", ...}``."""
-    if not isinstance(special, dict):
-        raise BadSetup("special_squares must map square numbers to types")
+def parse_layout(special: dict[Square, SquareType]) -> tuple[str, ...]:
+    """The type of every square 0..35 (``""`` for plain) from valid ``special_squares``."""
     layout = [""] * (GOAL + 1)
-    for key, kind in special.items():
-        square = int(key) if str(key).isdigit() else -1
-        if not 2 <= square <= GOAL - 1:
-            raise BadSetup(f"special square {key!r} must be a square from 2 to 34")
-        if kind not in SQUARE_TYPES:
-            raise BadSetup(f"special square {key!r} has unknown type {kind!r}")
-        layout[square] = kind
+    for square, kind in special.items():
+        layout[int(square)] = kind
     return tuple(layout)
 
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any, Protocol, TypeVar
 
+import msgspec
+
 from domain.events import Event
 from domain.model import ChanceNeed, Move, Pending, View, Viewer
 
@@ -19,9 +21,15 @@ class RuleSet(Protocol[State]):
     MIN_PLAYERS: int
     MAX_PLAYERS: int
     OPTIONS: dict[str, Any]
+    """The options' defaults (``Options()`` as JSON)."""
+
+    @property
+    def Options(self) -> type[msgspec.Struct]:
+        """The options as a typed Struct: names, types, allowed values, defaults, meanings."""
 
     def setup(self, options: dict[str, Any], seats: int) -> State:
-        """The initial state; raises BadSetup for a wrong player count or option."""
+        """The initial state; raises BadOption for an option its ``Options`` refuse, BadSetup
+        for a wrong player count or options that do not fit together."""
 
     def to_act(self, state: State) -> list[Pending]:
         """Who must act now, and how; empty when finished."""

@@ -42,7 +42,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import lru_cache
-from typing import Any, NamedTuple
+from typing import Annotated, Any, Literal, NamedTuple
 
 import msgspec
 from msgspec.structs import replace
@@ -59,7 +59,6 @@ from domain.events import (
 )
 from domain.model import (
     COLOURS,
-    BadSetup,
     ChanceNeed,
     Draw,
     Effect,
@@ -73,9 +72,10 @@ from domain.model import (
     Step,
     Viewer,
     chance_move,
-    check_options,
     check_players,
+    check_seat,
     home_counts,
+    parse_options,
     piece_id,
     status_of,
 )
@@ -84,7 +84,28 @@ NAME = "sorry"
 VERSION = 1
 MIN_PLAYERS = 2
 MAX_PLAYERS = 4
-OPTIONS: dict[str, Any] = {"deck": "standard45", "fast_start": False, "first_player": 0}
+
+
+class Options(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """The options of sorry."""
+
+    deck: Annotated[
+        Literal["standard45", "classic44"],
+        msgspec.Meta(
+            description="standard45: five 1s and four of every other card (45 cards); "
+            "classic44: four 1s (44 cards, the first edition)"
+        ),
+    ] = "standard45"
+    fast_start: Annotated[
+        bool, msgspec.Meta(description="each colour starts with one pawn on its start circle")
+    ] = False
+    first_player: Annotated[
+        int,
+        msgspec.Meta(ge=0, le=MAX_PLAYERS - 1, description="the seat that draws first"),
+    ] = 0
+
+
+OPTIONS: dict[str, Any] = msgspec.to_builtins(Options())
 
 # Board geometry (sorry.md section 3), as location codes.
 PAWNS = 4
@@ -211,21 +232,15 @@ class State(msgspec.Struct, frozen=True):
 
 def setup(options: dict[str, Any], seats: int) -> State:
     """Pawns in Start (one on its start circle with ``fast_start``), the full deck to draw."""
-    opts = check_options(NAME, options, OPTIONS)
+    opts = parse_options(NAME, Options, options)
     check_players(NAME, seats, MIN_PLAYERS, MAX_PLAYERS)
-    deck, fast, first = opts["deck"], opts["fast_start"], opts["first_player"]
-    if deck not in DECKS:
-        raise BadSetup(f"deck must be one of {sorted(DECKS)}, not {deck!r}")
-    if not isinstance(fast, bool):
-        raise BadSetup(f"fast_start must be true or false, not {fast!r}")
-    if isinstance(first, bool) or not isinstance(first, int) or not 0 <= first < seats:
-        raise BadSetup(f"first_player must be a seat from 0 to {seats - 1}, not {first!r}")
+    check_seat("first_player", opts.first_player, seats)
     pawns = [START] * (seats * PAWNS)
-    if fast:
+    if opts.fast_start:
         for seat in range(seats):
             pawns[seat * PAWNS] = _circle(seat)
-    pile = tuple(card for card in CARDS for _ in range(DECKS[deck][card]))
-    return State(seats=seats, pawns=tuple(pawns), pile=pile, turn=first)
+    pile = tuple(card for card in CARDS for _ in range(DECKS[opts.deck][card]))
+    return State(seats=seats, pawns=tuple(pawns), pile=pile, turn=opts.first_player)
 
 
 def _circle(seat: int) -> int:

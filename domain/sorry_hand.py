@@ -69,7 +69,7 @@ from __future__ import annotations
 
 from collections import Counter
 from functools import lru_cache
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import msgspec
 from msgspec.structs import replace
@@ -87,7 +87,6 @@ from domain.events import (
 from domain.model import (
     COLOURS,
     HIDDEN,
-    BadSetup,
     ChanceNeed,
     Deal,
     Draw,
@@ -100,9 +99,10 @@ from domain.model import (
     Piece,
     Viewer,
     chance_move,
-    check_options,
     check_players,
+    check_seat,
     home_counts,
+    parse_options,
     status_of,
 )
 from domain.sorry import CARD_RANK, CODE, HOME, LOCATION, NAMES, PAWNS, PIECE, START
@@ -111,13 +111,36 @@ NAME = "sorry-hand"
 VERSION = 1
 MIN_PLAYERS = 2
 MAX_PLAYERS = 4
-OPTIONS: dict[str, Any] = {
-    "include_sorry_cards": False,
-    "mid_slide_landing_returns_to_start": True,
-    "two_plays_again": False,
-    "fast_start": False,
-    "first_player": 0,
-}
+
+
+class Options(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """The options of sorry-hand."""
+
+    include_sorry_cards: Annotated[
+        bool, msgspec.Meta(description="add the four Sorry! cards (45 cards instead of 41)")
+    ] = False
+    mid_slide_landing_returns_to_start: Annotated[
+        bool,
+        msgspec.Meta(
+            description="a pawn ending its movement inside a slide of another colour goes "
+            "back to its Start"
+        ),
+    ] = True
+    two_plays_again: Annotated[
+        bool, msgspec.Meta(description="after playing a 2 and drawing, play one more card")
+    ] = False
+    fast_start: Annotated[
+        bool, msgspec.Meta(description="each colour starts with one pawn on its start circle")
+    ] = False
+    first_player: Annotated[
+        int,
+        msgspec.Meta(
+            ge=0, le=MAX_PLAYERS - 1, description="the seat that plays first (and is dealt first)"
+        ),
+    ] = 0
+
+
+OPTIONS: dict[str, Any] = msgspec.to_builtins(Options())
 
 HAND = 5
 DECK: dict[str, int] = {**dict.fromkeys(sorry.CARDS, 4), "1": 5, "sorry": 0}
@@ -159,27 +182,22 @@ class State(msgspec.Struct, frozen=True):
 
 def setup(options: dict[str, Any], seats: int) -> State:
     """Pawns in Start (one on its start circle with ``fast_start``), the deck still to deal."""
-    opts = check_options(NAME, options, OPTIONS)
+    opts = parse_options(NAME, Options, options)
     check_players(NAME, seats, MIN_PLAYERS, MAX_PLAYERS)
-    for flag in OPTIONS:
-        if flag != "first_player" and not isinstance(opts[flag], bool):
-            raise BadSetup(f"{flag} must be true or false, not {opts[flag]!r}")
-    first = opts["first_player"]
-    if isinstance(first, bool) or not isinstance(first, int) or not 0 <= first < seats:
-        raise BadSetup(f"first_player must be a seat from 0 to {seats - 1}, not {first!r}")
+    check_seat("first_player", opts.first_player, seats)
     pawns = [START] * (seats * PAWNS)
-    if opts["fast_start"]:
+    if opts.fast_start:
         for seat in range(seats):
             pawns[seat * PAWNS] = seat * sorry.SIDE + sorry.CIRCLE_REL
-    deck = {**DECK, "sorry": 4} if opts["include_sorry_cards"] else DECK
+    deck = {**DECK, "sorry": 4} if opts.include_sorry_cards else DECK
     return State(
         seats=seats,
         pawns=tuple(pawns),
         pile=tuple(card for card in sorry.CARDS for _ in range(deck[card])),
         hands=((),) * seats,
-        turn=first,
-        mid_slide=opts["mid_slide_landing_returns_to_start"],
-        two_plays_again=opts["two_plays_again"],
+        turn=opts.first_player,
+        mid_slide=opts.mid_slide_landing_returns_to_start,
+        two_plays_again=opts.two_plays_again,
     )
 
 

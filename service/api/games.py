@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Annotated, Literal
 
 from litestar import Controller, MediaType, Response, get, post
-from litestar.params import FromQuery, JSONBody, QueryParameter
+from litestar.params import FromPath, FromQuery, JSONBody, QueryParameter
 from litestar.response import ServerSentEvent, ServerSentEventMessage, Stream
 
 from domain.registry import RULESETS, GameView
@@ -30,7 +30,7 @@ from service.api.limits import IMPORT, create_limit, write_limit
 from service.api.streams import closing, stream_slot
 from service.core.commands import CreateGame, PlayMove, PostChance, Undo
 from service.core.refusal import refuse
-from service.usecases import stream, tournament
+from service.usecases import rulebook, stream, tournament
 from service.usecases.records import Audit, GameRecord
 from service.usecases.replies import (
     Created,
@@ -39,6 +39,7 @@ from service.usecases.replies import (
     Health,
     LegalMoves,
     Played,
+    RuleSetDetail,
     RuleSetInfo,
     RuleSetList,
 )
@@ -66,6 +67,17 @@ class MetaController(Controller):
                 for r in RULESETS.values()
             ]
         )
+
+    @get(
+        "/rulesets/{name:str}",
+        operation_id="getRuleset",
+        sync_to_thread=True,
+        responses=problems(404),
+    )
+    def ruleset(self, name: FromPath[str]) -> RuleSetDetail:
+        """One rule set: player counts, option defaults, the JSON Schema of its options
+        (allowed values, defaults, meanings) and its rules text (markdown)."""
+        return rulebook.detail(name)
 
 
 class GameController(Controller):

@@ -31,6 +31,7 @@ PROBLEMS: dict[str, tuple[int, str]] = {
     "unauthorized": (401, "Missing or wrong token"),
     "forbidden": (403, "Not allowed for this token"),
     "game-not-found": (404, "No such game"),
+    "ruleset-not-found": (404, "No such rule set"),
     "not-found": (404, "Not found"),
     "method-not-allowed": (405, "Method not allowed"),
     "version-conflict": (409, "Version conflict"),

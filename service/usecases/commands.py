@@ -16,7 +16,7 @@ import anyio.to_thread
 import msgspec
 
 from domain.events import GameCreated
-from domain.model import GameError, Viewer
+from domain.model import BadOption, GameError, Viewer
 from domain.registry import RULESETS
 from domain.replay import Replay
 from domain.ruleset import RuleSet
@@ -96,7 +96,10 @@ class Commands:
         auto_chance = bool(options.pop("auto_chance", command.auto_chance))
         allow_undo = bool(options.pop("allow_undo", command.allow_undo))
         merged = {**rules.OPTIONS, **options}
-        rules.setup(merged, len(command.seats))  # raises BadSetup
+        try:
+            rules.setup(merged, len(command.seats))  # raises BadSetup
+        except BadOption as error:
+            raise refuse("validation-failed", str(error)) from None
         if command.clock is not None and (fault := clock_fault(command.clock)):
             raise refuse("bad-setup", fault)
         names = tuple(s.name or f"Player {i + 1}" for i, s in enumerate(command.seats))

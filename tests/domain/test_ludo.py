@@ -144,7 +144,7 @@ def test_option_safe_starts_block_leaving_the_yard() -> None:
 
 
 def test_options_are_validated_and_two_players_sit_opposite() -> None:
-    with pytest.raises(BadSetup, match="win_condition must be one of"):
+    with pytest.raises(BadSetup, match=r"win_condition: invalid value 'goal'; ludo allows one of"):
         rules.setup({"win_condition": "goal"}, 2)
     with pytest.raises(BadSetup, match="unknown option"):
         rules.setup({"capture_bonus": 20}, 2)

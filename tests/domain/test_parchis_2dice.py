@@ -155,5 +155,5 @@ def test_setup_throws_two_dice_and_validates_options() -> None:
     state = rules.setup({}, 3)
     assert rules.chance(state) == Roll(2)
     assert rules.view(state, None).colours == ["yellow", "blue", "red"]
-    with pytest.raises(BadSetup, match="capture_bonus must be an integer"):
+    with pytest.raises(BadSetup, match=r"capture_bonus: expected `int`, got `float`"):
         rules.setup({"capture_bonus": 2.5}, 2)

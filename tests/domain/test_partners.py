@@ -364,9 +364,9 @@ def test_deck_counts_is_the_whole_composition() -> None:
     [
         ({"deck_counts": {"N2": 15}}, "15 cards are too few"),
         ({"deck_counts": {"N2": 40}, "reshuffle": "per_dealer"}, "needs 48"),
-        ({"deck_counts": {"N11": 20}}, "unknown card type 'N11'"),
-        ({"deck_counts": {"N2": -1, "N3": 20}}, "count of 'N2'"),
-        ({"deck_counts": ["N2"]}, "must map card types"),
+        ({"deck_counts": {"N11": 20}}, "invalid value 'N11' \\(a key\\)"),
+        ({"deck_counts": {"N2": -1, "N3": 20}}, "deck_counts: expected `int` >= 0"),
+        ({"deck_counts": ["N2"]}, "deck_counts: expected `object`, got `array`"),
         ({"section_length": 1}, "section_length"),
         ({"section_length": "15"}, "section_length"),
         ({"reshuffle": "never"}, "reshuffle"),

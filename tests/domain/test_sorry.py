@@ -304,10 +304,10 @@ def test_options_classic_deck_fast_start_and_first_player() -> None:
 @pytest.mark.parametrize(
     ("options", "seats", "message"),
     [
-        ({"deck": "full"}, 2, "deck must be one of"),
-        ({"fast_start": "yes"}, 2, "fast_start must be true or false"),
+        ({"deck": "full"}, 2, "options.deck: invalid value 'full'; sorry allows one of"),
+        ({"fast_start": "yes"}, 2, "fast_start: expected `bool`, got `str`; sorry allows true"),
         ({"first_player": 2}, 2, "first_player must be a seat from 0 to 1"),
-        ({"first_player": True}, 2, "first_player must be a seat"),
+        ({"first_player": True}, 2, "options.first_player: expected `int`, got `bool`"),
         ({"jokers": 2}, 2, "unknown option 'jokers'"),
         ({}, 5, "takes 2 to 4 players"),
         ({}, 1, "takes 2 to 4 players"),

@@ -51,14 +51,14 @@ def test_wrong_player_count_is_422(api: TestClient[Any], players: int) -> None:
     assert api.get("/games").json()["games"] == []
 
 
-def test_unknown_option_is_422(api: TestClient[Any]) -> None:
+def test_unknown_option_is_400(api: TestClient[Any]) -> None:
     body = {"ruleset": "race35", "seats": [{}, {}], "options": {"turbo": True}}
-    expect_problem(api.post("/games", json=body), 422, "bad-setup", "'turbo'")
+    expect_problem(api.post("/games", json=body), 400, "validation-failed", "'turbo'")
 
 
-def test_bad_option_value_is_422(api: TestClient[Any]) -> None:
+def test_bad_option_value_is_400(api: TestClient[Any]) -> None:
     body = {"ruleset": "race35", "seats": [{}, {}], "options": {"special_squares": {"35": "red"}}}
-    expect_problem(api.post("/games", json=body), 422, "bad-setup", "'35'")
+    expect_problem(api.post("/games", json=body), 400, "validation-failed", "'35'")
 
 
 def test_unknown_field_is_400(api: TestClient[Any]) -> None:
@@ -247,7 +247,7 @@ def test_too_deep_bodies_are_400_on_every_json_route(api: TestClient[Any], depth
 def test_64_levels_are_fine_and_brackets_in_strings_do_not_count(api: TestClient[Any]) -> None:
     options = b'{"ruleset": "race35", "seats": [{}, {}], "options": ' + nested(63) + b"}"
     reply = api.post("/games", content=options, headers=JSON_HEADERS)
-    expect_problem(reply, 422, "bad-setup", "unknown option 'a'")  # decoded: 64 levels in all
+    expect_problem(reply, 400, "validation-failed", "unknown option 'a'")  # decoded: 64 levels
     too_deep = b'{"ruleset": "race35", "seats": [{}, {}], "options": ' + nested(64) + b"}"
     reply = api.post("/games", content=too_deep, headers=JSON_HEADERS)
     expect_problem(reply, 400, "malformed-request", "deeper than 64 levels")

@@ -62,6 +62,14 @@ def test_replies_of_a_random_game_match_the_document(api: TestClient[Any], rules
     check(api.get(f"/games/{game}/export", headers=referee), "/games/{game_id}/export")
 
 
+def test_ruleset_replies_match_the_document(api: TestClient[Any]) -> None:
+    check(api.get("/rulesets"), "/rulesets")
+    for name in sorted(RULESETS):
+        body = check(api.get(f"/rulesets/{name}"), "/rulesets/{name}")
+        jsonschema_rs.validator_for(body["options_schema"])  # itself a valid JSON Schema
+        assert jsonschema_rs.is_valid(body["options_schema"], body["options"])
+
+
 def test_no_json_reply_is_a_bare_object() -> None:
     bare = []
     for path, operations in DOCUMENT["paths"].items():

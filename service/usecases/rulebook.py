@@ -1,0 +1,39 @@
+"""The rule sets as callers read them: options with their JSON Schema, and the rules text.
+
+The rules texts are ``docs/rules/<name>.md`` of the checkout the service runs from (read once
+each, on first use): they are documentation first, so they live with the docs, not inside a
+package, and the service runs from its checkout (``make run`` installs it in editable mode)."""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+
+from domain.model import options_schema
+from domain.registry import RULESETS
+from service.core.refusal import refuse
+from service.usecases.replies import RuleSetDetail
+
+RULES_DIR = Path(__file__).resolve().parents[2] / "docs" / "rules"
+
+
+def detail(name: str) -> RuleSetDetail:
+    """A rule set with its options' schema and rules text; ruleset-not-found names the known."""
+    rules = RULESETS.get(name)
+    if rules is None:
+        raise refuse("ruleset-not-found", f"no rule set {name!r}; known: {sorted(RULESETS)}")
+    return RuleSetDetail(
+        name=rules.NAME,
+        version=rules.VERSION,
+        min_players=rules.MIN_PLAYERS,
+        max_players=rules.MAX_PLAYERS,
+        options=rules.OPTIONS,
+        options_schema=options_schema(rules.NAME, rules.Options),
+        rules=rules_text(rules.NAME),
+    )
+
+
+@cache
+def rules_text(name: str) -> str:
+    """The markdown of ``docs/rules/<name>.md``."""
+    return (RULES_DIR / f"{name}.md").read_text(encoding="utf-8")
