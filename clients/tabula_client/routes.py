@@ -37,7 +37,7 @@ from tabula_client.models import (
     StoredEvent,
 )
 from tabula_client.sse import Message
-from tabula_client.wire import CreateGame
+from tabula_client.wire import CreateGame, RuleSetDetail
 
 T = TypeVar("T")
 DEFAULT_URL = "http://127.0.0.1:8000"
@@ -117,9 +117,9 @@ class Routes:
         """``GET /rulesets``: the rule sets offered, with player counts and option defaults."""
         return self._call("GET", "/rulesets", _member("rulesets", list[RuleSetInfo]))
 
-    def ruleset(self, name: str) -> Call[dict[str, Any]]:
+    def ruleset(self, name: str) -> Call[RuleSetDetail]:
         """``GET /rulesets/{name}``: one rule set, its rules text and its options' schema."""
-        return self._call("GET", "/rulesets/" + quote(name, safe=""), _decoder(dict[str, Any]))
+        return self._call("GET", "/rulesets/" + quote(name, safe=""), _decoder(RuleSetDetail))
 
     def create_game(
         self, ruleset: str, seats: Sequence[str], **settings: Unpack[GameSettings]

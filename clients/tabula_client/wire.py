@@ -492,6 +492,18 @@ class Race35View(GameViewBase, frozen=True, kw_only=True, tag='race35'):
     statuses: list[Status] = []
 
 
+class RuleSetDetail(msgspec.Struct, frozen=True, kw_only=True):
+    """``RuleSetDetail``."""
+
+    max_players: int
+    min_players: int
+    name: str
+    options: dict[str, Any] = {}
+    options_schema: dict[str, Any] = {}
+    rules: str
+    version: int
+
+
 class RuleSetInfo(msgspec.Struct, frozen=True, kw_only=True):
     """``RuleSetInfo``."""
 

@@ -21,7 +21,10 @@ def detail(name: str) -> RuleSetDetail:
     """A rule set with its options' schema and rules text; ruleset-not-found names the known."""
     rules = RULESETS.get(name)
     if rules is None:
-        raise refuse("ruleset-not-found", f"no rule set {name!r}; known: {sorted(RULESETS)}")
+        known = ", ".join(f"`{known}`" for known in sorted(RULESETS))
+        raise refuse(
+            "ruleset-not-found", f"no rule set `{name}`; known: {known}", allowed=sorted(RULESETS)
+        )
     return RuleSetDetail(
         name=rules.NAME,
         version=rules.VERSION,

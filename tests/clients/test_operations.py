@@ -1,5 +1,6 @@
 """The operations beyond play, through both clients against the real app: batches,
-adjudication, standings, archives, the board and the game page, and ``follow`` in async."""
+adjudication, standings, archives, the board, the game page and a rule set, and ``follow`` in
+async."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from tabula_client import (
     Client,
     Conflict,
     Forbidden,
+    NotFound,
     StoredEvent,
     play_game_async,
 )
@@ -88,3 +90,13 @@ async def every_operation_in_async(transport: httpx.ASGITransport) -> None:
 
 def test_async_client_covers_the_same_operations(transport: httpx.ASGITransport) -> None:
     asyncio.run(every_operation_in_async(transport))
+
+
+def test_ruleset_reads_its_rules_text_and_options_schema(client: Client) -> None:
+    detail = client.ruleset("sorry")
+    assert detail.name == "sorry" and detail.min_players == 2
+    assert detail.rules.startswith("#")
+    assert set(detail.options) <= set(detail.options_schema["properties"])
+    with pytest.raises(NotFound) as refused:
+        client.ruleset("chess")
+    assert refused.value.problem.slug == "ruleset-not-found"

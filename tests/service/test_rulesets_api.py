@@ -76,7 +76,9 @@ def test_ruleset_serves_its_rules_text_and_options_schema(
 
 
 def test_unknown_ruleset_is_404(api: TestClient[Any]) -> None:
-    expect_problem(api.get("/rulesets/chess"), 404, "ruleset-not-found", "'chess'", "race35")
+    reply = api.get("/rulesets/chess")
+    expect_problem(reply, 404, "ruleset-not-found", "`chess`", "`race35`")
+    assert reply.json()["allowed"] == sorted(RULESETS)
 
 
 @pytest.mark.parametrize(("ruleset", "option", "value"), option_values())

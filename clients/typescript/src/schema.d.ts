@@ -328,6 +328,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/rulesets/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Ruleset */
+        get: operations["getRuleset"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/standings": {
         parameters: {
             query?: never;
@@ -993,6 +1010,20 @@ export interface components {
             version: number;
             winners: number[];
         };
+        /** RuleSetDetail */
+        RuleSetDetail: {
+            max_players: number;
+            min_players: number;
+            name: string;
+            options: {
+                [key: string]: unknown;
+            };
+            options_schema: {
+                [key: string]: unknown;
+            };
+            rules: string;
+            version: number;
+        };
         /** RuleSetInfo */
         RuleSetInfo: {
             max_players: number;
@@ -1522,7 +1553,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description game-not-found, not-found */
+            /** @description game-not-found, ruleset-not-found, not-found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1586,7 +1617,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description game-not-found, not-found */
+            /** @description game-not-found, ruleset-not-found, not-found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1689,7 +1720,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description game-not-found, not-found */
+            /** @description game-not-found, ruleset-not-found, not-found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1731,7 +1762,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description game-not-found, not-found */
+            /** @description game-not-found, ruleset-not-found, not-found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1795,7 +1826,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description game-not-found, not-found */
+            /** @description game-not-found, ruleset-not-found, not-found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1892,7 +1923,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description game-not-found, not-found */
+            /** @description game-not-found, ruleset-not-found, not-found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1945,7 +1976,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description game-not-found, not-found */
+            /** @description game-not-found, ruleset-not-found, not-found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2012,7 +2043,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description game-not-found, not-found */
+            /** @description game-not-found, ruleset-not-found, not-found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2061,7 +2092,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description game-not-found, not-found */
+            /** @description game-not-found, ruleset-not-found, not-found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2125,7 +2156,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description game-not-found, not-found */
+            /** @description game-not-found, ruleset-not-found, not-found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2221,7 +2252,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description game-not-found, not-found */
+            /** @description game-not-found, ruleset-not-found, not-found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2285,7 +2316,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description game-not-found, not-found */
+            /** @description game-not-found, ruleset-not-found, not-found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2370,7 +2401,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description game-not-found, not-found */
+            /** @description game-not-found, ruleset-not-found, not-found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2417,6 +2448,52 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["RuleSetList"];
+                };
+            };
+        };
+    };
+    getRuleset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RuleSetDetail"];
+                };
+            };
+            /** @description Bad request syntax or unsupported method */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        extra?: null | {
+                            [key: string]: unknown;
+                        } | unknown[];
+                        status_code: number;
+                    };
+                };
+            };
+            /** @description game-not-found, ruleset-not-found, not-found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
