@@ -105,13 +105,18 @@ def test_metrics_count_moves_time_routes_and_see_the_games(http: httpx.Client) -
         assert secret not in text
 
 
-def test_an_unknown_path_is_one_series_whatever_the_path(http: httpx.Client) -> None:
+def test_unknown_paths_and_methods_are_one_series_whatever_they_are(http: httpx.Client) -> None:
     for n in range(5):
         assert http.get(f"/no/such/{n}").status_code == 404
+        assert http.request(("PURGE", "PROPFIND")[n % 2], "/health").is_client_error
     samples, text = scrape(http)
     unmatched = {"method": "GET", "route": "unmatched", "status": "4xx"}
     assert value(samples, "tabula_request_duration_seconds_count", **unmatched) == 5
-    assert "/no/such" not in text
+    methods = {
+        labels for name, labels in samples if name == "tabula_request_duration_seconds_count"
+    }
+    assert {dict(labels)["method"] for labels in methods} == {"GET", "other"}
+    assert "/no/such" not in text and "PURGE" not in text
 
 
 def test_open_streams_are_counted_until_they_close(http: httpx.Client) -> None:
