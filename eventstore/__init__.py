@@ -2,6 +2,7 @@
 
 from .base import Announcing, EventStore
 from .clock import canonical_timestamp, iso_timestamp, utcnow
+from .commits import CommitSizes
 from .errors import IdempotencyKeyReused, StoreError, StreamExists, VersionConflict
 from .hashing import GENESIS, canonical_json, chain_hash, verify_chain
 from .model import AppendResult, NewEvent, StoredEvent, StreamInfo
@@ -11,6 +12,7 @@ __all__ = [
     "GENESIS",
     "Announcing",
     "AppendResult",
+    "CommitSizes",
     "EventStore",
     "IdempotencyKeyReused",
     "NewEvent",

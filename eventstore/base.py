@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol, runtime_checkable
 
+from .commits import CommitSizes
 from .model import AppendResult, NewEvent, StoredEvent, StreamInfo
 
 
@@ -121,6 +122,11 @@ class EventStore(Protocol):
 
     def drop_snapshots(self, stream_id: str | None = None) -> None:
         """Delete the snapshots of one stream, or of every stream (they can be rebuilt)."""
+        ...
+
+    def commit_sizes(self) -> CommitSizes:
+        """Return how many events each commit appended since opening, in buckets (a commit
+        that appended none is not counted); the service's metrics read it."""
         ...
 
     def close(self) -> None:

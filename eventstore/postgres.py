@@ -44,6 +44,7 @@ from psycopg_pool import ConnectionPool, PoolClosed
 
 from . import sql
 from .clock import iso_timestamp, utcnow
+from .commits import CommitSizes, CommitTally
 from .errors import StoreError, VersionConflict
 from .hashing import GENESIS, seal
 from .model import AppendResult, NewEvent, StoredEvent
@@ -156,6 +157,7 @@ class PostgresEventStore(SqlStore):
         self._open(timeout)
         self._counts = {"appends": 0, "commits": 0, "largest_batch": 0}
         self._counts_lock = threading.Lock()
+        self._commits = CommitTally()  # events per commit (one append each), for metrics
         self._listener = _Listener(url)
 
     def _open(self, timeout: float) -> None:
@@ -187,6 +189,11 @@ class PostgresEventStore(SqlStore):
         """Return counts since opening: appends, commits, and the largest batch (always 1)."""
         with self._counts_lock:
             return dict(self._counts)
+
+    def commit_sizes(self) -> CommitSizes:
+        """Return how many events each commit appended, in buckets (see commits.py): one
+        append per commit here."""
+        return self._commits.sizes()
 
     # writing
 
@@ -223,6 +230,7 @@ class PostgresEventStore(SqlStore):
             except pg_errors.UniqueViolation:
                 result = self._after_duplicate(asked)
         self._count()
+        self._commits.record(0 if result.replayed else len(result.events))
         return result
 
     async def append_async(

@@ -58,6 +58,7 @@ from sqlite_utils import Database
 
 from . import sql
 from .clock import iso_timestamp, utcnow
+from .commits import CommitSizes, CommitTally
 from .errors import StoreError, VersionConflict
 from .hashing import GENESIS, seal
 from .model import AppendResult, NewEvent, StoredEvent
@@ -120,6 +121,7 @@ class SqliteEventStore(SqlStore):
         self._closed = False
         self._closing = threading.Lock()
         self._counts = {"appends": 0, "commits": 0, "largest_batch": 0}
+        self._commits = CommitTally()  # events per commit, for the service's metrics
         # The writer's memory of each stream's head (version, hash) as committed, so an append
         # at the expected version skips two reads; an append by another process makes the
         # insert collide with the primary key, which forgets the entry and reports the conflict.
@@ -151,6 +153,10 @@ class SqliteEventStore(SqlStore):
         """Return counts since opening: appends, commits, and the largest batch committed."""
         with self._lock:
             return dict(self._counts)
+
+    def commit_sizes(self) -> CommitSizes:
+        """Return how many events each commit appended, in buckets (see commits.py)."""
+        return self._commits.sizes()
 
     def _create_schema(self) -> None:
         """Create the tables unless they exist; upgrade those an earlier schema made."""
@@ -347,6 +353,13 @@ class SqliteEventStore(SqlStore):
         self._counts["appends"] += sum(ok for ok, _ in outcomes)
         self._counts["commits"] += 1
         self._counts["largest_batch"] = max(self._counts["largest_batch"], len(batch))
+        self._commits.record(
+            sum(
+                len(value.events)
+                for ok, value in outcomes
+                if ok and isinstance(value, AppendResult) and not value.replayed
+            )
+        )
 
     def _append(self, conn: sqlite3.Connection, asked: sql.Append) -> AppendResult:
         """One append inside the batch's transaction: idempotency, version check, insert."""

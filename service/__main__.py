@@ -35,7 +35,8 @@ def parse(argv: list[str]) -> argparse.Namespace:
         "TABULA_MAX_LIVE_GAMES (games kept in memory), TABULA_REFUSAL_RATE, TABULA_REFUSAL_BURST, "
         "TABULA_TRUSTED_PROXIES (whose X-Forwarded-For is believed), the protocol limits "
         "TABULA_MAX_HEAD_BYTES, TABULA_MAX_HEADER_LINES, TABULA_HEAD_TIMEOUT, "
-        "TABULA_BODY_TIMEOUT and TABULA_BODY_MIN_RATE (see service/settings.py).",
+        "TABULA_BODY_TIMEOUT and TABULA_BODY_MIN_RATE, and TABULA_METRICS_TOKEN (GET /metrics "
+        "for Prometheus, to that bearer token only; see service/settings.py).",
     )
     commands = parser.add_subparsers(dest="command")
     commands.add_parser(

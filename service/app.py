@@ -19,6 +19,7 @@ from service.api.apidoc import finish, strict_structs
 from service.api.docs import DocsPage, docs_asset
 from service.api.games import BoardController, GameController, MetaController
 from service.api.limits import Limits, cors_config, import_limits
+from service.api.metrics import Metrics, metrics_route
 from service.api.problems import handle
 from service.api.tarpit import slow_refusals
 from service.api.tournament import TournamentController
@@ -43,6 +44,8 @@ def create_app(settings: Settings | None = None, store: EventStore | None = None
     commands, queries = cases.commands, cases.queries
     sweeper = Sweeper(commands.enforce_due)
     limits = Limits(settings)
+    # Metrics only with a token to read them: no route and no per-request timing otherwise.
+    metrics = Metrics(cases.figures, limits.streams) if settings.metrics_token else None
     app = Litestar(
         route_handlers=[
             MetaController,
@@ -50,6 +53,7 @@ def create_app(settings: Settings | None = None, store: EventStore | None = None
             BoardController,
             TournamentController,
             docs_asset,
+            *([metrics_route(settings.metrics_token)] if metrics else []),
         ],
         dependencies={
             "commands": Provide(lambda: commands, use_cache=True, sync_to_thread=False),
@@ -59,7 +63,7 @@ def create_app(settings: Settings | None = None, store: EventStore | None = None
         middleware=[import_limits, bodies.check_bodies],
         request_max_body_size=settings.max_body_bytes,
         cors_config=cors_config(settings),
-        state=State({"limits": limits, "queries": queries}),
+        state=State({"limits": limits, "queries": queries, "metrics": metrics}),
         openapi_config=OpenAPIConfig(
             title="Tabula",
             version=VERSION,
@@ -78,5 +82,6 @@ def create_app(settings: Settings | None = None, store: EventStore | None = None
     # Around the whole app, not as route middleware: a request to an unknown path is logged
     # and answered with an X-Request-ID and the security headers like every other, and its
     # 404 counts against the client's refusals.
-    app.asgi_handler = logs.log_requests(headers.secure(slow_refusals(app.asgi_handler, limits)))
+    handler = logs.log_requests(headers.secure(slow_refusals(app.asgi_handler, limits)))
+    app.asgi_handler = metrics.timed(handler) if metrics else handler
     return app

@@ -48,6 +48,9 @@ class Settings(msgspec.Struct, frozen=True):
     ``max_head_bytes`` and ``max_header_lines`` lines (431) and complete within
     ``head_timeout`` seconds; a body arrives at ``body_min_rate`` bytes a second after a grace
     of ``body_timeout`` seconds (408 and closed otherwise).
+
+    Metrics: ``metrics_token`` set serves ``GET /metrics`` (Prometheus) to callers with
+    ``Authorization: Bearer <metrics_token>``; empty (the default), there is no such route.
     """
 
     host: str = "127.0.0.1"
@@ -81,6 +84,7 @@ class Settings(msgspec.Struct, frozen=True):
     head_timeout: float = 10.0
     body_timeout: float = 10.0
     body_min_rate: float = 1024.0
+    metrics_token: str = ""
 
     @classmethod
     def from_env(cls, environ: dict[str, str] | None = None) -> Settings:

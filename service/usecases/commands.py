@@ -38,6 +38,7 @@ from service.core.luck import Seeded
 from service.core.referee import Batch, judge, open_game
 from service.core.refusal import Refusal, refuse
 from service.usecases import tokens
+from service.usecases.figures import Tally
 from service.usecases.records import GameRecord, judged_record
 from service.usecases.replies import BatchCreated, Created, Tokens
 from service.usecases.repository import Repository, Secrets, new_events, stored_errors
@@ -53,6 +54,7 @@ class Commands:
         self.games = games
         self.store = games.store
         self.now = now
+        self.moves = Tally()  # moves played (appended, not replayed), by rule set
 
     def create(self, command: CreateGame) -> Created:
         """Validate and store a new game; the tokens are shown only in this reply."""
@@ -171,7 +173,10 @@ class Commands:
             if isinstance(command, Undo):
                 self.games.complete(game)
             verdict = judge(game.replay, role, command, Seeded(game.secrets.seed))
-            return list(self.games.append(game, verdict, scoped, fingerprint, self.now()).events)
+            result = self.games.append(game, verdict, scoped, fingerprint, self.now())
+            if route == "moves" and not result.replayed:
+                self.moves.add(game.created.ruleset)
+            return list(result.events)
 
     async def play_async(
         self, game_id: str, token: str | None, command: PlayMove, key: str | None
@@ -212,6 +217,8 @@ class Commands:
                 if refusal.slug != "version-conflict" or command.expected_version is not None:
                     raise
                 continue
+            if not result.replayed:
+                self.moves.add(game.created.ruleset)
             return list(result.events)
         raise refuse("version-conflict", f"game {game_id} kept changing; try again")
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from eventstore import EventStore, utcnow
 from service.usecases.commands import Commands, Now
+from service.usecases.figures import Figures
 from service.usecases.queries import Queries
 from service.usecases.repository import MAX_LIVE_GAMES, Repository
 
@@ -18,6 +19,7 @@ class UseCases:
         self.games = Repository(store, max_live)
         self.commands = Commands(self.games, now)
         self.queries = Queries(self.games)
+        self.figures = Figures(self.games, self.commands.moves, now)
         self.create = self.commands.create
         self.play = self.commands.play
         self.play_async = self.commands.play_async

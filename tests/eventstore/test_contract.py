@@ -983,3 +983,22 @@ def test_a_database_of_the_first_schema_opens_and_gains_the_new_columns(
     reopened = backend.open(clock)  # a second open finds nothing left to upgrade
     assert reopened.due(T3) == [("old", T1), ("new", T2)]
     assert reopened.lookup("old", "old-key", "fp") == AppendResult(taken.events, replayed=True)
+
+
+# counts for the service's metrics
+
+
+def test_commit_sizes_count_the_events_each_commit_appended(store: EventStore) -> None:
+    store.append("g1", events("GameCreated"), 0)
+    store.append("g1", events("A", "B", "C"), 1, "key")
+    store.append("g1", events("A", "B", "C"), 1, "key")  # a replay appends nothing
+    with pytest.raises(VersionConflict):
+        store.append("g1", events("A"), 1)
+    store.save_snapshot("g1", 4, b"derived")  # no events
+    sizes = store.commit_sizes()
+    assert sizes.events == 4
+    counted = {
+        bound: count for bound, count in zip(sizes.bounds, sizes.counts, strict=False) if count
+    }
+    assert counted == {1: 1, 4: 1}  # one commit of 1 event, one of 3 (bucket "at most 4")
+    assert len(sizes.counts) == len(sizes.bounds) + 1 and sizes.counts[-1] == 0

@@ -105,6 +105,19 @@ def test_queued_appends_commit_together(store: SqliteEventStore, gate: Gate) -> 
     assert after["appends"] - before["appends"] == THREADS + 2
 
 
+def test_a_batch_counts_as_one_commit_of_all_its_events(
+    store: SqliteEventStore, gate: Gate
+) -> None:
+    calls = [lambda n=n: store.append(f"g{n}", [event(n), event(n + 1)], 0) for n in range(5)]
+    in_one_batch(store, gate, calls)
+    sizes = store.commit_sizes()
+    assert sizes.events == 2 + 5 * 2  # blocker, held append, then the batch of 5 x 2 events
+    counted = {
+        bound: count for bound, count in zip(sizes.bounds, sizes.counts, strict=False) if count
+    }
+    assert counted == {1: 2, 16: 1}
+
+
 def test_conflicting_append_in_a_batch_fails_alone(store: SqliteEventStore, gate: Gate) -> None:
     store.append("shared", [event(0)], 0)
     calls: list[Callable[[], AppendResult]] = [
