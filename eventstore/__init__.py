@@ -4,7 +4,15 @@ from .base import Announcing, EventStore
 from .clock import canonical_timestamp, iso_timestamp, utcnow
 from .errors import IdempotencyKeyReused, StoreError, StreamExists, VersionConflict
 from .hashing import GENESIS, canonical_json, chain_hash, verify_chain
-from .model import AppendResult, NewEvent, StoredEvent, StreamInfo
+from .model import (
+    AppendResult,
+    NewEvent,
+    StoredEvent,
+    StreamInfo,
+    Summarised,
+    Summary,
+    SummaryQuery,
+)
 from .sqlite import SqliteEventStore
 
 __all__ = [
@@ -19,6 +27,9 @@ __all__ = [
     "StoredEvent",
     "StreamExists",
     "StreamInfo",
+    "Summarised",
+    "Summary",
+    "SummaryQuery",
     "VersionConflict",
     "canonical_json",
     "canonical_timestamp",

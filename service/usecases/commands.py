@@ -40,6 +40,7 @@ from service.core.refusal import Refusal, refuse
 from service.usecases import tokens
 from service.usecases.records import GameRecord, judged_record
 from service.usecases.replies import BatchCreated, Created, Tokens
+from service.usecases.summaries import summary_of
 from service.usecases.repository import Repository, Secrets, new_events, stored_errors
 
 WRITE_ATTEMPTS = 8  # an async move judged again after another write came between
@@ -128,6 +129,7 @@ class Commands:
             meta=listed | meta,
             private=msgspec.to_builtins(secrets),
             deadline=first_deadline(after, self.now()),
+            summary=summary_of(after),
         )
         return Created(game_id, len(batch), created.seed_commitment, Tokens(referee, seats))
 
