@@ -302,9 +302,7 @@ class PostgresEventStore(SqlStore):
         with self._connection(f"cannot save a snapshot of stream {stream_id!r}") as conn:
             conn.execute(UPSERT_SNAPSHOT, [stream_id, version, data])
 
-    def save_summary(
-        self, stream_id: str, version: int, summary: Summary, updated_at: str
-    ) -> bool:
+    def save_summary(self, stream_id: str, version: int, summary: Summary, updated_at: str) -> bool:
         """Write a stream's summary if the stream is still at ``version``; whether it was."""
         updated_at = canonical_timestamp(updated_at)
 
@@ -321,10 +319,8 @@ class PostgresEventStore(SqlStore):
 
     def drop_summaries(self) -> None:
         """Delete every summary (derived data: the caller rebuilds them from the logs)."""
-        with _translated("cannot drop summaries"), self._pool.connection() as conn:
-            with conn.transaction():
-                conn.execute("DELETE FROM summary_tags")
-                conn.execute("DELETE FROM summaries")
+        with _translated("cannot drop summaries"):
+            self._transaction(drop_summaries)
 
     def drop_snapshots(self, stream_id: str | None = None) -> None:
         """Delete the snapshots of one stream, or of every stream (they can be rebuilt)."""
@@ -495,6 +491,12 @@ def _write(
             statement = REPLACE_KEY if replaces else INSERT_KEY
             conn.execute(statement, sql.key_row(stored, asked.key, asked.fingerprint))
         conn.execute("SELECT pg_notify(%s, %s)", [CHANNEL, _payload(last)])
+
+
+def drop_summaries(conn: psycopg.Connection[Any]) -> None:
+    """Delete every summary and tag row."""
+    conn.execute("DELETE FROM summary_tags")
+    conn.execute("DELETE FROM summaries")
 
 
 def _payload(event: StoredEvent) -> str:

@@ -387,9 +387,7 @@ class SqliteEventStore(SqlStore):
 
         self._submit(f"cannot save a snapshot of stream {stream_id!r}", work)
 
-    def save_summary(
-        self, stream_id: str, version: int, summary: Summary, updated_at: str
-    ) -> bool:
+    def save_summary(self, stream_id: str, version: int, summary: Summary, updated_at: str) -> bool:
         """Write a stream's summary if the stream is still at ``version``; whether it was."""
         updated_at = canonical_timestamp(updated_at)
 

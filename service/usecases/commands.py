@@ -40,8 +40,8 @@ from service.core.refusal import Refusal, refuse
 from service.usecases import tokens
 from service.usecases.records import GameRecord, judged_record
 from service.usecases.replies import BatchCreated, Created, Tokens
-from service.usecases.summaries import summary_of
 from service.usecases.repository import Repository, Secrets, new_events, stored_errors
+from service.usecases.summaries import summary_of
 
 WRITE_ATTEMPTS = 8  # an async move judged again after another write came between
 Now = Callable[[], datetime]

@@ -4,8 +4,8 @@ benchmarks drive without HTTP."""
 from __future__ import annotations
 
 from eventstore import EventStore, utcnow
-from service.usecases.commands import Commands, Now
 from service.usecases import summaries
+from service.usecases.commands import Commands, Now
 from service.usecases.queries import Queries
 from service.usecases.repository import MAX_LIVE_GAMES, Repository
 
