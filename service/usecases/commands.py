@@ -71,6 +71,10 @@ class Commands:
                 "invalid-record",
                 "a running game with server chance cannot be imported without its seed",
             )
+        if any("\x00" in key + value for key, value in replay.created.tags.items()):
+            raise refuse(
+                "invalid-record", "event 1: a tag holds a NUL character", first_bad_event=1
+            )
         seed = record.seed or tokens.new_seed()
         return self.store_new(replay, batch, seed, {"imported_from": record.game_id})
 
@@ -100,6 +104,9 @@ class Commands:
         rules.setup(merged, len(command.seats))  # raises BadSetup
         if command.clock is not None and (fault := clock_fault(command.clock)):
             raise refuse("bad-setup", fault)
+        for key, value in command.tags.items():
+            if "\x00" in key + value:  # listings index tags as text, which PostgreSQL's cannot be
+                raise bad_field(("tags", key), "a tag may not hold a NUL character")
         names = tuple(s.name or f"Player {i + 1}" for i, s in enumerate(command.seats))
         clock = msgspec.to_builtins(command.clock) if command.clock else None
         return GameCreated(

@@ -49,7 +49,13 @@ def selection(
     limit: int = summaries.PAGE,
 ) -> SummaryQuery:
     """The summaries a listing's filters select: ``tag`` is ``key:value`` (read from the
-    tags' index), or a bare word that a key or a value must equal."""
+    tags' index), or a bare word that a key or a value must equal. A NUL character, which
+    no tag or rule set holds (PostgreSQL's text cannot), is 400."""
+    for parameter, text in (("ruleset", ruleset), ("tag", tag)):
+        if text is not None and "\x00" in text:
+            raise refuse(
+                "validation-failed", f"`{parameter}`: holds a NUL character", parameter=parameter
+            )
     key, sep, value = (tag or "").partition(":")
     pair = (key, value) if tag is not None and sep else None
     word = tag if tag is not None and not sep else None
@@ -86,6 +92,8 @@ def read_cursor(cursor: str | None) -> tuple[str, str] | None:
     try:
         text = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
         created_at, game_id = msgspec.json.decode(text, type=tuple[str, str])
+        if "\x00" in created_at + game_id:
+            raise ValueError("a NUL character")
     except (ValueError, msgspec.DecodeError):
         raise refuse(
             "validation-failed",
@@ -97,9 +105,9 @@ def read_cursor(cursor: str | None) -> tuple[str, str] | None:
 
 def finished_games(store: EventStore, tag: str | None) -> Iterator[GameSummary]:
     """Every finished game with ``tag``, oldest first, read from the summaries a page at a
-    time."""
-    for row in summaries.every(store, selection(summaries.FINISHED, tag=tag)):
-        yield summaries.game_summary(row)
+    time (a bad tag is refused at once, before anything is read)."""
+    query = selection(summaries.FINISHED, tag=tag)
+    return (summaries.game_summary(row) for row in summaries.every(store, query))
 
 
 def standings(tag: str | None, finished: Iterable[GameSummary]) -> Standings:

@@ -3,6 +3,7 @@ the summaries, their rebuild from the logs, and a database of the previous schem
 
 from __future__ import annotations
 
+import base64
 import random
 import subprocess
 import sys
@@ -15,7 +16,7 @@ from urllib.parse import parse_qsl
 import pytest
 from litestar.testing import TestClient
 
-from eventstore import EventStore, SqliteEventStore, Summarised, SummaryQuery
+from eventstore import GENESIS, EventStore, SqliteEventStore, Summarised, SummaryQuery, chain_hash
 from service.app import create_app
 from service.settings import Settings
 from service.usecases.replies import GameSummary
@@ -298,3 +299,30 @@ def test_a_postgres_database_of_the_previous_schema_lists_every_game(tmp_path: P
         settings = Settings(database_url=url, log_level="warning")
         with TestClient(create_app(settings)) as api:
             assert api.get("/games").json()["games"] == listing
+
+
+def test_a_nul_character_in_a_tag_or_filter_is_400(api: TestClient[Any]) -> None:
+    body = {"ruleset": "race35", "seats": [{"name": "A"}, {"name": "B"}], "tags": {"k": "a\0b"}}
+    created = api.post("/games", json=body)
+    assert created.status_code == 400 and created.json()["pointer"] == "/tags/k"
+    for route, parameter in [("/games", "tag"), ("/games", "ruleset"), ("/standings", "tag")]:
+        reply = api.get(route, params={parameter: "a\0b"})
+        assert reply.status_code == 400 and reply.json()["parameter"] == parameter
+    archive = api.get("/archive", params={"tag": "k:\0"})
+    assert archive.status_code == 400 and archive.json()["parameter"] == "tag"
+    cursor = base64.urlsafe_b64encode(b'["2025-01-01","\\u0000"]').decode()
+    assert api.get("/games", params={"cursor": cursor}).json()["parameter"] == "cursor"
+
+
+def test_an_imported_record_with_a_nul_in_a_tag_is_refused(api: TestClient[Any]) -> None:
+    created = create(api, "race35", players=2, auto_chance=True, tags={"k": "v"})
+    record = api.get(f"/games/{created['id']}/export").json()
+    record["events"][0]["data"]["tags"] = {"k": "a\0b"}
+    previous = GENESIS
+    for event in record["events"]:  # a chain that holds, so that the tag is what is refused
+        fields = {name: event[name] for name in ("version", "type", "data", "by", "at")}
+        event["prev_hash"] = previous
+        event["hash"] = previous = chain_hash(previous, {"stream_id": record["game_id"], **fields})
+    reply = api.post("/games/import", json=record)
+    assert reply.status_code == 422, reply.text
+    assert reply.json()["first_bad_event"] == 1 and "NUL" in reply.json()["detail"]
