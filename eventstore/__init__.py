@@ -5,7 +5,15 @@ from .clock import canonical_timestamp, iso_timestamp, utcnow
 from .commits import CommitSizes
 from .errors import IdempotencyKeyReused, StoreError, StreamExists, VersionConflict
 from .hashing import GENESIS, canonical_json, chain_hash, verify_chain
-from .model import AppendResult, NewEvent, StoredEvent, StreamInfo
+from .model import (
+    AppendResult,
+    NewEvent,
+    StoredEvent,
+    StreamInfo,
+    Summarised,
+    Summary,
+    SummaryQuery,
+)
 from .sqlite import SqliteEventStore
 
 __all__ = [
@@ -21,6 +29,9 @@ __all__ = [
     "StoredEvent",
     "StreamExists",
     "StreamInfo",
+    "Summarised",
+    "Summary",
+    "SummaryQuery",
     "VersionConflict",
     "canonical_json",
     "canonical_timestamp",

@@ -14,6 +14,12 @@ A deadline is a time the caller keeps with a stream (say, when a timer runs out)
 ISO-8601 UTC timestamp (``iso_timestamp``'s form; other ISO-8601 times are stored in it).
 Every append sets it, in the transaction of the events, and ``due`` finds the streams whose
 deadline has come.
+
+A summary is derived data too, of the caller's making (``Summary``: a kind, a status and tags
+that listings filter on, and an opaque document): an append may carry one, written in its
+transaction, and ``summaries`` lists them a page at a time in SQL, oldest stream first. The
+store never makes one; the caller writes one whenever what it lists of a stream changes and
+can rebuild them all from the logs (``drop_summaries``, ``save_summary``).
 """
 
 from __future__ import annotations
@@ -22,7 +28,15 @@ from collections.abc import Callable, Sequence
 from typing import Any, Protocol, runtime_checkable
 
 from .commits import CommitSizes
-from .model import AppendResult, NewEvent, StoredEvent, StreamInfo
+from .model import (
+    AppendResult,
+    NewEvent,
+    StoredEvent,
+    StreamInfo,
+    Summarised,
+    Summary,
+    SummaryQuery,
+)
 
 
 class EventStore(Protocol):
@@ -39,12 +53,15 @@ class EventStore(Protocol):
         private: dict[str, Any] | None = None,
         fingerprint: str = "",
         deadline: str | None = None,
+        summary: Summary | None = None,
     ) -> AppendResult:
         """Append events to a stream at expected_version (0 creates it), in one transaction.
 
         ``meta`` and ``private`` are stored when the append creates the stream (ignored
         afterwards). ``deadline`` becomes the stream's deadline, None clearing it: every append
-        that writes sets it (a replay writes nothing, so it leaves it). A deadline that is no
+        that writes sets it (a replay writes nothing, so it leaves it). ``summary``, when
+        given, becomes the stream's summary, updated at the time of the appended events
+        (None leaves the summary as it was). A deadline that is no
         ISO-8601 time, or no events, is a ValueError.
 
         With an ``idempotency_key`` already used on the stream (and not expired) nothing is
@@ -67,6 +84,7 @@ class EventStore(Protocol):
         *,
         fingerprint: str = "",
         deadline: str | None = None,
+        summary: Summary | None = None,
     ) -> AppendResult:
         """``append``, awaited: the event loop goes on while it commits (SQLite's group commit
         resolves the awaiting task when its batch is durable; PostgreSQL appends on a worker
@@ -127,6 +145,31 @@ class EventStore(Protocol):
     def commit_sizes(self) -> CommitSizes:
         """Return how many events each commit appended since opening, in buckets (a commit
         that appended none is not counted); the service's metrics read it."""
+        ...
+
+    def summaries(self, query: SummaryQuery) -> list[Summarised]:
+        """Return a page of summaries, oldest stream first (creation time, then id)."""
+        ...
+
+    def summary(self, stream_id: str) -> Summarised | None:
+        """Return one stream's summary, or None (no stream, or none written)."""
+        ...
+
+    def unsummarised(self, limit: int = 1000) -> list[str]:
+        """Return the ids of streams that have no summary, oldest first, at most limit."""
+        ...
+
+    def save_summary(self, stream_id: str, version: int, summary: Summary, updated_at: str) -> bool:
+        """Write a stream's summary, updated at ``updated_at``, only if the stream is still at
+        ``version`` (what it was made from); return whether it was written."""
+        ...
+
+    def drop_summaries(self) -> None:
+        """Delete every summary (to rebuild them)."""
+        ...
+
+    def schema_version(self) -> int:
+        """Return the version of the schema the database records."""
         ...
 
     def close(self) -> None:

@@ -44,3 +44,41 @@ class AppendResult(msgspec.Struct, frozen=True):
 
     events: tuple[StoredEvent, ...]
     replayed: bool
+
+
+class Summary(msgspec.Struct, frozen=True):
+    """What a listing needs of a stream, as its caller chooses it: ``kind``, ``status`` and
+    ``tags`` are indexed (listings filter on them in SQL), ``document`` is kept as given."""
+
+    kind: str
+    status: str
+    tags: dict[str, str]
+    document: dict[str, Any]
+
+
+class Summarised(msgspec.Struct, frozen=True):
+    """A stream's summary as stored: the stream's version now, its creation time, when the
+    summary was last written (the time of the append or rebuild that wrote it) and the summary."""
+
+    stream_id: str
+    version: int
+    created_at: str
+    updated_at: str
+    summary: Summary
+
+
+class SummaryQuery(msgspec.Struct, frozen=True):
+    """A page of summaries, oldest stream first (creation time, then stream id).
+
+    ``tag`` is a (key, value) pair the stream must carry (read from an index in order);
+    ``word`` a key or a value one of its tags must have (checked row by row). ``after`` is
+    the (created_at, stream_id) of the last row of the page before: keyset pagination, so a
+    page costs the same wherever it is and streams added meanwhile are never listed twice.
+    """
+
+    kind: str | None = None
+    status: str | None = None
+    tag: tuple[str, str] | None = None
+    word: str | None = None
+    after: tuple[str, str] | None = None
+    limit: int = 100

@@ -43,11 +43,11 @@ from psycopg.types.json import set_json_loads
 from psycopg_pool import ConnectionPool, PoolClosed
 
 from . import sql
-from .clock import iso_timestamp, utcnow
+from .clock import canonical_timestamp, iso_timestamp, utcnow
 from .commits import CommitSizes, CommitTally
 from .errors import StoreError, VersionConflict
 from .hashing import GENESIS, seal
-from .model import AppendResult, NewEvent, StoredEvent
+from .model import AppendResult, NewEvent, StoredEvent, Summary
 from .sql import POSTGRES, SqlStore
 
 CHANNEL = "tabula_events"
@@ -177,6 +177,7 @@ class PostgresEventStore(SqlStore):
             for statement in SCHEMA:
                 conn.execute(statement)
             sql.upgrade(conn, POSTGRES)
+            sql.migrate(conn, POSTGRES, iso_timestamp(self._clock()))
 
     def settings(self) -> dict[str, str]:
         """Return the server's durability settings: synchronous_commit and fsync."""
@@ -208,6 +209,7 @@ class PostgresEventStore(SqlStore):
         private: dict[str, Any] | None = None,
         fingerprint: str = "",
         deadline: str | None = None,
+        summary: Summary | None = None,
     ) -> AppendResult:
         """Append events to a stream at expected_version (0 creates it), in one transaction."""
         asked = sql.request(
@@ -219,6 +221,7 @@ class PostgresEventStore(SqlStore):
             deadline=deadline,
             meta=meta,
             private=private,
+            summary=summary,
         )
 
         def work(conn: psycopg.Connection[Any]) -> AppendResult:
@@ -242,6 +245,7 @@ class PostgresEventStore(SqlStore):
         *,
         fingerprint: str = "",
         deadline: str | None = None,
+        summary: Summary | None = None,
     ) -> AppendResult:
         """``append`` on a worker thread, awaited: the event loop goes on while it commits."""
         return await asyncio.to_thread(
@@ -252,6 +256,7 @@ class PostgresEventStore(SqlStore):
             idempotency_key,
             fingerprint=fingerprint,
             deadline=deadline,
+            summary=summary,
         )
 
     def _transaction(self, work: Callable[[psycopg.Connection[Any]], T]) -> T:
@@ -304,6 +309,26 @@ class PostgresEventStore(SqlStore):
         """Store derived data about a stream at a version (replacing any already there)."""
         with self._connection(f"cannot save a snapshot of stream {stream_id!r}") as conn:
             conn.execute(UPSERT_SNAPSHOT, [stream_id, version, data])
+
+    def save_summary(self, stream_id: str, version: int, summary: Summary, updated_at: str) -> bool:
+        """Write a stream's summary if the stream is still at ``version``; whether it was."""
+        updated_at = canonical_timestamp(updated_at)
+
+        def work(conn: psycopg.Connection[Any]) -> bool:
+            query = "SELECT version FROM streams WHERE stream_id = %s FOR UPDATE"
+            row = conn.execute(query, [stream_id]).fetchone()
+            if row is None or int(row[0]) != version:
+                return False
+            sql.write_summary(conn, POSTGRES, stream_id, summary, updated_at)
+            return True
+
+        with _translated(f"cannot save the summary of stream {stream_id!r}"):
+            return self._transaction(work)
+
+    def drop_summaries(self) -> None:
+        """Delete every summary (derived data: the caller rebuilds them from the logs)."""
+        with _translated("cannot drop summaries"):
+            self._transaction(drop_summaries)
 
     def drop_snapshots(self, stream_id: str | None = None) -> None:
         """Delete the snapshots of one stream, or of every stream (they can be rebuilt)."""
@@ -453,8 +478,9 @@ def _write(
     stored: tuple[StoredEvent, ...],
     replaces: bool,
 ) -> None:
-    """Insert the events, move the stream (creating it) and its deadline, store the key
-    (replacing its expired row when ``replaces``), announce; one round trip."""
+    """Insert the events, move the stream (creating it) and its deadline, write its summary
+    when given, store the key (replacing its expired row when ``replaces``), announce; one
+    round trip."""
     first, last = stored[0], stored[-1]
     with conn.pipeline():
         if first.version == 1:
@@ -467,10 +493,18 @@ def _write(
         conn.cursor().executemany(
             INSERT_EVENT, [sql.event_row(POSTGRES, event) for event in stored]
         )
+        if asked.summary is not None:
+            sql.write_summary(conn, POSTGRES, last.stream_id, asked.summary, last.at)
         if asked.key is not None:
             statement = REPLACE_KEY if replaces else INSERT_KEY
             conn.execute(statement, sql.key_row(stored, asked.key, asked.fingerprint))
         conn.execute("SELECT pg_notify(%s, %s)", [CHANNEL, _payload(last)])
+
+
+def drop_summaries(conn: psycopg.Connection[Any]) -> None:
+    """Delete every summary and tag row."""
+    conn.execute("DELETE FROM summary_tags")
+    conn.execute("DELETE FROM summaries")
 
 
 def _payload(event: StoredEvent) -> str:

@@ -1,5 +1,5 @@
 """What the two SQL stores share: their tables' rows as events and back, every read, the
-idempotency rules and the schema's upgrade.
+idempotency rules, the summaries and the schema's migrations.
 
 SQLite and PostgreSQL keep the same tables and differ, here, in what a ``Dialect`` names:
 the driver's parameter mark (``?`` for sqlite3, ``%s`` for psycopg), how a json column comes
@@ -14,6 +14,19 @@ gives ``_reading`` (a connection for reads, its driver's errors translated into
 
 Times (an event's ``at``, a key's ``created_at``, a stream's ``deadline``) are stored as text
 written by ``iso_timestamp``, all alike, so comparing the text compares the times.
+
+The schema has a version (SQLite: ``PRAGMA user_version``; PostgreSQL: the rows of
+``schema_version``). Opening a store creates the first tables if they are missing, adds the
+columns that came before versions were kept (``upgrade``), then runs each of ``MIGRATIONS``
+past the recorded version, in order, once, in the opening's transaction (``migrate``). A
+database of a later version than this code knows is refused.
+
+Summaries (migration 1): a stream's optional ``Summary`` is kept in ``summaries`` (kind,
+status, creation and update times as indexed columns; tags and the document as JSON) and its
+tags once more as rows of ``summary_tags`` (key, value, the stream's creation time), whose
+index gives a tag's streams in creation order. An append that carries a summary writes both
+in its transaction; ``save_summary`` writes one outside an append, only if the stream is
+still at the version it was made from.
 """
 
 from __future__ import annotations
@@ -27,9 +40,17 @@ from typing import Any, ClassVar, NamedTuple, Self
 import msgspec
 
 from .clock import canonical_timestamp, iso_timestamp
-from .errors import IdempotencyKeyReused, StreamExists, VersionConflict
+from .errors import IdempotencyKeyReused, StoreError, StreamExists, VersionConflict
 from .hashing import same_events
-from .model import AppendResult, NewEvent, StoredEvent, StreamInfo
+from .model import (
+    AppendResult,
+    NewEvent,
+    StoredEvent,
+    StreamInfo,
+    Summarised,
+    Summary,
+    SummaryQuery,
+)
 
 EVENT_COLUMNS = ("stream_id", "version", "type", "data", "by", "at", "prev_hash", "hash")
 SELECT_EVENTS = f"SELECT {', '.join(EVENT_COLUMNS)} FROM events"
@@ -105,6 +126,16 @@ class Dialect(NamedTuple):
     """A query for the column names of the table given as its parameter."""
     indexes: str
     """A query for the index names of the table given as its parameter."""
+    json: str
+    """The type of a json column."""
+    table_options: str
+    """What follows a CREATE TABLE's column list."""
+    versions: tuple[str, ...]
+    """Statements that make the schema version readable (creating its table if need be)."""
+    read_version: str
+    """A query for the recorded schema version (0 for a database made before versions)."""
+    write_version: Callable[[int, str], tuple[str, list[Any]]]
+    """The statement and parameters that record a version applied at a time."""
 
     def sql(self, text: str) -> str:
         """``text``, written with ``?`` marks, in this dialect."""
@@ -118,6 +149,11 @@ SQLITE = Dialect(
     "rowid",
     "SELECT name FROM pragma_table_info(?)",
     "SELECT name FROM pragma_index_list(?)",
+    "text",
+    " STRICT",
+    (),
+    "PRAGMA user_version",
+    lambda version, _: (f"PRAGMA user_version = {int(version)}", []),  # takes no parameters
 )
 POSTGRES = Dialect(
     "%s",
@@ -128,7 +164,86 @@ POSTGRES = Dialect(
     " WHERE attrelid = %s::regclass AND attnum > 0 AND NOT attisdropped",
     "SELECT c.relname FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid"
     " WHERE i.indrelid = %s::regclass",
+    "json",
+    "",
+    (
+        "CREATE TABLE IF NOT EXISTS schema_version"
+        " (version integer PRIMARY KEY, applied_at text NOT NULL)",
+    ),
+    "SELECT COALESCE(max(version), 0) FROM schema_version",
+    lambda version, now: (
+        "INSERT INTO schema_version (version, applied_at) VALUES (%s, %s)",
+        [version, now],
+    ),
 )
+
+
+class Migration(NamedTuple):
+    """One step of the schema: its version and what it does, as statements of a dialect."""
+
+    version: int
+    what: str
+    statements: Callable[[Dialect], list[str]]
+
+
+def summary_tables(dialect: Dialect) -> list[str]:
+    """Migration 1: the summaries and their tags, with the indexes listings read in order."""
+    json, options = dialect.json, dialect.table_options
+    return [
+        f"""CREATE TABLE summaries (
+            stream_id text PRIMARY KEY,
+            kind text NOT NULL,
+            status text NOT NULL,
+            created_at text NOT NULL,
+            updated_at text NOT NULL,
+            tags {json} NOT NULL,
+            document {json} NOT NULL
+        ){options}""",
+        "CREATE INDEX summaries_created ON summaries (created_at, stream_id)",
+        "CREATE INDEX summaries_status ON summaries (status, created_at, stream_id)",
+        "CREATE INDEX summaries_kind ON summaries (kind, created_at, stream_id)",
+        f"""CREATE TABLE summary_tags (
+            stream_id text NOT NULL,
+            key text NOT NULL,
+            value text NOT NULL,
+            created_at text NOT NULL,
+            PRIMARY KEY (stream_id, key)
+        ){options}""",
+        "CREATE INDEX summary_tags_pair ON summary_tags (key, value, created_at, stream_id)",
+    ]
+
+
+MIGRATIONS = (Migration(1, "summaries of streams, their tags", summary_tables),)
+"""Every migration, in order; the last one's version is the schema's."""
+SCHEMA_VERSION = MIGRATIONS[-1].version
+
+
+def schema_version(conn: Any, dialect: Dialect) -> int:
+    """The version a database records (0: made before versions were recorded)."""
+    for statement in dialect.versions:
+        conn.execute(statement)
+    return int(conn.execute(dialect.read_version).fetchone()[0])
+
+
+def migrate(conn: Any, dialect: Dialect, now: str) -> list[int]:
+    """Run every migration past the database's version, in order, recording each; return the
+    versions applied. Run it in the transaction that ``upgrade`` runs in. A database of a
+    later version than this code knows is a ``StoreError``: it may hold what this code would
+    not keep up to date."""
+    current = schema_version(conn, dialect)
+    if current > SCHEMA_VERSION:
+        raise StoreError(
+            f"the database is at schema version {current}; this code knows up to"
+            f" {SCHEMA_VERSION}: run a newer Tabula"
+        )
+    applied = []
+    for migration in MIGRATIONS:
+        if migration.version > current:
+            for statement in migration.statements(dialect):
+                conn.execute(statement)
+            conn.execute(*dialect.write_version(migration.version, now))
+            applied.append(migration.version)
+    return applied
 
 
 def upgrade(conn: Any, dialect: Dialect) -> None:
@@ -180,6 +295,8 @@ class Append(NamedTuple):
     """The stream's deadline after this append, in ``iso_timestamp``'s form, or None."""
     meta: dict[str, Any] | None
     private: dict[str, Any] | None
+    summary: Summary | None = None
+    """The stream's summary after this append, to write in its transaction (None: unchanged)."""
 
 
 def request(
@@ -192,12 +309,13 @@ def request(
     deadline: str | None = None,
     meta: dict[str, Any] | None = None,
     private: dict[str, Any] | None = None,
+    summary: Summary | None = None,
 ) -> Append:
     """Check an append's arguments (ValueError: no events, a deadline that is no time)."""
     if not events:
         raise ValueError(f"append to stream {stream_id!r} needs at least one event")
     deadline = deadline_value(deadline)
-    return Append(stream_id, events, expected, key, fingerprint, deadline, meta, private)
+    return Append(stream_id, events, expected, key, fingerprint, deadline, meta, private, summary)
 
 
 def check_version(stream_id: str, expected: int, actual: int) -> None:
@@ -247,6 +365,77 @@ def stream_version(conn: Any, dialect: Dialect, stream_id: str) -> int:
     sql = dialect.sql("SELECT version FROM streams WHERE stream_id = ?")
     row = conn.execute(sql, [stream_id]).fetchone()
     return 0 if row is None else int(row[0])
+
+
+def write_summary(
+    conn: Any, dialect: Dialect, stream_id: str, summary: Summary, updated_at: str
+) -> None:
+    """Write a stream's summary and its tag rows (replacing what was there), taking the
+    stream's creation time from its row, which must exist."""
+    json = dialect.json
+    upsert = (
+        "INSERT INTO summaries (stream_id, kind, status, created_at, updated_at, tags, document)"
+        f" SELECT stream_id, ?, ?, created_at, ?, CAST(? AS {json}), CAST(? AS {json})"
+        " FROM streams WHERE stream_id = ?"
+        " ON CONFLICT (stream_id) DO UPDATE SET kind = excluded.kind, status = excluded.status,"
+        " updated_at = excluded.updated_at, tags = excluded.tags, document = excluded.document"
+    )
+    tags, document = encode(summary.tags), encode(summary.document)
+    params = [summary.kind, summary.status, updated_at, tags, document, stream_id]
+    conn.execute(dialect.sql(upsert), params)
+    conn.execute(dialect.sql("DELETE FROM summary_tags WHERE stream_id = ?"), [stream_id])
+    insert_tag = dialect.sql(
+        "INSERT INTO summary_tags (stream_id, key, value, created_at)"
+        " SELECT stream_id, ?, ?, created_at FROM streams WHERE stream_id = ?"
+    )
+    for key, value in sorted(summary.tags.items()):
+        conn.execute(insert_tag, [key, value, stream_id])
+
+
+SELECT_SUMMARIES = (
+    "SELECT s.stream_id, st.version, s.created_at, s.updated_at, s.kind, s.status, s.tags,"
+    " s.document FROM"
+)
+
+
+def summary_select(query: SummaryQuery) -> tuple[str, list[Any]]:
+    """The SQL (with ``?`` marks) and parameters of a page of summaries. With a tag pair the
+    page is read from the tags' index in creation order; else from the summaries' index on
+    status, kind or creation time."""
+    where: list[str] = []
+    params: list[Any] = []
+    if query.tag is not None:
+        source, order = "summary_tags t JOIN summaries s ON s.stream_id = t.stream_id", "t"
+        where += ["t.key = ?", "t.value = ?"]
+        params += list(query.tag)
+    else:
+        source, order = "summaries s", "s"
+    for column, value in (("status", query.status), ("kind", query.kind)):
+        if value is not None:
+            where.append(f"s.{column} = ?")
+            params.append(value)
+    if query.word is not None:
+        where.append(
+            "EXISTS (SELECT 1 FROM summary_tags w WHERE w.stream_id = s.stream_id"
+            " AND (w.key = ? OR w.value = ?))"
+        )
+        params += [query.word, query.word]
+    if query.after is not None:
+        where.append(f"({order}.created_at, {order}.stream_id) > (?, ?)")
+        params += list(query.after)
+    condition = f" WHERE {' AND '.join(where)}" if where else ""
+    text = (
+        f"{SELECT_SUMMARIES} {source} JOIN streams st ON st.stream_id = s.stream_id{condition}"
+        f" ORDER BY {order}.created_at, {order}.stream_id LIMIT ?"
+    )
+    return text, [*params, query.limit]
+
+
+def summarised(dialect: Dialect, row: Sequence[Any]) -> Summarised:
+    """Turn a row of ``SELECT_SUMMARIES`` into a stored summary."""
+    stream_id, version, created_at, updated_at, kind, status, tags, document = row
+    summary = Summary(str(kind), str(status), dialect.decode(tags), dialect.decode(document))
+    return Summarised(str(stream_id), int(version), str(created_at), str(updated_at), summary)
 
 
 class StoredKey(NamedTuple):
@@ -411,6 +600,39 @@ class SqlStore:
         sql = f"{SELECT_STREAMS} WHERE stream_id = ?"
         row = self._one(f"cannot read stream {stream_id!r}", sql, [stream_id])
         return None if row is None else stream_info(self.dialect, row)
+
+    def summaries(self, query: SummaryQuery) -> list[Summarised]:
+        """Return a page of stored summaries, oldest stream first (see ``SummaryQuery``)."""
+        if query.limit < 0:
+            raise ValueError(f"limit must be >= 0, not {query.limit}")
+        text, params = summary_select(query)
+        with self._reading("cannot list summaries") as conn:
+            rows = conn.execute(self.dialect.sql(text), params).fetchall()
+        return [summarised(self.dialect, row) for row in rows]
+
+    def summary(self, stream_id: str) -> Summarised | None:
+        """Return one stream's stored summary, or None (no stream, or no summary)."""
+        sql = (
+            f"{SELECT_SUMMARIES} summaries s JOIN streams st ON st.stream_id = s.stream_id"
+            " WHERE s.stream_id = ?"
+        )
+        row = self._one(f"cannot read the summary of stream {stream_id!r}", sql, [stream_id])
+        return None if row is None else summarised(self.dialect, row)
+
+    def unsummarised(self, limit: int = 1000) -> list[str]:
+        """Return the ids of streams without a summary, oldest first, at most limit."""
+        sql = self.dialect.sql(
+            "SELECT stream_id FROM streams WHERE NOT EXISTS (SELECT 1 FROM summaries s"
+            f" WHERE s.stream_id = streams.stream_id) ORDER BY {self.dialect.streams_order}"
+            " LIMIT ?"
+        )
+        with self._reading("cannot list streams") as conn:
+            return [str(row[0]) for row in conn.execute(sql, [limit]).fetchall()]
+
+    def schema_version(self) -> int:
+        """Return the schema version the database records."""
+        with self._reading("cannot read the schema version") as conn:
+            return int(conn.execute(self.dialect.read_version).fetchone()[0])
 
     def load_snapshot(self, stream_id: str, at_most: int) -> tuple[int, bytes] | None:
         """Return the latest snapshot of a stream at or before version at_most, or None."""

@@ -57,11 +57,11 @@ import msgspec
 from sqlite_utils import Database
 
 from . import sql
-from .clock import iso_timestamp, utcnow
+from .clock import canonical_timestamp, iso_timestamp, utcnow
 from .commits import CommitSizes, CommitTally
 from .errors import StoreError, VersionConflict
 from .hashing import GENESIS, seal
-from .model import AppendResult, NewEvent, StoredEvent
+from .model import AppendResult, NewEvent, StoredEvent, Summary
 from .sql import SQLITE, SqlStore
 
 SYNCHRONOUS_LEVELS = ("OFF", "NORMAL", "FULL", "EXTRA")
@@ -196,6 +196,7 @@ class SqliteEventStore(SqlStore):
         self._conn.execute("BEGIN IMMEDIATE")  # one process upgrades, the others then see it
         try:
             sql.upgrade(self._conn, SQLITE)
+            sql.migrate(self._conn, SQLITE, iso_timestamp(self._clock()))
         except BaseException:
             self._conn.rollback()
             raise
@@ -214,6 +215,7 @@ class SqliteEventStore(SqlStore):
         private: dict[str, Any] | None = None,
         fingerprint: str = "",
         deadline: str | None = None,
+        summary: Summary | None = None,
     ) -> AppendResult:
         """Append events to a stream at expected_version (0 creates it), in one transaction."""
         asked = sql.request(
@@ -225,6 +227,7 @@ class SqliteEventStore(SqlStore):
             deadline=deadline,
             meta=meta,
             private=private,
+            summary=summary,
         )
         result: AppendResult = self._queue_append(asked).result()
         return result
@@ -238,6 +241,7 @@ class SqliteEventStore(SqlStore):
         *,
         fingerprint: str = "",
         deadline: str | None = None,
+        summary: Summary | None = None,
     ) -> AppendResult:
         """``append`` awaited: the writer thread resolves the task when the batch has committed."""
         asked = sql.request(
@@ -247,6 +251,7 @@ class SqliteEventStore(SqlStore):
             idempotency_key,
             fingerprint=fingerprint,
             deadline=deadline,
+            summary=summary,
         )
         result: AppendResult = await asyncio.wrap_future(self._queue_append(asked))
         return result
@@ -395,6 +400,28 @@ class SqliteEventStore(SqlStore):
 
         self._submit(f"cannot save a snapshot of stream {stream_id!r}", work)
 
+    def save_summary(self, stream_id: str, version: int, summary: Summary, updated_at: str) -> bool:
+        """Write a stream's summary if the stream is still at ``version``; whether it was."""
+        updated_at = canonical_timestamp(updated_at)
+
+        def work(conn: sqlite3.Connection) -> bool:
+            if sql.stream_version(conn, SQLITE, stream_id) != version or version == 0:
+                return False
+            sql.write_summary(conn, SQLITE, stream_id, summary, updated_at)
+            return True
+
+        saved: bool = self._submit(f"cannot save the summary of stream {stream_id!r}", work)
+        return saved
+
+    def drop_summaries(self) -> None:
+        """Delete every summary (derived data: the caller rebuilds them from the logs)."""
+
+        def work(conn: sqlite3.Connection) -> None:
+            conn.execute("DELETE FROM summary_tags")
+            conn.execute("DELETE FROM summaries")
+
+        self._submit("cannot drop summaries", work)
+
     def drop_snapshots(self, stream_id: str | None = None) -> None:
         """Delete the snapshots of one stream, or of every stream (they can be rebuilt)."""
 
@@ -514,8 +541,8 @@ UPDATE_STREAM = (
 def _write(
     conn: sqlite3.Connection, asked: sql.Append, stored: tuple[StoredEvent, ...], replaces: bool
 ) -> None:
-    """Insert the events, move the stream (creating it) and its deadline, store the key
-    (replacing its expired row when ``replaces``)."""
+    """Insert the events, move the stream (creating it) and its deadline, write its summary
+    when given, store the key (replacing its expired row when ``replaces``)."""
     first, last = stored[0], stored[-1]
     if first.version == 1:
         created = (last.stream_id, last.version, first.at, sql.encode(asked.meta or {}))
@@ -526,6 +553,8 @@ def _write(
         moved = (last.version, last.type, asked.deadline, last.stream_id, first.version - 1)
         conn.execute(UPDATE_STREAM, moved)
     conn.executemany(sql.INSERT_EVENT, [sql.event_row(SQLITE, event) for event in stored])
+    if asked.summary is not None:
+        sql.write_summary(conn, SQLITE, last.stream_id, asked.summary, last.at)
     if asked.key is not None:
         statement = sql.REPLACE_KEY if replaces else sql.INSERT_KEY
         conn.execute(statement, sql.key_row(stored, asked.key, asked.fingerprint))

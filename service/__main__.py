@@ -1,4 +1,5 @@
-"""``python -m service``: serve the API, or export its OpenAPI document."""
+"""``python -m service``: serve the API, export its OpenAPI document, verify records, rebuild
+the games' summaries."""
 
 from __future__ import annotations
 
@@ -46,6 +47,13 @@ def parse(argv: list[str]) -> argparse.Namespace:
         description="Serve the API. The options may also come before the command.",
     )
     commands.add_parser("openapi", help="print the OpenAPI document as JSON")
+    commands.add_parser(
+        "rebuild-summaries",
+        parents=[server_options(defaults, default_values=False)],
+        help="make every game's summary (what listings read) again from the logs",
+        description="Drop every game's summary and make them all again from the logs, on the "
+        "database the options name. The server may run meanwhile.",
+    )
     verify = commands.add_parser("verify", help="check exported game records offline")
     verify.add_argument("records", nargs="+", help="game record JSON files (from /export)")
     args = parser.parse_args(argv)
@@ -104,6 +112,19 @@ def openapi_document() -> str:
     return json.dumps(app.openapi_schema.to_schema(), indent=2, sort_keys=True) + "\n"
 
 
+def rebuild_summaries(settings: Settings) -> int:
+    """Rebuild the summaries of the database the settings name; print how many."""
+    from service.store import open_store
+    from service.usecases.summaries import rebuild
+
+    store = open_store(settings.database, settings.synchronous, settings.database_url)
+    try:
+        print(f"{rebuild(store)} games summarised from their logs")
+    finally:
+        store.close()
+    return 0
+
+
 def verify_files(paths: list[str]) -> int:
     """Verify each record or archive file; one verdict per record; 1 when any fails."""
     failed = 0
@@ -147,6 +168,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.command == "verify":
         return verify_files(args.records)
+    if args.command == "rebuild-summaries":
+        return rebuild_summaries(args.settings)
     import uvicorn
 
     from service.app import create_app

@@ -38,6 +38,7 @@ from tabula_client.models import (
     CreatedGame,
     Effect,
     EventPage,
+    GameList,
     GameRecord,
     GameSummary,
     GameView,
@@ -57,7 +58,14 @@ from tabula_client.models import (
     Tokens,
     Verification,
 )
-from tabula_client.routes import DEFAULT_URL, OPERATIONS, Call, Routes, StreamCall
+from tabula_client.routes import (
+    DEFAULT_URL,
+    OPERATIONS,
+    Call,
+    Routes,
+    StreamCall,
+    next_cursor,
+)
 
 __all__ = [
     "DEFAULT_URL",
@@ -77,6 +85,7 @@ __all__ = [
     "EventPage",
     "Flow",
     "Forbidden",
+    "GameList",
     "GameRecord",
     "GameStuck",
     "GameSummary",
@@ -107,6 +116,7 @@ __all__ = [
     "Unauthorized",
     "Unprocessable",
     "Verification",
+    "next_cursor",
     "play_game",
     "play_game_async",
     "play_game_flow",

@@ -24,6 +24,7 @@ from tabula_client.models import (
     BatchCreated,
     CreatedGame,
     EventPage,
+    GameList,
     GameRecord,
     GameSummary,
     GameView,
@@ -140,11 +141,35 @@ class Routes:
         return self._call("POST", "/games/import", _decoder(CreatedGame), json=record_body(record))
 
     def list_games(
-        self, *, status: str | None = None, ruleset: str | None = None, tag: str | None = None
+        self,
+        *,
+        status: str | None = None,
+        ruleset: str | None = None,
+        tag: str | None = None,
+        limit: int | None = None,
+        cursor: str | None = None,
     ) -> Call[list[GameSummary]]:
-        """``GET /games``, filtered; ``tag`` is ``key:value``."""
-        params = {"status": status, "ruleset": ruleset, "tag": tag}
+        """``GET /games``, filtered; ``tag`` is ``key:value``: one page (at most ``limit``
+        games, the server's largest page without it; ``games_page`` gives its ``next``)."""
+        params = {"status": status, "ruleset": ruleset, "tag": tag, "limit": limit}
+        params["cursor"] = cursor
         return self._call("GET", "/games", _member("games", list[GameSummary]), params=params)
+
+    def games_page(
+        self,
+        *,
+        status: str | None = None,
+        ruleset: str | None = None,
+        tag: str | None = None,
+        limit: int | None = None,
+        cursor: str | None = None,
+    ) -> Call[GameList]:
+        """``GET /games`` as a page: its games and ``next``, the path of the next page (None
+        on the last); the next page is ``games_page(..., cursor=next_cursor(page))`` with the
+        same filters."""
+        params = {"status": status, "ruleset": ruleset, "tag": tag, "limit": limit}
+        params["cursor"] = cursor
+        return self._call("GET", "/games", _decoder(GameList), params=params)
 
     def game(self, game_id: str) -> Call[GameView]:
         """``GET /games/{id}``: the current state view, as the caller may see it."""
@@ -420,6 +445,14 @@ def _decoder(model: type[T]) -> Callable[[httpx.Response], T]:
         return msgspec.json.decode(_ok(response).content, type=model)
 
     return parse
+
+
+def next_cursor(page: GameList) -> str | None:
+    """The ``cursor`` of the page after ``page`` (None on the last)."""
+    if page.next is None:
+        return None
+    cursor = httpx.URL(page.next).params.get("cursor")
+    return None if cursor is None else str(cursor)
 
 
 def _member(name: str, model: Any) -> Callable[[httpx.Response], Any]:

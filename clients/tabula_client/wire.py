@@ -286,6 +286,7 @@ class GameList(msgspec.Struct, frozen=True, kw_only=True):
     """``GameList``."""
 
     games: list[GameSummary] = []
+    next: str | None = None
 
 
 class GameRecord(msgspec.Struct, frozen=True, kw_only=True):
@@ -308,6 +309,7 @@ class GameSummary(msgspec.Struct, frozen=True, kw_only=True):
     """``GameSummary``."""
 
     created_at: str
+    finished_at: str | None = None
     id: str
     pieces_home: dict[str, int] = {}
     ruleset: str

@@ -7,6 +7,7 @@ from collections.abc import AsyncGenerator
 from contextlib import aclosing
 from pathlib import Path
 from typing import Annotated, Literal
+from urllib.parse import urlencode
 
 from litestar import Controller, MediaType, Response, get, post
 from litestar.params import FromPath, FromQuery, JSONBody, QueryParameter
@@ -48,6 +49,12 @@ VIEWER_PAGE = Path(__file__).parent.parent / "static" / "viewer.html"
 READ = problems(400, 401, 404)
 WRITE = problems(400, 401, 403, 404, 409, 413, 415, 422, 429)
 CREATE = problems(400, 413, 415, 422, 429)
+
+
+def next_page(request: AnyRequest, cursor: str) -> str:
+    """The path and query of the page after this one: the same query, with ``cursor``."""
+    query = [(k, v) for k, v in request.query_params.multi_items() if k != "cursor"]
+    return f"{request.url.path}?{urlencode([*query, ('cursor', cursor)])}"
 
 
 class MetaController(Controller):
@@ -109,17 +116,26 @@ class GameController(Controller):
         self,
         request: AnyRequest,
         queries: QueriesDep,
-        status: FromQuery[str | None] = None,
+        status: FromQuery[Literal["active", "finished"] | None] = None,
         ruleset: FromQuery[str | None] = None,
         tag: FromQuery[str | None] = None,
+        limit: Annotated[int | None, QueryParameter(ge=1)] = None,
+        cursor: FromQuery[str | None] = None,
         format: FromQuery[Literal["json", "ndjson"]] = "json",
     ) -> Response[GameList | bytes]:
-        """Games, oldest first, filtered by status, rule set or tag (``key:value``), with
-        their winners; as NDJSON with ``format=ndjson`` or ``Accept: application/x-ndjson``."""
-        rows = queries.results(status, ruleset, tag)
+        """A page of games, oldest first, filtered by status, rule set or tag (``key:value``),
+        with their winners; as NDJSON with ``format=ndjson`` or ``Accept:
+        application/x-ndjson``. At most ``limit`` games (the largest page by default); the
+        next page is at ``next`` (and in the ``Link`` header, ``rel="next"``), whose
+        ``cursor`` is opaque."""
+        page = limits_of(request).check_page(limit)
+        rows, after = queries.results(status, ruleset, tag, page, cursor)
+        link = None if after is None else next_page(request, after)
+        headers = {} if link is None else {"Link": f'<{link}>; rel="next"'}
         if format == "ndjson" or "application/x-ndjson" in request.headers.get("accept", ""):
-            return Response(tournament.ndjson(rows), media_type=tournament.NDJSON)
-        return Response(GameList(rows))
+            body = tournament.ndjson(rows)
+            return Response(body, media_type=tournament.NDJSON, headers=headers)
+        return Response(GameList(rows, link), headers=headers)
 
     @get("/{game_id:str}", operation_id="getGame", sync_to_thread=True, responses=READ)
     def get_game(self, game_id: GameId, request: AnyRequest, queries: QueriesDep) -> GameView:

@@ -42,6 +42,7 @@ from service.usecases.figures import Tally
 from service.usecases.records import GameRecord, judged_record
 from service.usecases.replies import BatchCreated, Created, Tokens
 from service.usecases.repository import Repository, Secrets, new_events, stored_errors
+from service.usecases.summaries import summary_of
 
 WRITE_ATTEMPTS = 8  # an async move judged again after another write came between
 Now = Callable[[], datetime]
@@ -71,6 +72,10 @@ class Commands:
             raise refuse(
                 "invalid-record",
                 "a running game with server chance cannot be imported without its seed",
+            )
+        if any("\x00" in key + value for key, value in replay.created.tags.items()):
+            raise refuse(
+                "invalid-record", "event 1: a tag holds a NUL character", first_bad_event=1
             )
         seed = record.seed or tokens.new_seed()
         return self.store_new(replay, batch, seed, {"imported_from": record.game_id})
@@ -104,6 +109,9 @@ class Commands:
             raise refuse("validation-failed", str(error)) from None
         if command.clock is not None and (fault := clock_fault(command.clock)):
             raise refuse("bad-setup", fault)
+        for key, value in command.tags.items():
+            if "\x00" in key + value:  # listings index tags as text, which PostgreSQL's cannot be
+                raise bad_field(("tags", key), "a tag may not hold a NUL character")
         names = tuple(s.name or f"Player {i + 1}" for i, s in enumerate(command.seats))
         clock = msgspec.to_builtins(command.clock) if command.clock else None
         return GameCreated(
@@ -133,6 +141,7 @@ class Commands:
             meta=listed | meta,
             private=msgspec.to_builtins(secrets),
             deadline=first_deadline(after, self.now()),
+            summary=summary_of(after),
         )
         return Created(game_id, len(batch), created.seed_commitment, Tokens(referee, seats))
 

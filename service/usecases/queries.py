@@ -72,21 +72,25 @@ class Queries:
         return [event_out(game, e, viewer) for e in stored], finished
 
     def results(
-        self, status: str | None = None, ruleset: str | None = None, tag: str | None = None
-    ) -> list[GameSummary]:
-        """The games selected, oldest first, with their winners and pieces home."""
-        return list(
-            tournament.results(self.games, tournament.listed(self.games, status, ruleset, tag))
-        )
+        self,
+        status: str | None = None,
+        ruleset: str | None = None,
+        tag: str | None = None,
+        limit: int = 1000,
+        cursor: str | None = None,
+    ) -> tuple[list[GameSummary], str | None]:
+        """A page of the games selected, oldest first, with their winners and pieces home,
+        and the cursor of the next page (None on the last)."""
+        return tournament.listing(self.store, status, ruleset, tag, limit, cursor)
 
     def standings(self, tag: str | None) -> tournament.Standings:
         """Wins per player name over the finished games with ``tag``, ties by pieces home."""
-        return tournament.standings(tag, self.results("finished", tag=tag))
+        return tournament.standings(tag, tournament.finished_games(self.store, tag))
 
     def archive(self, tag: str | None) -> Iterator[bytes]:
         """The records of the finished games with ``tag``, as one JSON document in pieces
         (one page of one game's events at a time)."""
-        return tournament.archive(self.games, tournament.listed(self.games, "finished", tag=tag))
+        return tournament.archive(self.games, tournament.finished_games(self.store, tag))
 
     def audit(self, game_id: str, token: str | None) -> Iterator[bytes]:
         """The full log with hashes and the seed once revealed, and its verification, as one

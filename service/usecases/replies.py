@@ -61,7 +61,8 @@ class Played(msgspec.Struct, frozen=True):
 
 
 class GameSummary(msgspec.Struct, frozen=True):
-    """A game in lists and results: who played, who won, how many pieces each got home."""
+    """A game in lists and results: who played, who won, how many pieces each got home (a
+    running game has no winners and no pieces home yet), and when it finished."""
 
     id: str
     ruleset: str
@@ -72,10 +73,14 @@ class GameSummary(msgspec.Struct, frozen=True):
     tags: dict[str, str]
     winners: list[str]
     pieces_home: dict[str, int]
+    finished_at: str | None = None
 
 
 class GameList(msgspec.Struct, frozen=True):
+    """A page of games; ``next`` is the path and query of the next page (null on the last)."""
+
     games: list[GameSummary]
+    next: str | None = None
 
 
 class RuleSetInfo(msgspec.Struct, frozen=True):

@@ -40,7 +40,7 @@ from service.core.actor import Actor
 from service.core.clocks import Clock, ClockState, acted_for, parse_at
 from service.core.referee import Verdict
 from service.core.refusal import Refusal, refuse
-from service.usecases import tokens
+from service.usecases import summaries, tokens
 
 LATEST = 2**62
 MAX_LIVE_GAMES = 10_000
@@ -260,8 +260,10 @@ class Repository:
     def append(
         self, game: Game, verdict: Verdict, key: str | None, fingerprint: str, now: datetime
     ) -> AppendResult:
-        """Store a verdict on ``game`` (held under its lock) and adopt the game it leaves."""
+        """Store a verdict on ``game`` (held under its lock) and adopt the game it leaves; a
+        verdict that finishes or reopens the game writes its summary in the same append."""
         deadline = next_deadline(game, verdict, now)
+        changed = summaries.changes_status(game.replay, verdict.after)
         with stored_errors():
             result = self.store.append(
                 game.id,
@@ -270,6 +272,7 @@ class Repository:
                 key,
                 fingerprint=fingerprint,
                 deadline=deadline,
+                summary=summaries.summary_of(verdict.after) if changed else None,
             )
         self.adopt(game, game.version, verdict, result.events)
         self._save_due(game.id, snapshots_due(game.replay, result.events))
@@ -279,10 +282,18 @@ class Repository:
         self, game_id: str, version: int, verdict: Verdict, key: str | None, fingerprint: str
     ) -> AppendResult:
         """``append`` for an untimed game on the event loop, not holding the game's lock while
-        the append commits; the snapshots it makes due are saved in the background."""
+        the append commits; the snapshots it makes due are saved in the background. A move
+        (judged on a running game: the referee refuses one on a finished game) that finishes
+        the game writes its summary in the same append."""
+        finishes = bool(verdict.after.state.finished)
         with stored_errors():
             result = await self.store.append_async(
-                game_id, new_events(verdict.batch), version, key, fingerprint=fingerprint
+                game_id,
+                new_events(verdict.batch),
+                version,
+                key,
+                fingerprint=fingerprint,
+                summary=summaries.summary_of(verdict.after) if finishes else None,
             )
         game = self.cached(game_id)
         with game.lock:

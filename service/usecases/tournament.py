@@ -1,13 +1,18 @@
-"""Tournament reads: the games listed with their results, standings, archives."""
+"""Tournament reads: the games listed with their results, standings, archives, all read
+from the games' summaries (``summaries``) in SQL: a listing is one page in keyset order
+(creation time, then id) whose opaque cursor names the last game of the page before;
+standings and archives go through every selected summary a page at a time."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import Any
+import base64
+from collections.abc import Iterable, Iterator
 
 import msgspec
 
-from eventstore import StreamInfo
+from eventstore import EventStore, SummaryQuery
+from service.core.refusal import refuse
+from service.usecases import summaries
 from service.usecases.records import GameRecord, streamed_record
 from service.usecases.replies import GameSummary
 from service.usecases.repository import Repository
@@ -36,54 +41,76 @@ class Archive(msgspec.Struct, frozen=True):
     format_version: int = 1
 
 
-def listed(
-    games: Repository, status: str | None = None, ruleset: str | None = None, tag: str | None = None
-) -> list[dict[str, Any]]:
-    """Game summaries, oldest first, filtered by status, rule set and tag (``key:value``)."""
-    summaries = [summary(info) for info in games.store.streams()]
-    return [
-        g
-        for g in summaries
-        if (status is None or g["status"] == status)
-        and (ruleset is None or g["ruleset"] == ruleset)
-        and (tag is None or has_tag(g["tags"], tag))
-    ]
+def selection(
+    status: str | None = None,
+    ruleset: str | None = None,
+    tag: str | None = None,
+    after: tuple[str, str] | None = None,
+    limit: int = summaries.PAGE,
+) -> SummaryQuery:
+    """The summaries a listing's filters select: ``tag`` is ``key:value`` (read from the
+    tags' index), or a bare word that a key or a value must equal. A NUL character, which
+    no tag or rule set holds (PostgreSQL's text cannot), is 400."""
+    for parameter, text in (("ruleset", ruleset), ("tag", tag)):
+        if text is not None and "\x00" in text:
+            raise refuse(
+                "validation-failed", f"`{parameter}`: holds a NUL character", parameter=parameter
+            )
+    key, sep, value = (tag or "").partition(":")
+    pair = (key, value) if tag is not None and sep else None
+    word = tag if tag is not None and not sep else None
+    return SummaryQuery(ruleset, status, pair, word, after, limit)
 
 
-def summary(info: StreamInfo) -> dict[str, Any]:
-    """A stream's summary as a game's."""
-    return {
-        "id": info.stream_id,
-        "ruleset": info.meta.get("ruleset", ""),
-        "status": "finished" if info.last_type == "SeedRevealed" else "active",
-        "version": info.version,
-        "seats": info.meta.get("seats", []),
-        "created_at": info.created_at,
-        "tags": info.meta.get("tags", {}),
-    }
+def listing(
+    store: EventStore,
+    status: str | None,
+    ruleset: str | None,
+    tag: str | None,
+    limit: int,
+    cursor: str | None,
+) -> tuple[list[GameSummary], str | None]:
+    """A page of games, oldest first, and the cursor of the next page (None on the last)."""
+    query = selection(status, ruleset, tag, read_cursor(cursor), limit + 1)
+    rows = store.summaries(query)
+    more = len(rows) > limit
+    rows = rows[:limit]
+    after = make_cursor(rows[-1].created_at, rows[-1].stream_id) if more else None
+    return [summaries.game_summary(row) for row in rows], after
 
 
-def has_tag(tags: dict[str, str], wanted: str) -> bool:
-    """Whether ``tags`` has ``key:value`` (or just the key, or just the value)."""
-    key, sep, value = wanted.partition(":")
-    if sep:
-        return tags.get(key) == value
-    return wanted in tags or wanted in tags.values()
+def make_cursor(created_at: str, game_id: str) -> str:
+    """An opaque cursor: where the next page starts (after this game, in listing order)."""
+    text = msgspec.json.encode([created_at, game_id])
+    return base64.urlsafe_b64encode(text).decode().rstrip("=")
 
 
-def results(games: Repository, selected: list[dict[str, Any]]) -> Iterator[GameSummary]:
-    """The outcome of each selected game (winners by name, pieces home per name)."""
-    for summary in selected:
-        with games.glance(summary["id"]) as game:
-            state, names = game.replay.state, list(game.created.seats)
-            finished, winners = game.rules.finished(state), game.rules.view(state, None).winners
-        home = dict.fromkeys(names, 0)
-        for seat, count in finished.items():
-            home[names[seat]] += count
-        yield GameSummary(**summary, winners=[names[s] for s in winners], pieces_home=home)
+def read_cursor(cursor: str | None) -> tuple[str, str] | None:
+    """The position a cursor names; one this server did not make is 400."""
+    if cursor is None:
+        return None
+    try:
+        text = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
+        created_at, game_id = msgspec.json.decode(text, type=tuple[str, str])
+        if "\x00" in created_at + game_id:
+            raise ValueError("a NUL character")
+    except (ValueError, msgspec.DecodeError):
+        raise refuse(
+            "validation-failed",
+            "`cursor`: not a cursor this server gave (take it from a page's `next`)",
+            parameter="cursor",
+        ) from None
+    return created_at, game_id
 
 
-def standings(tag: str | None, finished: list[GameSummary]) -> Standings:
+def finished_games(store: EventStore, tag: str | None) -> Iterator[GameSummary]:
+    """Every finished game with ``tag``, oldest first, read from the summaries a page at a
+    time (a bad tag is refused at once, before anything is read)."""
+    query = selection(summaries.FINISHED, tag=tag)
+    return (summaries.game_summary(row) for row in summaries.every(store, query))
+
+
+def standings(tag: str | None, finished: Iterable[GameSummary]) -> Standings:
     """Wins per player name, ties broken by pieces home, then by name."""
     table: dict[str, list[int]] = {}
     for result in finished:
@@ -97,14 +124,14 @@ def standings(tag: str | None, finished: list[GameSummary]) -> Standings:
     return Standings(tag, rows)
 
 
-def archive(games: Repository, selected: list[dict[str, Any]]) -> Iterator[bytes]:
+def archive(games: Repository, selected: Iterable[GameSummary]) -> Iterator[bytes]:
     """The records of the selected finished games as one ``Archive`` document in pieces, a
     page of one game's events at a time (each record ends at the version it had when its
-    turn came)."""
+    turn came; a game reopened meanwhile is left out)."""
     yield b'{"records":['
     separator = b""
     for summary in selected:
-        with games.glance(summary["id"]) as game:
+        with games.glance(summary.id) as game:
             if not game.finished:
                 continue
             pieces = streamed_record(game, games.store)
@@ -122,6 +149,6 @@ class ArchiveTail(msgspec.Struct, frozen=True):
     format_version: int = 1
 
 
-def ndjson(rows: list[GameSummary]) -> bytes:
+def ndjson(rows: Iterable[GameSummary]) -> bytes:
     """One JSON document per line."""
     return b"".join(msgspec.json.encode(row) + b"\n" for row in rows)

@@ -4,6 +4,7 @@ benchmarks drive without HTTP."""
 from __future__ import annotations
 
 from eventstore import EventStore, utcnow
+from service.usecases import summaries
 from service.usecases.commands import Commands, Now
 from service.usecases.figures import Figures
 from service.usecases.queries import Queries
@@ -12,10 +13,12 @@ from service.usecases.repository import MAX_LIVE_GAMES, Repository
 
 class UseCases:
     """A repository and the commands and queries over it (one process's view of a store),
-    with the calls tests and benchmarks use most at hand."""
+    with the calls tests and benchmarks use most at hand. Games without a summary (a
+    database written before summaries existed) are summarised from their logs first."""
 
     def __init__(self, store: EventStore, max_live: int = MAX_LIVE_GAMES, now: Now = utcnow):
         self.store = store
+        summaries.fill(store)
         self.games = Repository(store, max_live)
         self.commands = Commands(self.games, now)
         self.queries = Queries(self.games)

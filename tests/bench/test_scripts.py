@@ -17,6 +17,7 @@ RUNS = [
     (["domain.py", "--games", "1"], "turns/s"),
     (["bots.py", "--games", "4"], "GreedyBot"),
     (["abuse.py", "--seconds", "0.3", "--quick"], "attacker saw"),
+    (["reads.py", "--sizes", "30", "120", "--reads", "2"], "standings ms"),
 ]
 
 

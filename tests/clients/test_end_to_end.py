@@ -16,6 +16,7 @@ from tabula_client import (
     StoredEvent,
     Unauthorized,
     Unprocessable,
+    next_cursor,
     play_game,
 )
 from tabula_client.wire import Race35View
@@ -170,3 +171,16 @@ def test_bots_play_on_from_their_own_move_replies(server_url: str) -> None:
     # A Sorry! turn is a draw, then the decision the card allows, by the same seat: the
     # decision is chosen from the draw's reply, so at most the draws read their moves first.
     assert played["GET legal-moves"] <= draws < played["POST moves"], played
+
+
+def test_games_page_by_page(client: Client) -> None:
+    made = [new_game(client, cup="pages").id for _ in range(5)]
+    seen: list[str] = []
+    cursor = None
+    while True:
+        page = client.games_page(tag="cup:pages", limit=2, cursor=cursor)
+        seen += [game.id for game in page.games]
+        if (cursor := next_cursor(page)) is None:
+            break
+    assert seen == made
+    assert [g.id for g in client.list_games(tag="cup:pages", limit=3)] == made[:3]

@@ -472,9 +472,10 @@ def query_parameters() -> list[tuple[str, str, list[Any] | None]]:
                 schema = json.dumps(parameter.get("schema", {}))
                 if parameter["in"] == "query" and ('"integer"' in schema or '"enum"' in schema):
                     values = re.search(r'"enum": (\[[^\]]*\])', schema)
-                    found.append(
-                        (route, parameter["name"], json.loads(values[1]) if values else None)
-                    )
+                    allowed = json.loads(values[1]) if values else None
+                    if allowed is not None:  # null in an optional filter's enum: no filter
+                        allowed = [value for value in allowed if value is not None]
+                    found.append((route, parameter["name"], allowed))
     return sorted(found)
 
 

@@ -75,7 +75,7 @@ def test_listing_every_game_leaves_the_games_in_memory_as_they_were(tmp_path: Pa
             play_random(games, *hot, rng)
         others = [create(games, "race35") for _ in range(6)]
         held = games.live()
-        listed = games.queries.results()
+        listed, _ = games.queries.results()
         assert games.live() == held == 1
         assert [row.id for row in listed] == [hot[0], *(game_id for game_id, _ in others)]
         with games.open(hot[0]) as game:

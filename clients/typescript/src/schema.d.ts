@@ -680,6 +680,7 @@ export interface components {
         /** GameList */
         GameList: {
             games: components["schemas"]["GameSummary"][];
+            next: string | null;
         };
         /** GameRecord */
         GameRecord: {
@@ -702,6 +703,7 @@ export interface components {
         /** GameSummary */
         GameSummary: {
             created_at: string;
+            finished_at: string | null;
             id: string;
             pieces_home: {
                 [key: string]: number;
@@ -1276,9 +1278,11 @@ export interface operations {
     listGames: {
         parameters: {
             query?: {
-                status?: string | null;
+                status?: "active" | "finished" | null;
                 ruleset?: string | null;
                 tag?: string | null;
+                limit?: number | null;
+                cursor?: string | null;
                 format?: "json" | "ndjson";
             };
             header?: never;

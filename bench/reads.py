@@ -1,0 +1,250 @@
+"""Reads with a season of games: how listings, tag filters, standings and opening a game grow
+with the number of games in the database.
+
+The database is filled directly through the event store (no HTTP, ``synchronous=OFF``, many
+threads so that the group commit batches them): for each size, finished games and one running
+game in a hundred, interleaved. Each game is a copy of one of a few template games played
+through the use cases (Sorry!, Ludo, Parchís, Sorry! with a hand, Partners: a few random
+moves, then a forfeit or an agreement, or left running), under a new id, with its own seat
+names (from a pool of 600 players) and tags (``league`` of 1,000 games in creation order,
+``round``), appended with the summary the service writes for it. Then the real server
+(``python -m service`` over the file) is started and timed over HTTP, each read ``--reads``
+times, median in milliseconds:
+
+- page of 100: ``GET /games?limit=100&cursor=...`` in the middle of the listing;
+- tag filter: ``GET /games?tag=league:L0&limit=100`` (a tag of 1,000 games at every size);
+- standings: ``GET /standings?tag=league:L0`` (1,000 finished games);
+- open a game: ``GET /games/{id}`` of a random finished game (most not in memory yet).
+
+Target: each at the largest size within 2x of its time at the smallest.
+
+Run ``python bench/reads.py [--sizes 1000 100000] [--reads 30]``.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+if Path(sys.path[0]).resolve() == ROOT / "bench":
+    sys.path[0] = str(ROOT)  # as a script, this folder would shadow the project's packages
+
+import argparse  # noqa: E402
+import random  # noqa: E402
+import sqlite3  # noqa: E402
+import tempfile  # noqa: E402
+import time  # noqa: E402
+import uuid  # noqa: E402
+from collections.abc import Callable  # noqa: E402
+from concurrent.futures import ThreadPoolExecutor  # noqa: E402
+from typing import Any, NamedTuple  # noqa: E402
+
+import httpx  # noqa: E402
+
+from bench.harness import percentile, server  # noqa: E402
+from eventstore import EventStore, NewEvent, SqliteEventStore, Summary  # noqa: E402
+from service.core.commands import Adjudicate, CreateGame, PlayMove, SeatSpec  # noqa: E402
+from service.usecases.summaries import summary_of  # noqa: E402
+from service.usecases.tournament import make_cursor  # noqa: E402
+from service.usecases.wiring import UseCases  # noqa: E402
+
+PLAYERS = [f"player-{n:03}" for n in range(600)]
+LEAGUE = 1_000
+"""Games per league tag (the tag filter's and the standings' selection)."""
+RULESETS = [("sorry", 2), ("ludo", 4), ("parchis", 3), ("sorry-hand", 2), ("partners", 4)]
+RUNNING_EVERY = 100
+
+
+class Template(NamedTuple):
+    """A game played for real, to copy: its events, secrets and summary (with seat names
+    T0, T1, ...)."""
+
+    events: list[NewEvent]
+    private: dict[str, Any]
+    summary: Summary
+
+
+def templates(rng: random.Random) -> tuple[list[Template], list[Template]]:
+    """Finished and running template games, played through the use cases in memory."""
+    cases = UseCases(SqliteEventStore(":memory:"))
+    finished: list[Template] = []
+    running: list[Template] = []
+    for n in range(20):
+        ruleset, players = RULESETS[n % len(RULESETS)]
+        seats = [SeatSpec(f"T{seat}") for seat in range(players)]
+        created = cases.create(CreateGame(ruleset, seats, auto_chance=True))
+        game_id, referee = created.id, created.tokens.referee
+        for _ in range(rng.randrange(0, 8)):
+            with cases.open(game_id) as game:
+                state, rules = game.replay.state, game.rules
+                seat = rules.to_act(state)[0].seat
+                move = rng.choice(rules.legal_moves(state, seat)).id
+            cases.play(game_id, referee, PlayMove(move=move, seat=seat), None)
+        if n % 4 != 3:
+            seat = n % players
+            if ruleset == "partners":  # a team wins
+                ending = Adjudicate("agreement", "bench", winners=[seat % 2, seat % 2 + 2])
+            elif n % 2:
+                ending = Adjudicate("agreement", "bench", winners=[seat])
+            else:
+                ending = Adjudicate("forfeit", "bench", seat=seat)
+            cases.commands.adjudicate(game_id, referee, ending, None)
+        with cases.open(game_id) as game:
+            summary = summary_of(game.replay)
+        stored = cases.store.read(game_id)
+        private = cases.store.private(game_id) or {}
+        events = [NewEvent(e.type, dict(e.data), e.by) for e in stored]
+        (finished if summary.status == "finished" else running).append(
+            Template(events, private, summary)
+        )
+    return finished, running
+
+
+def renamed(summary: Summary, names: list[str], tags: dict[str, str]) -> Summary:
+    """A template's summary with its seats' names and tags replaced."""
+    by = {f"T{seat}": name for seat, name in enumerate(names)}
+    document = summary.document
+    return Summary(
+        summary.kind,
+        summary.status,
+        tags,
+        {
+            "seats": names,
+            "winners": [by[w] for w in document["winners"]],
+            "pieces_home": {by[k]: v for k, v in document["pieces_home"].items()},
+        },
+    )
+
+
+def copy(store: EventStore, template: Template, index: int, rng: random.Random) -> None:
+    """Append game number ``index`` as a copy of ``template`` with new names and tags."""
+    players = len(template.summary.document["seats"])
+    names = rng.sample(PLAYERS, players)
+    tags = {"league": f"L{index // LEAGUE}", "round": str(index % 40)}
+    first = template.events[0]
+    created = NewEvent(first.type, {**first.data, "seats": names, "tags": tags}, first.by)
+    meta = {"ruleset": template.summary.kind, "seats": names, "tags": tags}
+    store.append(
+        uuid.uuid4().hex,
+        [created, *template.events[1:]],
+        0,
+        meta=meta,
+        private=template.private,
+        summary=renamed(template.summary, names, tags),
+    )
+
+
+def fill(
+    path: Path,
+    start: int,
+    finished_games: int,
+    kinds: tuple[list[Template], list[Template]],
+    rng: random.Random,
+) -> int:
+    """Add games until ``finished_games`` finished ones (and one running in a hundred) are
+    in the database; return the running games added."""
+    finished, running = kinds
+    plan: list[tuple[Template, int]] = []
+    index = start
+    for n in range(start, finished_games):
+        plan.append((finished[n % len(finished)], index))
+        index += 1
+        if n % RUNNING_EVERY == RUNNING_EVERY - 1:
+            plan.append((running[n % len(running)], index))
+            index += 1
+    store = SqliteEventStore(path, synchronous="OFF")
+    seeds = [rng.random() for _ in plan]
+    try:
+        with ThreadPoolExecutor(16) as pool:
+            list(
+                pool.map(
+                    lambda item: copy(store, item[0][0], item[0][1], random.Random(item[1])),
+                    zip(plan, seeds, strict=True),
+                )
+            )
+    finally:
+        store.close()
+    return len(plan) - (finished_games - start)
+
+
+def middle_cursor(path: Path) -> str:
+    """The cursor of the page that starts in the middle of the listing."""
+    conn = sqlite3.connect(path)
+    try:
+        (count,) = conn.execute("SELECT count(*) FROM summaries").fetchone()
+        created_at, game_id = conn.execute(
+            "SELECT created_at, stream_id FROM summaries ORDER BY created_at, stream_id"
+            " LIMIT 1 OFFSET ?",
+            [count // 2],
+        ).fetchone()
+    finally:
+        conn.close()
+    return make_cursor(created_at, game_id)
+
+
+def finished_ids(path: Path) -> list[str]:
+    conn = sqlite3.connect(path)
+    try:
+        rows = conn.execute("SELECT stream_id FROM summaries WHERE status = 'finished'")
+        return [row[0] for row in rows]
+    finally:
+        conn.close()
+
+
+def timed_ms(action: Callable[[], httpx.Response], times: int) -> float:
+    """The median milliseconds of ``times`` calls (each must answer 200)."""
+    spent = []
+    for _ in range(times):
+        began = time.perf_counter()
+        reply = action()
+        spent.append(time.perf_counter() - began)
+        if reply.status_code != 200:
+            raise RuntimeError(f"{reply.request.url}: {reply.status_code} {reply.text[:200]}")
+    return 1000 * percentile(spent, 0.5)
+
+
+def measure(path: Path, reads: int, rng: random.Random) -> list[float]:
+    """The four reads against a server over the database, in milliseconds."""
+    cursor, games = middle_cursor(path), finished_ids(path)
+    with server(path) as (url, _), httpx.Client(base_url=url, timeout=120) as client:
+        league = {"tag": "league:L0"}
+        client.get("/games", params={"limit": 1})  # the first request warms the server up
+        return [
+            timed_ms(lambda: client.get("/games", params={"limit": 100, "cursor": cursor}), reads),
+            timed_ms(lambda: client.get("/games", params={"limit": 100, **league}), reads),
+            timed_ms(lambda: client.get("/standings", params=league), reads),
+            timed_ms(lambda: client.get(f"/games/{rng.choice(games)}"), reads),
+        ]
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--sizes", type=int, nargs="+", default=[1_000, 100_000])
+    parser.add_argument("--reads", type=int, default=30, help="timed reads of each kind")
+    parser.add_argument("--seed", type=int, default=18)
+    args = parser.parse_args(argv)
+    rng = random.Random(args.seed)
+    kinds = templates(rng)
+    head = ["finished", "running", "fill s", "page ms", "tag page ms", "standings ms", "open ms"]
+    print("  ".join(f"{h:>12}" for h in head))
+    rows: list[list[float]] = []
+    with tempfile.TemporaryDirectory() as folder:
+        path, done, running = Path(folder) / "season.db", 0, 0
+        for size in sorted(args.sizes):
+            began = time.perf_counter()
+            running += fill(path, done, size, kinds, rng)
+            filled, done = time.perf_counter() - began, size
+            rows.append(measure(path, args.reads, rng))
+            cells = [f"{size:,}", f"{running:,}", f"{filled:.1f}"]
+            print("  ".join(f"{c:>12}" for c in cells + [f"{ms:.2f}" for ms in rows[-1]]))
+    ratios = [f"{last / first:.2f}" for first, last in zip(rows[0], rows[-1], strict=True)]
+    print("  ".join(f"{c:>12}" for c in ["ratio", "", "", *ratios]))
+    print(
+        f"median of {args.reads} reads over HTTP, ms; ratio = largest size / smallest"
+        f" (target <= 2); tag and standings: league:L0, {LEAGUE:,} games at most"
+    )
+
+
+if __name__ == "__main__":
+    main()

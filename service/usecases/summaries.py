@@ -1,0 +1,140 @@
+"""A game's summary: what listings, results and standings read, kept by the store beside the
+log (the store's ``Summary``: kind = the rule set, status, tags, and a document of seat names,
+winners and pieces home per name).
+
+When it is written: in the transaction of the append that creates a game, and of every append
+that changes its status (the move, clock or adjudication that finishes it; the undo that
+reopens it). Moves in between write none, so a running game's summary carries no result: no
+winners and no pieces home (a live position is ``GET /games/{id}``); its version comes from
+the log's head when listed. The store stamps the summary with the time of the append that
+wrote it, which for a finished game is when it finished.
+
+It is derived data: ``from_log`` makes it again from a game's events, and ``rebuild`` drops
+every summary and makes them all again; ``fill`` summarises the games that have none (those
+of a database written before summaries existed: the app runs it when it starts).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+import structlog
+
+from domain.events import GameCreated, parse_event
+from domain.replay import Replay
+from eventstore import EventStore, StoredEvent, Summarised, Summary, SummaryQuery
+from service.usecases.replies import GameSummary
+
+ACTIVE, FINISHED = "active", "finished"
+PAGE = 1000
+"""Summaries read at a time by standings, archives and ``fill``."""
+SAVE_ATTEMPTS = 5
+"""Tries at saving one game's rebuilt summary while appends keep moving it."""
+
+
+def summary_of(replay: Replay) -> Summary:
+    """The summary of a game as ``replay`` leaves it: its result once it has finished."""
+    created = replay.created
+    names = list(created.seats)
+    home = dict.fromkeys(names, 0)
+    winners: list[str] = []
+    finished = bool(replay.state.finished)
+    if finished:
+        for seat, count in replay.rules.finished(replay.state).items():
+            home[names[seat]] += count
+        winners = [names[seat] for seat in replay.rules.view(replay.state, None).winners]
+    document: dict[str, Any] = {"seats": names, "winners": winners, "pieces_home": home}
+    status = FINISHED if finished else ACTIVE
+    return Summary(created.ruleset, status, dict(created.tags), document)
+
+
+def changes_status(before: Replay, after: Replay) -> bool:
+    """Whether going from ``before`` to ``after`` finishes or reopens the game."""
+    return bool(before.state.finished) != bool(after.state.finished)
+
+
+def game_summary(row: Summarised) -> GameSummary:
+    """A stored summary as the API lists a game."""
+    summary, document = row.summary, row.summary.document
+    finished = summary.status == FINISHED
+    return GameSummary(
+        id=row.stream_id,
+        ruleset=summary.kind,
+        status=summary.status,
+        version=row.version,
+        seats=list(document["seats"]),
+        created_at=row.created_at,
+        tags=dict(summary.tags),
+        winners=list(document["winners"]),
+        pieces_home=dict(document["pieces_home"]),
+        finished_at=row.updated_at if finished else None,
+    )
+
+
+def from_log(events: Iterable[StoredEvent]) -> tuple[Summary, str, int]:
+    """The summary the live appends leave on a game with these events, the time they stamp
+    on it (of the last append that created, finished or reopened the game: the events of one
+    append share their time) and the version it describes."""
+    replay: Replay | None = None
+    changed_at, finished = "", False
+    for stored in events:
+        event = parse_event(stored.type, stored.data)
+        if replay is None:
+            if not isinstance(event, GameCreated):
+                raise ValueError(f"stream {stored.stream_id!r} does not start with GameCreated")
+            replay, changed_at = Replay(event), stored.at
+        else:
+            replay.push(stored.version, event, stored.by)
+        if bool(replay.state.finished) != finished:
+            finished, changed_at = not finished, stored.at
+    if replay is None:
+        raise ValueError("no events: no game")
+    return summary_of(replay), changed_at, replay.version
+
+
+def every(store: EventStore, query: SummaryQuery) -> Iterator[Summarised]:
+    """Every summary ``query`` selects (its ``after`` and ``limit`` aside), read a page at a
+    time."""
+    after = None
+    while True:
+        page = store.summaries(
+            SummaryQuery(query.kind, query.status, query.tag, query.word, after, PAGE)
+        )
+        yield from page
+        if len(page) < PAGE:
+            return
+        after = (page[-1].created_at, page[-1].stream_id)
+
+
+def fill(store: EventStore) -> int:
+    """Summarise, from its log, every game that has no summary; how many were written. A
+    game that keeps moving while it is summarised is tried again, then left (logged)."""
+    written, left = 0, set[str]()
+    while ids := [i for i in store.unsummarised(PAGE + len(left)) if i not in left]:
+        for stream_id in ids:
+            if save_from_log(store, stream_id):
+                written += 1
+            elif store.summary(stream_id) is None:
+                left.add(stream_id)
+                structlog.get_logger().warning("game not summarised", game_id=stream_id)
+    return written
+
+
+def save_from_log(store: EventStore, stream_id: str) -> bool:
+    """Write a game's summary made from its log; False if appends kept moving it (or a
+    stream that is no game)."""
+    for _ in range(SAVE_ATTEMPTS):
+        try:
+            summary, at, version = from_log(store.read(stream_id))
+        except ValueError:
+            return False
+        if store.save_summary(stream_id, version, summary, at):
+            return True
+    return False
+
+
+def rebuild(store: EventStore) -> int:
+    """Drop every summary and make them all again from the logs; how many were written."""
+    store.drop_summaries()
+    return fill(store)
