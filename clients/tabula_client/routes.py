@@ -151,9 +151,8 @@ class Routes:
     ) -> Call[list[GameSummary]]:
         """``GET /games``, filtered; ``tag`` is ``key:value``: one page (at most ``limit``
         games, the server's largest page without it; ``games_page`` gives its ``next``)."""
-        params = {"status": status, "ruleset": ruleset, "tag": tag, "limit": limit}
-        params["cursor"] = cursor
-        return self._call("GET", "/games", _member("games", list[GameSummary]), params=params)
+        page = self.games_page(status=status, ruleset=ruleset, tag=tag, limit=limit, cursor=cursor)
+        return Call(page.request, _member("games", list[GameSummary]), page.auth)
 
     def games_page(
         self,
