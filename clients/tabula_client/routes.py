@@ -308,8 +308,9 @@ class Routes:
         headers: Mapping[str, str] | None = None,
         accept: str = "application/json",
     ) -> Call[T]:
-        all_headers = {"Accept": f"{accept}, application/problem+json", **(headers or {})}
-        request = self._request(method, path, params=params, json=json, headers=all_headers)
+        request = self._request(
+            method, path, params=params, json=json, headers=headers, accept=accept
+        )
         return Call(request, parse, self.auth)
 
     def _request(
@@ -320,10 +321,11 @@ class Routes:
         params: Mapping[str, str | int | None] | None = None,
         json: Any = None,
         headers: Mapping[str, str] | None = None,
+        accept: str = "application/json",
     ) -> httpx.Request:
-        """A request to ``path`` with the timeout and a JSON body if any (the token is added
-        by ``auth`` when it is sent)."""
-        all_headers = {"Accept": "application/json, application/problem+json"}
+        """A request to ``path`` accepting ``accept`` or a problem, with the timeout and a JSON
+        body if any (the token is added by ``auth`` when it is sent)."""
+        all_headers = {"Accept": f"{accept}, application/problem+json"}
         all_headers.update(headers or {})
         content = None
         if json is not None:
