@@ -357,7 +357,11 @@ class GameSettings(TypedDict, total=False):
 def game_body(
     ruleset: str, seats: Sequence[str], **settings: Unpack[GameSettings]
 ) -> dict[str, Any]:
-    """The body of ``POST /games`` (and one game of ``POST /games/batch``)."""
+    """The body of ``POST /games`` (and one game of ``POST /games/batch``); a setting it does
+    not know is a TypeError, as a misspelt keyword argument is."""
+    unknown = settings.keys() - GameSettings.__optional_keys__
+    if unknown:
+        raise TypeError(f"unknown game settings: {', '.join(sorted(unknown))}")
     body: dict[str, Any] = {
         "ruleset": ruleset,
         "seats": [{"name": name} for name in seats],

@@ -81,6 +81,11 @@ def test_create_game_without_seed_sends_no_seed() -> None:
     assert "seed" not in body(Routes(BASE).create_game("race35", ["A", "B"]).request)
 
 
+def test_a_misspelt_game_setting_is_a_type_error() -> None:
+    with pytest.raises(TypeError, match="alow_undo"):
+        Routes(BASE).create_game("race35", ["A", "B"], alow_undo=True)  # type: ignore[call-arg]
+
+
 def test_reads_without_token_send_no_authorization() -> None:
     call = Routes(BASE).game("g1")
     assert call.request.method == "GET"
