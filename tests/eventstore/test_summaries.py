@@ -19,7 +19,7 @@ from eventstore import (
     VersionConflict,
 )
 from eventstore.sql import SCHEMA_VERSION
-from tests.previous_schema import OldStream, write_postgres, write_sqlite
+from tests.previous_schema import PREVIOUS, OldStream
 
 from .conftest import Backend, SqliteBackend
 
@@ -178,13 +178,6 @@ def test_a_new_database_is_at_the_schema_version(store: EventStore) -> None:
     assert store.schema_version() == SCHEMA_VERSION >= 1
 
 
-def write_previous(backend: Backend, streams: list[OldStream]) -> None:
-    if isinstance(backend, SqliteBackend):
-        write_sqlite(backend.path, streams)
-    else:
-        write_postgres(backend.url, streams)  # type: ignore[attr-defined]
-
-
 def old_streams(store: EventStore, count: int) -> list[OldStream]:
     """Streams appended to a store and read back, for a database of the previous schema."""
     for n in range(count):
@@ -214,7 +207,7 @@ def test_a_database_of_the_previous_schema_migrates_once_on_opening(
     scratch = SqliteEventStore(tmp_path / "scratch.db")
     streams = old_streams(scratch, 3)
     scratch.close()
-    write_previous(backend, streams)
+    backend.make_old(PREVIOUS, streams)
     store = backend.open()
     assert store.schema_version() == SCHEMA_VERSION
     each = isinstance(backend, SqliteBackend)  # SQLite keeps the last; PostgreSQL a row each
