@@ -328,7 +328,7 @@ class PostgresEventStore(SqlStore):
     def drop_summaries(self) -> None:
         """Delete every summary (derived data: the caller rebuilds them from the logs)."""
         with _translated("cannot drop summaries"):
-            self._transaction(drop_summaries)
+            self._transaction(sql.drop_summaries)
 
     def drop_snapshots(self, stream_id: str | None = None) -> None:
         """Delete the snapshots of one stream, or of every stream (they can be rebuilt)."""
@@ -499,12 +499,6 @@ def _write(
             statement = REPLACE_KEY if replaces else INSERT_KEY
             conn.execute(statement, sql.key_row(stored, asked.key, asked.fingerprint))
         conn.execute("SELECT pg_notify(%s, %s)", [CHANNEL, _payload(last)])
-
-
-def drop_summaries(conn: psycopg.Connection[Any]) -> None:
-    """Delete every summary and tag row."""
-    conn.execute("DELETE FROM summary_tags")
-    conn.execute("DELETE FROM summaries")
 
 
 def _payload(event: StoredEvent) -> str:

@@ -392,6 +392,12 @@ def write_summary(
         conn.execute(insert_tag, [key, value, stream_id])
 
 
+def drop_summaries(conn: Any) -> None:
+    """Delete every summary and tag row."""
+    conn.execute("DELETE FROM summary_tags")
+    conn.execute("DELETE FROM summaries")
+
+
 SELECT_SUMMARIES = (
     "SELECT s.stream_id, st.version, s.created_at, s.updated_at, s.kind, s.status, s.tags,"
     " s.document FROM"

@@ -415,12 +415,7 @@ class SqliteEventStore(SqlStore):
 
     def drop_summaries(self) -> None:
         """Delete every summary (derived data: the caller rebuilds them from the logs)."""
-
-        def work(conn: sqlite3.Connection) -> None:
-            conn.execute("DELETE FROM summary_tags")
-            conn.execute("DELETE FROM summaries")
-
-        self._submit("cannot drop summaries", work)
+        self._submit("cannot drop summaries", sql.drop_summaries)
 
     def drop_snapshots(self, stream_id: str | None = None) -> None:
         """Delete the snapshots of one stream, or of every stream (they can be rebuilt)."""
