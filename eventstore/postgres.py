@@ -266,17 +266,13 @@ class PostgresEventStore(SqlStore):
 
     def _append(self, conn: psycopg.Connection[Any], asked: sql.Append) -> AppendResult:
         """One append inside its transaction: lock the stream, idempotency, version, insert."""
-        stream_id, key = asked.stream_id, asked.key
+        stream_id = asked.stream_id
         query = "SELECT version, head_hash FROM streams WHERE stream_id = %s FOR UPDATE"
         row = conn.execute(query, [stream_id]).fetchone()
         now = self._clock()  # after the lock, so the times of a stream's events never go back
-        replaces = False  # whether the key's row has expired and this append takes it over
-        if key is not None:
-            found = sql.stored_key(conn, POSTGRES, stream_id, key)
-            if found is not None and not found.expired(sql.key_cutoff(now, self._idempotency_ttl)):
-                fingerprint, events = asked.fingerprint, asked.events
-                return sql.replay(conn, POSTGRES, stream_id, key, found, fingerprint, events)
-            replaces = found is not None
+        replayed, replaces = sql.check_key(conn, POSTGRES, asked, now, self._idempotency_ttl)
+        if replayed is not None:
+            return replayed
         current, head = (0, GENESIS) if row is None else (int(row[0]), str(row[1]))
         sql.check_version(stream_id, asked.expected, current)
         stored = seal(stream_id, asked.events, current, head, iso_timestamp(now))

@@ -508,6 +508,21 @@ def earlier(
     return replay(conn, dialect, stream_id, key, found, fingerprint, events)
 
 
+def check_key(
+    conn: Any, dialect: Dialect, asked: Append, now: datetime, ttl: float
+) -> tuple[AppendResult | None, bool]:
+    """An append's idempotency key, looked up in its transaction: the first result when the
+    key is live (see ``replay``: ``IdempotencyKeyReused`` for another request); else None and
+    whether the key has an expired row, which this append's row then replaces."""
+    if asked.key is None:
+        return None, False
+    found = stored_key(conn, dialect, asked.stream_id, asked.key)
+    if found is None or found.expired(key_cutoff(now, ttl)):
+        return None, found is not None
+    key, fingerprint, events = asked.key, asked.fingerprint, asked.events
+    return replay(conn, dialect, asked.stream_id, key, found, fingerprint, events), True
+
+
 def key_row(stored: Sequence[StoredEvent], key: str, fingerprint: str) -> tuple[Any, ...]:
     """The idempotency row of a key that appended stored: its versions, fingerprint and time."""
     first, last = stored[0], stored[-1]
