@@ -44,6 +44,14 @@ class Backend(Protocol):
         """The names of a table's indexes."""
         ...
 
+    def recorded_versions(self) -> list[Any]:
+        """What records the schema version: SQLite's user_version, PostgreSQL's rows."""
+        ...
+
+    def record_version(self, version: int) -> None:
+        """Record a schema version behind the store's back."""
+        ...
+
 
 def store_options(clock: Clock | None, idempotency_ttl: float | None) -> dict[str, Any]:
     """A store's keyword arguments: those given, the defaults for the others."""
@@ -79,6 +87,18 @@ class SqliteBackend:
             return {row[0] for row in conn.execute(query, [table])}
         finally:
             conn.close()
+
+    def recorded_versions(self) -> list[Any]:
+        conn = sqlite3.connect(self.path)
+        try:
+            return [conn.execute("PRAGMA user_version").fetchone()[0]]
+        finally:
+            conn.close()
+
+    def record_version(self, version: int) -> None:
+        conn = sqlite3.connect(self.path)
+        conn.execute(f"PRAGMA user_version = {version}")
+        conn.close()
 
     def tamper(self, stream_id: str, version: int, column: str, value: Any) -> None:
         """Run a raw UPDATE on a separate connection."""
@@ -120,6 +140,18 @@ class PostgresBackend:
 
         with psycopg.connect(self.url, autocommit=True) as conn:
             return {str(row[0]) for row in conn.execute(query, [table]).fetchall()}
+
+    def recorded_versions(self) -> list[Any]:
+        import psycopg
+
+        with psycopg.connect(self.url, autocommit=True) as conn:
+            return [row[0] for row in conn.execute("SELECT version FROM schema_version ORDER BY 1")]
+
+    def record_version(self, version: int) -> None:
+        import psycopg
+
+        with psycopg.connect(self.url, autocommit=True) as conn:
+            conn.execute("INSERT INTO schema_version VALUES (%s, %s)", [version, "later"])
 
     def tamper(self, stream_id: str, version: int, column: str, value: Any) -> None:
         """Run a raw UPDATE on a separate connection (``by`` is stored as JSON)."""

@@ -4,7 +4,6 @@ backend passes these."""
 from __future__ import annotations
 
 import asyncio
-import sqlite3
 from typing import Any
 
 import pytest
@@ -185,20 +184,6 @@ def old_streams(store: EventStore, count: int) -> list[OldStream]:
     return [OldStream({"n": n}, {"secret": n}, store.read(f"old{n}")) for n in range(count)]
 
 
-def recorded_versions(backend: Backend) -> list[Any]:
-    """What records the version: SQLite's user_version, PostgreSQL's rows."""
-    if isinstance(backend, SqliteBackend):
-        conn = sqlite3.connect(backend.path)
-        try:
-            return [conn.execute("PRAGMA user_version").fetchone()[0]]
-        finally:
-            conn.close()
-    import psycopg
-
-    with psycopg.connect(backend.url, autocommit=True) as conn:  # type: ignore[attr-defined]
-        return [row[0] for row in conn.execute("SELECT version FROM schema_version ORDER BY 1")]
-
-
 def test_a_database_of_the_previous_schema_migrates_once_on_opening(
     backend: Backend, tmp_path: Any
 ) -> None:
@@ -212,7 +197,7 @@ def test_a_database_of_the_previous_schema_migrates_once_on_opening(
     assert store.schema_version() == SCHEMA_VERSION
     each = isinstance(backend, SqliteBackend)  # SQLite keeps the last; PostgreSQL a row each
     applied = [SCHEMA_VERSION] if each else list(range(1, SCHEMA_VERSION + 1))
-    assert recorded_versions(backend) == applied
+    assert backend.recorded_versions() == applied
     assert {"kind", "status", "created_at", "updated_at", "tags", "document"} <= backend.columns(
         "summaries"
     )
@@ -223,21 +208,11 @@ def test_a_database_of_the_previous_schema_migrates_once_on_opening(
     again = backend.open()  # nothing left to migrate: the summary written stays
     assert again.schema_version() == SCHEMA_VERSION
     assert ids(again.summaries(SummaryQuery())) == ["old1"]
-    assert recorded_versions(backend) == applied
+    assert backend.recorded_versions() == applied
 
 
 def test_a_database_of_a_later_schema_is_refused(backend: Backend) -> None:
     backend.open().close()
-    if isinstance(backend, SqliteBackend):
-        conn = sqlite3.connect(backend.path)
-        conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
-        conn.close()
-    else:
-        import psycopg
-
-        with psycopg.connect(backend.url, autocommit=True) as conn:  # type: ignore[attr-defined]
-            conn.execute(
-                "INSERT INTO schema_version VALUES (%s, %s)", [SCHEMA_VERSION + 1, "later"]
-            )
+    backend.record_version(SCHEMA_VERSION + 1)
     with pytest.raises(StoreError, match="newer Tabula"):
         backend.open()
