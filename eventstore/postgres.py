@@ -266,17 +266,13 @@ class PostgresEventStore(SqlStore):
 
     def _append(self, conn: psycopg.Connection[Any], asked: sql.Append) -> AppendResult:
         """One append inside its transaction: lock the stream, idempotency, version, insert."""
-        stream_id, key = asked.stream_id, asked.key
+        stream_id = asked.stream_id
         query = "SELECT version, head_hash FROM streams WHERE stream_id = %s FOR UPDATE"
         row = conn.execute(query, [stream_id]).fetchone()
         now = self._clock()  # after the lock, so the times of a stream's events never go back
-        replaces = False  # whether the key's row has expired and this append takes it over
-        if key is not None:
-            found = sql.stored_key(conn, POSTGRES, stream_id, key)
-            if found is not None and not found.expired(sql.key_cutoff(now, self._idempotency_ttl)):
-                fingerprint, events = asked.fingerprint, asked.events
-                return sql.replay(conn, POSTGRES, stream_id, key, found, fingerprint, events)
-            replaces = found is not None
+        replayed, replaces = sql.check_key(conn, POSTGRES, asked, now, self._idempotency_ttl)
+        if replayed is not None:
+            return replayed
         current, head = (0, GENESIS) if row is None else (int(row[0]), str(row[1]))
         sql.check_version(stream_id, asked.expected, current)
         stored = seal(stream_id, asked.events, current, head, iso_timestamp(now))
@@ -328,7 +324,7 @@ class PostgresEventStore(SqlStore):
     def drop_summaries(self) -> None:
         """Delete every summary (derived data: the caller rebuilds them from the logs)."""
         with _translated("cannot drop summaries"):
-            self._transaction(drop_summaries)
+            self._transaction(sql.drop_summaries)
 
     def drop_snapshots(self, stream_id: str | None = None) -> None:
         """Delete the snapshots of one stream, or of every stream (they can be rebuilt)."""
@@ -499,12 +495,6 @@ def _write(
             statement = REPLACE_KEY if replaces else INSERT_KEY
             conn.execute(statement, sql.key_row(stored, asked.key, asked.fingerprint))
         conn.execute("SELECT pg_notify(%s, %s)", [CHANNEL, _payload(last)])
-
-
-def drop_summaries(conn: psycopg.Connection[Any]) -> None:
-    """Delete every summary and tag row."""
-    conn.execute("DELETE FROM summary_tags")
-    conn.execute("DELETE FROM summaries")
 
 
 def _payload(event: StoredEvent) -> str:

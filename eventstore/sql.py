@@ -392,10 +392,19 @@ def write_summary(
         conn.execute(insert_tag, [key, value, stream_id])
 
 
-SELECT_SUMMARIES = (
-    "SELECT s.stream_id, st.version, s.created_at, s.updated_at, s.kind, s.status, s.tags,"
-    " s.document FROM"
-)
+def drop_summaries(conn: Any) -> None:
+    """Delete every summary and tag row."""
+    conn.execute("DELETE FROM summary_tags")
+    conn.execute("DELETE FROM summaries")
+
+
+def select_summaries(source: str) -> str:
+    """The rows ``summarised`` reads, from ``source`` (where the summaries are ``s``) joined
+    to their streams for the version."""
+    return (
+        "SELECT s.stream_id, st.version, s.created_at, s.updated_at, s.kind, s.status, s.tags,"
+        f" s.document FROM {source} JOIN streams st ON st.stream_id = s.stream_id"
+    )
 
 
 def summary_select(query: SummaryQuery) -> tuple[str, list[Any]]:
@@ -425,14 +434,14 @@ def summary_select(query: SummaryQuery) -> tuple[str, list[Any]]:
         params += list(query.after)
     condition = f" WHERE {' AND '.join(where)}" if where else ""
     text = (
-        f"{SELECT_SUMMARIES} {source} JOIN streams st ON st.stream_id = s.stream_id{condition}"
+        f"{select_summaries(source)}{condition}"
         f" ORDER BY {order}.created_at, {order}.stream_id LIMIT ?"
     )
     return text, [*params, query.limit]
 
 
 def summarised(dialect: Dialect, row: Sequence[Any]) -> Summarised:
-    """Turn a row of ``SELECT_SUMMARIES`` into a stored summary."""
+    """Turn a row of ``select_summaries`` into a stored summary."""
     stream_id, version, created_at, updated_at, kind, status, tags, document = row
     summary = Summary(str(kind), str(status), dialect.decode(tags), dialect.decode(document))
     return Summarised(str(stream_id), int(version), str(created_at), str(updated_at), summary)
@@ -500,6 +509,21 @@ def earlier(
     if found is None or found.expired(cutoff):
         return None
     return replay(conn, dialect, stream_id, key, found, fingerprint, events)
+
+
+def check_key(
+    conn: Any, dialect: Dialect, asked: Append, now: datetime, ttl: float
+) -> tuple[AppendResult | None, bool]:
+    """An append's idempotency key, looked up in its transaction: the first result when the
+    key is live (see ``replay``: ``IdempotencyKeyReused`` for another request); else None and
+    whether the key has an expired row, which this append's row then replaces."""
+    if asked.key is None:
+        return None, False
+    found = stored_key(conn, dialect, asked.stream_id, asked.key)
+    if found is None or found.expired(key_cutoff(now, ttl)):
+        return None, found is not None
+    key, fingerprint, events = asked.key, asked.fingerprint, asked.events
+    return replay(conn, dialect, asked.stream_id, key, found, fingerprint, events), True
 
 
 def key_row(stored: Sequence[StoredEvent], key: str, fingerprint: str) -> tuple[Any, ...]:
@@ -612,10 +636,7 @@ class SqlStore:
 
     def summary(self, stream_id: str) -> Summarised | None:
         """Return one stream's stored summary, or None (no stream, or no summary)."""
-        sql = (
-            f"{SELECT_SUMMARIES} summaries s JOIN streams st ON st.stream_id = s.stream_id"
-            " WHERE s.stream_id = ?"
-        )
+        sql = f"{select_summaries('summaries s')} WHERE s.stream_id = ?"
         row = self._one(f"cannot read the summary of stream {stream_id!r}", sql, [stream_id])
         return None if row is None else summarised(self.dialect, row)
 

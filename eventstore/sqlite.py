@@ -368,15 +368,11 @@ class SqliteEventStore(SqlStore):
 
     def _append(self, conn: sqlite3.Connection, asked: sql.Append) -> AppendResult:
         """One append inside the batch's transaction: idempotency, version check, insert."""
-        stream_id, expected, key = asked.stream_id, asked.expected, asked.key
+        stream_id, expected = asked.stream_id, asked.expected
         now = self._clock()
-        replaces = False  # whether the key's row has expired and this append takes it over
-        if key is not None:
-            found = sql.stored_key(conn, SQLITE, stream_id, key)
-            if found is not None and not found.expired(sql.key_cutoff(now, self._idempotency_ttl)):
-                fingerprint, events = asked.fingerprint, asked.events
-                return sql.replay(conn, SQLITE, stream_id, key, found, fingerprint, events)
-            replaces = found is not None
+        replayed, replaces = sql.check_key(conn, SQLITE, asked, now, self._idempotency_ttl)
+        if replayed is not None:
+            return replayed
         head = self._heads.get(stream_id)
         if head is None or head[0] != expected:
             current = sql.stream_version(conn, SQLITE, stream_id)
@@ -415,12 +411,7 @@ class SqliteEventStore(SqlStore):
 
     def drop_summaries(self) -> None:
         """Delete every summary (derived data: the caller rebuilds them from the logs)."""
-
-        def work(conn: sqlite3.Connection) -> None:
-            conn.execute("DELETE FROM summary_tags")
-            conn.execute("DELETE FROM summaries")
-
-        self._submit("cannot drop summaries", work)
+        self._submit("cannot drop summaries", sql.drop_summaries)
 
     def drop_snapshots(self, stream_id: str | None = None) -> None:
         """Delete the snapshots of one stream, or of every stream (they can be rebuilt)."""

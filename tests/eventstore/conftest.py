@@ -12,86 +12,12 @@ from typing import Any, Protocol
 
 import pytest
 
-from eventstore import EventStore, SqliteEventStore, StoredEvent
-from eventstore.sql import POSTGRES, SQLITE, Dialect, event_row
+from eventstore import EventStore, SqliteEventStore
+from eventstore.sql import POSTGRES, SQLITE
 from tests.postgres import postgres_schema
+from tests.previous_schema import OldSchema, OldStream, write_postgres, write_sqlite
 
 Clock = Callable[[], datetime]
-
-SQLITE_FIRST_SCHEMA = (
-    """CREATE TABLE "streams" (
-       "stream_id" TEXT PRIMARY KEY,
-       "version" INTEGER NOT NULL,
-       "created_at" TEXT NOT NULL,
-       "meta" TEXT NOT NULL,
-       "private" TEXT,
-       "last_type" TEXT NOT NULL
-    ) STRICT""",
-    """CREATE TABLE "events" (
-       "stream_id" TEXT NOT NULL,
-       "version" INTEGER NOT NULL,
-       "type" TEXT NOT NULL,
-       "data" TEXT NOT NULL,
-       "by" ANY NOT NULL,
-       "at" TEXT NOT NULL,
-       "prev_hash" TEXT NOT NULL,
-       "hash" TEXT NOT NULL,
-       PRIMARY KEY ("stream_id", "version")
-    ) STRICT""",
-    """CREATE TABLE "snapshots" (
-       "stream_id" TEXT NOT NULL,
-       "version" INTEGER NOT NULL,
-       "data" BLOB NOT NULL,
-       PRIMARY KEY ("stream_id", "version")
-    ) STRICT""",
-    """CREATE TABLE "idempotency" (
-       "stream_id" TEXT NOT NULL,
-       "key" TEXT NOT NULL,
-       "first_version" INTEGER NOT NULL,
-       "last_version" INTEGER NOT NULL,
-       PRIMARY KEY ("stream_id", "key")
-    ) STRICT""",
-)
-"""The tables as the SQLite store created them before keys had fingerprints and times and
-streams had deadlines (what sqlite_master held)."""
-
-POSTGRES_FIRST_SCHEMA = (
-    """CREATE TABLE streams (
-        seq bigint GENERATED ALWAYS AS IDENTITY,
-        stream_id text PRIMARY KEY,
-        version integer NOT NULL,
-        created_at text NOT NULL,
-        meta json NOT NULL,
-        private json,
-        last_type text NOT NULL,
-        head_hash text NOT NULL
-    )""",
-    """CREATE TABLE events (
-        stream_id text NOT NULL,
-        version integer NOT NULL,
-        type text NOT NULL,
-        data json NOT NULL,
-        by json NOT NULL,
-        at text NOT NULL,
-        prev_hash text NOT NULL,
-        hash text NOT NULL,
-        PRIMARY KEY (stream_id, version)
-    )""",
-    """CREATE TABLE snapshots (
-        stream_id text NOT NULL,
-        version integer NOT NULL,
-        data bytea NOT NULL,
-        PRIMARY KEY (stream_id, version)
-    )""",
-    """CREATE TABLE idempotency (
-        stream_id text NOT NULL,
-        key text NOT NULL,
-        first_version integer NOT NULL,
-        last_version integer NOT NULL,
-        PRIMARY KEY (stream_id, key)
-    )""",
-)
-"""The PostgreSQL store's tables before the same change."""
 
 
 class Backend(Protocol):
@@ -105,9 +31,9 @@ class Backend(Protocol):
         """Overwrite one column of one stored event behind the store's back."""
         ...
 
-    def make_first_schema(self, stored: Sequence[StoredEvent], key: str) -> None:
-        """Create the tables of the first schema, holding one stream of stored events, the
-        whole of it appended with key (before any store opens the database)."""
+    def make_old(self, schema: OldSchema, streams: Sequence[OldStream]) -> None:
+        """Create the tables of an earlier schema holding streams (before any store opens
+        the database)."""
         ...
 
     def columns(self, table: str) -> set[str]:
@@ -118,21 +44,19 @@ class Backend(Protocol):
         """The names of a table's indexes."""
         ...
 
+    def recorded_versions(self) -> list[Any]:
+        """What records the schema version: SQLite's user_version, PostgreSQL's rows."""
+        ...
+
+    def record_version(self, version: int) -> None:
+        """Record a schema version behind the store's back."""
+        ...
+
 
 def store_options(clock: Clock | None, idempotency_ttl: float | None) -> dict[str, Any]:
     """A store's keyword arguments: those given, the defaults for the others."""
     given = {"clock": clock, "idempotency_ttl": idempotency_ttl}
     return {name: value for name, value in given.items() if value is not None}
-
-
-def first_schema_rows(
-    dialect: Dialect, stored: Sequence[StoredEvent], key: str
-) -> tuple[tuple[Any, ...], list[tuple[Any, ...]], tuple[Any, ...]]:
-    """The rows the first schema held for a stream: streams (without head_hash), events, key."""
-    first, last = stored[0], stored[-1]
-    stream = (last.stream_id, last.version, first.at, "{}", None, last.type)
-    key_row = (last.stream_id, key, first.version, last.version)
-    return stream, [event_row(dialect, event) for event in stored], key_row
 
 
 @dataclass
@@ -148,17 +72,8 @@ class SqliteBackend:
         self.opened.append(store)
         return store
 
-    def make_first_schema(self, stored: Sequence[StoredEvent], key: str) -> None:
-        """Run the first schema's CREATE statements and insert its rows on a raw connection."""
-        stream, events, key_row = first_schema_rows(SQLITE, stored, key)
-        conn = sqlite3.connect(self.path)
-        with conn:
-            for statement in SQLITE_FIRST_SCHEMA:
-                conn.execute(statement)
-            conn.execute("INSERT INTO streams VALUES (?, ?, ?, ?, ?, ?)", stream)
-            conn.executemany("INSERT INTO events VALUES (?, ?, ?, ?, ?, ?, ?, ?)", events)
-            conn.execute("INSERT INTO idempotency VALUES (?, ?, ?, ?)", key_row)
-        conn.close()
+    def make_old(self, schema: OldSchema, streams: Sequence[OldStream]) -> None:
+        write_sqlite(self.path, streams, schema.sqlite)
 
     def columns(self, table: str) -> set[str]:
         return self._names(SQLITE.columns, table)
@@ -172,6 +87,18 @@ class SqliteBackend:
             return {row[0] for row in conn.execute(query, [table])}
         finally:
             conn.close()
+
+    def recorded_versions(self) -> list[Any]:
+        conn = sqlite3.connect(self.path)
+        try:
+            return [conn.execute("PRAGMA user_version").fetchone()[0]]
+        finally:
+            conn.close()
+
+    def record_version(self, version: int) -> None:
+        conn = sqlite3.connect(self.path)
+        conn.execute(f"PRAGMA user_version = {version}")
+        conn.close()
 
     def tamper(self, stream_id: str, version: int, column: str, value: Any) -> None:
         """Run a raw UPDATE on a separate connection."""
@@ -199,23 +126,8 @@ class PostgresBackend:
         self.opened.append(store)
         return store
 
-    def make_first_schema(self, stored: Sequence[StoredEvent], key: str) -> None:
-        """Run the first schema's CREATE statements and insert its rows on a raw connection."""
-        import psycopg
-
-        stream, events, key_row = first_schema_rows(POSTGRES, stored, key)
-        with psycopg.connect(self.url) as conn:
-            for statement in POSTGRES_FIRST_SCHEMA:
-                conn.execute(statement)
-            conn.execute(
-                "INSERT INTO streams (stream_id, version, created_at, meta, private, last_type,"
-                " head_hash) VALUES (%s, %s, %s, %s, %s, %s, %s)",
-                (*stream, stored[-1].hash),
-            )
-            conn.cursor().executemany(
-                "INSERT INTO events VALUES (%s, %s, %s, %s, %s, %s, %s, %s)", events
-            )
-            conn.execute("INSERT INTO idempotency VALUES (%s, %s, %s, %s)", key_row)
+    def make_old(self, schema: OldSchema, streams: Sequence[OldStream]) -> None:
+        write_postgres(self.url, streams, schema.postgres)
 
     def columns(self, table: str) -> set[str]:
         return self._names(POSTGRES.columns, table)
@@ -228,6 +140,18 @@ class PostgresBackend:
 
         with psycopg.connect(self.url, autocommit=True) as conn:
             return {str(row[0]) for row in conn.execute(query, [table]).fetchall()}
+
+    def recorded_versions(self) -> list[Any]:
+        import psycopg
+
+        with psycopg.connect(self.url, autocommit=True) as conn:
+            return [row[0] for row in conn.execute("SELECT version FROM schema_version ORDER BY 1")]
+
+    def record_version(self, version: int) -> None:
+        import psycopg
+
+        with psycopg.connect(self.url, autocommit=True) as conn:
+            conn.execute("INSERT INTO schema_version VALUES (%s, %s)", [version, "later"])
 
     def tamper(self, stream_id: str, version: int, column: str, value: Any) -> None:
         """Run a raw UPDATE on a separate connection (``by`` is stored as JSON)."""

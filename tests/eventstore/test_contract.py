@@ -30,6 +30,7 @@ from eventstore import (
     verify_chain,
 )
 from eventstore.hashing import seal
+from tests.previous_schema import FIRST, OldStream
 
 from .conftest import Backend, ManualClock, ticking_clock
 
@@ -961,7 +962,7 @@ def test_a_database_of_the_first_schema_opens_and_gains_the_new_columns(
     backend: Backend,
 ) -> None:
     made = seal("old", events("Created", "Moved"), 0, GENESIS, "2025-01-31T12:00:00.000000Z")
-    backend.make_first_schema(made, "old-key")
+    backend.make_old(FIRST, [OldStream({}, None, made, "old-key")])
     assert "deadline" not in backend.columns("streams")
     clock = ManualClock()
     store = backend.open(clock)

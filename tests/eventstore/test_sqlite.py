@@ -10,8 +10,7 @@ import pytest
 
 from eventstore import NewEvent, SqliteEventStore, StoreError, VersionConflict, verify_chain
 from eventstore.sql import SELECT_DUE
-
-from .conftest import SQLITE_FIRST_SCHEMA
+from tests.previous_schema import SQLITE_FIRST_SCHEMA
 
 EVENT = NewEvent("GameCreated", {"ruleset": "sorry"}, "server")
 

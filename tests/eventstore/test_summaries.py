@@ -4,7 +4,6 @@ backend passes these."""
 from __future__ import annotations
 
 import asyncio
-import sqlite3
 from typing import Any
 
 import pytest
@@ -19,7 +18,7 @@ from eventstore import (
     VersionConflict,
 )
 from eventstore.sql import SCHEMA_VERSION
-from tests.previous_schema import OldStream, write_postgres, write_sqlite
+from tests.previous_schema import PREVIOUS, OldStream
 
 from .conftest import Backend, SqliteBackend
 
@@ -178,32 +177,11 @@ def test_a_new_database_is_at_the_schema_version(store: EventStore) -> None:
     assert store.schema_version() == SCHEMA_VERSION >= 1
 
 
-def write_previous(backend: Backend, streams: list[OldStream]) -> None:
-    if isinstance(backend, SqliteBackend):
-        write_sqlite(backend.path, streams)
-    else:
-        write_postgres(backend.url, streams)  # type: ignore[attr-defined]
-
-
 def old_streams(store: EventStore, count: int) -> list[OldStream]:
     """Streams appended to a store and read back, for a database of the previous schema."""
     for n in range(count):
         store.append(f"old{n}", [NewEvent("Created", {"n": n}, "referee"), *one()], 0)
     return [OldStream({"n": n}, {"secret": n}, store.read(f"old{n}")) for n in range(count)]
-
-
-def recorded_versions(backend: Backend) -> list[Any]:
-    """What records the version: SQLite's user_version, PostgreSQL's rows."""
-    if isinstance(backend, SqliteBackend):
-        conn = sqlite3.connect(backend.path)
-        try:
-            return [conn.execute("PRAGMA user_version").fetchone()[0]]
-        finally:
-            conn.close()
-    import psycopg
-
-    with psycopg.connect(backend.url, autocommit=True) as conn:  # type: ignore[attr-defined]
-        return [row[0] for row in conn.execute("SELECT version FROM schema_version ORDER BY 1")]
 
 
 def test_a_database_of_the_previous_schema_migrates_once_on_opening(
@@ -214,12 +192,12 @@ def test_a_database_of_the_previous_schema_migrates_once_on_opening(
     scratch = SqliteEventStore(tmp_path / "scratch.db")
     streams = old_streams(scratch, 3)
     scratch.close()
-    write_previous(backend, streams)
+    backend.make_old(PREVIOUS, streams)
     store = backend.open()
     assert store.schema_version() == SCHEMA_VERSION
     each = isinstance(backend, SqliteBackend)  # SQLite keeps the last; PostgreSQL a row each
     applied = [SCHEMA_VERSION] if each else list(range(1, SCHEMA_VERSION + 1))
-    assert recorded_versions(backend) == applied
+    assert backend.recorded_versions() == applied
     assert {"kind", "status", "created_at", "updated_at", "tags", "document"} <= backend.columns(
         "summaries"
     )
@@ -230,21 +208,11 @@ def test_a_database_of_the_previous_schema_migrates_once_on_opening(
     again = backend.open()  # nothing left to migrate: the summary written stays
     assert again.schema_version() == SCHEMA_VERSION
     assert ids(again.summaries(SummaryQuery())) == ["old1"]
-    assert recorded_versions(backend) == applied
+    assert backend.recorded_versions() == applied
 
 
 def test_a_database_of_a_later_schema_is_refused(backend: Backend) -> None:
     backend.open().close()
-    if isinstance(backend, SqliteBackend):
-        conn = sqlite3.connect(backend.path)
-        conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
-        conn.close()
-    else:
-        import psycopg
-
-        with psycopg.connect(backend.url, autocommit=True) as conn:  # type: ignore[attr-defined]
-            conn.execute(
-                "INSERT INTO schema_version VALUES (%s, %s)", [SCHEMA_VERSION + 1, "later"]
-            )
+    backend.record_version(SCHEMA_VERSION + 1)
     with pytest.raises(StoreError, match="newer Tabula"):
         backend.open()
