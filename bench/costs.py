@@ -22,8 +22,6 @@ if Path(sys.path[0]).resolve() == ROOT / "bench":
     sys.path[0] = str(ROOT)  # as a script, this folder would shadow the project's packages
 
 import argparse  # noqa: E402
-import os  # noqa: E402
-import subprocess  # noqa: E402
 import tempfile  # noqa: E402
 import threading  # noqa: E402
 import time  # noqa: E402
@@ -34,7 +32,7 @@ from typing import TypeVar  # noqa: E402
 
 import httpx  # noqa: E402
 
-from bench.harness import cpu_seconds, free_port, rss_kib, wait_until_up  # noqa: E402
+from bench.harness import cpu_seconds, rss_kib, service_process  # noqa: E402
 from tests.big_record import big_record_bytes  # noqa: E402
 
 JSON = {"Content-Type": "application/json"}
@@ -127,20 +125,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--root", type=Path, default=ROOT, help="the tree whose server runs")
     args = parser.parse_args(argv)
     record = big_record_bytes(args.events)
-    with tempfile.TemporaryDirectory() as folder:
-        port = free_port()
-        env = os.environ | {"TABULA_LOG_LEVEL": "warning", "TABULA_DATABASE_URL": ""}
-        env["PYTHONPATH"] = str(args.root)
-        command = [sys.executable, "-m", "service", "--port", str(port)]
-        command += ["--database", str(Path(folder) / "costs.db")]
-        process = subprocess.Popen(command, cwd=args.root, env=env)
-        url = f"http://127.0.0.1:{port}"
-        try:
-            wait_until_up(url, process)
-            measure(url, process.pid, record)
-        finally:
-            process.terminate()
-            process.wait(timeout=30)
+    env = {"TABULA_LOG_LEVEL": "warning", "TABULA_DATABASE_URL": "", "PYTHONPATH": str(args.root)}
+    with (
+        tempfile.TemporaryDirectory() as folder,
+        service_process(Path(folder) / "costs.db", env, root=args.root) as (url, process),
+    ):
+        measure(url, process.pid, record)
     return 0
 
 
