@@ -39,14 +39,6 @@ JSON = {"Content-Type": "application/json"}
 T = TypeVar("T")
 
 
-def peak_kib(pid: int) -> int:
-    """The server's peak RSS so far (VmHWM), KiB."""
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmHWM:"):
-            return int(line.split()[1])
-    raise RuntimeError(f"no VmHWM for pid {pid}")
-
-
 def post_import(url: str, record: bytes) -> str:
     """One import: its status, or ``closed`` when the server closed the connection first."""
     try:
@@ -64,7 +56,7 @@ def timed(pid: int, what: str, call: Callable[[], T]) -> T:
     wall = time.perf_counter() - began
     print(
         f"{what:<34} {wall:6.2f} s, server CPU {cpu_seconds(pid) - cpu:5.2f} s, "
-        f"RSS {rss_kib(pid) / 1024:4.0f} MiB (peak {peak_kib(pid) / 1024:,.0f})"
+        f"RSS {rss_kib(pid) / 1024:4.0f} MiB (peak {rss_kib(pid, 'VmHWM') / 1024:,.0f})"
     )
     return result
 

@@ -118,12 +118,13 @@ def wait_until_up(
     raise RuntimeError(f"the server at {url} did not come up")
 
 
-def rss_kib(pid: int) -> int:
-    """The resident set size of a process, in KiB (Linux /proc)."""
+def rss_kib(pid: int, field: str = "VmRSS") -> int:
+    """The resident set size of a process, in KiB (Linux /proc); ``field="VmHWM"``: its
+    peak so far."""
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
+        if line.startswith(f"{field}:"):
             return int(line.split()[1])
-    raise RuntimeError(f"no VmRSS for pid {pid}")
+    raise RuntimeError(f"no {field} for pid {pid}")
 
 
 def cpu_seconds(pid: int) -> float:
