@@ -442,8 +442,7 @@ def heavy_json(target: Target, stop: threading.Event) -> Seen:
     return json_flood(target, stop, b'{"ruleset": "race35", "seats": [' + chains + b"]}")
 
 
-# Each attack, in the order printed. Other attacks (stream slots, idle streams, deep JSON,
-# imports and audits, creation floods) go here too.
+# Each attack, in the order printed.
 ATTACKS: list[Attack] = [
     Attack("busy attacker CPU", burn),
     Attack("endless header", endless_header),
