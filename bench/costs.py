@@ -32,6 +32,7 @@ from typing import TypeVar  # noqa: E402
 
 import httpx  # noqa: E402
 
+from bench.abuse import Target, creation_flood  # noqa: E402
 from bench.harness import cpu_seconds, rss_kib, service_process  # noqa: E402
 from tests.big_record import big_record_bytes  # noqa: E402
 
@@ -85,30 +86,10 @@ def measure(url: str, pid: int, record: bytes) -> None:
         assert audit.json()["verification"]["valid"]
     export = timed(pid, "export", lambda: httpx.get(f"{url}/games/{game}/export", timeout=600))
     print(f"  -> {len(export.content) / 1e6:.1f} MB")
-    print(f"16 clients creating games for 5 s: {dict(creation_flood(url, 16, 5.0))}")
-
-
-def creation_flood(url: str, clients: int, seconds: float) -> Counter[int]:
-    """``clients`` threads creating race35 games for ``seconds``; the statuses."""
-    seen: Counter[int] = Counter()
-    lock, stop = threading.Lock(), threading.Event()
-    body = {"ruleset": "race35", "seats": [{}, {}]}
-
-    def client() -> None:
-        with httpx.Client(timeout=30) as http:
-            while not stop.is_set():
-                status = http.post(f"{url}/games", json=body).status_code
-                with lock:
-                    seen[status] += 1
-
-    threads = [threading.Thread(target=client) for _ in range(clients)]
-    for thread in threads:
-        thread.start()
-    time.sleep(seconds)
-    stop.set()
-    for thread in threads:
-        thread.join()
-    return seen
+    stop = threading.Event()
+    threading.Timer(5.0, stop.set).start()
+    flood = creation_flood(Target(url, pid), stop)  # bench/abuse.py's: 16 clients
+    print(f"16 clients creating games for 5 s: {dict(flood.outcomes())}")
 
 
 def main(argv: list[str] | None = None) -> int:
