@@ -31,11 +31,9 @@ import argparse  # noqa: E402
 import http.client  # noqa: E402
 import json  # noqa: E402
 import multiprocessing  # noqa: E402
-import os  # noqa: E402
 import socket  # noqa: E402
 import statistics  # noqa: E402
 import struct  # noqa: E402
-import subprocess  # noqa: E402
 import tempfile  # noqa: E402
 import threading  # noqa: E402
 import time  # noqa: E402
@@ -46,7 +44,7 @@ from dataclasses import dataclass, field  # noqa: E402
 from typing import Any  # noqa: E402
 from urllib.parse import urlsplit  # noqa: E402
 
-from bench.harness import cpu_seconds, free_port, rss_kib, wait_until_up  # noqa: E402
+from bench.harness import cpu_seconds, rss_kib, service_process  # noqa: E402
 
 HEALTH_TIMEOUT = 10.0
 LOCK = threading.Lock()  # an attack's threads record what they saw under it
@@ -444,8 +442,7 @@ def heavy_json(target: Target, stop: threading.Event) -> Seen:
     return json_flood(target, stop, b'{"ruleset": "race35", "seats": [' + chains + b"]}")
 
 
-# Each attack, in the order printed. Other attacks (stream slots, idle streams, deep JSON,
-# imports and audits, creation floods) go here too.
+# Each attack, in the order printed.
 ATTACKS: list[Attack] = [
     Attack("busy attacker CPU", burn),
     Attack("endless header", endless_header),
@@ -583,19 +580,10 @@ class Served:
 def serving(folder: Path) -> Iterator[Served]:
     """``python -m service`` on a free port over a fresh SQLite file in ``folder``, log level
     warning, its output in ``folder/server.log``."""
-    port, log = free_port(), folder / "server.log"
-    env = os.environ | {"TABULA_LOG_LEVEL": "warning", "TABULA_DATABASE_URL": ""}
-    command = [sys.executable, "-m", "service", "serve", "--port", str(port)]
-    command += ["--database", str(folder / "abuse.db")]
-    with log.open("wb") as output:
-        process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=output, stderr=output)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        wait_until_up(url, process)
+    log = folder / "server.log"
+    env = {"TABULA_LOG_LEVEL": "warning", "TABULA_DATABASE_URL": ""}
+    with service_process(folder / "abuse.db", env, log=log) as (url, process):
         yield Served(Target(url, process.pid), log)
-    finally:
-        process.terminate()
-        process.wait(timeout=30)
 
 
 def run(served: Served, attacks: list[Attack], seconds: float, quick: bool = False) -> bool:

@@ -22,8 +22,6 @@ if Path(sys.path[0]).resolve() == ROOT / "bench":
     sys.path[0] = str(ROOT)  # as a script, this folder would shadow the project's packages
 
 import argparse  # noqa: E402
-import os  # noqa: E402
-import subprocess  # noqa: E402
 import tempfile  # noqa: E402
 import threading  # noqa: E402
 import time  # noqa: E402
@@ -34,19 +32,12 @@ from typing import TypeVar  # noqa: E402
 
 import httpx  # noqa: E402
 
-from bench.harness import cpu_seconds, free_port, rss_kib, wait_until_up  # noqa: E402
+from bench.abuse import Target, creation_flood  # noqa: E402
+from bench.harness import cpu_seconds, rss_kib, service_process  # noqa: E402
 from tests.big_record import big_record_bytes  # noqa: E402
 
 JSON = {"Content-Type": "application/json"}
 T = TypeVar("T")
-
-
-def peak_kib(pid: int) -> int:
-    """The server's peak RSS so far (VmHWM), KiB."""
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmHWM:"):
-            return int(line.split()[1])
-    raise RuntimeError(f"no VmHWM for pid {pid}")
 
 
 def post_import(url: str, record: bytes) -> str:
@@ -66,7 +57,7 @@ def timed(pid: int, what: str, call: Callable[[], T]) -> T:
     wall = time.perf_counter() - began
     print(
         f"{what:<34} {wall:6.2f} s, server CPU {cpu_seconds(pid) - cpu:5.2f} s, "
-        f"RSS {rss_kib(pid) / 1024:4.0f} MiB (peak {peak_kib(pid) / 1024:,.0f})"
+        f"RSS {rss_kib(pid) / 1024:4.0f} MiB (peak {rss_kib(pid, 'VmHWM') / 1024:,.0f})"
     )
     return result
 
@@ -95,30 +86,10 @@ def measure(url: str, pid: int, record: bytes) -> None:
         assert audit.json()["verification"]["valid"]
     export = timed(pid, "export", lambda: httpx.get(f"{url}/games/{game}/export", timeout=600))
     print(f"  -> {len(export.content) / 1e6:.1f} MB")
-    print(f"16 clients creating games for 5 s: {dict(creation_flood(url, 16, 5.0))}")
-
-
-def creation_flood(url: str, clients: int, seconds: float) -> Counter[int]:
-    """``clients`` threads creating race35 games for ``seconds``; the statuses."""
-    seen: Counter[int] = Counter()
-    lock, stop = threading.Lock(), threading.Event()
-    body = {"ruleset": "race35", "seats": [{}, {}]}
-
-    def client() -> None:
-        with httpx.Client(timeout=30) as http:
-            while not stop.is_set():
-                status = http.post(f"{url}/games", json=body).status_code
-                with lock:
-                    seen[status] += 1
-
-    threads = [threading.Thread(target=client) for _ in range(clients)]
-    for thread in threads:
-        thread.start()
-    time.sleep(seconds)
-    stop.set()
-    for thread in threads:
-        thread.join()
-    return seen
+    stop = threading.Event()
+    threading.Timer(5.0, stop.set).start()
+    flood = creation_flood(Target(url, pid), stop)  # bench/abuse.py's: 16 clients
+    print(f"16 clients creating games for 5 s: {dict(flood.outcomes())}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -127,20 +98,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--root", type=Path, default=ROOT, help="the tree whose server runs")
     args = parser.parse_args(argv)
     record = big_record_bytes(args.events)
-    with tempfile.TemporaryDirectory() as folder:
-        port = free_port()
-        env = os.environ | {"TABULA_LOG_LEVEL": "warning", "TABULA_DATABASE_URL": ""}
-        env["PYTHONPATH"] = str(args.root)
-        command = [sys.executable, "-m", "service", "--port", str(port)]
-        command += ["--database", str(Path(folder) / "costs.db")]
-        process = subprocess.Popen(command, cwd=args.root, env=env)
-        url = f"http://127.0.0.1:{port}"
-        try:
-            wait_until_up(url, process)
-            measure(url, process.pid, record)
-        finally:
-            process.terminate()
-            process.wait(timeout=30)
+    env = {"TABULA_LOG_LEVEL": "warning", "TABULA_DATABASE_URL": "", "PYTHONPATH": str(args.root)}
+    with (
+        tempfile.TemporaryDirectory() as folder,
+        service_process(Path(folder) / "costs.db", env, root=args.root) as (url, process),
+    ):
+        measure(url, process.pid, record)
     return 0
 
 

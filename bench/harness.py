@@ -9,19 +9,21 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
-from contextlib import ExitStack, contextmanager
+from contextlib import ExitStack, contextmanager, nullcontext
 from pathlib import Path
 
 import httpx
 
 ROOT = Path(__file__).resolve().parent.parent
+HOST = "127.0.0.1"
 STARTUP_SECONDS = 20.0
+STOP_SECONDS = 30.0
 
 
 def free_port() -> int:
     """A TCP port nobody listens on now."""
     with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
+        sock.bind((HOST, 0))
         port: int = sock.getsockname()[1]
         return port
 
@@ -40,19 +42,47 @@ def server(
     if url is not None:
         yield url, 0
         return
-    port = free_port()
-    env = os.environ | {"TABULA_LOG_LEVEL": "warning", "TABULA_SYNCHRONOUS": synchronous}
-    env["TABULA_DATABASE_URL"] = database_url
-    env["TABULA_CREATE_RATE"] = "0"
-    command = [sys.executable, "-m", "service", "--port", str(port), "--database", str(database)]
-    process = subprocess.Popen(command, cwd=ROOT, env=env)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        wait_until_up(url, process)
+    env = {"TABULA_LOG_LEVEL": "warning", "TABULA_SYNCHRONOUS": synchronous}
+    env |= {"TABULA_DATABASE_URL": database_url, "TABULA_CREATE_RATE": "0"}
+    with service_process(database, env) as (url, process):
         yield url, process.pid
+
+
+@contextmanager
+def service_process(
+    database: Path,
+    env: dict[str, str],
+    *,
+    port: int | None = None,
+    root: Path = ROOT,
+    log: Path | None = None,
+    startup_seconds: float = STARTUP_SECONDS,
+) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """Run ``python -m service`` from ``root`` on loopback ``port`` (None: a free one) over
+    ``database``, ``env`` added to this process's environment, its output to ``log`` (None:
+    this process's); yield its URL and process once it answers /health. When the block ends,
+    stop it (SIGTERM, then SIGKILL if it has not exited within STOP_SECONDS).
+
+    The options come before any command, as in every version of the command line (another
+    checkout's server too: bench/costs.py ``--root``)."""
+    port = port or free_port()
+    command = [sys.executable, "-m", "service", "--host", HOST, "--port", str(port)]
+    command += ["--database", str(database)]
+    with log.open("wb") if log is not None else nullcontext() as output:
+        process = subprocess.Popen(
+            command, cwd=root, env=os.environ | env, stdout=output, stderr=output
+        )
+    url = f"http://{HOST}:{port}"
+    try:
+        wait_until_up(url, process, startup_seconds, log)
+        yield url, process
     finally:
         process.terminate()
-        process.wait(timeout=30)
+        try:
+            process.wait(timeout=STOP_SECONDS)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=STOP_SECONDS)
 
 
 @contextmanager
@@ -66,26 +96,35 @@ def servers(database_url: str, count: int) -> Iterator[tuple[list[str], list[int
         yield [url for url, _ in started], [pid for _, pid in started]
 
 
-def wait_until_up(url: str, process: subprocess.Popen[bytes]) -> None:
-    """Poll /health until the server answers (or give up)."""
-    deadline = time.monotonic() + STARTUP_SECONDS
+def wait_until_up(
+    url: str,
+    process: subprocess.Popen[bytes],
+    timeout: float = STARTUP_SECONDS,
+    log: Path | None = None,
+) -> None:
+    """Poll /health until the server answers (or give up after ``timeout`` seconds); if the
+    server exits first, the error holds its output (``log``, where it went)."""
+    deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if process.poll() is not None:
-            raise RuntimeError(f"the server exited with {process.returncode}")
+            output = f":\n{log.read_text(errors='replace')}" if log is not None else ""
+            raise RuntimeError(f"the server exited with {process.returncode}{output}")
         try:
             if httpx.get(f"{url}/health", timeout=1).status_code == 200:
                 return
         except httpx.TransportError:
-            time.sleep(0.05)
+            pass
+        time.sleep(0.05)
     raise RuntimeError(f"the server at {url} did not come up")
 
 
-def rss_kib(pid: int) -> int:
-    """The resident set size of a process, in KiB (Linux /proc)."""
+def rss_kib(pid: int, field: str = "VmRSS") -> int:
+    """The resident set size of a process, in KiB (Linux /proc); ``field="VmHWM"``: its
+    peak so far."""
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
+        if line.startswith(f"{field}:"):
             return int(line.split()[1])
-    raise RuntimeError(f"no VmRSS for pid {pid}")
+    raise RuntimeError(f"no {field} for pid {pid}")
 
 
 def cpu_seconds(pid: int) -> float:

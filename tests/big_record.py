@@ -20,6 +20,7 @@ from service.core import chance
 from service.core.commands import PlayMove, Undo
 from service.core.luck import Seeded
 from service.core.referee import Batch, judge, open_game
+from service.usecases.records import GameRecord, shown
 from service.usecases.repository import new_events
 
 AT = "2026-01-01T00:00:00.000000Z"
@@ -59,34 +60,23 @@ def big_game(events: int, seed: str = "big", players: int = 2) -> tuple[GameCrea
 
 
 def big_record(events: int, seed: str = "big", game_id: str = "big") -> dict[str, Any]:
-    """The export of ``big_game(events)`` as the service writes it (a JSON-ready dict)."""
+    """The export of ``big_game(events)`` as the service writes it (its ``GameRecord``, as a
+    JSON-ready dict)."""
     created, batch = big_game(events, seed)
     stored = seal(game_id, new_events(batch), 0, GENESIS, AT)
-    return {
-        "format": "tabula-game-record",
-        "format_version": 1,
-        "game_id": game_id,
-        "ruleset": created.ruleset,
-        "ruleset_version": RULESETS[created.ruleset].VERSION,
-        "options": created.options,
-        "seats": list(created.seats),
-        "chance": created.chance,
-        "seed_commitment": created.seed_commitment,
-        "seed": seed,
-        "events": [
-            {
-                "game_id": game_id,
-                "version": e.version,
-                "type": e.type,
-                "data": e.data,
-                "by": e.by,
-                "at": e.at,
-                "prev_hash": e.prev_hash,
-                "hash": e.hash,
-            }
-            for e in stored
-        ],
-    }
+    record = GameRecord(
+        game_id,
+        created.ruleset,
+        RULESETS[created.ruleset].VERSION,
+        dict(created.options),
+        list(created.seats),
+        created.chance,
+        created.seed_commitment,
+        [shown(e) for e in stored],
+        seed,
+    )
+    built: dict[str, Any] = msgspec.to_builtins(record)
+    return built
 
 
 def big_record_bytes(events: int, seed: str = "big") -> bytes:

@@ -1,5 +1,6 @@
-"""The hostile-client harness: the real server (``python -m service serve``) in a subprocess on
-loopback, as a deployment runs it, and the latency a well-behaved client sees meanwhile.
+"""The hostile-client harness: the real server (``python -m service``, started by
+bench/harness.py's ``service_process``) in a subprocess on loopback, as a deployment runs it,
+and the latency a well-behaved client sees meanwhile.
 
 Fixtures (their names are stable; other test files here use them):
 
@@ -14,11 +15,8 @@ Fixtures (their names are stable; other test files here use them):
 
 from __future__ import annotations
 
-import os
-import socket
 import statistics
 import subprocess
-import sys
 import time
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
@@ -28,17 +26,15 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.waiting import wait_until
+from bench.harness import HOST, cpu_seconds, free_port, rss_kib, service_process
 
-ROOT = Path(__file__).resolve().parents[2]
-HOST = "127.0.0.1"
 STARTUP_SECONDS = 30.0
 HEALTH_TIMEOUT = 10.0
 
 
 @dataclass
 class Server:
-    """One running ``python -m service serve`` process."""
+    """One running ``python -m service`` process."""
 
     url: str
     host: str
@@ -50,15 +46,11 @@ class Server:
 
     def rss_kib(self) -> int:
         """The server's resident set size, KiB (Linux /proc)."""
-        for line in Path(f"/proc/{self.pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
-        raise RuntimeError(f"no VmRSS for pid {self.pid}")
+        return rss_kib(self.pid)
 
     def cpu_seconds(self) -> float:
         """User plus system CPU seconds the server has used so far (Linux /proc)."""
-        fields = Path(f"/proc/{self.pid}/stat").read_text().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        return cpu_seconds(self.pid)
 
     def logs(self) -> str:
         """Everything the server wrote to stdout and stderr so far."""
@@ -68,51 +60,22 @@ class Server:
         return self.process.poll() is None
 
 
-def free_port() -> int:
-    """A loopback TCP port nobody listens on now."""
-    with socket.socket() as sock:
-        sock.bind((HOST, 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
 @contextmanager
 def running_server(
     folder: Path, env: dict[str, str] | None = None, port: int | None = None
 ) -> Iterator[Server]:
-    """Run ``python -m service serve`` on a free loopback port (or ``port``) over a SQLite
-    file in ``folder`` (``env`` adds ``TABULA_*`` settings); stop it when the block ends.
+    """Run ``python -m service`` on a free loopback port (or ``port``) over a SQLite file in
+    ``folder`` (``env`` adds ``TABULA_*`` settings); stop it when the block ends.
     The same ``folder`` and ``port`` again is the same server restarted: same file, address."""
     folder.mkdir(parents=True, exist_ok=True)
     port = port or free_port()
     database = folder / f"hostile-{port}.db"
     log_path = folder / f"server-{port}.log"
-    environ = os.environ | {"TABULA_DATABASE_URL": "", "TABULA_LOG_LEVEL": "info"} | (env or {})
-    command = [sys.executable, "-m", "service", "serve", "--host", HOST, "--port", str(port)]
-    command += ["--database", str(database)]
-    with log_path.open("wb") as log:
-        process = subprocess.Popen(command, cwd=ROOT, env=environ, stdout=log, stderr=log)
-    url = f"http://{HOST}:{port}"
-    server = Server(url, HOST, port, process.pid, process, log_path, database)
-
-    def up() -> bool:
-        if process.poll() is not None:
-            raise RuntimeError(f"the server exited with {process.returncode}:\n{server.logs()}")
-        try:
-            return httpx.get(f"{url}/health", timeout=1).status_code == 200
-        except httpx.TransportError:
-            return False
-
-    try:
-        wait_until(up, timeout=STARTUP_SECONDS, message=f"the server at {url} never answered")
-        yield server
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=10)
+    environ = {"TABULA_DATABASE_URL": "", "TABULA_LOG_LEVEL": "info"} | (env or {})
+    with service_process(
+        database, environ, port=port, log=log_path, startup_seconds=STARTUP_SECONDS
+    ) as (url, process):
+        yield Server(url, HOST, port, process.pid, process, log_path, database)
 
 
 def median_health_latency(url: str, seconds: float, timeout: float = HEALTH_TIMEOUT) -> float:
