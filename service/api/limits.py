@@ -165,15 +165,12 @@ class Slots:
 
     def acquire(self, what: str, retry_after: int) -> None:
         """Take a slot, or refuse with 429 ``rate-limited`` and Retry-After."""
-        with self._lock:
-            if self.busy >= self.limit:
-                raise refuse(
-                    "rate-limited",
-                    f"the server is busy with {self.limit} {what} at once; "
-                    f"retry in {retry_after} s",
-                    retry_after=retry_after,
-                )
-            self.busy += 1
+        if not self.try_acquire():
+            raise refuse(
+                "rate-limited",
+                f"the server is busy with {self.limit} {what} at once; retry in {retry_after} s",
+                retry_after=retry_after,
+            )
 
     def try_acquire(self) -> bool:
         """Take a slot if one is free; whether it was."""
