@@ -81,7 +81,10 @@ def create_app(settings: Settings | None = None, store: EventStore | None = None
     finish(app.openapi_schema, strict_structs(command_bodies, clocks))
     # Around the whole app, not as route middleware: a request to an unknown path is logged
     # and answered with an X-Request-ID and the security headers like every other, and its
-    # 404 counts against the client's refusals.
-    handler = logs.log_requests(headers.secure(slow_refusals(app.asgi_handler, limits)))
-    app.asgi_handler = metrics.timed(handler) if metrics else handler
+    # 404 counts against the client's refusals. The request logger times each request and
+    # tells the metrics, if any.
+    app.asgi_handler = logs.log_requests(
+        headers.secure(slow_refusals(app.asgi_handler, limits)),
+        metrics.observe if metrics else None,
+    )
     return app

@@ -30,6 +30,7 @@ import msgspec
 import structlog
 from uvicorn.protocols.http.httptools_impl import STATUS_LINE, HttpToolsProtocol
 
+from service.api.problems import PROBLEM_BASE
 from service.settings import Settings
 
 
@@ -47,7 +48,6 @@ class ProtocolLimits(msgspec.Struct, frozen=True):
         return cls(**{name: getattr(settings, name) for name in cls.__struct_fields__})
 
 
-PROBLEM_BASE = "https://tabula.dev/problems/"
 REFUSALS = {
     431: ("header-too-large", "Request header too large"),
     408: ("request-timeout", "Request took too long to arrive"),

@@ -166,11 +166,21 @@ def referenced(roots: list[Any], schemas: dict[str, Schema]) -> set[str]:
                 names.add(name)
                 pending.append(schemas[name])
         elif isinstance(node, Schema):
-            pending += list((node.properties or {}).values())
-            pending += [node.items, node.additional_properties]
-            pending += [*(node.one_of or []), *(node.any_of or []), *(node.all_of or [])]
-            pending += list(node.prefix_items or [])
+            pending += parts(node)
     return names
+
+
+def parts(schema: Schema) -> list[Any]:
+    """The schemas and references ``schema`` holds itself (not through a reference)."""
+    return [
+        *(schema.properties or {}).values(),
+        schema.items,
+        schema.additional_properties,
+        *(schema.one_of or []),
+        *(schema.any_of or []),
+        *(schema.all_of or []),
+        *(schema.prefix_items or []),
+    ]
 
 
 def describe_events(document: OpenAPI) -> None:
@@ -285,13 +295,7 @@ def schema_objects(document: OpenAPI) -> Iterator[Schema]:
             continue
         seen.add(id(node))
         yield node
-        roots += list((node.properties or {}).values())
-        roots += [
-            node.items,
-            node.additional_properties,
-            *(node.one_of or []),
-            *(node.any_of or []),
-        ]
+        roots += parts(node)
 
 
 def tag_union(schema: Schema, schemas: dict[str, Schema]) -> None:

@@ -11,7 +11,7 @@ from litestar.di import NamedDependency
 from litestar.handlers import BaseRouteHandler
 from litestar.params import FromPath, HeaderParameter
 
-from service.api.limits import Limits
+from service.api.limits import Limits, bearer_token
 from service.core.refusal import refuse
 from service.usecases.commands import Commands
 from service.usecases.queries import Queries
@@ -30,10 +30,10 @@ def bearer(connection: AnyConnection) -> str | None:
     header = connection.headers.get("authorization")
     if header is None:
         return None
-    scheme, _, token = header.partition(" ")
-    if scheme.lower() != "bearer" or not token.strip():
+    token = bearer_token(header)
+    if token is None:
         raise refuse("unauthorized", "the Authorization header must be 'Bearer <token>'")
-    return token.strip()
+    return token
 
 
 def limits_of(connection: AnyConnection) -> Limits:

@@ -165,15 +165,12 @@ class Slots:
 
     def acquire(self, what: str, retry_after: int) -> None:
         """Take a slot, or refuse with 429 ``rate-limited`` and Retry-After."""
-        with self._lock:
-            if self.busy >= self.limit:
-                raise refuse(
-                    "rate-limited",
-                    f"the server is busy with {self.limit} {what} at once; "
-                    f"retry in {retry_after} s",
-                    retry_after=retry_after,
-                )
-            self.busy += 1
+        if not self.try_acquire():
+            raise refuse(
+                "rate-limited",
+                f"the server is busy with {self.limit} {what} at once; retry in {retry_after} s",
+                retry_after=retry_after,
+            )
 
     def try_acquire(self) -> bool:
         """Take a slot if one is free; whether it was."""
@@ -267,7 +264,7 @@ def import_limits(app: ASGIApp) -> ASGIApp:
         request = Request[Any, Any, Any](scope)
         limits: Limits = request.app.state.limits
         largest = limits.settings.max_record_bytes
-        received, whole, started = 0, False, False
+        received, whole = 0, False
 
         async def counted() -> ReceiveMessage:
             nonlocal received, whole
@@ -280,11 +277,8 @@ def import_limits(app: ASGIApp) -> ASGIApp:
             return message
 
         async def closing(message: Message) -> None:
-            nonlocal started
-            if message["type"] == "http.response.start":
-                started = True
-                if not whole:
-                    message["headers"] = [*message["headers"], (b"connection", b"close")]
+            if message["type"] == "http.response.start" and not whole:
+                message["headers"] = [*message["headers"], (b"connection", b"close")]
             await send(message)
 
         try:
@@ -303,14 +297,8 @@ def import_limits(app: ASGIApp) -> ASGIApp:
                 scope, receive, closing
             )
             return
-        try:
+        try:  # a body over the size is refused by the body checks, which read it
             await app(scope, counted, closing)
-        except Refusal as refusal:  # over the size, met by the body checks before the route
-            if started:
-                raise
-            await problem_response(request, refusal).to_asgi_response(None, request)(
-                scope, receive, closing
-            )
         finally:
             limits.importing.release()
 

@@ -7,18 +7,20 @@ import logging
 import re
 import time
 import uuid
-from collections.abc import Mapping, MutableMapping
+from collections.abc import Callable, Mapping, MutableMapping
 from contextvars import ContextVar
 from typing import Any
 
 import structlog
 from litestar.enums import ScopeType
-from litestar.types import ASGIApp, Message, Receive, Scope, Send
+from litestar.types import ASGIApp, HTTPScope, Message, Receive, Scope, Send
 
 GAME_PATH = re.compile(r"^/games/([^/]+)")
 PROCESS = uuid.uuid4().hex[:16]  # request ids: this process's random prefix and a serial number
 SERIAL = itertools.count(1)
 REQUEST: ContextVar[dict[str, Any]] = ContextVar("request", default={})  # noqa: B039
+Observer = Callable[[HTTPScope, int, float], None]
+"""Told each HTTP request's scope, status and seconds as it ends (``Metrics.observe``)."""
 
 
 def merge_request(_: Any, __: str, event: MutableMapping[str, Any]) -> Mapping[str, Any]:
@@ -55,11 +57,11 @@ def outcome(status: int) -> str:
     return "rejected" if status < 500 else "failed"
 
 
-def log_requests(app: ASGIApp) -> ASGIApp:
+def log_requests(app: ASGIApp, observe: Observer | None = None) -> ASGIApp:
     """ASGI middleware around the whole app (``create_app`` wraps its handler, so requests to
     unknown paths and refused methods pass here too): bind a request id (the caller's
     ``X-Request-ID``, at most 64 characters, or a new one), answer it in ``X-Request-ID``, then
-    log method, path, game, status, outcome and time in one line."""
+    log method, path, game, status, outcome and time in one line, and tell ``observe``."""
 
     async def middleware(scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != ScopeType.HTTP:
@@ -86,13 +88,16 @@ def log_requests(app: ASGIApp) -> ASGIApp:
         try:
             await app(scope, receive, send_with_status)
         finally:
+            seconds = time.perf_counter() - started
             structlog.get_logger().info(
                 "request",
                 method=scope.get("method", ""),
                 path=path,
                 status=status,
                 outcome=outcome(status),
-                ms=round((time.perf_counter() - started) * 1000, 2),
+                ms=round(seconds * 1000, 2),
             )
+            if observe is not None:
+                observe(scope, status, seconds)
 
     return middleware

@@ -3,9 +3,10 @@
 Served only when ``Settings.metrics_token`` is set, and then only to ``Authorization: Bearer
 <that token>`` (401 otherwise); without a token there is no route and no timing at all.
 
-Per request the only work is ``timed``: two clock readings and one histogram observation by
-route template (``/games/{game_id}/moves``, never the path, so no game id reaches a label;
-``unmatched`` for paths of no route). Everything else is read when Prometheus scrapes
+Per request the only work is ``observe``, called by the request logger (``logs.log_requests``,
+which times each request anyway): one histogram observation by route template
+(``/games/{game_id}/moves``, never the path, so no game id reaches a label; ``unmatched`` for
+paths of no route). Everything else is read when Prometheus scrapes
 (``Figures``, the stream slots), so it costs the requests nothing.
 """
 
@@ -13,12 +14,10 @@ from __future__ import annotations
 
 import hmac
 import re
-import time
 
 from litestar import Response, get
-from litestar.enums import ScopeType
 from litestar.handlers import HTTPRouteHandler
-from litestar.types import ASGIApp, Message, Receive, Scope, Send
+from litestar.types import HTTPScope
 from prometheus_client import CollectorRegistry, Histogram, generate_latest
 from prometheus_client.metrics_core import (
     CounterMetricFamily,
@@ -55,35 +54,12 @@ class Metrics:
         self.registry.register(Scraped(figures, streams))
         self._series: dict[tuple[str, str | None, int], Histogram] = {}
 
-    def timed(self, app: ASGIApp) -> ASGIApp:
-        """ASGI middleware around the whole app: observe each HTTP request's duration."""
-
-        async def middleware(scope: Scope, receive: Receive, send: Send) -> None:
-            if scope["type"] != ScopeType.HTTP:
-                await app(scope, receive, send)
-                return
-            status = 500
-            started = time.perf_counter()
-
-            async def send_status(message: Message) -> None:
-                nonlocal status
-                if message["type"] == "http.response.start":
-                    status = message["status"]
-                await send(message)
-
-            try:
-                await app(scope, receive, send_status)
-            finally:
-                method = scope["method"]
-                key = (
-                    method if method in METHODS else "other",
-                    scope.get("path_template"),
-                    status // 100,
-                )
-                series = self._series.get(key) or self._new_series(key)
-                series.observe(time.perf_counter() - started)
-
-        return middleware
+    def observe(self, scope: HTTPScope, status: int, seconds: float) -> None:
+        """Observe one HTTP request's duration (``logs.log_requests`` calls it as each ends)."""
+        method = scope["method"]
+        key = (method if method in METHODS else "other", scope.get("path_template"), status // 100)
+        series = self._series.get(key) or self._new_series(key)
+        series.observe(seconds)
 
     def _new_series(self, key: tuple[str, str | None, int]) -> Histogram:
         """The histogram child of a method, route template and status class (kept)."""

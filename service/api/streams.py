@@ -81,7 +81,8 @@ class StreamSlots:
 
 
 def address(scope: Scope) -> str:
-    """The client's address, the key of the per-client cap (as ``limits.client_of``)."""
+    """The client's address from the scope (as ``limits.client_of`` from a connection): the key
+    of the per-client stream cap and of the refusals' budget (``tarpit``)."""
     client = scope.get("client")
     return client[0] if client else "unknown"
 

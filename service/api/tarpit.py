@@ -23,6 +23,7 @@ from litestar.enums import ScopeType
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
 
 from service.api.limits import Limits
+from service.api.streams import address
 
 SPARED = frozenset({409})
 
@@ -36,8 +37,7 @@ def slow_refusals(app: ASGIApp, limits: Limits) -> ASGIApp:
         if scope["type"] != ScopeType.HTTP:
             await app(scope, receive, send)
             return
-        peer = scope.get("client")
-        client = peer[0] if peer else "unknown"
+        client = address(scope)
 
         async def late(message: Message) -> None:
             if (

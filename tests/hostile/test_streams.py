@@ -103,25 +103,28 @@ def quota_comes_back(server: Server, game_id: object, source: str = "127.0.0.1")
     )
 
 
-def test_streams_closed_before_the_first_byte_give_their_slots_back(quota_server: Server) -> None:
+ENDINGS: dict[str, Callable[[socket.socket], None]] = {
+    "closed": socket.socket.close,
+    "reset": reset,
+}
+
+
+@pytest.mark.parametrize("ending", ENDINGS)
+def test_streams_ended_before_the_first_byte_give_their_slots_back(
+    quota_server: Server, ending: str
+) -> None:
     game_id = new_game(quota_server)["id"]
     for _ in range(QUOTA * ROUNDS):
         sock = connect(quota_server)
         sock.sendall(stream_request(game_id))
-        sock.close()
+        ENDINGS[ending](sock)
     quota_comes_back(quota_server, game_id)
 
 
-def test_streams_reset_before_the_first_byte_give_their_slots_back(quota_server: Server) -> None:
-    game_id = new_game(quota_server)["id"]
-    for _ in range(QUOTA * ROUNDS):
-        sock = connect(quota_server)
-        sock.sendall(stream_request(game_id))
-        reset(sock)
-    quota_comes_back(quota_server, game_id)
-
-
-def test_streams_closed_in_the_middle_give_their_slots_back(quota_server: Server) -> None:
+@pytest.mark.parametrize("ending", ENDINGS)
+def test_streams_ended_in_the_middle_give_their_slots_back(
+    quota_server: Server, ending: str
+) -> None:
     game_id = new_game(quota_server)["id"]
     for n in range(ROUNDS):  # each from an address of its own
         source = f"127.0.1.{n + 1}"
@@ -130,20 +133,7 @@ def test_streams_closed_in_the_middle_give_their_slots_back(quota_server: Server
             sock.sendall(stream_request(game_id))
             read_until(sock, b"\nid: 1")  # the stream has begun: its first event came
         for sock in socks:
-            sock.close()
-        quota_comes_back(quota_server, game_id, source)
-
-
-def test_streams_reset_in_the_middle_give_their_slots_back(quota_server: Server) -> None:
-    game_id = new_game(quota_server)["id"]
-    for n in range(ROUNDS):  # each from an address of its own
-        source = f"127.0.1.{n + 1}"
-        socks = [connect(quota_server, source) for _ in range(QUOTA)]
-        for sock in socks:
-            sock.sendall(stream_request(game_id))
-            read_until(sock, b"\nid: 1")
-        for sock in socks:
-            reset(sock)
+            ENDINGS[ending](sock)
         quota_comes_back(quota_server, game_id, source)
 
 

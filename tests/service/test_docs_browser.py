@@ -17,23 +17,17 @@ pytestmark = pytest.mark.browser
 if os.environ.get("TABULA_SKIP_BROWSER") == "1":
     pytest.skip("TABULA_SKIP_BROWSER=1", allow_module_level=True)
 
-from tests.service.test_viewer_browser import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
+from tests.service.test_viewer_browser import chromium  # noqa: E402
 
 try:
-    from playwright.sync_api import Request, Route, sync_playwright
+    from playwright.sync_api import Request, Route
 except ImportError:  # pragma: no cover - CI installs it with the test extra
     pytest.fail("playwright is missing: pip install -e '.[test]'", pytrace=False)
 
 
 def test_the_reference_page_renders_offline(tmp_path: Path) -> None:
-    if not Path(CHROMIUM).exists():
-        missing = f"{CHROMIUM} is missing: apt-get install chromium (.ci/run does)"
-        if os.environ.get("TABULA_REQUIRE_BROWSER") == "1":
-            pytest.fail(missing, pytrace=False)
-        pytest.skip(missing)
     settings = Settings(database=str(tmp_path / "tabula.db"), log_level="warning")
-    with serving(create_app(settings)) as base, sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    with chromium() as browser, serving(create_app(settings)) as base:
         page = browser.new_page()
         elsewhere: list[str] = []
         problems: list[str] = []
@@ -52,7 +46,6 @@ def test_the_reference_page_renders_offline(tmp_path: Path) -> None:
         page.wait_for_selector(".opblock", timeout=20_000)
         title = page.inner_text(".info .title")
         operations = page.locator(".opblock").count()
-        browser.close()
     assert "Tabula" in title
     assert operations >= 20  # every route of the API is listed
     assert elsewhere == []

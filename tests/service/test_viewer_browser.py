@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import random
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -40,7 +41,7 @@ if os.environ.get("TABULA_SKIP_BROWSER") == "1":
     pytest.skip("TABULA_SKIP_BROWSER=1", allow_module_level=True)
 
 try:
-    from playwright.sync_api import Page, sync_playwright
+    from playwright.sync_api import Browser, Page, sync_playwright
 except ImportError:  # pragma: no cover - CI installs it with the test extra
     pytest.fail("playwright is missing: pip install -e '.[test]'", pytrace=False)
 
@@ -52,8 +53,10 @@ def url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         yield base
 
 
-@pytest.fixture
-def page() -> Iterator[Page]:
+@contextmanager
+def chromium() -> Iterator[Browser]:
+    """Headless Chromium, closed after the block; the test is skipped where it is missing
+    (failed with ``TABULA_REQUIRE_BROWSER=1``)."""
     if not Path(CHROMIUM).exists():
         missing = f"{CHROMIUM} is missing: apt-get install chromium (.ci/run does)"
         if os.environ.get("TABULA_REQUIRE_BROWSER") == "1":
@@ -61,12 +64,20 @@ def page() -> Iterator[Page]:
         pytest.skip(missing)
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+@pytest.fixture
+def page() -> Iterator[Page]:
+    with chromium() as browser:
         page = browser.new_page(viewport={"width": 1100, "height": 760})
         errors: list[str] = []
         page.on("pageerror", lambda error: errors.append(str(error)))
         yield page
-        browser.close()
-        assert not errors, errors
+    assert not errors, errors
 
 
 def play(url: str, ruleset: str, players: int, moves: int, seed: int = 1) -> dict[str, Any]:
