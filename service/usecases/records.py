@@ -41,22 +41,6 @@ Value = TypeVar("Value")
 BROKEN_CHAIN = "broken hash chain: the hash does not match the event or its predecessor"
 
 
-class GameRecord(msgspec.Struct, frozen=True):
-    """A self-contained game: header, every event with its hash, the seed once revealed."""
-
-    game_id: str
-    ruleset: str
-    ruleset_version: int
-    options: dict[str, Any]
-    seats: list[str]
-    chance: str
-    seed_commitment: str
-    events: list[EventOut]
-    seed: str | None = None
-    format: str = FORMAT
-    format_version: int = FORMAT_VERSION
-
-
 class Verification(msgspec.Struct, frozen=True):
     """The verdict on a log: valid, or the first bad event and why."""
 
@@ -68,20 +52,8 @@ class Verification(msgspec.Struct, frozen=True):
     reason: str | None = None
 
 
-class Audit(msgspec.Struct, frozen=True):
-    """The full log with who did what when, and its verification."""
-
-    game_id: str
-    ruleset: str
-    status: str
-    seed_commitment: str
-    seed: str | None
-    events: list[EventOut]
-    verification: Verification
-
-
 class RecordHead(msgspec.Struct, frozen=True):
-    """A record's fields before its events (in ``GameRecord``'s order)."""
+    """A record's fields before its events (``GameRecord`` goes on from them)."""
 
     game_id: str
     ruleset: str
@@ -90,6 +62,15 @@ class RecordHead(msgspec.Struct, frozen=True):
     seats: list[str]
     chance: str
     seed_commitment: str
+
+
+class GameRecord(RecordHead, frozen=True):
+    """A self-contained game: header, every event with its hash, the seed once revealed."""
+
+    events: list[EventOut]
+    seed: str | None = None
+    format: str = FORMAT
+    format_version: int = FORMAT_VERSION
 
 
 class RecordTail(msgspec.Struct, frozen=True):
@@ -101,13 +82,20 @@ class RecordTail(msgspec.Struct, frozen=True):
 
 
 class AuditHead(msgspec.Struct, frozen=True):
-    """An audit's fields before its events (in ``Audit``'s order)."""
+    """An audit's fields before its events (``Audit`` goes on from them)."""
 
     game_id: str
     ruleset: str
     status: str
     seed_commitment: str
     seed: str | None
+
+
+class Audit(AuditHead, frozen=True):
+    """The full log with who did what when, and its verification."""
+
+    events: list[EventOut]
+    verification: Verification
 
 
 class AuditTail(msgspec.Struct, frozen=True):
