@@ -21,6 +21,7 @@ from typing import Any, Generic, TypeVar
 import msgspec
 
 from domain.events import GameCreated, parse_event
+from domain.model import status_of
 from domain.replay import Replay
 from eventstore import EventStore, StoredEvent, verify_chain
 from service.core.referee import Batch
@@ -229,7 +230,7 @@ def audit_head(game: Game) -> AuditHead:
     return AuditHead(
         game.id,
         created.ruleset,
-        "finished" if finished else "active",
+        status_of(finished),
         created.seed_commitment,
         game.secrets.seed if finished else None,
     )
