@@ -297,18 +297,10 @@ def verify_stored(
         bad = verify_chain(stored)
         if bad is not None:
             raise Invalid(bad, BROKEN_CHAIN)
-        replay, _ = rejudge([Entry(e.version, parse_stored(e), e.by) for e in stored], seed)
+        replay, _ = rejudge([Entry(e.version, parse(e), e.by) for e in stored], seed)
     except Invalid as bad:
         return Verification(False, len(stored), checked, first_bad=bad.version, reason=bad.reason)
     return Verification(True, len(stored), checked, bool(replay.state.finished))
-
-
-def parse_stored(stored: StoredEvent) -> Any:
-    """A stored event as a domain event."""
-    try:
-        return parse_event(stored.type, stored.data)
-    except (ValueError, msgspec.ValidationError) as error:
-        raise Invalid(stored.version, f"unreadable {stored.type} event: {error}") from None
 
 
 def verify_record(record: GameRecord, seed: str | None = None) -> Verification:
@@ -368,8 +360,8 @@ def check_chain(record: GameRecord) -> None:
         raise Invalid(bad, BROKEN_CHAIN)
 
 
-def parse(event: EventOut) -> Any:
-    """A record's event as a domain event."""
+def parse(event: EventOut | StoredEvent) -> Any:
+    """A record's (or the store's) event as a domain event; an unreadable one is Invalid."""
     try:
         return parse_event(event.type, event.data)
     except (ValueError, msgspec.ValidationError) as error:
