@@ -9,8 +9,6 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-import msgspec
-
 from domain.events import MovePlayed, parse_event
 from service.board import cross, partners, race35, sorry
 from service.board.shapes import Layout
@@ -32,8 +30,7 @@ def draw(view: dict[str, Any], log: Iterable[tuple[str, dict[str, Any]]]) -> str
     """The board of a state view, the last move found in ``log`` ((type, data) of each event up
     to the view's version) outlined."""
     layout = LAYOUTS[view["ruleset"]](view["options"])
-    pieces = msgspec.to_builtins(view["pieces"])  # Piece structs or dicts alike
-    return render(layout, pieces, movers(last_move(log)), caption(view))
+    return render(layout, view["pieces"], movers(last_move(log)), caption(view))
 
 
 def last_move(log: Iterable[tuple[str, dict[str, Any]]]) -> MovePlayed | None:

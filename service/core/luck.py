@@ -8,6 +8,7 @@ seed's (``core.chance``). A record checked without its seed (a running game's ex
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import islice
 from typing import Protocol
 
 from domain.events import (
@@ -59,24 +60,27 @@ class Seeded:
 
 class Recorded:
     """Chance as a record has it, for a record checked without its seed: outcomes are taken
-    in order from ``events`` (the record from the point being judged) when possible."""
+    in order from ``events[start:]`` (the record from the point being judged) when possible.
+    The record is shared, not copied: each judged command starts from its own point."""
 
-    def __init__(self, events: Sequence[Event]) -> None:
-        self.events = events
-        self.used = 0
+    def __init__(self, events: Sequence[Event], start: int) -> None:
+        self.events, self.start = events, start
+        self.next = start  # where the next outcome is looked for
 
     def outcome(self, index: int, need: ChanceNeed, seat: int) -> Event:
-        outcomes = [e for e in self.events if isinstance(e, CHANCE_EVENTS)]
-        if self.used >= len(outcomes):
-            raise refuse("invalid-record", "the record ends before a chance outcome it needs")
-        event = outcomes[self.used]
-        self.used += 1
-        if not possible(need, event):
-            raise refuse("invalid-record", f"an impossible outcome for {type(need).__name__}")
-        return event
+        while self.next < len(self.events):
+            event = self.events[self.next]
+            self.next += 1
+            if isinstance(event, CHANCE_EVENTS):
+                if not possible(need, event):
+                    raise refuse(
+                        "invalid-record", f"an impossible outcome for {type(need).__name__}"
+                    )
+                return event
+        raise refuse("invalid-record", "the record ends before a chance outcome it needs")
 
     def pick(self, index: int, moves: Sequence[Move]) -> Move:
-        after = self.events[1] if len(self.events) > 1 else None
+        after = self.events[self.start + 1] if self.start + 1 < len(self.events) else None
         for move in moves:
             if isinstance(after, MovePlayed) and move.id == after.move:
                 return move
@@ -87,8 +91,9 @@ class Recorded:
         return moves[0]
 
     def seed(self) -> str:
-        revealed = [e.seed for e in self.events if isinstance(e, SeedRevealed)]
-        return revealed[0] if revealed else ""
+        later = islice(self.events, self.start, None)
+        revealed = (e.seed for e in later if isinstance(e, SeedRevealed))
+        return next(revealed, "")
 
 
 def possible(need: ChanceNeed, event: Event) -> bool:

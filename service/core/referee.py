@@ -29,7 +29,7 @@ from domain.events import (
     TimeExpired,
     TurnPassed,
 )
-from domain.model import CHANCE_KINDS, ChanceNeed, Deal, Draw, Move, Pending, Roll
+from domain.model import CHANCE_KINDS, ChanceNeed, Deal, Draw, Pending, Roll
 from domain.replay import Replay
 from service.core.actor import Actor, Role
 from service.core.clocks import Clock
@@ -98,7 +98,7 @@ def decision(replay: Replay, actor: Actor, command: PlayMove, luck: Luck) -> Bat
     mine = [p for p in pending if p.seat == seat]
     if not mine:
         raise refuse("not-your-turn", not_your_turn(pending, seat))
-    move_id = resolve_move(rules.legal_moves(state, seat), command)
+    move_id = resolve_move(replay, seat, command)
     if move_id in CHANCE_KINDS and any(p.kind == move_id for p in mine):
         if replay.created.chance == "external":
             raise refuse("waiting-for-chance", "the referee posts the outcome in this game")
@@ -127,14 +127,15 @@ def acting_seat(replay: Replay, actor: Actor, asked: int | None) -> int:
     return seats[0]
 
 
-def resolve_move(moves: list[Move], command: PlayMove) -> str:
-    """The move id named by id or by steps; any id goes on to ``decide``, which judges it."""
+def resolve_move(replay: Replay, seat: int, command: PlayMove) -> str:
+    """The move id named by id, or by steps (looked up among the seat's legal moves, which
+    only then are listed); any id goes on to ``decide``, which judges it."""
     if (command.move is None) == (command.steps is None):
         raise bad_field(("move",), "give exactly one of `move` (an id) or `steps`")
     if command.move is not None:
         return command.move
     wanted = tuple(command.steps or ())
-    for move in moves:
+    for move in replay.rules.legal_moves(replay.state, seat):
         if move.steps == wanted:
             return move.id
     shown = ", ".join(f"{s.piece} {s.from_}>{s.to}" for s in wanted) or "no steps"

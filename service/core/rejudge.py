@@ -66,9 +66,10 @@ def rejudge(log: Sequence[Entry], seed: str | None) -> tuple[Replay, Batch]:
     at = 0
     replay: Replay | None = None
     judged: Batch = []
+    events = [e.event for e in log]
     while at < len(log):
         entry = log[at]
-        luck: Luck = Seeded(seed) if seeded and seed else Recorded([e.event for e in log[at:]])
+        luck: Luck = Seeded(seed) if seeded and seed else Recorded(events, at)
         try:
             if replay is None:
                 verdict = open_game(created, luck)

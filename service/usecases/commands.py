@@ -41,7 +41,7 @@ from service.usecases import tokens
 from service.usecases.figures import Tally
 from service.usecases.records import GameRecord, judged_record
 from service.usecases.replies import BatchCreated, Created, Tokens
-from service.usecases.repository import Repository, Secrets, new_events, stored_errors
+from service.usecases.repository import Game, Repository, Secrets, new_events, stored_errors
 from service.usecases.summaries import summary_of
 
 WRITE_ATTEMPTS = 8  # an async move judged again after another write came between
@@ -177,8 +177,8 @@ class Commands:
         role, scoped, fingerprint = self.identify(game_id, token, route, command, key)
         if scoped is not None and (earlier := self.replayed(game_id, scoped, fingerprint)):
             return earlier
-        self.enforce_clock(game_id)
         with self.games.open(game_id) as game:
+            self.expire(game)  # a seat out of time first, on the same read of the log
             if isinstance(command, Undo):
                 self.games.complete(game)
             verdict = judge(game.replay, role, command, Seeded(game.secrets.seed))
@@ -267,16 +267,20 @@ class Commands:
     def enforce_clock(self, game_id: str, now: datetime | None = None) -> list[StoredEvent]:
         """If a pending seat's time ran out: TimeExpired and its consequence, appended."""
         if self.games.cached(game_id).clock is None:
-            return []  # no clock: no need to read the log (this runs before every write)
+            return []  # no clock: no need to read the log
         with self.games.open(game_id) as game:
-            now = now or self.now()
-            if game.clock is None or game.finished:
-                return []
-            expired = game.clock.expired(now)
-            if not expired:
-                return []
-            verdict = judge(game.replay, "server", Timeout(expired[0]), Seeded(game.secrets.seed))
-            return list(self.games.append(game, verdict, None, "", now).events)
+            return self.expire(game, now)
+
+    def expire(self, game: Game, now: datetime | None = None) -> list[StoredEvent]:
+        """``enforce_clock`` on a game held open (caught up and locked)."""
+        if game.clock is None or game.finished:
+            return []
+        now = now or self.now()
+        expired = game.clock.expired(now)
+        if not expired:
+            return []
+        verdict = judge(game.replay, "server", Timeout(expired[0]), Seeded(game.secrets.seed))
+        return list(self.games.append(game, verdict, None, "", now).events)
 
 
 def first_deadline(game: Replay, now: datetime) -> str | None:

@@ -35,12 +35,19 @@ class Queries:
 
     def state(self, game_id: str, token: str | None, at: int | None = None) -> GameView:
         """The state after event ``at`` (the current one without ``at``) as the caller sees it."""
+        game, replay, viewer = self.game_at(game_id, at, token)
+        return state_view(game, replay, viewer)
+
+    def game_at(
+        self, game_id: str, at: int | None, token: str | None = None
+    ) -> tuple[Game, Replay, Viewer]:
+        """The game, its replay after event ``at`` (the one held without ``at``) and who
+        ``token`` is (checked first)."""
         with self.games.open(game_id) as game:
             viewer = game.role(token)
-            replay: Replay | None = game.replay if at is None or at == game.version else None
-        if replay is None:
-            replay = self.games.replay_at(game_id, at or 0)
-        return state_view(game, replay, viewer)
+            if at is None or at == game.version:
+                return game, game.replay, viewer
+        return game, self.games.replay_at(game_id, at), viewer
 
     def legal_moves(self, game_id: str, token: str | None) -> LegalMoves:
         """The caller's legal moves (every pending seat's for the referee or a spectator)."""
@@ -133,11 +140,7 @@ class Queries:
 
     def board_svg(self, game_id: str, at: int | None) -> str:
         """The board after event ``at`` (the current one without ``at``) as SVG."""
-        with self.games.open(game_id) as game:
-            if at is None or at == game.version:
-                replay = game.replay
-        if at is not None and at != game.version:
-            replay = self.games.replay_at(game_id, at)
+        game, replay, _ = self.game_at(game_id, at)
         log = self.store.read(game_id, until=replay.version)
         return board.draw(msgspec.to_builtins(state_view(game, replay, None)), log_moves(log))
 

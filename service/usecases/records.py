@@ -21,6 +21,7 @@ from typing import Any, Generic, TypeVar
 import msgspec
 
 from domain.events import GameCreated, parse_event
+from domain.model import status_of
 from domain.replay import Replay
 from eventstore import EventStore, StoredEvent, verify_chain
 from service.core.referee import Batch
@@ -41,22 +42,6 @@ Value = TypeVar("Value")
 BROKEN_CHAIN = "broken hash chain: the hash does not match the event or its predecessor"
 
 
-class GameRecord(msgspec.Struct, frozen=True):
-    """A self-contained game: header, every event with its hash, the seed once revealed."""
-
-    game_id: str
-    ruleset: str
-    ruleset_version: int
-    options: dict[str, Any]
-    seats: list[str]
-    chance: str
-    seed_commitment: str
-    events: list[EventOut]
-    seed: str | None = None
-    format: str = FORMAT
-    format_version: int = FORMAT_VERSION
-
-
 class Verification(msgspec.Struct, frozen=True):
     """The verdict on a log: valid, or the first bad event and why."""
 
@@ -68,20 +53,8 @@ class Verification(msgspec.Struct, frozen=True):
     reason: str | None = None
 
 
-class Audit(msgspec.Struct, frozen=True):
-    """The full log with who did what when, and its verification."""
-
-    game_id: str
-    ruleset: str
-    status: str
-    seed_commitment: str
-    seed: str | None
-    events: list[EventOut]
-    verification: Verification
-
-
 class RecordHead(msgspec.Struct, frozen=True):
-    """A record's fields before its events (in ``GameRecord``'s order)."""
+    """A record's fields before its events (``GameRecord`` goes on from them)."""
 
     game_id: str
     ruleset: str
@@ -90,6 +63,15 @@ class RecordHead(msgspec.Struct, frozen=True):
     seats: list[str]
     chance: str
     seed_commitment: str
+
+
+class GameRecord(RecordHead, frozen=True):
+    """A self-contained game: header, every event with its hash, the seed once revealed."""
+
+    events: list[EventOut]
+    seed: str | None = None
+    format: str = FORMAT
+    format_version: int = FORMAT_VERSION
 
 
 class RecordTail(msgspec.Struct, frozen=True):
@@ -101,13 +83,20 @@ class RecordTail(msgspec.Struct, frozen=True):
 
 
 class AuditHead(msgspec.Struct, frozen=True):
-    """An audit's fields before its events (in ``Audit``'s order)."""
+    """An audit's fields before its events (``Audit`` goes on from them)."""
 
     game_id: str
     ruleset: str
     status: str
     seed_commitment: str
     seed: str | None
+
+
+class Audit(AuditHead, frozen=True):
+    """The full log with who did what when, and its verification."""
+
+    events: list[EventOut]
+    verification: Verification
 
 
 class AuditTail(msgspec.Struct, frozen=True):
@@ -241,7 +230,7 @@ def audit_head(game: Game) -> AuditHead:
     return AuditHead(
         game.id,
         created.ruleset,
-        "finished" if finished else "active",
+        status_of(finished),
         created.seed_commitment,
         game.secrets.seed if finished else None,
     )
@@ -308,18 +297,10 @@ def verify_stored(
         bad = verify_chain(stored)
         if bad is not None:
             raise Invalid(bad, BROKEN_CHAIN)
-        replay, _ = rejudge([Entry(e.version, parse_stored(e), e.by) for e in stored], seed)
+        replay, _ = rejudge([Entry(e.version, parse(e), e.by) for e in stored], seed)
     except Invalid as bad:
         return Verification(False, len(stored), checked, first_bad=bad.version, reason=bad.reason)
     return Verification(True, len(stored), checked, bool(replay.state.finished))
-
-
-def parse_stored(stored: StoredEvent) -> Any:
-    """A stored event as a domain event."""
-    try:
-        return parse_event(stored.type, stored.data)
-    except (ValueError, msgspec.ValidationError) as error:
-        raise Invalid(stored.version, f"unreadable {stored.type} event: {error}") from None
 
 
 def verify_record(record: GameRecord, seed: str | None = None) -> Verification:
@@ -379,8 +360,8 @@ def check_chain(record: GameRecord) -> None:
         raise Invalid(bad, BROKEN_CHAIN)
 
 
-def parse(event: EventOut) -> Any:
-    """A record's event as a domain event."""
+def parse(event: EventOut | StoredEvent) -> Any:
+    """A record's (or the store's) event as a domain event; an unreadable one is Invalid."""
     try:
         return parse_event(event.type, event.data)
     except (ValueError, msgspec.ValidationError) as error:

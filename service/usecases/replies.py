@@ -95,15 +95,10 @@ class RuleSetList(msgspec.Struct, frozen=True):
     rulesets: list[RuleSetInfo]
 
 
-class RuleSetDetail(msgspec.Struct, frozen=True):
+class RuleSetDetail(RuleSetInfo, frozen=True):
     """``GET /rulesets/{name}``: a rule set's player counts, its options' defaults and JSON
     Schema (allowed values, defaults, meanings), and its rules text as markdown."""
 
-    name: str
-    version: int
-    min_players: int
-    max_players: int
-    options: dict[str, Any]
     options_schema: dict[str, Any]
     rules: str
 

@@ -22,11 +22,12 @@ from typing import Any
 import structlog
 
 from domain.events import GameCreated, parse_event
+from domain.model import status_of
 from domain.replay import Replay
 from eventstore import EventStore, StoredEvent, Summarised, Summary, SummaryQuery
 from service.usecases.replies import GameSummary
 
-ACTIVE, FINISHED = "active", "finished"
+FINISHED = "finished"  # the status ``status_of`` gives a finished game
 PAGE = 1000
 """Summaries read at a time by standings, archives and ``fill``."""
 SAVE_ATTEMPTS = 5
@@ -45,8 +46,7 @@ def summary_of(replay: Replay) -> Summary:
             home[names[seat]] += count
         winners = [names[seat] for seat in replay.rules.view(replay.state, None).winners]
     document: dict[str, Any] = {"seats": names, "winners": winners, "pieces_home": home}
-    status = FINISHED if finished else ACTIVE
-    return Summary(created.ruleset, status, dict(created.tags), document)
+    return Summary(created.ruleset, status_of(finished), dict(created.tags), document)
 
 
 def changes_status(before: Replay, after: Replay) -> bool:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import socket
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -24,6 +25,14 @@ def settings(tmp_path: Path) -> Settings:
 def api(settings: Settings) -> Iterator[TestClient[Any]]:
     with TestClient(create_app(settings)) as client:
         yield client
+
+
+def free_port() -> int:
+    """A loopback TCP port nobody listens on now (for a server started as a process)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
 
 
 def auth(token: str) -> dict[str, str]:

@@ -4,7 +4,6 @@ command a user types starts a server that answers."""
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -13,6 +12,7 @@ import httpx
 import pytest
 
 from service.__main__ import parse
+from tests.service.conftest import free_port
 from tests.waiting import wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -43,13 +43,6 @@ def test_options_not_given_keep_their_defaults_whichever_the_command() -> None:
     assert serve == plain
     assert parse(["--log-format", "json", "serve"]).settings.log_format == "json"
     assert parse(["serve", "--log-format", "json"]).settings.log_format == "json"
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 def answers_health(url: str, process: subprocess.Popen[bytes], log: Path) -> bool:

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import os
 import random
-import socket
 import subprocess
 import sys
 import threading
@@ -29,6 +28,7 @@ from typing import Any
 import httpx
 import pytest
 
+from tests.service.conftest import free_port
 from tests.service.logcheck import check_log
 from tests.waiting import wait_until
 
@@ -41,13 +41,6 @@ WRITES_BEFORE_A_KILL = (1, 30)
 """A kill comes after this many (at random, inclusive) writes acknowledged since the start."""
 RULESETS = ["race35", "sorry", "parchis"]
 Acknowledged = dict[str, dict[int, str]]  # game id -> version -> event type
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 class Server:
