@@ -27,6 +27,9 @@ class GameCreated(Event, frozen=True, omit_defaults=True):
     auto_chance: bool = False
     allow_undo: bool = False
     tags: dict[str, str] = {}
+    rated: bool = True
+    """Whether the result counts towards ratings (omitted when true, so older logs read as
+    rated and their hashes stay as they were)."""
 
 
 class CardDrawn(Event, frozen=True):

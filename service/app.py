@@ -21,6 +21,7 @@ from service.api.games import BoardController, GameController, MetaController
 from service.api.limits import Limits, cors_config, import_limits
 from service.api.metrics import Metrics, metrics_route
 from service.api.problems import handle
+from service.api.ratings import RatingsController
 from service.api.tarpit import slow_refusals
 from service.api.tournament import TournamentController
 from service.core import clocks
@@ -52,6 +53,7 @@ def create_app(settings: Settings | None = None, store: EventStore | None = None
             GameController,
             BoardController,
             TournamentController,
+            RatingsController,
             docs_asset,
             *([metrics_route(settings.metrics_token)] if metrics else []),
         ],

@@ -176,6 +176,7 @@ class CreateGame(msgspec.Struct, frozen=True, kw_only=True):
     chance: Literal['server', 'external'] = 'server'
     clock: Clock | None = None
     options: dict[str, Any] = {}
+    rated: bool = True
     ruleset: Literal['ludo', 'parchis', 'parchis-2dice', 'partners', 'race35', 'sorry', 'sorry-hand']
     seats: list[SeatSpec] = []
     seed: str | None = None
@@ -257,6 +258,7 @@ class GameCreatedData(msgspec.Struct, frozen=True, kw_only=True):
     chance: str = 'server'
     clock: dict[str, Any] | None = None
     options: dict[str, Any] = {}
+    rated: bool = True
     ruleset: str
     seats: list[str] = []
     seed_commitment: str = ''
@@ -312,6 +314,7 @@ class GameSummary(msgspec.Struct, frozen=True, kw_only=True):
     finished_at: str | None = None
     id: str
     pieces_home: dict[str, int] = {}
+    rated: bool = True
     ruleset: str
     seats: list[str] = []
     status: str
@@ -332,6 +335,14 @@ class Health(msgspec.Struct, frozen=True, kw_only=True):
     """``Health``."""
 
     status: str = 'ok'
+
+
+class Leaderboard(msgspec.Struct, frozen=True, kw_only=True):
+    """``Leaderboard``."""
+
+    next: str | None = None
+    ratings: list[Rating] = []
+    ruleset: str
 
 
 class LegalMoves(msgspec.Struct, frozen=True, kw_only=True):
@@ -463,6 +474,21 @@ class Played(msgspec.Struct, frozen=True, kw_only=True):
     version: int
 
 
+class Player(msgspec.Struct, frozen=True, kw_only=True):
+    """``Player``."""
+
+    name: str
+    rulesets: list[PlayerRuleset] = []
+
+
+class PlayerRuleset(msgspec.Struct, frozen=True, kw_only=True):
+    """``PlayerRuleset``."""
+
+    history: list[RatedGame] = []
+    rating: Rating
+    ruleset: str
+
+
 class PostChance(msgspec.Struct, frozen=True, kw_only=True):
     """``PostChance``."""
 
@@ -492,6 +518,30 @@ class Race35View(GameViewBase, frozen=True, kw_only=True, tag='race35'):
     """``Race35View``."""
 
     statuses: list[Status] = []
+
+
+class RatedGame(msgspec.Struct, frozen=True, kw_only=True):
+    """``RatedGame``."""
+
+    finished_at: str
+    game_id: str
+    mu: float
+    ordinal: float
+    place: int
+    places: int
+    sigma: float
+
+
+class Rating(msgspec.Struct, frozen=True, kw_only=True):
+    """``Rating``."""
+
+    games: int
+    mu: float
+    name: str
+    ordinal: float
+    rank: int
+    sigma: float
+    wins: int
 
 
 class RuleSetDetail(msgspec.Struct, frozen=True, kw_only=True):

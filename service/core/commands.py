@@ -40,7 +40,8 @@ class SeatSpec(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
 
 
 class CreateGame(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    """``POST /games``; ``auto_chance`` and ``allow_undo`` may also be given in ``options``."""
+    """``POST /games``; ``auto_chance`` and ``allow_undo`` may also be given in ``options``;
+    ``rated`` says whether the result counts towards the players' ratings."""
 
     ruleset: RulesetName
     seats: SeatList
@@ -51,6 +52,7 @@ class CreateGame(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     allow_undo: bool = False
     tags: dict[str, str] = msgspec.field(default_factory=dict)
     clock: Clock | None = None
+    rated: bool = True
 
 
 class CreateBatch(msgspec.Struct, frozen=True, forbid_unknown_fields=True):

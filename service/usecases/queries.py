@@ -18,6 +18,7 @@ from eventstore import StoredEvent
 from service import board
 from service.core.refusal import Refusal, refuse
 from service.usecases import records, tournament
+from service.usecases.ratings import Ratings
 from service.usecases.replies import EventPage, GameSummary, LegalMoves, Played
 from service.usecases.repository import Game, Repository
 from service.usecases.views import event_out, moves_for, state_view
@@ -32,6 +33,7 @@ class Queries:
         self.verifications: records.Kept[tuple[str, int], records.Verification]
         self.verifications = records.Kept(records.VERIFICATIONS_KEPT)
         self.documents = records.Documents()
+        self.ratings = Ratings(self.store)
 
     def state(self, game_id: str, token: str | None, at: int | None = None) -> GameView:
         """The state after event ``at`` (the current one without ``at``) as the caller sees it."""

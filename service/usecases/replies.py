@@ -62,7 +62,8 @@ class Played(msgspec.Struct, frozen=True):
 
 class GameSummary(msgspec.Struct, frozen=True):
     """A game in lists and results: who played, who won, how many pieces each got home (a
-    running game has no winners and no pieces home yet), and when it finished."""
+    running game has no winners and no pieces home yet), when it finished, and whether its
+    result counts towards ratings."""
 
     id: str
     ruleset: str
@@ -74,6 +75,7 @@ class GameSummary(msgspec.Struct, frozen=True):
     winners: list[str]
     pieces_home: dict[str, int]
     finished_at: str | None = None
+    rated: bool = True
 
 
 class GameList(msgspec.Struct, frozen=True):

@@ -1,6 +1,6 @@
 """A game's summary: what listings, results and standings read, kept by the store beside the
 log (the store's ``Summary``: kind = the rule set, status, tags, and a document of seat names,
-winners and pieces home per name).
+winners and pieces home per name, whether the game is rated, and its teams as lists of seats).
 
 When it is written: in the transaction of the append that creates a game, and of every append
 that changes its status (the move, clock or adjudication that finishes it; the undo that
@@ -45,8 +45,23 @@ def summary_of(replay: Replay) -> Summary:
         for seat, count in replay.rules.finished(replay.state).items():
             home[names[seat]] += count
         winners = [names[seat] for seat in replay.rules.view(replay.state, None).winners]
-    document: dict[str, Any] = {"seats": names, "winners": winners, "pieces_home": home}
+    document: dict[str, Any] = {
+        "seats": names,
+        "winners": winners,
+        "pieces_home": home,
+        "rated": created.rated,
+        "teams": teams_of(replay),
+    }
     return Summary(created.ruleset, status_of(finished), dict(created.tags), document)
+
+
+def teams_of(replay: Replay) -> list[list[int]]:
+    """The seats that win or lose together: the view's ``teams`` where the rule set has them
+    (partners), else each seat alone."""
+    teams = getattr(replay.rules.view(replay.state, None), "teams", None)
+    return (
+        [list(team) for team in teams] if teams else [[s] for s in range(len(replay.created.seats))]
+    )
 
 
 def changes_status(before: Replay, after: Replay) -> bool:
@@ -69,6 +84,7 @@ def game_summary(row: Summarised) -> GameSummary:
         winners=list(document["winners"]),
         pieces_home=dict(document["pieces_home"]),
         finished_at=row.updated_at if finished else None,
+        rated=bool(document.get("rated", True)),  # summaries kept before ``rated`` existed
     )
 
 

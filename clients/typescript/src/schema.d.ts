@@ -311,6 +311,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/players/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Player */
+        get: operations["getPlayer"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/ratings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Leaderboard */
+        get: operations["listRatings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/rulesets": {
         parameters: {
             query?: never;
@@ -528,6 +562,8 @@ export interface components {
             options?: {
                 [key: string]: unknown;
             };
+            /** @default true */
+            rated?: boolean;
             /** @enum {string} */
             ruleset: "ludo" | "parchis" | "parchis-2dice" | "partners" | "race35" | "sorry" | "sorry-hand";
             seats: components["schemas"]["SeatSpec"][];
@@ -632,6 +668,8 @@ export interface components {
             chance?: string;
             clock?: Record<string, never> | null;
             options: Record<string, never>;
+            /** @default true */
+            rated?: boolean;
             ruleset: string;
             seats: string[];
             /** @default  */
@@ -708,6 +746,8 @@ export interface components {
             pieces_home: {
                 [key: string]: number;
             };
+            /** @default true */
+            rated: boolean;
             ruleset: string;
             seats: string[];
             status: string;
@@ -727,6 +767,12 @@ export interface components {
         Health: {
             /** @default ok */
             status: string;
+        };
+        /** Leaderboard */
+        Leaderboard: {
+            next: string | null;
+            ratings: components["schemas"]["Rating"][];
+            ruleset: string;
         };
         /** LegalMoves */
         LegalMoves: {
@@ -962,6 +1008,17 @@ export interface components {
             state: components["schemas"]["Race35View"] | components["schemas"]["SorryView"] | components["schemas"]["SorryHandView"] | components["schemas"]["PartnersView"] | components["schemas"]["ParchisView"] | components["schemas"]["ParchisTwoDiceView"] | components["schemas"]["LudoView"];
             version: number;
         };
+        /** Player */
+        Player: {
+            name: string;
+            rulesets: components["schemas"]["PlayerRuleset"][];
+        };
+        /** PlayerRuleset */
+        PlayerRuleset: {
+            history: components["schemas"]["RatedGame"][];
+            rating: components["schemas"]["Rating"];
+            ruleset: string;
+        };
         /** PostChance */
         PostChance: {
             card?: string | null;
@@ -1011,6 +1068,26 @@ export interface components {
             /** @default 0 */
             version: number;
             winners: number[];
+        };
+        /** RatedGame */
+        RatedGame: {
+            finished_at: string;
+            game_id: string;
+            mu: number;
+            ordinal: number;
+            place: number;
+            places: number;
+            sigma: number;
+        };
+        /** Rating */
+        Rating: {
+            games: number;
+            mu: number;
+            name: string;
+            ordinal: number;
+            rank: number;
+            sigma: number;
+            wins: number;
         };
         /** RuleSetDetail */
         RuleSetDetail: {
@@ -1557,7 +1634,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description game-not-found, ruleset-not-found, not-found */
+            /** @description game-not-found, ruleset-not-found, player-not-found, not-found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1621,7 +1698,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description game-not-found, ruleset-not-found, not-found */
+            /** @description game-not-found, ruleset-not-found, player-not-found, not-found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1724,7 +1801,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description game-not-found, ruleset-not-found, not-found */
+            /** @description game-not-found, ruleset-not-found, player-not-found, not-found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1766,7 +1843,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description game-not-found, ruleset-not-found, not-found */
+            /** @description game-not-found, ruleset-not-found, player-not-found, not-found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1830,7 +1907,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description game-not-found, ruleset-not-found, not-found */
+            /** @description game-not-found, ruleset-not-found, player-not-found, not-found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1927,7 +2004,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description game-not-found, ruleset-not-found, not-found */
+            /** @description game-not-found, ruleset-not-found, player-not-found, not-found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1980,7 +2057,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description game-not-found, ruleset-not-found, not-found */
+            /** @description game-not-found, ruleset-not-found, player-not-found, not-found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2047,7 +2124,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description game-not-found, ruleset-not-found, not-found */
+            /** @description game-not-found, ruleset-not-found, player-not-found, not-found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2096,7 +2173,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description game-not-found, ruleset-not-found, not-found */
+            /** @description game-not-found, ruleset-not-found, player-not-found, not-found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2160,7 +2237,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description game-not-found, ruleset-not-found, not-found */
+            /** @description game-not-found, ruleset-not-found, player-not-found, not-found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2256,7 +2333,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description game-not-found, ruleset-not-found, not-found */
+            /** @description game-not-found, ruleset-not-found, player-not-found, not-found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2320,7 +2397,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description game-not-found, ruleset-not-found, not-found */
+            /** @description game-not-found, ruleset-not-found, player-not-found, not-found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2405,7 +2482,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description game-not-found, ruleset-not-found, not-found */
+            /** @description game-not-found, ruleset-not-found, player-not-found, not-found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2432,6 +2509,85 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Health"];
+                };
+            };
+        };
+    };
+    getPlayer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Player"];
+                };
+            };
+            /** @description Bad request syntax or unsupported method */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        extra?: null | {
+                            [key: string]: unknown;
+                        } | unknown[];
+                        status_code: number;
+                    };
+                };
+            };
+            /** @description game-not-found, ruleset-not-found, player-not-found, not-found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listRatings: {
+        parameters: {
+            query: {
+                ruleset: string;
+                limit?: number | null;
+                cursor?: string | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Leaderboard"];
+                };
+            };
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -2491,7 +2647,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description game-not-found, ruleset-not-found, not-found */
+            /** @description game-not-found, ruleset-not-found, player-not-found, not-found */
             404: {
                 headers: {
                     [name: string]: unknown;
