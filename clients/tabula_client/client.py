@@ -168,6 +168,8 @@ class Client(Acting):
     game_page = sync(Routes.game_page)
     standings = sync(Routes.standings)
     archive = sync(Routes.archive)
+    ratings = sync(Routes.ratings)
+    player = sync(Routes.player)
 
 
 class AsyncClient(Acting):
@@ -268,6 +270,8 @@ class AsyncClient(Acting):
     game_page = asynchronous(Routes.game_page)
     standings = asynchronous(Routes.standings)
     archive = asynchronous(Routes.archive)
+    ratings = asynchronous(Routes.ratings)
+    player = asynchronous(Routes.player)
 
 
 class SyncStream:

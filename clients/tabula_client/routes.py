@@ -29,8 +29,10 @@ from tabula_client.models import (
     GameSummary,
     GameView,
     Health,
+    Leaderboard,
     LegalMoves,
     Move,
+    Player,
     PlayResult,
     RuleSetInfo,
     Standings,
@@ -70,6 +72,8 @@ OPERATIONS = {
     "viewGame": "game_page",
     "standings": "standings",
     "archive": "archive",
+    "listRatings": "ratings",
+    "getPlayer": "player",
 }
 """The method of ``Routes``, ``Client`` and ``AsyncClient`` for each operation id of
 openapi.json (a test checks that none is missing)."""
@@ -289,6 +293,18 @@ class Routes:
         """``GET /archive?tag=key:value``: the records of the finished games."""
         return self._call("GET", "/archive", _decoder(Archive), params={"tag": tag})
 
+    def ratings(
+        self, ruleset: str, *, limit: int | None = None, cursor: str | None = None
+    ) -> Call[Leaderboard]:
+        """``GET /ratings?ruleset=``: a page of the rule set's ratings, best first; the next
+        page is ``ratings(ruleset, cursor=next_cursor(page))``."""
+        params = {"ruleset": ruleset, "limit": limit, "cursor": cursor}
+        return self._call("GET", "/ratings", _decoder(Leaderboard), params=params)
+
+    def player(self, name: str) -> Call[Player]:
+        """``GET /players/{name}``: the player's rating and rated games in each rule set."""
+        return self._call("GET", "/players/" + quote(name, safe=""), _decoder(Player))
+
     def _write(
         self, game_id: str, action: str, body: dict[str, Any], idempotency_key: str | None
     ) -> Call[PlayResult]:
@@ -352,6 +368,7 @@ class GameSettings(TypedDict, total=False):
     allow_undo: bool
     tags: Mapping[str, str]
     clock: Mapping[str, Any] | None
+    rated: bool
 
 
 def game_body(
@@ -371,7 +388,7 @@ def game_body(
         "allow_undo": settings.get("allow_undo", False),
         "tags": dict(settings.get("tags") or {}),
     }
-    for optional in ("seed", "clock"):
+    for optional in ("seed", "clock", "rated"):
         if settings.get(optional) is not None:
             body[optional] = settings[optional]
     return body
@@ -452,7 +469,7 @@ def _decoder(model: type[T]) -> Callable[[httpx.Response], T]:
     return parse
 
 
-def next_cursor(page: GameList) -> str | None:
+def next_cursor(page: GameList | Leaderboard) -> str | None:
     """The ``cursor`` of the page after ``page`` (None on the last)."""
     if page.next is None:
         return None
