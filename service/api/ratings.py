@@ -37,12 +37,13 @@ class RatingsController(Controller):
         return Response(replace(board, next=link), headers={"Link": f'<{link}>; rel="next"'})
 
     @get(
-        "/players/{name:str}",
+        "/players/{name:path}",
         operation_id="getPlayer",
         sync_to_thread=True,
         responses=problems(404),
     )
     def player(self, name: FromPath[str], queries: QueriesDep) -> Player:
         """The player's rating in each rule set it played rated games of, with every such game
-        (place, and the rating after it), oldest first; 404 when it has none."""
-        return queries.ratings.player(name)
+        (place, and the rating after it), oldest first; 404 when it has none. The name is the
+        rest of the path, so one holding a ``/`` is found too (sent as ``%2F`` or as is)."""
+        return queries.ratings.player(name.removeprefix("/"))

@@ -9,6 +9,7 @@ import random
 import subprocess
 import sys
 from typing import Any
+from urllib.parse import quote
 
 from litestar.testing import TestClient
 
@@ -245,3 +246,13 @@ def test_ratings_rebuilt_from_the_logs_equal_the_kept_ones(
 
 
 RULES = ["ludo", "parchis", "parchis-2dice", "partners", "race35", "sorry", "sorry-hand"]
+
+
+def test_a_player_is_found_whatever_characters_the_name_holds(api: TestClient[Any]) -> None:
+    names = ["A/C", "Zoë ?#"]
+    race(api, names, "odd names")
+    for name in names:
+        reply = api.get("/players/" + quote(name, safe=""))
+        assert reply.status_code == 200, (name, reply.text)
+        assert reply.json()["name"] == name
+        assert reply.json()["rulesets"][0]["rating"]["games"] == 1
