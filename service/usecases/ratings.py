@@ -4,7 +4,7 @@ rated games' results in the order they finished.
 A game's places (``placing``): its teams (each seat alone; partners' two pairs) ordered by
 whether they won, then by pieces home (summed over a team), best first; teams equal on both
 share a place (1, 2, 2, 4). A game is left out when it is not rated, or when one name holds
-seats of two teams (a name cannot be ranked against itself).
+two seats (a name cannot be ranked against itself, nor be its own partner).
 
 Derived data, kept by each process as a cache over the games' summaries (``summaries``): a
 read of a rule set's ratings lists its finished games' summaries (in finishing order: time,
@@ -95,17 +95,17 @@ class Placing(msgspec.Struct, frozen=True):
 
 def placing(row: Summarised) -> Placing | None:
     """The places of a finished game's teams (see the module's docstring); None when the game
-    is not rated or a name sits in two teams."""
+    is not rated or a name holds two seats."""
     document = row.summary.document
     if not document.get("rated", True):
         return None
     names: list[str] = document["seats"]
     seats = document.get("teams") or [[seat] for seat in range(len(names))]
     teams = [[names[seat] for seat in team] for team in seats]
-    if len({name for team in teams for name in set(team)}) < sum(len(set(t)) for t in teams):
+    if len(set(names)) < len(names):
         return None
     winners, home = set(document["winners"]), document["pieces_home"]
-    scores = [(bool(winners & set(team)), sum(home.get(n, 0) for n in set(team))) for team in teams]
+    scores = [(bool(winners & set(team)), sum(home.get(n, 0) for n in team)) for team in teams]
     places = [1 + sum(other > score for other in scores) for score in scores]
     return Placing(row.stream_id, row.updated_at, teams, places, sorted(winners))
 

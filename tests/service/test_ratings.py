@@ -208,7 +208,7 @@ def test_places_go_by_winners_then_pieces_home_with_ties_shared() -> None:
     assert paired.places == [2, 1]
 
 
-def test_unrated_games_and_a_name_in_two_teams_are_not_placed() -> None:
+def test_unrated_games_and_a_name_at_two_seats_are_not_placed() -> None:
     home = {"A": 1, "B": 0}
     assert (
         placing(summarised({"seats": ["A", "B"], "winners": ["A"], "pieces_home": home}))
@@ -218,6 +218,8 @@ def test_unrated_games_and_a_name_in_two_teams_are_not_placed() -> None:
     assert placing(summarised(unrated)) is None
     twice = {"seats": ["A", "A"], "winners": ["A"], "pieces_home": {"A": 1}}
     assert placing(summarised(twice)) is None
+    own_partner = {**twice, "seats": ["A", "B", "A", "C"], "teams": [[0, 2], [1, 3]]}
+    assert placing(summarised(own_partner)) is None
 
 
 def test_ratings_rebuilt_from_the_logs_equal_the_kept_ones(
