@@ -22,7 +22,7 @@ from typing import Any
 import structlog
 
 from domain.events import GameCreated, parse_event
-from domain.model import status_of
+from domain.model import View, status_of
 from domain.replay import Replay
 from eventstore import EventStore, StoredEvent, Summarised, Summary, SummaryQuery
 from service.usecases.replies import GameSummary
@@ -39,29 +39,26 @@ def summary_of(replay: Replay) -> Summary:
     created = replay.created
     names = list(created.seats)
     home = dict.fromkeys(names, 0)
-    winners: list[str] = []
+    view = replay.rules.view(replay.state, None)
     finished = bool(replay.state.finished)
     if finished:
         for seat, count in replay.rules.finished(replay.state).items():
             home[names[seat]] += count
-        winners = [names[seat] for seat in replay.rules.view(replay.state, None).winners]
     document: dict[str, Any] = {
         "seats": names,
-        "winners": winners,
+        "winners": [names[seat] for seat in view.winners] if finished else [],
         "pieces_home": home,
         "rated": created.rated,
-        "teams": teams_of(replay),
+        "teams": teams_of(view, len(names)),
     }
     return Summary(created.ruleset, status_of(finished), dict(created.tags), document)
 
 
-def teams_of(replay: Replay) -> list[list[int]]:
+def teams_of(view: View, seats: int) -> list[list[int]]:
     """The seats that win or lose together: the view's ``teams`` where the rule set has them
     (partners), else each seat alone."""
-    teams = getattr(replay.rules.view(replay.state, None), "teams", None)
-    return (
-        [list(team) for team in teams] if teams else [[s] for s in range(len(replay.created.seats))]
-    )
+    teams = getattr(view, "teams", None)
+    return [list(team) for team in teams] if teams else [[seat] for seat in range(seats)]
 
 
 def changes_status(before: Replay, after: Replay) -> bool:
