@@ -37,14 +37,11 @@ def layout(options: dict[str, Any]) -> Layout:
                 f"lane:{colour}:{k}",
                 *sides.at(seat, shift - 1, k),
                 fills=(PALE[colour],),
-                label=f"F{k}",
             )
             for k in range(1, partners.LANE + 1)
         ]
         circle = sides.at(seat, shift, 2, beyond=1.5)
-        squares.append(
-            Square(f"start:{colour}", *circle, 2.2, (PALE[colour],), "circle", round=True)
-        )
+        squares.append(Square(f"start:{colour}", *circle, 2.2, (PALE[colour],), round=True))
     return Layout(span + 1, span + 1, tuple(squares))
 
 
@@ -53,5 +50,7 @@ def track(n: int, sides: Sides, shift: int) -> Square:
     side, along = divmod((n + shift) % (partners.SEATS * sides.length), sides.length)
     start = n % sides.length == 0
     fills = (PALE[partners.COLOURS[n // sides.length]],) if start else (PLAIN,)
-    mark = "start" if start else ""
-    return Square(f"track:{n}", *sides.at(side, along, 0), fills=fills, label=str(n), mark=mark)
+    if not start:
+        return Square(f"track:{n}", *sides.at(side, along, 0))
+    note = f"{partners.COLOURS[n // sides.length]} start space"
+    return Square(f"track:{n}", *sides.at(side, along, 0), fills=fills, mark="start", note=note)

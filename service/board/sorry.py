@@ -25,8 +25,11 @@ def layout(options: dict[str, Any]) -> Layout:
 def track(n: int) -> Square:
     """Track square ``n``; a slide's first square is marked."""
     x, y = track_point(n, sorry.SIDE)
-    mark = "slide-start" if sorry.SLIDE_AT[n] is not None else ""
-    return Square(f"track:{n}", x, y, label=str(n), mark=mark)
+    found = sorry.SLIDE_AT[n]
+    if found is None:
+        return Square(f"track:{n}", x, y)
+    note = f"start of a {COLOUR_NAMES[found.colour]} slide to track {found.end}"
+    return Square(f"track:{n}", x, y, mark="slide-start", note=note)
 
 
 def own_places(side: int, colour: str) -> list[Square]:
@@ -36,7 +39,6 @@ def own_places(side: int, colour: str) -> list[Square]:
             f"lane:{colour}:{k}",
             *on_side(side, sorry.SIDE, sorry.TURN_REL, k),
             fills=(PALE[colour],),
-            label=f"S{k}",
         )
         for k in range(1, sorry.LANE + 1)
     ]
@@ -44,8 +46,8 @@ def own_places(side: int, colour: str) -> list[Square]:
     start_at = on_side(side, sorry.SIDE, sorry.CIRCLE_REL + 0.5, 1.9)
     return [
         *lane,
-        Square(f"home:{colour}", *home_at, 1.8, (PALE[colour],), "home", round=True),
-        Square(f"start:{colour}", *start_at, 1.8, (PALE[colour],), "start", round=True),
+        Square(f"home:{colour}", *home_at, 1.8, (PALE[colour],), round=True),
+        Square(f"start:{colour}", *start_at, 1.8, (PALE[colour],), round=True),
     ]
 
 
