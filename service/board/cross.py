@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from domain.parchis_board import LUDO, LUDO_SAFE, PARCHIS, Board
+from service.board.labels import letter
 from service.board.shapes import GOAL, PALE, PLAIN, SAFE, Layout, Point, Square, turn
 
 
@@ -64,9 +65,11 @@ def track(
     if cell in safe and cell not in exits:
         fills = (SAFE,)
     mark = "safe" if cell in safe else ""
-    exit_note = f"{board.colours[exits[cell]]} exit square" if cell in exits else ""
+    colour = board.colours[exits[cell]] if cell in exits else ""
+    exit_note = f"{colour} exit square" if colour else ""
     note = ", ".join(n for n in (exit_note, mark and "safe square") if n)
-    return Square(board.cell_name(cell), *point, fills=fills, mark=mark, note=note)
+    sign = letter(colour)
+    return Square(board.cell_name(cell), *point, fills=fills, mark=mark, note=note, sign=sign)
 
 
 def own_places(board: Board, colour: int, name: str, reach: int) -> list[Square]:

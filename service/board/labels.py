@@ -14,8 +14,8 @@ def letter(colour: str) -> str:
 
 
 def owner(seat: dict[str, Any]) -> str:
-    """A seat's name, or ``seat N`` for a seat created without one."""
-    return str(seat.get("name") or f"seat {seat['seat']}")
+    """A seat's name (the service names a seat created without one ``Player N``)."""
+    return str(seat["name"])
 
 
 def label(key: str) -> str:
@@ -62,5 +62,5 @@ def position_words(at: str) -> str:
 def piece_words(piece: dict[str, Any], owners: dict[int, str]) -> str:
     """A piece for screen readers: ``Ann's red piece 2 on track 12``."""
     colour, _, number = str(piece["id"]).rpartition("-")
-    name = owners.get(int(piece["seat"]), f"seat {piece['seat']}")
-    return f"{name}'s {colour} piece {number} {position_words(str(piece['at']))}"
+    where = position_words(str(piece["at"]))
+    return f"{owners[int(piece['seat'])]}'s {colour} piece {number} {where}"

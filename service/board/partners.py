@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from domain import partners
+from service.board.labels import letter
 from service.board.loop import on_side
 from service.board.shapes import PALE, PLAIN, Layout, Point, Square
 
@@ -52,5 +53,7 @@ def track(n: int, sides: Sides, shift: int) -> Square:
     fills = (PALE[partners.COLOURS[n // sides.length]],) if start else (PLAIN,)
     if not start:
         return Square(f"track:{n}", *sides.at(side, along, 0))
-    note = f"{partners.COLOURS[n // sides.length]} start space"
-    return Square(f"track:{n}", *sides.at(side, along, 0), fills=fills, mark="start", note=note)
+    colour = partners.COLOURS[n // sides.length]
+    place = sides.at(side, along, 0)
+    note, sign = f"{colour} start space", letter(colour)
+    return Square(f"track:{n}", *place, fills=fills, mark="start", note=note, sign=sign)

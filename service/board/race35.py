@@ -41,4 +41,5 @@ def square(n: int, kind: str) -> Square:
         column = COLUMNS - 1 - column
     key = race35.position(n)
     fills = (GOAL,) if n == race35.GOAL else SQUARE_FILLS[kind]
-    return Square(key, column + 0.5, row + 0.5, 0.92, fills, mark=kind, note=NOTES[kind])
+    sign = kind[:1].upper()
+    return Square(key, column + 0.5, row + 0.5, 0.92, fills, mark=kind, note=NOTES[kind], sign=sign)

@@ -42,7 +42,8 @@ GOAL = "#f5d76e"
 class Square(NamedTuple):
     """A place pieces stand on; ``key`` is ``track:N``, ``lane:<colour>:K``, ``start:<colour>``,
     ``home:<colour>`` or ``home``; ``x``, ``y`` its centre and ``size`` its side, in cells;
-    ``mark`` a class naming what is special about it, ``note`` the same in words."""
+    ``mark`` a class naming what is special about it, ``note`` the same in words, ``sign`` a
+    letter drawn in its corner where its colour says something (colour is never the only cue)."""
 
     key: str
     x: float
@@ -52,6 +53,7 @@ class Square(NamedTuple):
     round: bool = False
     mark: str = ""
     note: str = ""
+    sign: str = ""
 
 
 class Band(NamedTuple):

@@ -6,6 +6,7 @@ from typing import Any
 
 from domain import sorry
 from domain.model import COLOURS
+from service.board.labels import letter
 from service.board.loop import on_side, track_point
 from service.board.shapes import INK, PALE, Band, Layout, Square
 
@@ -28,8 +29,9 @@ def track(n: int) -> Square:
     found = sorry.SLIDE_AT[n]
     if found is None:
         return Square(f"track:{n}", x, y)
-    note = f"start of a {COLOUR_NAMES[found.colour]} slide to track {found.end}"
-    return Square(f"track:{n}", x, y, mark="slide-start", note=note)
+    colour = COLOUR_NAMES[found.colour]
+    note = f"start of a {colour} slide to track {found.end}"
+    return Square(f"track:{n}", x, y, mark="slide-start", note=note, sign=letter(colour))
 
 
 def own_places(side: int, colour: str) -> list[Square]:

@@ -9,7 +9,7 @@ from typing import Any, NamedTuple
 
 from service.board import labels
 from service.board.legend import draw_legend
-from service.board.primitives import box, disc, num, text, titled
+from service.board.primitives import box, disc, num, text, text_width, titled
 from service.board.shapes import CELL, INK, Band, Layout, Square, ink_on, spot
 
 WIDTH = 600
@@ -55,7 +55,8 @@ def render(
     )
     ET.SubElement(root, "title").text = f"{caption}. {seat_list(seats)}."
     box(root, left, top, right - left, bottom - top, fill=BACKGROUND)
-    text(root, caption, 0, -header * 0.35, font, id="caption")
+    fitted = min(font, width / text_width(caption, 1.0))
+    text(root, caption, 0, -header * 0.35, fitted, id="caption")
     squares = layout.by_key()
     draw_squares(ET.SubElement(root, "g", id="squares"), layout.squares)
     draw_bands(ET.SubElement(root, "g", id="slides"), layout.bands)
@@ -84,6 +85,19 @@ def draw_squares(parent: ET.Element, squares: Iterable[Square]) -> None:
         if square.mark == "safe":
             disc(group, x, y, CELL * 0.3, fill="none", stroke="#777777", stroke_width="2")
         draw_label(group, square)
+        if square.sign:
+            right, bottom = (square.x + square.size / 2) * CELL, (square.y + square.size / 2) * CELL
+            size = CELL * 0.24
+            text(
+                group,
+                square.sign,
+                right - 2,
+                bottom - 3,
+                size,
+                fill=LABEL,
+                text_anchor="end",
+                class_="sign",
+            )
 
 
 def classes(square: Square) -> str:
