@@ -1,0 +1,67 @@
+"""Every board in headless Chromium, measured with the browser's own fonts: each shape and
+line of text inside the view box, and no piece over a start's or home's word.
+
+Skipped (or failed) with the viewer's browser test: see its module's docstring.
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+from litestar.testing import TestClient
+
+from domain.registry import RULESETS
+from tests.service.test_board import play_randomly
+from tests.service.test_board_bounds import LONG_NAMES
+from tests.service.test_board_labels import NAMES, create_named
+from tests.service.test_viewer_browser import chromium
+
+pytestmark = pytest.mark.browser
+
+Api = TestClient[Any]
+
+OUTSIDE = """svg => {
+  const [x, y, w, h] = svg.getAttribute("viewBox").split(" ").map(Number);
+  const out = [];
+  for (const e of svg.querySelectorAll("rect, circle, line, polygon, text")) {
+    const b = e.getBBox();
+    const stroke = e.getAttribute("stroke") && e.getAttribute("stroke") !== "none"
+      ? Number(e.getAttribute("stroke-width") || 1) / 2 : 0;
+    if (b.x - stroke < x - 0.01 || b.y - stroke < y - 0.01
+        || b.x + b.width + stroke > x + w + 0.01 || b.y + b.height + stroke > y + h + 0.01) {
+      out.push(e.outerHTML.slice(0, 200));
+    }
+  }
+  return out;
+}"""
+COVERED = """svg => {
+  const discs = [...svg.querySelectorAll(".piece circle")].map(c => c.getBBox());
+  const words = svg.querySelectorAll(
+    '.square[data-key^="start"] text.label, .square[data-key^="home"] text.label');
+  const meet = (a, b) => a.x < b.x + b.width && b.x < a.x + a.width
+    && a.y < b.y + b.height && b.y < a.y + a.height;
+  return [...words].filter(t => discs.some(d => meet(t.getBBox(), d))).map(t => t.textContent);
+}"""
+
+
+@pytest.mark.parametrize("names", [NAMES, LONG_NAMES], ids=["short", "long"])
+def test_every_board_fits_its_view_box_in_a_browser(
+    api: Api, tmp_path: Path, record_property: Any, names: tuple[str, ...]
+) -> None:
+    svgs = {}
+    for ruleset in sorted(RULESETS):
+        created = create_named(api, ruleset, RULESETS[ruleset].MAX_PLAYERS, names)
+        play_randomly(api, created, 60, random.Random(ruleset))
+        svgs[ruleset] = api.get(f"/games/{created['id']}/board.svg").text
+    with chromium() as browser:
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        for ruleset, svg in svgs.items():
+            page.set_content(f"<!doctype html><title>{ruleset}</title><body>{svg}</body>")
+            assert page.eval_on_selector("svg", OUTSIDE) == [], ruleset
+            assert page.eval_on_selector("svg", COVERED) == [], ruleset
+            path = tmp_path / f"board-{ruleset}.png"
+            page.locator("svg").screenshot(path=str(path))
+            record_property(f"screenshot-{ruleset}", str(path))
