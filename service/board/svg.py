@@ -16,6 +16,8 @@ WIDTH = 600
 """The width the document asks to be shown at, in pixels."""
 MARGIN = CELL * 0.3
 """Room around the board for the last move's outlines of edge squares."""
+NUDGE = CELL * 0.12
+"""How far pieces move down and right, where there is room, to leave a square's number seen."""
 HIGHLIGHT = "#ff6a00"
 LINE = "#333333"
 LABEL = "#333333"
@@ -116,7 +118,7 @@ def draw_label(parent: ET.Element, square: Square) -> None:
         x = square.x * CELL
         text(parent, words, x, baseline, size, fill=LABEL, text_anchor="middle", class_="label")
     else:
-        text(parent, words, left + 2, top + CELL * 0.3, CELL * 0.28, fill=LABEL, class_="label")
+        text(parent, words, left + 2, top + CELL * 0.27, CELL * 0.25, fill=LABEL, class_="label")
 
 
 def banner(square: Square) -> tuple[float, float]:
@@ -243,9 +245,13 @@ def slots(square: Square, count: int) -> list[tuple[float, float, float]]:
     columns = math.ceil(math.sqrt(count))
     rows = math.ceil(count / columns)
     pitch = min(width / columns, height / rows, CELL * 0.9)
-    radius = pitch * (0.42 if count > 1 else 0.4)
+    corner = not labels.is_banner(square)
+    radius = pitch * (0.42 if count > 1 else 0.36 if corner else 0.4)
     x0 = left + width / 2 - pitch * (columns - 1) / 2
     y0 = top + height / 2 - pitch * (rows - 1) / 2
+    if corner:  # clear of the number in the top left corner, where there is room
+        x0 += max(0.0, min(NUDGE, (width - pitch * (columns - 1)) / 2 - radius))
+        y0 += max(0.0, min(NUDGE, (height - pitch * (rows - 1)) / 2 - radius))
     return [(x0 + (i % columns) * pitch, y0 + (i // columns) * pitch, radius) for i in range(count)]
 
 
