@@ -11,6 +11,8 @@ from service.board.loop import on_side, track_point
 from service.board.shapes import INK, PALE, Band, Layout, Square
 
 COLOUR_NAMES = COLOURS[: sorry.MAX_PLAYERS]
+AREA = 2.2
+"""The width of a start or home circle, in cells: room for a word above four pieces."""
 
 
 def layout(options: dict[str, Any]) -> Layout:
@@ -44,12 +46,12 @@ def own_places(side: int, colour: str) -> list[Square]:
         )
         for k in range(1, sorry.LANE + 1)
     ]
-    home_at = on_side(side, sorry.SIDE, sorry.TURN_REL, sorry.LANE + 1.4)
+    home_at = on_side(side, sorry.SIDE, sorry.TURN_REL, sorry.LANE + 1.6)
     start_at = on_side(side, sorry.SIDE, sorry.CIRCLE_REL + 0.5, 1.9)
     return [
         *lane,
-        Square(f"home:{colour}", *home_at, 1.8, (PALE[colour],), round=True),
-        Square(f"start:{colour}", *start_at, 1.8, (PALE[colour],), round=True),
+        Square(f"home:{colour}", *home_at, AREA, (PALE[colour],), round=True),
+        Square(f"start:{colour}", *start_at, AREA, (PALE[colour],), round=True),
     ]
 
 

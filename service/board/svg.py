@@ -231,7 +231,7 @@ def piece_area(square: Square) -> tuple[float, float, float, float]:
     home's word, inside a round area's rim."""
     left, top = corner(square)
     side = square.size * CELL
-    inset = side * 0.11 if square.round else 0.0
+    inset = side * 0.09 if square.round else 0.0
     upper = top + inset
     if labels.is_banner(square):
         size, baseline = banner(square)
