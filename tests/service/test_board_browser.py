@@ -19,7 +19,7 @@ from tests.service.test_board_bounds import LONG_NAMES
 from tests.service.test_board_labels import NAMES, create_named
 from tests.service.test_viewer_browser import chromium
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 Api = TestClient[Any]
 
@@ -71,7 +71,7 @@ def test_every_board_fits_its_view_box_in_a_browser(
     svgs = {}
     for ruleset in sorted(RULESETS):
         created = create_named(api, ruleset, RULESETS[ruleset].MAX_PLAYERS, names)
-        play_randomly(api, created, 60, random.Random(ruleset))
+        play_randomly(api, created, 40, random.Random(ruleset))
         svgs[ruleset] = api.get(f"/games/{created['id']}/board.svg").text
     with chromium() as browser:
         page = browser.new_page(viewport={"width": 1280, "height": 900})

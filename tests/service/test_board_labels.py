@@ -216,6 +216,10 @@ def test_no_piece_covers_the_word_on_a_start_or_home(api: Api, ruleset: str) -> 
     play_randomly(api, created, 1, random.Random(ruleset))
     crowded = banners_clear_of_pieces(board(api, created["id"]))
     assert crowded or ruleset == "race35", "no start holds a piece at the start of the game"
-    if ruleset in ("race35", "sorry"):
-        play_to_end(api, created)
-        assert banners_clear_of_pieces(board(api, created["id"])), "no piece reached home"
+
+
+@pytest.mark.parametrize("ruleset", ["race35", "sorry"])
+def test_no_piece_covers_the_word_on_a_home_at_the_end(api: Api, ruleset: str) -> None:
+    created = create_named(api, ruleset, 2)
+    play_to_end(api, created)
+    assert banners_clear_of_pieces(board(api, created["id"])), "no piece reached home"
