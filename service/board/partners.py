@@ -7,7 +7,7 @@ from typing import Any, NamedTuple
 from domain import partners
 from service.board.labels import letter
 from service.board.loop import on_side
-from service.board.shapes import PALE, PLAIN, Layout, Point, Square
+from service.board.shapes import PALE, Layout, Point, Square
 
 ROOM = 11
 """The fewest cells a side spans, so lanes and circles fit inside short sections."""
@@ -49,11 +49,9 @@ def layout(options: dict[str, Any]) -> Layout:
 def track(n: int, sides: Sides, shift: int) -> Square:
     """Track square ``n``; a seat's start space is in its colour."""
     side, along = divmod((n + shift) % (partners.SEATS * sides.length), sides.length)
-    start = n % sides.length == 0
-    fills = (PALE[partners.COLOURS[n // sides.length]],) if start else (PLAIN,)
-    if not start:
-        return Square(f"track:{n}", *sides.at(side, along, 0))
-    colour = partners.COLOURS[n // sides.length]
     place = sides.at(side, along, 0)
+    if n % sides.length:
+        return Square(f"track:{n}", *place)
+    colour = partners.COLOURS[n // sides.length]
     note, sign = f"{colour} start space", letter(colour)
-    return Square(f"track:{n}", *place, fills=fills, mark="start", note=note, sign=sign)
+    return Square(f"track:{n}", *place, fills=(PALE[colour],), mark="start", note=note, sign=sign)

@@ -15,12 +15,6 @@ INK: dict[str, str] = {
 }
 """The colour each piece colour is drawn in."""
 
-
-def ink_on(colour: str) -> str:
-    """The text colour readable on a disc of piece colour ``colour``."""
-    return "#111111" if colour in ("yellow", "orange") else "#ffffff"
-
-
 PALE: dict[str, str] = {
     "red": "#f6c4c4",
     "blue": "#c4d6f6",
@@ -37,6 +31,11 @@ CELL = 40.0
 PLAIN = "#ffffff"
 SAFE = "#d9d9d9"
 GOAL = "#f5d76e"
+
+
+def ink_on(colour: str) -> str:
+    """The text colour readable on a disc of piece colour ``colour``."""
+    return "#111111" if colour in ("yellow", "orange") else "#ffffff"
 
 
 class Square(NamedTuple):

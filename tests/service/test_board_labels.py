@@ -223,3 +223,21 @@ def test_no_piece_covers_the_word_on_a_home_at_the_end(api: Api, ruleset: str) -
     created = create_named(api, ruleset, 2)
     play_to_end(api, created)
     assert banners_clear_of_pieces(board(api, created["id"])), "no piece reached home"
+
+
+@pytest.mark.parametrize(
+    ("ruleset", "signs"),
+    [("race35", 10), ("sorry", 8), ("partners", 4), ("parchis", 4), ("ludo", 4)],
+)
+def test_squares_whose_colour_means_something_carry_its_letter(
+    api: Api, ruleset: str, signs: int
+) -> None:
+    svg = board(api, create_named(api, ruleset, RULESETS[ruleset].MIN_PLAYERS)["id"])
+    found = 0
+    for key, square in squares(svg).items():
+        for sign in (e.text or "" for e in square.iter(f"{SVG}text") if e.get("class") == "sign"):
+            colour_word = title(square).split(", ")[1]  # "green square", "red slide", ...
+            colour_word = colour_word.removeprefix("start of a ")
+            assert sign == colour_word[0].upper(), (key, title(square))
+            found += 1
+    assert found == signs
