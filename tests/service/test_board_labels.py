@@ -181,7 +181,7 @@ def overlaps(box: tuple[float, float, float, float], circle: ET.Element) -> bool
 def banners_clear_of_pieces(svg: ET.Element) -> int:
     """Assert no piece covers the word on a start or home; how many such squares hold pieces."""
     discs = [e for piece in with_class(svg, "piece") for e in piece.iter(f"{SVG}circle")]
-    crowded = 0
+    occupied = 0
     for key, square in squares(svg).items():
         if not key.startswith(("start", "home")):
             continue
@@ -194,12 +194,11 @@ def banners_clear_of_pieces(svg: ET.Element) -> int:
             half = len(word.text or "") * EM * size / 2
             box = (x - half, y - size * 0.8, x + half, y + size * 0.25)
             assert not [d for d in discs if overlaps(box, d)], f"a piece covers {word.text!r}"
-        here = square_key_of_pieces(svg, key)
-        crowded += bool(here)
-    return crowded
+        occupied += bool(pieces_on(svg, key))
+    return occupied
 
 
-def square_key_of_pieces(svg: ET.Element, key: str) -> list[str]:
+def pieces_on(svg: ET.Element, key: str) -> list[str]:
     """The pieces standing on square ``key``."""
     kind, _, colour = key.partition(":")
     return [
@@ -214,8 +213,8 @@ def square_key_of_pieces(svg: ET.Element, key: str) -> list[str]:
 def test_no_piece_covers_the_word_on_a_start_or_home(api: Api, ruleset: str) -> None:
     created = create_named(api, ruleset, RULESETS[ruleset].MAX_PLAYERS)
     play_randomly(api, created, 1, random.Random(ruleset))
-    crowded = banners_clear_of_pieces(board(api, created["id"]))
-    assert crowded or ruleset == "race35", "no start holds a piece at the start of the game"
+    occupied = banners_clear_of_pieces(board(api, created["id"]))
+    assert occupied or ruleset == "race35", "no start holds a piece at the start of the game"
 
 
 @pytest.mark.parametrize("ruleset", ["race35", "sorry"])
