@@ -959,7 +959,7 @@ export interface components {
         Played: {
             events: components["schemas"]["EventOut"][];
             legal_moves: components["schemas"]["Move"][];
-            state: components["schemas"]["Race35View"] | components["schemas"]["SorryView"] | components["schemas"]["SorryHandView"] | components["schemas"]["PartnersView"] | components["schemas"]["ParchisView"] | components["schemas"]["ParchisTwoDiceView"] | components["schemas"]["LudoView"];
+            state?: components["schemas"]["Race35View"] | components["schemas"]["SorryView"] | components["schemas"]["SorryHandView"] | components["schemas"]["PartnersView"] | components["schemas"]["ParchisView"] | components["schemas"]["ParchisTwoDiceView"] | components["schemas"]["LudoView"];
             version: number;
         };
         /** PostChance */
@@ -1573,6 +1573,8 @@ export interface operations {
             query?: never;
             header?: {
                 "Idempotency-Key"?: string | null;
+                /** @description `return=minimal` (RFC 7240): the reply leaves out `state` */
+                Prefer?: string | null;
             };
             path: {
                 game_id: string;
@@ -1782,6 +1784,8 @@ export interface operations {
             query?: never;
             header?: {
                 "Idempotency-Key"?: string | null;
+                /** @description `return=minimal` (RFC 7240): the reply leaves out `state` */
+                Prefer?: string | null;
             };
             path: {
                 game_id: string;
@@ -2112,6 +2116,8 @@ export interface operations {
             query?: never;
             header?: {
                 "Idempotency-Key"?: string | null;
+                /** @description `return=minimal` (RFC 7240): the reply leaves out `state` */
+                Prefer?: string | null;
             };
             path: {
                 game_id: string;
@@ -2272,6 +2278,8 @@ export interface operations {
             query?: never;
             header?: {
                 "Idempotency-Key"?: string | null;
+                /** @description `return=minimal` (RFC 7240): the reply leaves out `state` */
+                Prefer?: string | null;
             };
             path: {
                 game_id: string;
