@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 from litestar import Litestar
 from litestar.datastructures import State
-from litestar.di import Provide
+from litestar.di import NamedDependency, Provide
 from litestar.openapi import OpenAPIConfig
 
 from eventstore import EventStore
@@ -42,7 +42,7 @@ def after_commands(queries: Queries) -> Callable[[Commands], Queries]:
     after the other: dependencies of one depth are resolved in an anyio task group, which
     would cost every write request two tasks."""
 
-    def provide(commands: Commands) -> Queries:
+    def provide(commands: NamedDependency[Commands]) -> Queries:
         return queries
 
     return provide
