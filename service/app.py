@@ -8,9 +8,11 @@ Layers (checked by import-linter, see pyproject.toml): ``service.api`` (the HTTP
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from litestar import Litestar
 from litestar.datastructures import State
-from litestar.di import Provide
+from litestar.di import NamedDependency, Provide
 from litestar.openapi import OpenAPIConfig
 
 from eventstore import EventStore
@@ -28,10 +30,23 @@ from service.core import clocks
 from service.core import commands as command_bodies
 from service.settings import Settings
 from service.store import open_store
+from service.usecases.commands import Commands
+from service.usecases.queries import Queries
 from service.usecases.sweeper import Sweeper
 from service.usecases.wiring import UseCases
 
 VERSION = "0.1.0"
+
+
+def after_commands(queries: Queries) -> Callable[[Commands], Queries]:
+    """A provider of ``queries`` that takes ``commands``, so that Litestar resolves the two one
+    after the other: dependencies of one depth are resolved in an anyio task group, which
+    would cost every write request two tasks."""
+
+    def provide(commands: NamedDependency[Commands]) -> Queries:
+        return queries
+
+    return provide
 
 
 def create_app(settings: Settings | None = None, store: EventStore | None = None) -> Litestar:
@@ -59,7 +74,7 @@ def create_app(settings: Settings | None = None, store: EventStore | None = None
         ],
         dependencies={
             "commands": Provide(lambda: commands, use_cache=True, sync_to_thread=False),
-            "queries": Provide(lambda: queries, use_cache=True, sync_to_thread=False),
+            "queries": Provide(after_commands(queries), use_cache=True, sync_to_thread=False),
         },
         exception_handlers={Exception: handle},
         middleware=[import_limits, bodies.check_bodies],

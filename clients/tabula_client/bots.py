@@ -306,6 +306,7 @@ def play_game_flow(
                     yield from _catch_up(referee, created.id, feed)
         if last is None:
             raise GameStuck(f"game {created.id} is {view.status} but no seat can move")
+        assert last.state is not None  # bots play with whole replies: they choose from the state
         view = last.state
     final: GameView = yield referee.game(created.id)
     return final
@@ -319,7 +320,7 @@ def _play_turn(
     ``own`` is the reply to this seat's own write when nothing was written since: its state
     and legal moves spare the two reads (a roll, then the move it allows).
     """
-    if own is not None and own.legal_moves:
+    if own is not None and own.legal_moves and own.state is not None:
         move = bot.choose(own.state, own.legal_moves)
         played: PlayResult = yield seat.play(created.id, move, expected_version=own.version)
         return played

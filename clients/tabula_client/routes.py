@@ -197,11 +197,13 @@ class Routes:
         seat: int | None = None,
         expected_version: int | None = None,
         idempotency_key: str | None = None,
+        minimal: bool = False,
     ) -> Call[PlayResult]:
         """``POST /games/{id}/moves``: a move id from legal-moves (or the ``Move``), or its
-        steps."""
+        steps. ``minimal`` asks for the reply without its ``state`` (``Prefer:
+        return=minimal``): the events and the next legal moves are still there."""
         body = play_body(move, steps=steps, seat=seat, expected_version=expected_version)
-        return self._write(game_id, "moves", body, idempotency_key)
+        return self._write(game_id, "moves", body, idempotency_key, minimal)
 
     def undo(
         self,
@@ -306,10 +308,18 @@ class Routes:
         return self._call("GET", "/players/" + quote(name, safe=""), _decoder(Player))
 
     def _write(
-        self, game_id: str, action: str, body: dict[str, Any], idempotency_key: str | None
+        self,
+        game_id: str,
+        action: str,
+        body: dict[str, Any],
+        idempotency_key: str | None,
+        minimal: bool = False,
     ) -> Call[PlayResult]:
-        """A ``POST`` that appends events and answers with them and the state after them."""
+        """A ``POST`` that appends events and answers with them and the state after them
+        (unless ``minimal``)."""
         headers = {"Idempotency-Key": idempotency_key} if idempotency_key else {}
+        if minimal:
+            headers["Prefer"] = "return=minimal"
         path = _game_path(game_id, action)
         return self._call("POST", path, _decoder(PlayResult), json=body, headers=headers)
 

@@ -470,7 +470,7 @@ class Played(msgspec.Struct, frozen=True, kw_only=True):
 
     events: list[EventOut] = []
     legal_moves: list[Move] = []
-    state: GameView
+    state: GameView | None = None
     version: int
 
 

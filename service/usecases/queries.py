@@ -154,16 +154,21 @@ class Queries:
         """Refuse an unknown game (404)."""
         self.games.cached(game_id)
 
-    def played(self, game_id: str, token: str | None, stored: list[StoredEvent]) -> Played:
-        """The reply to a write: the events it stored, the state now and the caller's moves.
+    def played(
+        self, game_id: str, token: str | None, stored: list[StoredEvent], with_state: bool = True
+    ) -> Played:
+        """The reply to a write: the events it stored, the state now (unless not wanted) and
+        the caller's moves.
         The game as held unless that is behind the events (a retry of a write whose first try
         has not yet been taken into the game, or a write of another process): then the log."""
         behind = bool(stored) and self.games.cached(game_id).version < stored[-1].version
         with self.games.open(game_id) if behind else self.games.held(game_id) as game:
             viewer = game.role(token)
             events = [event_out(game, e, viewer) for e in stored]
-            view = state_view(game, game.replay, viewer)
-            return Played(game.version, events, view, moves_for(game, viewer))
+            moves = moves_for(game, viewer)
+            if not with_state:
+                return Played(game.version, events, moves)
+            return Played(game.version, events, moves, state_view(game, game.replay, viewer))
 
 
 def log_moves(log: list[StoredEvent]) -> list[tuple[str, dict[str, Any]]]:

@@ -51,13 +51,14 @@ class EventPage(msgspec.Struct, frozen=True):
     events: list[EventOut]
 
 
-class Played(msgspec.Struct, frozen=True):
-    """A write's reply; ``legal_moves`` saves the caller a GET /legal-moves before its next move."""
+class Played(msgspec.Struct, frozen=True, omit_defaults=True):
+    """A write's reply; ``legal_moves`` saves the caller a GET /legal-moves before its next move.
+    ``state`` is left out when the caller asked for ``Prefer: return=minimal``."""
 
     version: int
     events: list[EventOut]
-    state: GameView
     legal_moves: list[Move]
+    state: GameView | msgspec.UnsetType = msgspec.UNSET
 
 
 class GameSummary(msgspec.Struct, frozen=True):

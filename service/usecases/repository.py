@@ -64,6 +64,7 @@ class Game:
         self.lock = threading.RLock()
         self.replay = replay
         self.clock: ClockState | None = None
+        self.known: dict[str, Viewer] = {}  # tokens identified already (only valid ones)
 
     @property
     def created(self) -> GameCreated:
@@ -85,9 +86,12 @@ class Game:
         """Who a bearer token is in this game; a wrong token is refused."""
         if token is None:
             return None
+        if token in self.known:  # a write asks three times: its rate limit, judging, reply
+            return self.known[token]
         role = tokens.identify(token, self.secrets.referee, self.secrets.seats)
         if role is None:
             raise refuse("unauthorized", f"the token is not valid for game {self.id}")
+        self.known[token] = role  # at most the referee's and one per seat
         return role
 
 
