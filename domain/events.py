@@ -27,6 +27,7 @@ class GameCreated(Event, frozen=True, omit_defaults=True):
     auto_chance: bool = False
     allow_undo: bool = False
     tags: dict[str, str] = {}
+    spectator_delay: dict[str, Any] | None = None
 
 
 class CardDrawn(Event, frozen=True):

@@ -352,10 +352,15 @@ class BoardController(Controller):
         responses=problems(400, 404),
     )
     def board_svg(
-        self, game_id: GameId, queries: QueriesDep, at: FromQuery[int | None] = None
+        self,
+        game_id: GameId,
+        request: AnyRequest,
+        queries: QueriesDep,
+        at: FromQuery[int | None] = None,
     ) -> str:
-        """The board after event ``at`` (the current one without ``at``), last move outlined."""
-        return queries.board_svg(game_id, at)
+        """The board after event ``at`` (the last the caller sees without ``at``), last move
+        outlined."""
+        return queries.board_svg(game_id, bearer(request), at)
 
     @get(
         "/{game_id:str}/view",
