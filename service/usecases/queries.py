@@ -106,7 +106,7 @@ class Queries:
     ) -> tuple[list[GameSummary], str | None]:
         """A page of the games selected, oldest first, with their winners and pieces home,
         and the cursor of the next page (None on the last)."""
-        return tournament.listing(self.store, status, ruleset, tag, limit, cursor)
+        return tournament.listing(self.games, status, ruleset, tag, limit, cursor)
 
     def standings(self, tag: str | None) -> tournament.Standings:
         """Wins per player name over the finished games with ``tag``, ties by pieces home."""

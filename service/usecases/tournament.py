@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 
 import msgspec
 
-from eventstore import EventStore, SummaryQuery
+from eventstore import EventStore, Summarised, SummaryQuery
 from service.core.refusal import refuse
 from service.usecases import summaries
 from service.usecases.records import GameRecord, streamed_record
@@ -65,23 +65,37 @@ def selection(
 
 
 def listing(
-    store: EventStore,
+    games: Repository,
     status: str | None,
     ruleset: str | None,
     tag: str | None,
     limit: int,
     cursor: str | None,
 ) -> tuple[list[GameSummary], str | None]:
-    """A page of games, oldest first, and the cursor of the next page (None on the last)."""
+    """A page of games, oldest first, and the cursor of the next page (None on the last).
+    Listings are everyone's, so a game with a spectator delay is listed as its spectators
+    see it: a game whose end they do not see yet as running (and left out of a page of
+    ``status=finished``), at the version they see."""
     query = selection(status, ruleset, tag, read_cursor(cursor), limit + 1)
-    rows = store.summaries(query)
+    rows = games.store.summaries(query)
     more = len(rows) > limit
     rows = rows[:limit]
     after = make_cursor(rows[-1].created_at, rows[-1].stream_id) if more else None
-    listed = [summaries.game_summary(row) for row in rows]
-    if status is not None:  # a game whose end is still hidden is not listed as finished
+    listed = [as_spectators_see(games, row) for row in rows]
+    if status is not None:
         listed = [game for game in listed if game.status == status]
     return listed, after
+
+
+def as_spectators_see(games: Repository, row: Summarised) -> GameSummary:
+    """A game's listing as its spectators see it now (read from its log only when it has a
+    delay and they do not see its end)."""
+    listed = summaries.game_summary(row)
+    if listed.status == summaries.FINISHED or "spectator_delay" not in row.summary.document:
+        return listed
+    with games.glance(row.stream_id) as game:
+        version = sight(game, None, datetime.now(UTC)).version
+    return msgspec.structs.replace(listed, version=min(version, listed.version))
 
 
 def make_cursor(created_at: str, game_id: str) -> str:
