@@ -332,6 +332,7 @@ GAME = {
     "allow_undo": False,
     "tags": {"round": "1"},
     "clock": {"per_decision": 30.0, "total": 600.0, "increment": 1.0, "on_timeout": "pass"},
+    "spectator_delay": {"seconds": 30, "moves": 2},  # both: one field each for the sweep
 }
 EVENT = {
     "game_id": "g",
