@@ -352,6 +352,8 @@ class GameSettings(TypedDict, total=False):
     allow_undo: bool
     tags: Mapping[str, str]
     clock: Mapping[str, Any] | None
+    spectator_delay: Mapping[str, int] | None
+    """``{"moves": N}`` or ``{"seconds": N}``: how far behind live spectators see the game."""
 
 
 def game_body(
@@ -371,7 +373,7 @@ def game_body(
         "allow_undo": settings.get("allow_undo", False),
         "tags": dict(settings.get("tags") or {}),
     }
-    for optional in ("seed", "clock"):
+    for optional in ("seed", "clock", "spectator_delay"):
         if settings.get(optional) is not None:
             body[optional] = settings[optional]
     return body

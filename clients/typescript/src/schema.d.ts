@@ -532,6 +532,7 @@ export interface components {
             ruleset: "ludo" | "parchis" | "parchis-2dice" | "partners" | "race35" | "sorry" | "sorry-hand";
             seats: components["schemas"]["SeatSpec"][];
             seed?: string | null;
+            spectator_delay?: components["schemas"]["SpectatorDelay"] | null;
             tags?: {
                 [key: string]: string;
             };
@@ -636,6 +637,7 @@ export interface components {
             seats: string[];
             /** @default  */
             seed_commitment?: string;
+            spectator_delay?: Record<string, never> | null;
             /** @default {} */
             tags?: {
                 [key: string]: string;
@@ -1135,6 +1137,11 @@ export interface components {
             /** @default 0 */
             version: number;
             winners: number[];
+        };
+        /** SpectatorDelay */
+        SpectatorDelay: {
+            moves?: number | null;
+            seconds?: number | null;
         };
         /** Standing */
         Standing: {
