@@ -22,8 +22,29 @@ MAX_DELAY_MOVES = 1_000
 class SpectatorDelay(msgspec.Struct, frozen=True, forbid_unknown_fields=True, omit_defaults=True):
     """How far behind spectators are: exactly one of ``seconds`` and ``moves``."""
 
-    seconds: Annotated[int, msgspec.Meta(ge=1, le=MAX_DELAY_SECONDS)] | None = None
-    moves: Annotated[int, msgspec.Meta(ge=1, le=MAX_DELAY_MOVES)] | None = None
+    seconds: (
+        Annotated[
+            int,
+            msgspec.Meta(
+                ge=1,
+                le=MAX_DELAY_SECONDS,
+                description="spectators see the events more than this many seconds old",
+            ),
+        ]
+        | None
+    ) = None
+    moves: (
+        Annotated[
+            int,
+            msgspec.Meta(
+                ge=1,
+                le=MAX_DELAY_MOVES,
+                description="spectators see the game as it was before its last this many "
+                "moves (until it finishes)",
+            ),
+        ]
+        | None
+    ) = None
 
     def describe(self) -> str:
         """The delay in words, for problem details."""

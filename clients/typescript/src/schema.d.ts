@@ -1140,7 +1140,9 @@ export interface components {
         };
         /** SpectatorDelay */
         SpectatorDelay: {
+            /** @description spectators see the game as it was before its last this many moves (until it finishes) */
             moves?: number | null;
+            /** @description spectators see the events more than this many seconds old */
             seconds?: number | null;
         };
         /** Standing */
