@@ -17,6 +17,8 @@ import msgspec
 
 MAX_DELAY_SECONDS = 86_400
 MAX_DELAY_MOVES = 1_000
+FINISH = ("GameFinished", "SeedRevealed")
+"""The events of a finish (the seed's reveal follows the end in the same append)."""
 
 
 class SpectatorDelay(msgspec.Struct, frozen=True, forbid_unknown_fields=True, omit_defaults=True):
@@ -81,6 +83,9 @@ class Timeline:
         self.delay = delay
         self.times: list[datetime] = []
         self.moves: list[int] = []
+        self.ended = 0
+        """The last version of the latest finish: shown to all even if an undo reopens the game,
+        so a spectator's version never goes back."""
 
     @property
     def version(self) -> int:
@@ -93,6 +98,8 @@ class Timeline:
         self.times.append(max(at, self.times[-1]) if self.times else at)
         if type_ == "MovePlayed":
             self.moves.append(version)
+        elif type_ in FINISH:
+            self.ended = version
 
     def shown(self, now: datetime, finished: bool) -> int:
         """The last version a spectator may see at ``now``."""
@@ -102,7 +109,7 @@ class Timeline:
         if finished or not self.moves:
             return self.version
         hidden = self.delay.moves or 1
-        return max(1, self.moves[-min(hidden, len(self.moves))] - 1)
+        return max(1, self.ended, self.moves[-min(hidden, len(self.moves))] - 1)
 
     def due(self, shown: int) -> datetime | None:
         """When the event after ``shown`` becomes visible by time alone (None: never by time,

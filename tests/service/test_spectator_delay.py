@@ -15,14 +15,21 @@ from tests.service.conftest import auth, create
 from tests.service.test_records import rehash
 
 
-def play(api: TestClient[Any], created: dict[str, Any], moves: int) -> None:
-    """``moves`` race35 turns (a roll each, its throw playing itself), read as the referee."""
+def play(api: TestClient[Any], created: dict[str, Any], moves: int) -> dict[str, Any]:
+    """The first legal move of whoever is to act (read as the referee, who sees the game
+    live), ``moves`` times or until the end; the state then."""
     game, seats = created["id"], created["tokens"]["seats"]
     referee = auth(created["tokens"]["referee"])
     for _ in range(moves):
-        seat = api.get(f"/games/{game}", headers=referee).json()["to_act"][0]["seat"]
-        reply = api.post(f"/games/{game}/moves", json={"move": "roll"}, headers=auth(seats[seat]))
+        state: dict[str, Any] = api.get(f"/games/{game}", headers=referee).json()
+        if state["status"] == "finished":
+            return state
+        seat = auth(seats[state["to_act"][0]["seat"]])
+        move = api.get(f"/games/{game}/legal-moves", headers=seat).json()["moves"][0]["id"]
+        reply = api.post(f"/games/{game}/moves", json={"move": move}, headers=seat)
         assert reply.status_code == 200, reply.text
+    final: dict[str, Any] = api.get(f"/games/{game}", headers=referee).json()
+    return final
 
 
 def referee_log(api: TestClient[Any], created: dict[str, Any]) -> list[dict[str, Any]]:
@@ -82,6 +89,21 @@ def test_a_delay_in_moves_ends_when_the_game_finishes(api: TestClient[Any]) -> N
     assert spectator["status"] == "finished"
     assert spectator["version"] == len(referee_log(api, created))
     assert api.get(f"/games/{created['id']}/export").status_code == 200
+
+
+def test_an_undo_reopening_a_finished_game_never_takes_spectators_back(
+    api: TestClient[Any],
+) -> None:
+    created = create(api, "sorry", players=2, auto_chance=True, spectator_delay={"moves": 3})
+    final = play(api, created, 5000)
+    assert final["status"] == "finished"
+    game, referee = created["id"], auth(created["tokens"]["referee"])
+    assert api.get(f"/games/{game}").json()["version"] == final["version"]
+    reply = api.post(f"/games/{game}/undo", json={"reason": "misplayed"}, headers=referee)
+    assert reply.status_code == 200 and reply.json()["state"]["status"] == "active"
+    assert api.get(f"/games/{game}").json()["version"] >= final["version"]
+    after = {"after": final["version"]}
+    assert api.get(f"/games/{game}/events", params=after).status_code == 200
 
 
 def test_a_game_finished_within_its_delay_in_seconds_is_running_to_spectators_until_it_passes(
