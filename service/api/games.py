@@ -349,7 +349,7 @@ class BoardController(Controller):
         operation_id="getBoardSvg",
         media_type="image/svg+xml",
         sync_to_thread=True,
-        responses=problems(400, 404),
+        responses=READ,
     )
     def board_svg(
         self,

@@ -84,7 +84,7 @@ class Queries:
         check_after(after, seen.version)
         return seen.viewer
 
-    def page(self, game_id: str, viewer: Viewer, cursor: int, size: int) -> Page:
+    def page(self, game_id: str, viewer: Viewer, cursor: int, size: int) -> StreamPage:
         """Events after ``cursor`` as ``viewer`` sees them now, whether the game has finished
         for them with nothing after ``cursor`` (the end of a stream), and when the next
         event hidden by a delay in seconds comes due."""
@@ -94,7 +94,7 @@ class Queries:
             due = game.timeline.due(seen.version) if viewer is None and game.timeline else None
         stored = self.store.read(game_id, after=cursor, until=seen.version, limit=size)
         events = [event_out(game, e, viewer, seen.finished) for e in stored]
-        return Page(events, finished, due)
+        return StreamPage(events, finished, due)
 
     def results(
         self,
@@ -183,7 +183,7 @@ class Queries:
             return Played(game.version, events, view, moves_for(game, viewer))
 
 
-class Page(NamedTuple):
+class StreamPage(NamedTuple):
     """A stream's read: the events shown, whether the stream ends, and when (if ever) the
     next event a delay in seconds hides comes due."""
 

@@ -62,6 +62,9 @@ def test_a_delay_in_moves_shows_spectators_the_game_before_its_last_moves(
     assert page["version"] == moves[-2] - 1
     assert [e["version"] for e in page["events"]] == list(range(1, moves[-2]))
     assert api.get(f"/games/{game}/legal-moves").json()["version"] == moves[-2] - 1
+    board = api.get(f"/games/{game}/board.svg", headers=auth(created["tokens"]["seats"][0]))
+    assert board.text != api.get(f"/games/{game}/board.svg").text  # a seat's board is live
+    assert api.get(f"/games/{game}/board.svg", headers=auth("not-a-token")).status_code == 401
 
 
 def test_a_spectator_asking_past_the_delay_is_refused_with_the_version_it_sees(
