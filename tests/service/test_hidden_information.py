@@ -200,7 +200,7 @@ def test_the_leak_detector_finds_shown_hands_cards_and_deals() -> None:
     assert not leaks({"dealer": 0, "seats": [0, 1], "hands": [["1"], [HIDDEN]]}, viewer=0)
 
 
-DELAYS = [{"moves": 3}, {"seconds": 2}]
+DELAYS = [{"moves": 3}, pytest.param({"seconds": 2}, marks=pytest.mark.slow)]  # waits ~6 s
 DELAYED_RULESETS = ["race35", *HIDDEN_RULESETS]  # race35: spectators get legal moves
 
 
