@@ -30,6 +30,7 @@ class GameCreated(Event, frozen=True, omit_defaults=True):
     rated: bool = True
     """Whether the result counts towards ratings (omitted when true, so older logs read as
     rated and their hashes stay as they were)."""
+    spectator_delay: dict[str, Any] | None = None
 
 
 class CardDrawn(Event, frozen=True):

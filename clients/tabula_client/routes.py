@@ -379,6 +379,8 @@ class GameSettings(TypedDict, total=False):
     tags: Mapping[str, str]
     clock: Mapping[str, Any] | None
     rated: bool
+    spectator_delay: Mapping[str, int] | None
+    """``{"moves": N}`` or ``{"seconds": N}``: how far behind live spectators see the game."""
 
 
 def game_body(
@@ -398,7 +400,7 @@ def game_body(
         "allow_undo": settings.get("allow_undo", False),
         "tags": dict(settings.get("tags") or {}),
     }
-    for optional in ("seed", "clock", "rated"):
+    for optional in ("seed", "clock", "rated", "spectator_delay"):
         if settings.get(optional) is not None:
             body[optional] = settings[optional]
     return body

@@ -180,6 +180,7 @@ class CreateGame(msgspec.Struct, frozen=True, kw_only=True):
     ruleset: Literal['ludo', 'parchis', 'parchis-2dice', 'partners', 'race35', 'sorry', 'sorry-hand']
     seats: list[SeatSpec] = []
     seed: str | None = None
+    spectator_delay: SpectatorDelay | None = None
     tags: dict[str, str] = {}
 
 
@@ -262,6 +263,7 @@ class GameCreatedData(msgspec.Struct, frozen=True, kw_only=True):
     ruleset: str
     seats: list[str] = []
     seed_commitment: str = ''
+    spectator_delay: dict[str, Any] | None = None
     tags: dict[str, str] = {}
 
 
@@ -616,6 +618,13 @@ class SorryView(GameViewBase, frozen=True, kw_only=True, tag='sorry'):
     discard: list[str] = []
     draw_pile: int
     turn: int
+
+
+class SpectatorDelay(msgspec.Struct, frozen=True, kw_only=True):
+    """``SpectatorDelay``."""
+
+    moves: int | None = None
+    seconds: int | None = None
 
 
 class Standing(msgspec.Struct, frozen=True, kw_only=True):

@@ -356,13 +356,18 @@ class BoardController(Controller):
         operation_id="getBoardSvg",
         media_type="image/svg+xml",
         sync_to_thread=True,
-        responses=problems(400, 404),
+        responses=READ,
     )
     def board_svg(
-        self, game_id: GameId, queries: QueriesDep, at: FromQuery[int | None] = None
+        self,
+        game_id: GameId,
+        request: AnyRequest,
+        queries: QueriesDep,
+        at: FromQuery[int | None] = None,
     ) -> str:
-        """The board after event ``at`` (the current one without ``at``), last move outlined."""
-        return queries.board_svg(game_id, at)
+        """The board after event ``at`` (the last the caller sees without ``at``), last move
+        outlined."""
+        return queries.board_svg(game_id, bearer(request), at)
 
     @get(
         "/{game_id:str}/view",

@@ -11,6 +11,7 @@ import msgspec
 from domain.model import Step
 from domain.registry import RULESETS
 from service.core.clocks import Clock
+from service.core.delay import SpectatorDelay
 
 # Documented, not enforced here: the use case answers other values with their own problems
 # (unknown-ruleset, bad-setup). Litestar reads schema additions from ``extra_json_schema["extra"]``.
@@ -53,6 +54,7 @@ class CreateGame(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     tags: dict[str, str] = msgspec.field(default_factory=dict)
     clock: Clock | None = None
     rated: bool = True
+    spectator_delay: SpectatorDelay | None = None
 
 
 class CreateBatch(msgspec.Struct, frozen=True, forbid_unknown_fields=True):

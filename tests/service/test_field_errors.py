@@ -333,6 +333,7 @@ GAME = {
     "tags": {"round": "1"},
     "clock": {"per_decision": 30.0, "total": 600.0, "increment": 1.0, "on_timeout": "pass"},
     "rated": True,
+    "spectator_delay": {"seconds": 30, "moves": 2},  # both: one field each for the sweep
 }
 EVENT = {
     "game_id": "g",

@@ -568,6 +568,7 @@ export interface components {
             ruleset: "ludo" | "parchis" | "parchis-2dice" | "partners" | "race35" | "sorry" | "sorry-hand";
             seats: components["schemas"]["SeatSpec"][];
             seed?: string | null;
+            spectator_delay?: components["schemas"]["SpectatorDelay"] | null;
             tags?: {
                 [key: string]: string;
             };
@@ -674,6 +675,7 @@ export interface components {
             seats: string[];
             /** @default  */
             seed_commitment?: string;
+            spectator_delay?: Record<string, never> | null;
             /** @default {} */
             tags?: {
                 [key: string]: string;
@@ -1212,6 +1214,13 @@ export interface components {
             /** @default 0 */
             version: number;
             winners: number[];
+        };
+        /** SpectatorDelay */
+        SpectatorDelay: {
+            /** @description spectators see the game as it was before its last this many moves (until it finishes) */
+            moves?: number | null;
+            /** @description spectators see the events more than this many seconds old */
+            seconds?: number | null;
         };
         /** Standing */
         Standing: {
@@ -1838,6 +1847,15 @@ export interface operations {
             };
             /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };
