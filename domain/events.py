@@ -27,6 +27,9 @@ class GameCreated(Event, frozen=True, omit_defaults=True):
     auto_chance: bool = False
     allow_undo: bool = False
     tags: dict[str, str] = {}
+    ruleset_version: int = 1
+    """The version of the rule set the game is played under (left out when 1, as in every
+    game recorded before rule sets had a second version)."""
 
 
 class CardDrawn(Event, frozen=True):

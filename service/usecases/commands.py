@@ -124,6 +124,7 @@ class Commands:
             auto_chance,
             allow_undo,
             dict(command.tags),
+            rules.VERSION,
         )
 
     def store_new(self, after: Replay, batch: Batch, seed: str, meta: dict[str, Any]) -> Created:
