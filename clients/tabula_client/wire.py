@@ -258,6 +258,7 @@ class GameCreatedData(msgspec.Struct, frozen=True, kw_only=True):
     clock: dict[str, Any] | None = None
     options: dict[str, Any] = {}
     ruleset: str
+    ruleset_version: int = 1
     seats: list[str] = []
     seed_commitment: str = ''
     tags: dict[str, str] = {}

@@ -633,6 +633,8 @@ export interface components {
             clock?: Record<string, never> | null;
             options: Record<string, never>;
             ruleset: string;
+            /** @default 1 */
+            ruleset_version?: number;
             seats: string[];
             /** @default  */
             seed_commitment?: string;
