@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import random
+from typing import Any
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from domain import parchis_2dice as rules
 from domain.events import DiceRolled, MovePlayed
-from domain.model import BadSetup, Effect, IllegalMove, Roll
+from domain.model import BadSetup, Effect, IllegalMove, Pending, Roll
+from tests.domain.playout import random_events
 from tests.domain.race_positions import arrange, at, ids, play, rolling, throw
 
 EXIT = "5:start>track:5"
@@ -229,3 +235,33 @@ def test_8_1_5_the_barrier_duty_met_before_a_bonus_holds_for_the_rest_of_the_thr
     state = play(rules, state, "bonus20:track:30>track:50")
     # the barrier the bonus made on 50 was not there when the throw began
     assert ids(rules, state) == {"2:track:32>track:34", "2:track:50>track:52"}
+
+
+def throw_outcomes(state: Any, limit: int = 500) -> set[tuple[int, int]]:
+    """(dice used, exits) of every way the seat to move can play out its throw."""
+    seat, outcomes = state.turn, set()
+    stack: list[tuple[Any, int, int]] = [(state, 0, 0)]
+    while stack and limit:
+        state, dice, exits = stack.pop()
+        if state.finished or state.turn != seat or not state.throw:
+            outcomes.add((dice, exits))
+            limit -= 1
+            continue
+        for move in rules.legal_moves(state, seat):
+            used = 0 if move.id.startswith("bonus") else len(move.uses)
+            out = sum(step.from_ == "start" for step in move.steps)
+            stack.append((play(rules, state, move.id), dice + used, exits + out))
+    return outcomes
+
+
+@settings(max_examples=8, deadline=None)
+@given(seed=st.integers(0, 2**32), seats=st.integers(2, 4))
+def test_8_1_every_way_through_a_throw_uses_as_many_dice_and_exits(seed: int, seats: int) -> None:
+    """With bonus counts on, every throw of a random game can be played out only in ways that
+    use the same number of dice and exits: the throw is one unit, whatever bonus comes."""
+    start, throws = rules.setup(BONUSES, seats), 0
+    for state, _ in random_events(rules, start, random.Random(seed)):
+        if rules.to_act(state) == [Pending(state.turn, "move")] and not state.played:
+            assert len(throw_outcomes(state)) == 1, (state.throw, state.pos)
+            throws += 1
+    assert throws > 0
