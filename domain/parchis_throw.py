@@ -27,13 +27,14 @@ Readings where the rules file is silent:
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from functools import lru_cache
 from typing import Any, NamedTuple
 
 from domain.parchis import (
+    BOARD,
     EXIT_DIE,
     GOAL,
+    Occupancy,
     Play,
     Rules,
     Spot,
@@ -65,22 +66,20 @@ class Throw(NamedTuple):
 
 
 class Line(NamedTuple):
-    """One complete play: its sub-moves with the position after each, and how it ranks."""
+    """One complete play: its sub-moves with the position after each, whether the barrier
+    duty bound it and whether one of its die moves opened a barrier."""
 
     steps: tuple[tuple[Sub, Spot], ...]
     duty: bool
     opened: bool
 
-    def rank(self) -> tuple[int, int]:
-        """Dice used, then exits."""
-        subs = [sub for sub, _ in self.steps]
-        return sum(len(sub.uses) for sub in subs), sum(sub.origin == START for sub in subs)
-
 
 class Decision(NamedTuple):
-    """One decision of a play: its move and whether it is a bonus count."""
+    """One decision of a play: its id, sub-moves and end, whether it is a bonus count, and
+    what makes two decisions one (§8.1: the same position)."""
 
-    play: Play
+    subs: tuple[Sub, ...]
+    end: Spot
     bonus: bool
     key: tuple[Any, ...]
 
@@ -93,26 +92,37 @@ def throw_choices(state: State, duty: bool = True) -> list[Play]:
     for decisions in best_plays(throw, duty):
         if len(decisions) <= depth or decisions[depth].bonus != bool(state.bonus):
             continue
-        if tuple(d.play.move.id for d in decisions[:depth]) != state.played:
+        if depth and decision_ids(throw, decisions[:depth]) != state.played:
             continue
         decision = decisions[depth]
         if decision.key not in seen:
             seen.add(decision.key)
-            plays.append(decision.play)
+            plays.append(make_play(state, decision.subs, decision.end))
     return plays
 
 
 @lru_cache(maxsize=256)
 def best_plays(throw: Throw, duty: bool) -> tuple[tuple[Decision, ...], ...]:
     """The throw's best plays, each cut into its decisions (memoised per throw)."""
-    lines = list(explore(throw, throw.origin, throw.dice, (), True, None, False, ()))
+    lines: list[Line] = []
+    explore(throw, throw.origin, throw.dice, (), True, None, False, (), lines)
     if not lines:
         return ()
-    top = max(line.rank() for line in lines)
-    lines = [line for line in lines if line.rank() == top]
+    ranks = [rank(line) for line in lines]
+    top = max(ranks)
+    lines = [line for line, ranked in zip(lines, ranks, strict=True) if ranked == top]
     if duty:
         lines = [line for line in lines if line.opened or not line.duty] or lines
     return tuple(decisions(throw, line) for line in lines)
+
+
+def rank(line: Line) -> tuple[int, int]:
+    """Dice used, then exits."""
+    used = exits = 0
+    for sub, _ in line.steps:
+        used += len(sub.uses)
+        exits += sub.origin == START
+    return used, exits
 
 
 def explore(
@@ -124,74 +134,79 @@ def explore(
     duty: bool | None,
     opened: bool,
     steps: tuple[tuple[Sub, Spot], ...],
-) -> Iterator[Line]:
-    """Every complete play from ``spot`` with ``dice`` left and bonus counts ``owed``."""
-    if steps and has_won(spot.pos, throw.turn):
-        yield Line(steps, bool(duty), opened)
+    found: list[Line],
+) -> None:
+    """Add to ``found`` every complete play from ``spot`` with ``dice`` left and bonus counts
+    ``owed`` (``duty`` is None until the die moves begin)."""
+    seat, rules = throw.turn, throw.rules
+    if steps and steps[-1][0].target == GOAL and has_won(spot.pos, seat):
+        found.append(Line(steps, bool(duty), opened))
         return
     if owed:
         subs = bonus_moves(throw, spot, owed[0])
         if not subs:
-            yield from explore(throw, spot, dice, owed[1:], exiting, duty, opened, steps)
+            explore(throw, spot, dice, owed[1:], exiting, duty, opened, steps, found)
         for sub in subs:
             end = do(spot, sub)
-            more = earned(throw.rules, sub) + owed[1:]
-            yield from explore(throw, end, dice, more, exiting, duty, opened, (*steps, (sub, end)))
+            more = earned(rules, sub) + owed[1:]
+            explore(throw, end, dice, more, exiting, duty, opened, (*steps, (sub, end)), found)
         return
     if exiting and (out := exit_move(throw, spot, dice)) is not None:
         end, rest = do(spot, out), dice
         for die in out.uses:
             rest = without(rest, die)
-        owe = earned(throw.rules, out)
-        yield from explore(throw, end, rest, owe, True, duty, opened, (*steps, (out, end)))
+        owe = earned(rules, out)
+        explore(throw, end, rest, owe, True, duty, opened, (*steps, (out, end)), found)
         return
     if duty is None:
-        duty = is_repeat(throw.dice) and owns_barrier(throw.colours, spot, throw.turn)
-    moved = False
-    for i, die in enumerate(dice):
-        if die in dice[:i]:
-            continue
-        rest = dice[:i] + dice[i + 1 :]
-        for sub in die_moves(throw, spot, die):
-            moved, end = True, do(spot, sub)
-            owe, opens = earned(throw.rules, sub), opened or sub.opens
-            yield from explore(throw, end, rest, owe, False, duty, opens, (*steps, (sub, end)))
-    if not moved:
-        yield Line(steps, duty, opened)
+        duty = bool(dice) and is_repeat(throw.dice) and owns_barrier(throw.colours, spot, seat)
+    before = len(found)
+    if dice:
+        occ, pieces = occupancy(throw.colours, spot), movers(spot, seat)
+        for i, die in enumerate(dice):
+            if die in dice[:i]:
+                continue
+            rest = dice[:i] + dice[i + 1 :]
+            for sub in die_moves(throw, spot, occ, pieces, die):
+                end = do(spot, sub)
+                owe, opens = earned(rules, sub), opened or sub.opens
+                explore(throw, end, rest, owe, False, duty, opens, (*steps, (sub, end)), found)
+    if len(found) == before:
+        found.append(Line(steps, duty, opened))
 
 
 def exit_move(throw: Throw, spot: Spot, dice: tuple[int, ...]) -> Sub | None:
     """The compulsory exit now: on a 5, or on both dice adding up to 5 (§8.1.2)."""
-    occ = occupancy(throw.colours, spot)
+    uses: tuple[int, ...] = (EXIT_DIE,)
     if EXIT_DIE in dice:
-        sub = leave_jail(throw.colours, spot, occ, throw.turn)
-        return None if sub is None else sub._replace(label=str(EXIT_DIE), uses=(EXIT_DIE,))
-    if len(dice) == 2 and sum(dice) == EXIT_DIE:
-        sub = leave_jail(throw.colours, spot, occ, throw.turn)
-        return None if sub is None else sub._replace(label=f"{dice[0]}+{dice[1]}", uses=dice)
-    return None
+        label = str(EXIT_DIE)
+    elif len(dice) == 2 and sum(dice) == EXIT_DIE:
+        label, uses = f"{dice[0]}+{dice[1]}", dice
+    else:
+        return None
+    sub = leave_jail(throw.colours, spot, occupancy(throw.colours, spot), throw.turn)
+    return None if sub is None else sub._replace(label=label, uses=uses)
 
 
-def die_moves(throw: Throw, spot: Spot, die: int) -> list[Sub]:
-    """Each piece's forward move by ``die`` (§5.1)."""
-    occ = occupancy(throw.colours, spot)
+def die_moves(throw: Throw, spot: Spot, occ: Occupancy, pieces: list[int], die: int) -> list[Sub]:
+    """The forward move by ``die`` (§5.1) of each of ``pieces``."""
     n = distance(throw.rules, throw.turn, spot, die)
-    subs = []
-    for piece in movers(spot, throw.turn):
+    subs, label, uses = [], str(die), (die,)
+    for piece in pieces:
         sub = forward(throw.colours, spot, occ, piece, n)
         if sub is not None:
-            subs.append(sub._replace(label=str(die), uses=(die,)))
+            subs.append(Sub(*sub[:5], label, uses))
     return subs
 
 
 def bonus_moves(throw: Throw, spot: Spot, count: int) -> list[Sub]:
     """Each piece's move by a bonus count (§5.6; no barrier duty)."""
-    occ = occupancy(throw.colours, spot)
+    occ, label = occupancy(throw.colours, spot), f"bonus{count}"
     subs = []
     for piece in movers(spot, throw.turn):
         sub = forward(throw.colours, spot, occ, piece, count)
         if sub is not None:
-            subs.append(sub._replace(label=f"bonus{count}"))
+            subs.append(Sub(*sub[:5], label))
     return subs
 
 
@@ -217,11 +232,18 @@ def decisions(throw: Throw, line: Line) -> tuple[Decision, ...]:
     return tuple(cut)
 
 
+def decision_ids(throw: Throw, decisions: tuple[Decision, ...]) -> tuple[str, ...]:
+    """The move ids of ``decisions`` (as ``make_play`` spells them)."""
+    place = BOARD.names[throw.colours[throw.turn]]
+    return tuple(
+        ",".join(f"{sub.label}:{place[sub.origin + 1]}>{place[sub.target + 1]}" for sub in d.subs)
+        for d in decisions
+    )
+
+
 def decision(throw: Throw, subs: tuple[Sub, ...], end: Spot) -> Decision:
-    """The move of ``subs``, and what makes two decisions one (§8.1: the same position)."""
-    state_like = State(throw.rules, throw.colours, end.pos, end.stamp, turn=throw.turn)
-    play = make_play(state_like, subs, end)
+    """The decision made of ``subs`` (its move is made only when it is offered)."""
     mine = tuple(sorted(end.pos[throw.turn * PIECES : (throw.turn + 1) * PIECES]))
     captured = tuple(sorted(sub.captured for sub in subs if sub.captured >= 0))
     key = (mine, captured, tuple(sorted(u for sub in subs for u in sub.uses)))
-    return Decision(play, not subs[0].uses, key)
+    return Decision(subs, end, not subs[0].uses, key)
