@@ -21,6 +21,9 @@ Turn machinery: ``throw`` is the latest throw, ``dice`` the part of it still to 
 (``TurnPassed`` with the reason, then the same seat throws again after a 6 or doubles); the
 third repeat sends the last moved piece to jail (``MovePlayed`` with ``auto``, move
 ``three-sixes`` or ``three-doubles``) or, with nothing to send back, passes the turn.
+With ``Rules.whole_throw`` (``parchis-2dice`` from version 2) a two-dice throw is decided as
+one unit by ``domain/parchis_throw.py``: ``origin`` is where the throw began and ``played`` the
+decisions made in it so far.
 
 Errors: ``GameError`` > ``BadSetup``, ``IllegalMove``, ``NotYourTurn``, ``GameOver``.
 """

@@ -75,8 +75,8 @@ class Line(NamedTuple):
 
 
 class Decision(NamedTuple):
-    """One decision of a play: its id, sub-moves and end, whether it is a bonus count, and
-    what makes two decisions one (§8.1: the same position)."""
+    """One decision of a play: its sub-moves and the position after them, whether it is a bonus
+    count, and what makes two decisions one (§8.1: the same position)."""
 
     subs: tuple[Sub, ...]
     end: Spot
