@@ -248,7 +248,7 @@ def throw_outcomes(state: Any, limit: int = 500) -> set[tuple[int, int]]:
             limit -= 1
             continue
         for move in rules.legal_moves(state, seat):
-            used = 0 if move.id.startswith("bonus") else len(move.uses)
+            used = len(move.uses) if isinstance(move.uses, tuple) else 0  # a bonus uses none
             out = sum(step.from_ == "start" for step in move.steps)
             stack.append((play(rules, state, move.id), dice + used, exits + out))
     return outcomes

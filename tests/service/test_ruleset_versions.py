@@ -50,7 +50,7 @@ def version_1_record(game_id: str = "v1game") -> dict[str, Any]:
         batch, replay = batch + verdict.batch, verdict.after
     stored = seal(game_id, new_events(batch), 0, GENESIS, "2026-01-01T00:00:00.000000Z")
     head = (game_id, "parchis-2dice", 1, BONUSES, list(SEATS), "server", created.seed_commitment)
-    record = GameRecord(*head, [shown(e) for e in stored], SEED)  # type: ignore[arg-type]
+    record = GameRecord(*head, [shown(e) for e in stored], SEED)
     built: dict[str, Any] = msgspec.to_builtins(record)
     return built
 
