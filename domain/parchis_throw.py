@@ -75,13 +75,12 @@ class Line(NamedTuple):
 
 
 class Decision(NamedTuple):
-    """One decision of a play: its sub-moves and the position after them, whether it is a bonus
-    count, and what makes two decisions one (§8.1: the same position)."""
+    """One decision of a play: its sub-moves, the position after them, whether it is a bonus
+    count."""
 
     subs: tuple[Sub, ...]
     end: Spot
     bonus: bool
-    key: tuple[Any, ...]
 
 
 def throw_choices(state: State, duty: bool = True) -> list[Play]:
@@ -95,8 +94,9 @@ def throw_choices(state: State, duty: bool = True) -> list[Play]:
         if depth and decision_ids(throw, decisions[:depth]) != state.played:
             continue
         decision = decisions[depth]
-        if decision.key not in seen:
-            seen.add(decision.key)
+        key = same_position(throw, decision)
+        if key not in seen:
+            seen.add(key)
             plays.append(make_play(state, decision.subs, decision.end))
     return plays
 
@@ -227,7 +227,7 @@ def decisions(throw: Throw, line: Line) -> tuple[Decision, ...]:
     for i, (sub, end) in enumerate(line.steps):
         chunk.append(sub)
         if not sub.uses or earned(throw.rules, sub) or i == last:
-            cut.append(decision(throw, tuple(chunk), end))
+            cut.append(Decision(tuple(chunk), end, not chunk[0].uses))
             chunk = []
     return tuple(cut)
 
@@ -241,9 +241,9 @@ def decision_ids(throw: Throw, decisions: tuple[Decision, ...]) -> tuple[str, ..
     )
 
 
-def decision(throw: Throw, subs: tuple[Sub, ...], end: Spot) -> Decision:
-    """The decision made of ``subs`` (its move is made only when it is offered)."""
+def same_position(throw: Throw, decision: Decision) -> tuple[Any, ...]:
+    """What makes two decisions one (§8.1): own pieces after, pieces captured, dice used."""
+    subs, end = decision.subs, decision.end
     mine = tuple(sorted(end.pos[throw.turn * PIECES : (throw.turn + 1) * PIECES]))
     captured = tuple(sorted(sub.captured for sub in subs if sub.captured >= 0))
-    key = (mine, captured, tuple(sorted(u for sub in subs for u in sub.uses)))
-    return Decision(subs, end, not subs[0].uses, key)
+    return mine, captured, tuple(sorted(u for sub in subs for u in sub.uses))
