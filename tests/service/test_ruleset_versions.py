@@ -5,6 +5,7 @@ recorded before a rules fix still import and verify as they were played."""
 from __future__ import annotations
 
 import copy
+import functools
 import random
 from typing import Any
 
@@ -33,9 +34,16 @@ SEED = "v1-8"  # one of the games where a version 1 play is not a version 2 one
 SEATS = ("Ann", "Bob", "Cid", "Dee")
 
 
-def version_1_record(game_id: str = "v1game") -> dict[str, Any]:
+def version_1_record() -> dict[str, Any]:
     """A finished parchis-2dice game with bonus counts on, played by random choices under
-    version 1 (as every such game was before version 2), exported as the service writes it."""
+    version 1 (as every such game was before version 2), exported as the service writes it
+    (a fresh copy each time)."""
+    return copy.deepcopy(played_under_version_1())
+
+
+@functools.cache
+def played_under_version_1(game_id: str = "v1game") -> dict[str, Any]:
+    """``version_1_record``'s game, played once."""
     created = GameCreated(
         "parchis-2dice", BONUSES, SEATS, "server", chance.commitment(SEED),
         auto_chance=True,
@@ -70,7 +78,7 @@ def test_a_version_1_record_imports_and_verifies_under_version_1(api: TestClient
 
 
 def test_the_same_record_played_again_under_version_2_differs(api: TestClient[Any]) -> None:
-    record = copy.deepcopy(version_1_record())
+    record = version_1_record()
     record["ruleset_version"] = 2
     record["events"][0]["data"]["ruleset_version"] = 2
     problem = import_problem(api, rehash(record))
