@@ -31,6 +31,9 @@ class GameCreated(Event, frozen=True, omit_defaults=True):
     """Whether the result counts towards ratings (omitted when true, so older logs read as
     rated and their hashes stay as they were)."""
     spectator_delay: dict[str, Any] | None = None
+    ruleset_version: int = 1
+    """The version of the rule set the game is played under (left out when 1, as in every
+    game recorded before rule sets had a second version)."""
 
 
 class CardDrawn(Event, frozen=True):

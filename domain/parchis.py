@@ -21,6 +21,9 @@ Turn machinery: ``throw`` is the latest throw, ``dice`` the part of it still to 
 (``TurnPassed`` with the reason, then the same seat throws again after a 6 or doubles); the
 third repeat sends the last moved piece to jail (``MovePlayed`` with ``auto``, move
 ``three-sixes`` or ``three-doubles``) or, with nothing to send back, passes the turn.
+With ``Rules.whole_throw`` (``parchis-2dice`` from version 2) a two-dice throw is decided as
+one unit by ``domain/parchis_throw.py``: ``origin`` is where the throw began and ``played`` the
+decisions made in it so far.
 
 Errors: ``GameError`` > ``BadSetup``, ``IllegalMove``, ``NotYourTurn``, ``GameOver``.
 """
@@ -110,6 +113,8 @@ class Rules(msgspec.Struct, frozen=True):
     home_bonus: int = 0
     six_counts_seven: bool = False
     exempt_home_column: bool = False
+    whole_throw: bool = False
+    """Version 2 of parchis-2dice: a throw is decided as one unit (``parchis_throw``)."""
 
 
 class State(msgspec.Struct, frozen=True):
@@ -128,6 +133,10 @@ class State(msgspec.Struct, frozen=True):
     last_moved: int = -1
     finished: bool = False
     winners: tuple[int, ...] = ()
+    origin: Spot | None = None
+    """With ``whole_throw``: the position the throw started from."""
+    played: tuple[str, ...] = ()
+    """With ``whole_throw``: the decisions already made in this throw."""
 
 
 class Spot(NamedTuple):
@@ -166,8 +175,10 @@ def setup(options: dict[str, Any], seats: int) -> State:
     return new_state(NAME, options, seats, dice=1)
 
 
-def new_state(name: str, options: dict[str, Any], seats: int, dice: int) -> State:
-    """The initial state of ``parchis`` or ``parchis-2dice``."""
+def new_state(
+    name: str, options: dict[str, Any], seats: int, dice: int, whole_throw: bool = False
+) -> State:
+    """The initial state of ``parchis`` or ``parchis-2dice`` (``whole_throw`` from version 2)."""
     opts = parse_options(name, Options, options)
     check_players(name, seats, MIN_PLAYERS, MAX_PLAYERS)
     rules = Rules(
@@ -176,6 +187,7 @@ def new_state(name: str, options: dict[str, Any], seats: int, dice: int) -> Stat
         home_bonus=opts.home_bonus,
         six_counts_seven=opts.six_counts_seven,
         exempt_home_column=opts.three_sixes_exempt_home_column,
+        whole_throw=whole_throw,
     )
     count = seats * PIECES
     return State(rules, BOARD.seatings[seats], (START,) * count, (0,) * count)
@@ -282,6 +294,10 @@ def is_repeat(throw: tuple[int, ...]) -> bool:
 def choices(state: State) -> tuple[Play, ...]:
     """Every legal play of the seat to move (empty when it must roll); memoised, since
     ``to_act``, ``legal_moves``, ``automatic`` and ``decide`` all ask for the same state."""
+    if state.rules.whole_throw and state.origin is not None:
+        from domain.parchis_throw import throw_choices  # it builds on this module
+
+        return tuple(throw_choices(state))
     if state.bonus:
         return tuple(bonus_plays(state))
     if state.dice:
@@ -346,7 +362,7 @@ def sequences(state: State, spot: Spot, dice: tuple[int, ...]) -> list[Scored]:
             continue
         rest = dice[:i] + dice[i + 1 :]
         occ = occupancy(state.colours, spot)
-        n = distance(state, spot, die)
+        n = distance(state.rules, state.turn, spot, die)
         for piece in movers(spot, state.turn):
             sub = forward(state.colours, spot, occ, piece, n)
             if sub is None:
@@ -375,11 +391,11 @@ def best(found: list[Scored], duty: bool) -> list[Scored]:
     return found
 
 
-def distance(state: State, spot: Spot, die: int) -> int:
+def distance(rules: Rules, seat: int, spot: Spot, die: int) -> int:
     """Squares a die moves: 6 counts 7 with the option when no own piece is in jail."""
-    if die != 6 or not state.rules.six_counts_seven:
+    if die != 6 or not rules.six_counts_seven:
         return die
-    return 7 if all(spot.pos[piece] != START for piece in own(state.turn)) else die
+    return 7 if all(spot.pos[piece] != START for piece in own(seat)) else die
 
 
 def stops(state: State, sub: Sub, end: Spot) -> bool:
@@ -546,6 +562,10 @@ def why_not(state: State, move_id: str, legal: list[str]) -> str:
 
 def legal_ignoring_duty(state: State) -> list[str]:
     """The plays there would be without the barrier duty (for error messages)."""
+    if state.rules.whole_throw and state.origin is not None:
+        from domain.parchis_throw import throw_choices
+
+        return [play.move.id for play in throw_choices(state, duty=False)]
     spot = Spot(state.pos, state.stamp, state.clock)
     exits, spot, dice, _ = jail_exits(state, spot)
     found = best(sequences(state, spot, dice), duty=False) if dice else []
@@ -556,7 +576,10 @@ def apply(state: State, event: Event) -> State:
     """The reducer."""
     match event:
         case DiceRolled(dice=dice):
-            return replace(state, throw=dice, dice=dice, repeats=state.repeats + is_repeat(dice))
+            state = replace(state, throw=dice, dice=dice, repeats=state.repeats + is_repeat(dice))
+            if state.rules.whole_throw:
+                state = replace(state, origin=Spot(state.pos, state.stamp, state.clock))
+            return state
         case MovePlayed():
             return moved(state, event)
         case TurnPassed():
@@ -581,6 +604,8 @@ def moved(state: State, event: MovePlayed) -> State:
     for effect in event.effects:
         pos[BOARD.piece_index(colours, effect.piece)] = START
     after = replace(state, pos=tuple(pos), stamp=tuple(stamp), clock=clock, last_moved=last)
+    if state.rules.whole_throw:
+        after = replace(after, played=(*state.played, event.move))
     if state.dice and state.repeats == PENALTY:
         return end_turn(after)
     earned = earned_bonus(state.rules, event)
@@ -604,7 +629,7 @@ def advance(state: State) -> State:
     if state.dice or state.bonus:
         return state
     if is_repeat(state.throw):
-        return replace(state, throw=())
+        return replace(state, throw=(), origin=None, played=())
     return end_turn(state)
 
 
@@ -618,6 +643,8 @@ def end_turn(state: State) -> State:
         repeats=0,
         bonus=(),
         last_moved=-1,
+        origin=None,
+        played=(),
     )
 
 

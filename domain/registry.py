@@ -1,10 +1,20 @@
-"""The plain registry of rule sets."""
+"""The plain registry of rule sets: the current version of each, and the earlier versions that
+recorded games may have been played under (``GameCreated.ruleset_version``)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from domain import ludo, parchis, parchis_2dice, partners, race35, sorry, sorry_hand
+from domain import (
+    ludo,
+    parchis,
+    parchis_2dice,
+    parchis_2dice_v1,
+    partners,
+    race35,
+    sorry,
+    sorry_hand,
+)
 from domain.ruleset import RuleSet
 
 GameView = (
@@ -29,9 +39,31 @@ RULESETS: dict[str, RuleSet[Any]] = {
 }
 
 
-def find_ruleset(name: str) -> RuleSet[Any]:
-    """The rule set called ``name``; KeyError names the known ones."""
+EARLIER: dict[tuple[str, int], RuleSet[Any]] = {
+    (parchis_2dice_v1.NAME, parchis_2dice_v1.VERSION): parchis_2dice_v1,
+}
+"""Earlier versions of rule sets, by (name, version), kept to replay the games played under
+them; a new game always gets the version in ``RULESETS``."""
+
+
+def find_ruleset(name: str, version: int | None = None) -> RuleSet[Any]:
+    """The rule set called ``name`` at ``version`` (the current one when None); KeyError says
+    which names or versions are known."""
     try:
-        return RULESETS[name]
+        rules = RULESETS[name]
     except KeyError:
         raise KeyError(f"unknown rule set {name!r}; known: {sorted(RULESETS)}") from None
+    if version is None or version == rules.VERSION:
+        return rules
+    try:
+        return EARLIER[name, version]
+    except KeyError:
+        raise KeyError(
+            f"rule set {name!r} has no version {version}; known: {versions(name)}"
+        ) from None
+
+
+def versions(name: str) -> list[int]:
+    """The versions of rule set ``name`` that games can be replayed under, oldest first."""
+    earlier = [version for known, version in EARLIER if known == name]
+    return sorted([*earlier, RULESETS[name].VERSION])

@@ -75,7 +75,7 @@ class Replay:
     """
 
     def __init__(self, created: GameCreated, top: Frame | None = None, version: int = 1) -> None:
-        self.rules: RuleSet[Any] = find_ruleset(created.ruleset)
+        self.rules: RuleSet[Any] = find_ruleset(created.ruleset, created.ruleset_version)
         self.created = created
         if top is None:
             top = Frame(1, self.rules.setup(created.options, len(created.seats)), 0, False)

@@ -261,6 +261,7 @@ class GameCreatedData(msgspec.Struct, frozen=True, kw_only=True):
     options: dict[str, Any] = {}
     rated: bool = True
     ruleset: str
+    ruleset_version: int = 1
     seats: list[str] = []
     seed_commitment: str = ''
     spectator_delay: dict[str, Any] | None = None

@@ -134,6 +134,7 @@ class Commands:
             dict(command.tags),
             command.rated,
             msgspec.to_builtins(delay) if delay else None,
+            rules.VERSION,
         )
 
     def store_new(self, after: Replay, batch: Batch, seed: str, meta: dict[str, Any]) -> Created:

@@ -347,6 +347,9 @@ def check_header(record: GameRecord) -> None:
         raise Invalid(1, "the record's header does not match its GameCreated event")
     if record.chance != created.chance:
         raise Invalid(1, "the record's chance does not match its GameCreated event")
+    if record.ruleset_version != created.ruleset_version:
+        why = f"the record's ruleset_version {record.ruleset_version} does not match its "
+        raise Invalid(1, why + f"GameCreated event's {created.ruleset_version}")
 
 
 def check_chain(record: GameRecord) -> None:

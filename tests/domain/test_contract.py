@@ -1,4 +1,7 @@
-"""The contract every rule set passes: random games end, pieces are conserved, replay is exact."""
+"""The contract every rule set passes: random games end, pieces are conserved, replay is exact.
+
+Every rule set plays with its default options; Parchís also with its bonus counts on, and
+``parchis-2dice`` also at version 1 (kept to replay games recorded under it)."""
 
 from __future__ import annotations
 
@@ -12,12 +15,25 @@ from hypothesis import strategies as st
 
 from domain.events import GameCreated, event_data, event_type, parse_event
 from domain.model import CHANCE_KINDS, Piece
-from domain.registry import RULESETS
+from domain.registry import RULESETS, find_ruleset
 from domain.replay import fold
 from domain.ruleset import RuleSet
 from tests.domain.playout import random_events
 
 NAMES = sorted(RULESETS)
+BONUSES = {"capture_bonus": 20, "home_bonus": 10}
+VARIANTS = [
+    *((name, None, {}) for name in NAMES),
+    ("parchis", None, BONUSES),
+    ("parchis-2dice", None, BONUSES),
+    ("parchis-2dice", 1, {}),
+    ("parchis-2dice", 1, BONUSES),
+]
+"""(rule set, version or None for the current one, options)."""
+VARIANT_IDS = [
+    f"{name}{'' if version is None else f'-v{version}'}{'+bonuses' if options else ''}"
+    for name, version, options in VARIANTS
+]
 
 
 def player_counts(rules: RuleSet) -> st.SearchStrategy[int]:
@@ -52,13 +68,15 @@ def check_finished(rules: RuleSet, state: object, expected: Counter[int]) -> dic
     return now
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize(("name", "version", "options"), VARIANTS, ids=VARIANT_IDS)
 @settings(max_examples=15, deadline=None)
 @given(data=st.data(), seed=st.integers(0, 2**32))
-def test_random_games_end_and_conserve_pieces(name: str, data: st.DataObject, seed: int) -> None:
-    rules = RULESETS[name]
+def test_random_games_end_and_conserve_pieces(
+    name: str, version: int | None, options: dict[str, int], data: st.DataObject, seed: int
+) -> None:
+    rules = find_ruleset(name, version)
     seats = data.draw(player_counts(rules))
-    start = rules.setup({}, seats)
+    start = rules.setup(options, seats)
     expected = Counter(p.seat for p in pieces_of(rules, start))
     state, finished = start, rules.finished(start)
     for state, _ in random_events(rules, start, random.Random(seed)):
@@ -73,15 +91,18 @@ def test_random_games_end_and_conserve_pieces(name: str, data: st.DataObject, se
     assert all(finished.get(seat) == expected[seat] for seat in state.winners), finished
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize(("name", "version", "options"), VARIANTS, ids=VARIANT_IDS)
 @settings(max_examples=10, deadline=None)
 @given(data=st.data(), seed=st.integers(0, 2**32))
-def test_replay_of_the_log_equals_live_state(name: str, data: st.DataObject, seed: int) -> None:
-    rules = RULESETS[name]
+def test_replay_of_the_log_equals_live_state(
+    name: str, version: int | None, options: dict[str, int], data: st.DataObject, seed: int
+) -> None:
+    rules = find_ruleset(name, version)
     seats = data.draw(player_counts(rules))
-    created = GameCreated(name, {}, tuple(f"p{i}" for i in range(seats)))
+    players = tuple(f"p{i}" for i in range(seats))
+    created = GameCreated(name, options, players, ruleset_version=rules.VERSION)
     log: list[tuple[int, object]] = [(1, created)]
-    start = live = rules.setup({}, seats)
+    start = live = rules.setup(options, seats)
     for live, batch in random_events(rules, start, random.Random(seed)):  # noqa: B007
         for event in batch:
             stored = parse_event(

@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import random
+from typing import Any
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from domain import parchis_2dice as rules
 from domain.events import DiceRolled, MovePlayed
-from domain.model import BadSetup, Effect, Roll
+from domain.model import BadSetup, Effect, IllegalMove, Pending, Roll
+from tests.domain.playout import random_events
 from tests.domain.race_positions import arrange, at, ids, play, rolling, throw
 
 EXIT = "5:start>track:5"
@@ -157,3 +163,105 @@ def test_setup_throws_two_dice_and_validates_options() -> None:
     assert rules.view(state, None).colours == ["yellow", "blue", "red"]
     with pytest.raises(BadSetup, match=r"capture_bonus: expected `int`, got `float`"):
         rules.setup({"capture_bonus": 2.5}, 2)
+
+
+# --- issue 21: the rules of the throw hold for the whole throw, wins and bonuses included ---
+
+BONUSES = {"home_bonus": 10, "capture_bonus": 20}
+
+
+def test_8_1_4_either_die_alone_when_no_order_uses_both_even_if_one_wins() -> None:
+    state = throw(rules, arrange(rules, {"yellow": ["lane:6"]}), 2, 1)
+    assert ids(rules, state) == {"2:lane:6>home", "1:lane:6>lane:7"}
+    state = play(rules, state, "1:lane:6>lane:7")
+    assert at(rules, state, "yellow") == ["home", "home", "home", "lane:7"]
+    assert rolling(rules, state, 1)
+
+
+def test_8_1_4_either_die_alone_when_the_goal_bonus_is_lost() -> None:
+    places = {"green": ["lane:6", "lane:7"]}
+    state = throw(rules, arrange(rules, places, turn=3, options=BONUSES), 1, 5)
+    assert ids(rules, state) == {"1:lane:6>lane:7", "1:lane:7>home"}
+    moved = play(rules, state, "1:lane:6>lane:7")
+    assert at(rules, moved, "green") == ["home", "home", "lane:7", "lane:7"]
+    assert rolling(rules, moved, 0)
+    home = play(rules, state, "1:lane:7>home")
+    assert at(rules, home, "green") == ["home", "home", "home", "lane:6"]
+    assert rolling(rules, home, 0)
+
+
+def test_5_6_a_compulsory_bonus_that_strands_the_other_die_uses_fewer_dice() -> None:
+    places = {"yellow": ["track:65", "lane:6"]}
+    state = throw(rules, arrange(rules, places, options=BONUSES), 2, 4)
+    assert ids(rules, state) == {
+        "2:track:65>track:67,4:track:67>lane:3",
+        "4:track:65>lane:1,2:lane:6>home",
+    }
+    with pytest.raises(IllegalMove, match="not legal with \\(2, 4\\)"):
+        rules.decide(state, 0, "2:lane:6>home")
+    state = play(rules, state, "4:track:65>lane:1,2:lane:6>home")
+    assert at(rules, state, "yellow") == ["home", "home", "home", "lane:1"]
+    assert rolling(rules, state, 1)
+
+
+def test_8_1_5_a_capture_and_its_bonus_may_come_before_the_die_that_opens_the_barrier() -> None:
+    places = {"blue": ["track:24", "track:25", "track:25", "track:56"], "red": ["track:61"]}
+    state = throw(rules, arrange(rules, places, turn=1, options=BONUSES), 5, 5)
+    assert "5:track:56>track:61" in ids(rules, state)
+    state = play(rules, state, "5:track:56>track:61")
+    assert at(rules, state, "red") == ["home", "home", "home", "start"]
+    # a bonus from the barrier would leave the second 5 no barrier to open
+    assert ids(rules, state) == {"bonus20:track:24>track:44", "bonus20:track:61>track:13"}
+    state = play(rules, state, "bonus20:track:24>track:44")
+    assert ids(rules, state) == {"5:track:25>track:30"}
+    state = play(rules, state, "5:track:25>track:30")
+    assert at(rules, state, "blue") == ["track:25", "track:30", "track:44", "track:61"]
+    assert rolling(rules, state, 1)
+
+
+def test_8_1_2_a_five_left_after_a_bonus_moves_forward_instead_of_leaving_jail() -> None:
+    places = {"yellow": ["start", "track:5", "track:5", "track:30"], "red": ["track:33"]}
+    state = throw(rules, arrange(rules, places, options=BONUSES), 5, 3)
+    assert "5:start>track:5" not in ids(rules, state)
+    state = play(rules, state, "3:track:30>track:33")
+    state = play(rules, state, "bonus20:track:5>track:25")
+    assert ids(rules, state) == {"5:track:5>track:10", "5:track:25>track:30", "5:track:33>track:38"}
+
+
+def test_8_1_5_the_barrier_duty_met_before_a_bonus_holds_for_the_rest_of_the_throw() -> None:
+    places = {"yellow": ["track:30", "track:30", "track:50"], "red": ["track:32"]}
+    state = throw(rules, arrange(rules, places, options=BONUSES), 2, 2)
+    state = play(rules, state, "2:track:30>track:32")
+    state = play(rules, state, "bonus20:track:30>track:50")
+    # the barrier the bonus made on 50 was not there when the throw began
+    assert ids(rules, state) == {"2:track:32>track:34", "2:track:50>track:52"}
+
+
+def throw_outcomes(state: Any, limit: int = 500) -> set[tuple[int, int]]:
+    """(dice used, exits) of every way the seat to move can play out its throw."""
+    seat, outcomes = state.turn, set()
+    stack: list[tuple[Any, int, int]] = [(state, 0, 0)]
+    while stack and limit:
+        state, dice, exits = stack.pop()
+        if state.finished or state.turn != seat or not state.throw:
+            outcomes.add((dice, exits))
+            limit -= 1
+            continue
+        for move in rules.legal_moves(state, seat):
+            used = len(move.uses) if isinstance(move.uses, tuple) else 0  # a bonus uses none
+            out = sum(step.from_ == "start" for step in move.steps)
+            stack.append((play(rules, state, move.id), dice + used, exits + out))
+    return outcomes
+
+
+@settings(max_examples=8, deadline=None)
+@given(seed=st.integers(0, 2**32), seats=st.integers(2, 4))
+def test_8_1_every_way_through_a_throw_uses_as_many_dice_and_exits(seed: int, seats: int) -> None:
+    """With bonus counts on, every throw of a random game can be played out only in ways that
+    use the same number of dice and exits: the throw is one unit, whatever bonus comes."""
+    start, throws = rules.setup(BONUSES, seats), 0
+    for state, _ in random_events(rules, start, random.Random(seed)):
+        if rules.to_act(state) == [Pending(state.turn, "move")] and not state.played:
+            assert len(throw_outcomes(state)) == 1, (state.throw, state.pos)
+            throws += 1
+    assert throws > 0

@@ -672,6 +672,8 @@ export interface components {
             /** @default true */
             rated?: boolean;
             ruleset: string;
+            /** @default 1 */
+            ruleset_version?: number;
             seats: string[];
             /** @default  */
             seed_commitment?: string;
