@@ -85,8 +85,12 @@ def check_bodies(app: ASGIApp) -> ASGIApp:
                 value = await anyio.to_thread.run_sync(checked, body, target)
             else:
                 value = checked(body, target)
-            if target is not None:  # Litestar's Request.json() takes a body decoded already
-                ScopeState.from_scope(scope).json = value
+            # Litestar's Request.body() and .json() take what is read and decoded already:
+            # its data extractor asks for the body first, which would stream it again.
+            state = ScopeState.from_scope(scope)
+            state.body = body
+            if target is not None:
+                state.json = value
         except Exception as error:  # answered here, so the middleware around sees it
             request = Request[Any, Any, Any](scope, receive)
             refused = handle(request, error).to_asgi_response(app=None, request=request)
