@@ -16,7 +16,6 @@ reads the same summaries, so all serve the same ratings; ``rebuild`` makes them 
 
 from __future__ import annotations
 
-import base64
 import bisect
 import threading
 from collections.abc import Iterator
@@ -27,7 +26,7 @@ from openskill.models import PlackettLuce
 from domain.registry import RULESETS
 from eventstore import EventStore, Summarised
 from service.core.refusal import refuse
-from service.usecases import summaries
+from service.usecases import cursors, summaries
 from service.usecases.tournament import selection
 
 MODEL = PlackettLuce()
@@ -206,12 +205,15 @@ class Ratings:
         rating of the page (keyset: ordinal, name), so ratings that change between pages
         never list a name twice."""
         name = check_ruleset(ruleset)
-        after = read_cursor(cursor)
+        position = cursors.read(cursor, tuple[float, str])  # the last one's ordinal, name
+        after = None if position is None else (-position[0], position[1])  # as board_key
         board = self.of(name).board()
         start = 0 if after is None else bisect.bisect_right(board, after, key=board_key)
         page = board[start : start + limit]
         more = start + limit < len(board)
-        return Leaderboard(name, page, make_cursor(page[-1]) if more and page else None)
+        return Leaderboard(
+            name, page, cursors.make(page[-1].ordinal, page[-1].name) if more and page else None
+        )
 
     def player(self, name: str) -> Player:
         """The player's rating and rated games in every rule set; 404 when there are none."""
@@ -230,28 +232,6 @@ class Ratings:
 
 def board_key(rating: Rating) -> tuple[float, str]:
     return (-rating.ordinal, rating.name)
-
-
-def make_cursor(last: Rating) -> str:
-    """An opaque cursor: the next page starts after this rating (in leaderboard order)."""
-    text = msgspec.json.encode([last.ordinal, last.name])
-    return base64.urlsafe_b64encode(text).decode().rstrip("=")
-
-
-def read_cursor(cursor: str | None) -> tuple[float, str] | None:
-    """The position a cursor names, as a leaderboard key; one this server did not make is 400."""
-    if cursor is None:
-        return None
-    try:
-        text = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
-        ordinal, name = msgspec.json.decode(text, type=tuple[float, str])
-    except (ValueError, msgspec.DecodeError):
-        raise refuse(
-            "validation-failed",
-            "`cursor`: not a cursor this server gave (take it from a page's `next`)",
-            parameter="cursor",
-        ) from None
-    return -ordinal, name
 
 
 def every_ruleset(store: EventStore) -> Iterator[tuple[str, list[Rating]]]:

@@ -5,7 +5,6 @@ standings and archives go through every selected summary a page at a time."""
 
 from __future__ import annotations
 
-import base64
 from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
 
@@ -13,7 +12,7 @@ import msgspec
 
 from eventstore import EventStore, Summarised, SummaryQuery
 from service.core.refusal import refuse
-from service.usecases import summaries
+from service.usecases import cursors, summaries
 from service.usecases.records import GameRecord, streamed_record
 from service.usecases.replies import GameSummary
 from service.usecases.repository import Repository
@@ -76,11 +75,11 @@ def listing(
     Listings are everyone's, so a game with a spectator delay is listed as its spectators
     see it: a game whose end they do not see yet as running (and left out of a page of
     ``status=finished``), at the version they see."""
-    query = selection(status, ruleset, tag, read_cursor(cursor), limit + 1)
+    query = selection(status, ruleset, tag, cursors.read(cursor, tuple[str, str]), limit + 1)
     rows = games.store.summaries(query)
     more = len(rows) > limit
     rows = rows[:limit]
-    after = make_cursor(rows[-1].created_at, rows[-1].stream_id) if more else None
+    after = cursors.make(rows[-1].created_at, rows[-1].stream_id) if more else None
     listed = [as_spectators_see(games, row) for row in rows]
     if status is not None:
         listed = [game for game in listed if game.status == status]
@@ -96,30 +95,6 @@ def as_spectators_see(games: Repository, row: Summarised) -> GameSummary:
     with games.glance(row.stream_id) as game:
         version = sight(game, None, datetime.now(UTC)).version
     return msgspec.structs.replace(listed, version=min(version, listed.version))
-
-
-def make_cursor(created_at: str, game_id: str) -> str:
-    """An opaque cursor: where the next page starts (after this game, in listing order)."""
-    text = msgspec.json.encode([created_at, game_id])
-    return base64.urlsafe_b64encode(text).decode().rstrip("=")
-
-
-def read_cursor(cursor: str | None) -> tuple[str, str] | None:
-    """The position a cursor names; one this server did not make is 400."""
-    if cursor is None:
-        return None
-    try:
-        text = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
-        created_at, game_id = msgspec.json.decode(text, type=tuple[str, str])
-        if "\x00" in created_at + game_id:
-            raise ValueError("a NUL character")
-    except (ValueError, msgspec.DecodeError):
-        raise refuse(
-            "validation-failed",
-            "`cursor`: not a cursor this server gave (take it from a page's `next`)",
-            parameter="cursor",
-        ) from None
-    return created_at, game_id
 
 
 def finished_games(store: EventStore, tag: str | None) -> Iterator[GameSummary]:
