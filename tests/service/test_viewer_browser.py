@@ -11,7 +11,6 @@ from __future__ import annotations
 import os
 import random
 from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -22,17 +21,6 @@ from service.app import create_app
 from service.settings import Settings
 from tests.live import serving
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-dev-shm-usage",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 PIECES = "els => Object.fromEntries(els.map(e => [e.dataset.piece, e.dataset.at]))"
 
 pytestmark = pytest.mark.browser
@@ -41,7 +29,9 @@ if os.environ.get("TABULA_SKIP_BROWSER") == "1":
     pytest.skip("TABULA_SKIP_BROWSER=1", allow_module_level=True)
 
 try:
-    from playwright.sync_api import Browser, Page, sync_playwright
+    from playwright.sync_api import Page
+
+    from tests.service.browser import chromium
 except ImportError:  # pragma: no cover - CI installs it with the test extra
     pytest.fail("playwright is missing: pip install -e '.[test]'", pytrace=False)
 
@@ -51,23 +41,6 @@ def url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     database = str(tmp_path_factory.mktemp("viewer") / "tabula.db")
     with serving(create_app(Settings(database=database, log_level="warning"))) as base:
         yield base
-
-
-@contextmanager
-def chromium() -> Iterator[Browser]:
-    """Headless Chromium, closed after the block; the test is skipped where it is missing
-    (failed with ``TABULA_REQUIRE_BROWSER=1``)."""
-    if not Path(CHROMIUM).exists():
-        missing = f"{CHROMIUM} is missing: apt-get install chromium (.ci/run does)"
-        if os.environ.get("TABULA_REQUIRE_BROWSER") == "1":
-            pytest.fail(missing, pytrace=False)
-        pytest.skip(missing)
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        try:
-            yield browser
-        finally:
-            browser.close()
 
 
 @pytest.fixture
