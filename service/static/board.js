@@ -120,18 +120,23 @@ export function makePlayable(root, moves, { play, choose }) {
     if (list.length === 1) play(list[0]);
     else choose(list);
   };
-  const targetUnder = (element) => {
-    const square = element.closest(".piece")
-      ? squareOf(root, element.closest(".piece").dataset.at, element.closest(".piece").dataset.piece)
-      : element.closest("[data-key]");
-    return targets.includes(square) ? square : null;
+  // The marked square clicked: the one under the element, or the one under the point
+  // (a slide or another drawing may lie on top of a square).
+  const targetUnder = (click) => {
+    const piece = click.target.closest(".piece");
+    const square = piece ? squareOf(root, piece.dataset.at, piece.dataset.piece) : click.target.closest("[data-key]");
+    if (targets.includes(square)) return square;
+    return targets.find((t) => {
+      const box = t.getBoundingClientRect();
+      return click.clientX >= box.left && click.clientX <= box.right && click.clientY >= box.top && click.clientY <= box.bottom;
+    }) || null;
   };
 
   for (const piece of pieces) {
     focusable(piece, `${pieceName(piece.dataset.piece)} on ${place(piece.dataset.at)}: choose to move`);
   }
   root.addEventListener("click", (click) => {
-    const square = chosen && targetUnder(click.target);
+    const square = chosen && targetUnder(click);
     if (square) return land(square);
     const piece = click.target.closest(".piece");
     if (piece && pieces.includes(piece)) select(piece);
