@@ -31,6 +31,7 @@ if os.environ.get("TABULA_SKIP_BROWSER") == "1":
 try:
     from axe_playwright_python.sync_playwright import Axe
     from playwright.sync_api import Browser, Page
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
     from tests.service.browser import chromium
 except ImportError:  # pragma: no cover - CI installs them with the test extra
@@ -81,7 +82,8 @@ def api_state(url: str, game: str, token: str | None = None) -> dict[str, Any]:
 
 
 def legal_moves(url: str, game: str, token: str) -> list[dict[str, Any]]:
-    reply = httpx.get(f"{url}/games/{game}/legal-moves", headers={"Authorization": f"Bearer {token}"})
+    headers = {"Authorization": f"Bearer {token}"}
+    reply = httpx.get(f"{url}/games/{game}/legal-moves", headers=headers)
     moves: list[dict[str, Any]] = reply.json()["moves"]
     return moves
 
@@ -94,13 +96,18 @@ def game_of(link: str) -> str:
     return link.split("/games/")[1].split("/")[0]
 
 
-def create_in_lobby(page: Page, ruleset: str, names: list[str]) -> list[str]:
-    """Fill the lobby's form and create the game; the seats' links."""
+def create_in_lobby(
+    page: Page, ruleset: str, names: list[str], ticked: tuple[str, ...] = ()
+) -> list[str]:
+    """Fill the lobby's form (tick the ``ticked`` options) and create the game; the seats'
+    links."""
     page.wait_for_selector("#create-form #seats input")
     page.select_option("#ruleset", ruleset)
     page.select_option("#players", str(len(names)))
     for seat, name in enumerate(names):
         page.fill(f"#seat-{seat}", name)
+    for option in ticked:
+        page.check(f"#option-{option}")
     page.click("#create-game")
     page.wait_for_selector("#links")
     assert page.locator("#link-referee").get_attribute("href")
@@ -181,30 +188,39 @@ def play_to_the_end(url: str, pages: list[Page], links: list[str], limit: int) -
         shows(page, state["version"])
         moves = legal_moves(url, game, token_of(links[seat]))
         colour = state["seats"][seat]["colour"]
-        if moves[0]["id"] in ("draw", "roll", "deal"):
-            page.click(f'#actions button[data-move="{moves[0]["id"]}"]')
+        move = moves[0]
+        if move["id"] in ("draw", "roll", "deal"):
+            page.click(f'#actions button[data-move="{move["id"]}"]')
         else:
-            click_move(page, max(moves, key=lambda m: gain(m, colour)))
-        page.wait_for_function(
-            "v => Number(document.body.dataset.version) > v", arg=state["version"], timeout=10_000
-        )
-        assert not page.inner_text("#message"), page.inner_text("#message")
+            move = max(moves, key=lambda m: gain(m, colour))
+            click_move(page, move)
+        played = "v => Number(document.body.dataset.version) > v"
+        try:
+            page.wait_for_function(played, arg=state["version"], timeout=10_000)
+        except PlaywrightTimeout as error:
+            said = page.inner_text("#message"), page.inner_text("#hint")
+            raise AssertionError(f"{move} was not played; the page says {said}") from error
+        assert not page.inner_text("#message"), (move, page.inner_text("#message"))
     raise AssertionError(f"no winner after {limit} decisions")
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("ruleset", "limit"), [("race35", 400), ("sorry", 1500)])
+@pytest.mark.parametrize(
+    ("ruleset", "ticked", "limit"), [("race35", (), 400), ("sorry", ("fast_start",), 1500)]
+)
 def test_ann_and_bob_create_a_game_in_the_lobby_and_play_it_to_the_end_by_clicks(
-    url: str, person: Any, ruleset: str, limit: int
+    url: str, person: Any, ruleset: str, ticked: tuple[str, ...], limit: int
 ) -> None:
     lobby = person(f"{url}/")
-    links = create_in_lobby(lobby, ruleset, ["Ann", "Bob"])
+    links = create_in_lobby(lobby, ruleset, ["Ann", "Bob"], ticked)
+    assert api_state(url, game_of(links[0]))["options"].get("fast_start", False) == bool(ticked)
     ann, bob = person(links[0]), person(links[1])
     for page, name in ((ann, "Ann"), (bob, "Bob")):
         page.wait_for_selector("#seats .seat")
         assert f"{ruleset}: {name}" in page.inner_text("#title")
         assert "#token" not in page.url  # taken out of the address bar, kept for the tab
     final = play_to_the_end(url, [ann, bob], links, limit)
+    print(f"{ruleset}: {final['version']} events")
     (winner,) = final["winners"]
     name = final["seats"][winner]["name"]
     for page in (ann, bob):
@@ -334,7 +350,8 @@ def random_moves(url: str, created: dict[str, Any], count: int) -> None:
             seat = rng.choice(state["to_act"])["seat"]
             headers = {"Authorization": f"Bearer {created['tokens']['seats'][seat]}"}
             moves = http.get(f"/games/{game}/legal-moves", headers=headers).json()["moves"]
-            http.post(f"/games/{game}/moves", json={"move": rng.choice(moves)["id"]}, headers=headers)
+            body = {"move": rng.choice(moves)["id"]}
+            http.post(f"/games/{game}/moves", json=body, headers=headers)
 
 
 def fits(page: Page, width: int) -> None:
@@ -352,7 +369,8 @@ def test_lobby_play_and_view_pages_pass_axe_and_fit_a_phone(url: str, person: An
         lobby.screenshot(path=str(ARTIFACTS / f"lobby-{label}.png"), full_page=True)
     for name, ruleset in RULESETS.items():
         with httpx.Client(base_url=url) as http:
-            seats = [{"name": n} for n in ["Ann", "Bob", "Cat", "Dan"][: max(2, ruleset.MIN_PLAYERS)]]
+            names = ["Ann", "Bob", "Cat", "Dan"][: max(2, ruleset.MIN_PLAYERS)]
+            seats = [{"name": n} for n in names]
             body = {"ruleset": name, "seats": seats, "seed": f"screenshot-{name}"}
             created = http.post("/games", json=body).json()
         random_moves(url, created, 12)
@@ -368,3 +386,43 @@ def test_lobby_play_and_view_pages_pass_axe_and_fit_a_phone(url: str, person: An
     viewer = person(f"{url}/games/{created['id']}/view")
     viewer.wait_for_selector(f'#board[data-version="{version}"] svg')
     assert not serious(viewer), serious(viewer)
+
+
+def test_a_stale_page_says_why_reads_the_state_again_and_resumes_its_stream(
+    url: str, browser: Browser
+) -> None:
+    with httpx.Client(base_url=url, timeout=10) as http:
+        body = {"ruleset": "race35", "seats": [{"name": "Ann"}, {"name": "Bob"}]}
+        created = http.post("/games", json={**body, "clock": {"per_decision": 600}}).json()
+        game, ann = created["id"], created["tokens"]["seats"][0]
+        context = browser.new_context(viewport=WIDE)  # type: ignore[arg-type]
+        try:
+            context.route("**/events/stream*", lambda route: route.abort())  # a dead connection
+            page = context.new_page()
+            page.goto(f"{url}/games/{game}/play#token={ann}&seat=0")
+            shows(page, 1)
+            clock = page.locator('.seat[data-seat="0"] .clock')
+            first = clock.inner_text()
+            assert first.startswith(", 9:5") or first.startswith(", 10:00"), first
+            page.wait_for_function(
+                "t => document.querySelector('.seat .clock').textContent !== t", arg=first
+            )
+            # Ann rolls elsewhere (another tab of hers): this page has not heard of it.
+            auth = {"Authorization": f"Bearer {ann}"}
+            rolled = http.post(f"/games/{game}/moves", json={"move": "roll"}, headers=auth)
+            assert page.evaluate("document.body.dataset.version") == "1"
+            page.click('#actions button[data-move="roll"]')
+            page.wait_for_selector("#message:has-text('version')")
+            assert "version" in page.inner_text("#message")  # the problem's detail, in words
+            shows(page, rolled.json()["version"])  # and the state read again
+            # The stream comes back: the page catches up with what happened meanwhile.
+            bob = {"Authorization": f"Bearer {created['tokens']['seats'][1]}"}
+            later = http.post(f"/games/{game}/moves", json={"move": "roll"}, headers=bob)
+            context.unroute("**/events/stream*")
+            page.wait_for_function(
+                "v => Number(document.body.dataset.version) >= v",
+                arg=later.json()["version"],
+                timeout=15_000,
+            )
+        finally:
+            context.close()
