@@ -118,6 +118,8 @@ function body(form) {
     options,
     chance: form.elements.chance.value,
   };
+  const seed = form.elements.seed.value.trim();
+  if (seed) made.seed = seed;
   const clock = clockOf(form);
   if (clock) made.clock = clock;
   return made;
@@ -153,6 +155,8 @@ function createSection(all) {
         element("select", { id: "chance", name: "chance" },
           element("option", { value: "server", text: "drawn and rolled by the server" }),
           element("option", { value: "external", text: "external: the referee posts each outcome" }))),
+      element("label", { for: "seed" }, element("span", { text: "Seed (optional; empty: the server picks one)" }),
+        element("input", { type: "text", id: "seed", name: "seed", maxlength: 200 })),
       element("label", { for: "clock-per-decision" }, element("span", { text: "Seconds per decision (empty: no limit)" }),
         element("input", { type: "number", id: "clock-per-decision", name: "clock-per-decision", min: 1 })),
       element("label", { for: "clock-total" }, element("span", { text: "Seconds per player for the whole game (empty: no limit)" }),

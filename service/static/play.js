@@ -29,6 +29,7 @@ function caller() {
 const me = caller();
 let state = null; // the state view shown
 let movesVersion = 0; // the version the legal moves shown were listed at
+let lastShown = ""; // the version and moves on the page
 let posting = false;
 let refreshing = false;
 let again = false;
@@ -107,6 +108,9 @@ function renderMoves(moves, root) {
 
 function render(view, moves, svg) {
   if (state && view.version < state.version) return; // an older reply than the one shown
+  const shown = `${view.version} ${view.status} ${JSON.stringify(moves)}`;
+  if (shown === lastShown) return; // nothing new: keep the page as it is (and a chosen piece)
+  lastShown = shown;
   state = view;
   const who = me.referee ? "referee" : me.seat === null ? "spectator" : seatName(view.seats, me.seat);
   $("title").textContent = `${view.ruleset}: ${who}`;

@@ -75,15 +75,18 @@ def person(browser: Browser) -> Iterator[Any]:
     assert not errors, errors
 
 
+HTTP = httpx.Client(timeout=10)
+
+
 def api_state(url: str, game: str, token: str | None = None) -> dict[str, Any]:
     headers = {"Authorization": f"Bearer {token}"} if token else {}
-    state: dict[str, Any] = httpx.get(f"{url}/games/{game}", headers=headers).json()
+    state: dict[str, Any] = HTTP.get(f"{url}/games/{game}", headers=headers).json()
     return state
 
 
 def legal_moves(url: str, game: str, token: str) -> list[dict[str, Any]]:
     headers = {"Authorization": f"Bearer {token}"}
-    reply = httpx.get(f"{url}/games/{game}/legal-moves", headers=headers)
+    reply = HTTP.get(f"{url}/games/{game}/legal-moves", headers=headers)
     moves: list[dict[str, Any]] = reply.json()["moves"]
     return moves
 
@@ -97,10 +100,10 @@ def game_of(link: str) -> str:
 
 
 def create_in_lobby(
-    page: Page, ruleset: str, names: list[str], ticked: tuple[str, ...] = ()
+    page: Page, ruleset: str, names: list[str], ticked: tuple[str, ...] = (), seed: str = ""
 ) -> list[str]:
-    """Fill the lobby's form (tick the ``ticked`` options) and create the game; the seats'
-    links."""
+    """Fill the lobby's form (tick the ``ticked`` options, give the seed) and create the game;
+    the seats' links."""
     page.wait_for_selector("#create-form #seats input")
     page.select_option("#ruleset", ruleset)
     page.select_option("#players", str(len(names)))
@@ -108,6 +111,7 @@ def create_in_lobby(
         page.fill(f"#seat-{seat}", name)
     for option in ticked:
         page.check(f"#option-{option}")
+    page.fill("#seed", seed)
     page.click("#create-game")
     page.wait_for_selector("#links")
     assert page.locator("#link-referee").get_attribute("href")
@@ -119,6 +123,13 @@ def shows(page: Page, version: int) -> None:
     page.wait_for_function(
         "v => Number(document.body.dataset.version || 0) >= v", arg=version, timeout=10_000
     )
+
+
+def click_to_play(page: Page, selector: str) -> None:
+    """Click ``selector`` and wait until the page shows the game after the move it plays."""
+    version = int(page.evaluate("document.body.dataset.version"))
+    page.click(selector)
+    shows(page, version + 1)
 
 
 def sorry_progress(piece: str, at: str) -> int:
@@ -150,29 +161,20 @@ def click_move(page: Page, move: dict[str, Any]) -> None:
     list of legal moves (moves of several pieces, or none)."""
     steps = move["steps"]
     pieces = {step["piece"] for step in steps}
-    board = page.locator(f'#board .piece[role="button"][data-piece="{min(pieces, default="")}"]')
-    if len(pieces) == 1 and board.count():
-        board.first.click()
-        target = page.locator("#board .target")
-        ends = [t for t in target.all() if move_ends_on(page, t, move)]
-        if ends:
-            ends[0].click(force=True)
-            choice = page.locator(f'#moves button.choice[data-move="{move["id"]}"]')
-            if page.locator("#moves button.choice").count():
-                choice.click()
-            return
+    if len(pieces) == 1:
+        (piece,) = pieces
+        end = steps[-1]["to"]
+        kind, _, rest = end.partition(":")
+        keys = {end, ":".join(filter(None, [kind, piece.rsplit("-", 1)[0], rest]))}
+        target = ", ".join(f'#board .target[data-key="{key}"]' for key in keys)
+        page.click(f'#board .piece[role="button"][data-piece="{piece}"]')
+        page.locator(target).first.click(force=True)
+        if page.locator("#moves button.choice").count():
+            page.click(f'#moves button.choice[data-move="{move["id"]}"]')
+        return
     if not page.locator("#all-moves").evaluate("d => d.open"):
         page.click("#all-moves-summary")
     page.click(f'#moves button[data-move="{move["id"]}"]')
-
-
-def move_ends_on(page: Page, target: Any, move: dict[str, Any]) -> bool:
-    """Whether a marked square is where ``move`` ends (its key names the position)."""
-    key: str = target.get_attribute("data-key") or ""
-    end: str = move["steps"][-1]["to"]
-    colour = move["steps"][-1]["piece"].rsplit("-", 1)[0]
-    kind, _, rest = end.partition(":")
-    return key in {end, ":".join(filter(None, [kind, colour, rest]))}
 
 
 def play_to_the_end(url: str, pages: list[Page], links: list[str], limit: int) -> dict[str, Any]:
@@ -204,23 +206,25 @@ def play_to_the_end(url: str, pages: list[Page], links: list[str], limit: int) -
     raise AssertionError(f"no winner after {limit} decisions")
 
 
+# Seeds of short games for the greedy players below (33 and 156 events; 337 and 480 with
+# other seeds): the same cards and dice every run, so CI judges the pages, not the draw.
 @pytest.mark.slow
 @pytest.mark.parametrize(
-    ("ruleset", "ticked", "limit"), [("race35", (), 400), ("sorry", ("fast_start",), 1500)]
+    ("ruleset", "ticked", "seed"),
+    [("race35", (), "race35-16"), ("sorry", ("fast_start",), "sorry-4")],
 )
 def test_ann_and_bob_create_a_game_in_the_lobby_and_play_it_to_the_end_by_clicks(
-    url: str, person: Any, ruleset: str, ticked: tuple[str, ...], limit: int
+    url: str, person: Any, ruleset: str, ticked: tuple[str, ...], seed: str
 ) -> None:
     lobby = person(f"{url}/")
-    links = create_in_lobby(lobby, ruleset, ["Ann", "Bob"], ticked)
+    links = create_in_lobby(lobby, ruleset, ["Ann", "Bob"], ticked, seed)
     assert api_state(url, game_of(links[0]))["options"].get("fast_start", False) == bool(ticked)
     ann, bob = person(links[0]), person(links[1])
     for page, name in ((ann, "Ann"), (bob, "Bob")):
         page.wait_for_selector("#seats .seat")
         assert f"{ruleset}: {name}" in page.inner_text("#title")
         assert "#token" not in page.url  # taken out of the address bar, kept for the tab
-    final = play_to_the_end(url, [ann, bob], links, limit)
-    print(f"{ruleset}: {final['version']} events")
+    final = play_to_the_end(url, [ann, bob], links, limit=1000)
     (winner,) = final["winners"]
     name = final["seats"][winner]["name"]
     for page in (ann, bob):
@@ -234,7 +238,8 @@ def test_a_hand_is_shown_to_its_player_only(url: str, person: Any) -> None:
     links = create_in_lobby(lobby, "sorry-hand", ["Ann", "Bob"])
     game = game_of(links[0])
     ann, bob = person(links[0]), person(links[1])
-    ann.click('#actions button[data-move="deal"]')
+    shows(ann, 1)
+    click_to_play(ann, '#actions button[data-move="deal"]')
     version = api_state(url, game)["version"]
     shows(ann, version)
     shows(bob, version)
@@ -259,7 +264,7 @@ def test_four_partners_get_through_a_deal_and_the_card_exchange_by_clicks(
     game = game_of(links[0])
     pages = [person(link) for link in links]
     shows(pages[0], 1)
-    pages[0].click('#actions button[data-move="deal"]')
+    click_to_play(pages[0], '#actions button[data-move="deal"]')
     dealt = api_state(url, game)
     assert {p["kind"] for p in dealt["to_act"]} == {"exchange"}
     for seat, page in enumerate(pages):
