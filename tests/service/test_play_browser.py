@@ -431,3 +431,22 @@ def test_a_stale_page_says_why_reads_the_state_again_and_resumes_its_stream(
             )
         finally:
             context.close()
+
+
+def test_the_referee_link_plays_for_the_pending_seat_and_sees_every_hand(
+    url: str, person: Any
+) -> None:
+    lobby = person(f"{url}/")
+    create_in_lobby(lobby, "sorry-hand", ["Ann", "Bob"])
+    referee = person(lobby.locator("#link-referee").get_attribute("href") or "")
+    shows(referee, 1)
+    assert "sorry-hand: referee" in referee.inner_text("#title")
+    assert referee.inner_text('#actions button[data-move="deal"]') == "Ann: Deal the cards"
+    click_to_play(referee, '#actions button[data-move="deal"]')
+    game = referee.url.split("/games/")[1].split("/")[0]
+    events = HTTP.get(f"{url}/games/{game}/events").json()["events"]
+    assert events[1]["type"] == "CardsDealt" and events[1]["data"]["dealer"] == 0
+    assert referee.locator(".hand").count() == 2  # the referee sees both hands
+    assert "Ann's hand" in referee.inner_text("#hands") and "Bob's hand" in referee.inner_text(
+        "#hands"
+    )

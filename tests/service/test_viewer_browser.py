@@ -20,6 +20,7 @@ import pytest
 from service.app import create_app
 from service.settings import Settings
 from tests.live import serving
+from tests.waiting import wait_until
 
 PIECES = "els => Object.fromEntries(els.map(e => [e.dataset.piece, e.dataset.at]))"
 
@@ -146,3 +147,42 @@ def test_viewer_follows_a_live_game(
     shows(page, now)
     assert page.locator("#moves li").count() == now
     screenshot(page, tmp_path, "viewer-live", record_property)
+
+
+def test_viewer_names_the_players_and_lists_every_event_type(
+    url: str, page: Page, tmp_path: Path, record_property: Any
+) -> None:
+    with httpx.Client(base_url=url, timeout=10) as http:
+        seats = [{"name": "Ann"}, {"name": "Bob"}]
+        clock = {"per_decision": 0.3, "on_timeout": "pass"}
+        created = http.post("/games", json={"ruleset": "race35", "seats": seats, "clock": clock})
+        game, referee = created.json()["id"], created.json()["tokens"]["referee"]
+
+        def log() -> list[dict[str, Any]]:
+            events: list[dict[str, Any]] = http.get(f"/games/{game}/events").json()["events"]
+            return events
+
+        wait_until(lambda: any(e["type"] == "TimeExpired" for e in log()), timeout=10)
+        body = {"kind": "penalty", "reason": "slow play", "seat": 1}
+        headers = {"Authorization": f"Bearer {referee}"}
+        adjudicated = http.post(f"/games/{game}/adjudicate", json=body, headers=headers)
+        assert adjudicated.status_code == 200, adjudicated.text
+        # No clock may run out while the page is read: the game ends by a forfeit.
+        body = {"kind": "forfeit", "reason": "left the table", "seat": 1}
+        http.post(f"/games/{game}/adjudicate", json=body, headers=headers)
+        events = log()
+    page.goto(f"{url}/games/{game}/view")
+    shows(page, events[-1]["version"])
+    items = page.locator("#moves li")
+    assert items.count() == len(events)
+    assert items.evaluate_all("els => els.map(e => e.dataset.type)") == [e["type"] for e in events]
+    text = page.inner_text("#moves")
+    assert "Ann ran out of time" in text
+    assert "referee's penalty for Bob: slow play" in text
+    assert "seat 0" not in text and "seat 1" not in text
+    assert "Ann" in page.inner_text("#seats") and "(blue)" in page.inner_text("#seats")
+    assert "Game over" in page.inner_text("#turn")
+    page.click("#first")
+    shows(page, 1)
+    assert page.inner_text("#turn") == "Ann must roll the dice."
+    screenshot(page, tmp_path, "viewer-events", record_property)
