@@ -35,7 +35,7 @@ export function renderSeats(list, state, me = null) {
     if (state.winners.includes(seat.seat)) item.append(element("strong", "won", " won"));
     if (pending) item.append(element("span", "todo", ` \u2014 to ${TO_DO[pending.kind] || pending.kind}`));
     const size = handSize(state, seat.seat);
-    if (size !== null) item.append(element("span", "hand-size", `, ${size} cards`));
+    if (size !== null) item.append(element("span", "hand-size", `, ${size} card${size === 1 ? "" : "s"}`));
     if (state.clock) item.append(element("span", "clock", ""));
     return item;
   }));

@@ -66,7 +66,7 @@ export function describeMove(move) {
   if (match) return `Give card ${match[1]} to your partner`;
   const steps = move.steps || [];
   const effects = (move.effects || []).map(
-    (e) => `${pieceName(e.piece)} ${e.why ? `${e.why}s` : "goes"} to ${place(e.to)}`,
+    (e) => `${pieceName(e.piece)} goes to ${place(e.to)}${e.why ? `, ${e.why}` : ""}`,
   );
   let what;
   if (id.includes("<>") && steps.length === 2) {
