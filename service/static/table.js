@@ -1,5 +1,6 @@
 // The players at the table: each seat's name, colour (a swatch with the colour's letter, so
-// colour is never the only cue), what it must do now, its hand's size and its clock.
+// colour is never the only cue), what it must do now, turns it misses (race35), its hand's
+// size and its clock.
 
 import { TO_DO, clockText } from "./words.js";
 
@@ -34,6 +35,9 @@ export function renderSeats(list, state, me = null) {
     if (seat.seat === me) item.append(element("span", "you", " you"));
     if (state.winners.includes(seat.seat)) item.append(element("strong", "won", " won"));
     if (pending) item.append(element("span", "todo", ` \u2014 to ${TO_DO[pending.kind] || pending.kind}`));
+    const status = (state.statuses || []).find((s) => s.seat === seat.seat);
+    if (status && status.skip_turns) item.append(element("span", "status", `, misses ${status.skip_turns} turn${status.skip_turns === 1 ? "" : "s"}`));
+    if (status && status.waiting) item.append(element("span", "status", ", waiting"));
     const size = handSize(state, seat.seat);
     if (size !== null) item.append(element("span", "hand-size", `, ${size} card${size === 1 ? "" : "s"}`));
     if (state.clock) item.append(element("span", "clock", ""));

@@ -387,6 +387,11 @@ def test_lobby_play_and_view_pages_pass_axe_and_fit_a_phone(url: str, person: An
             shows(page, version)
             fits(page, viewport["width"])
             assert not serious(page), (name, serious(page))
+            unlabelled = page.eval_on_selector_all(
+                "#board .piece, #board [data-key]",
+                "els => els.filter(e => !e.getAttribute('aria-label')).map(e => e.outerHTML)",
+            )
+            assert not unlabelled, unlabelled[:3]  # every piece and square, for screen readers
             page.screenshot(path=str(ARTIFACTS / f"play-{name}-{label}.png"), full_page=True)
     viewer = person(f"{url}/games/{created['id']}/view")
     viewer.wait_for_selector(f'#board[data-version="{version}"] svg')
