@@ -364,6 +364,7 @@ def fits(page: Page, width: int) -> None:
     assert page.evaluate("document.documentElement.scrollWidth") <= width
 
 
+@pytest.mark.slow
 def test_lobby_play_and_view_pages_pass_axe_and_fit_a_phone(url: str, person: Any) -> None:
     ARTIFACTS.mkdir(exist_ok=True)
     for viewport, label in ((WIDE, "1280"), (PHONE, "390")):
