@@ -75,7 +75,13 @@ def person(browser: Browser) -> Iterator[Any]:
     assert not errors, errors
 
 
-HTTP = httpx.Client(timeout=10)
+HTTP = httpx.Client(timeout=10)  # one connection for the many reads of a whole game
+
+
+@pytest.fixture(scope="module", autouse=True)
+def close_http() -> Iterator[None]:
+    yield
+    HTTP.close()
 
 
 def api_state(url: str, game: str, token: str | None = None) -> dict[str, Any]:
