@@ -126,6 +126,16 @@ function render(view, moves, svg) {
   document.body.dataset.status = view.status;
 }
 
+/** A link without `seat=`: the seat is the one whose hand the token sees, or whose moves it
+ * gets (a seat's token gets only its own). */
+function guessSeat(view, moves) {
+  if (!me.token || me.referee || me.seat !== null) return;
+  const hands = (view.hands || []).filter((h) => h.cards);
+  const seats = new Set(moves.map((m) => m.seat));
+  if (hands.length === 1) me.seat = hands[0].seat;
+  else if (seats.size === 1) me.seat = [...seats][0];
+}
+
 /** Read the state, the legal moves and the board again (once more if news came meanwhile). */
 async function refresh() {
   if (refreshing) {
@@ -142,6 +152,7 @@ async function refresh() {
         boardSvg(gameId, view.version),
       ]);
       movesVersion = legal.version;
+      guessSeat(view, legal.moves);
       render(view, legal.moves, svg);
       if (legal.version !== view.version) again = true;
     } while (again);
