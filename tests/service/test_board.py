@@ -208,5 +208,5 @@ def test_viewer_page_is_html_that_draws_the_board_and_follows_the_stream(api: Ap
         script = api.get(scripts.pop()).text
         text += script
         scripts += [f"/static/{name}" for name in re.findall(r'from "\./([^"]+\.js)"', script)]
-    for needed in ("board.svg?at=", "/events?after=", "EventSource", 'type="range"'):
+    for needed in ("board.svg", "?at=", "/events?after=", "EventSource", 'type="range"'):
         assert needed in text
