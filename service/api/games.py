@@ -6,7 +6,6 @@ from __future__ import annotations
 from collections.abc import AsyncGenerator
 from contextlib import aclosing
 from functools import partial
-from pathlib import Path
 from typing import Annotated, Literal
 from urllib.parse import urlencode
 
@@ -31,6 +30,7 @@ from service.api.deps import (
 )
 from service.api.documents import document, json_stream
 from service.api.limits import IMPORT, create_limit, write_limit
+from service.api.pages import VIEWER_PAGE
 from service.api.streams import closing, stream_slot
 from service.core.commands import CreateGame, PlayMove, PostChance, Undo
 from service.core.refusal import refuse
@@ -48,7 +48,6 @@ from service.usecases.replies import (
     RuleSetList,
 )
 
-VIEWER_PAGE = Path(__file__).parent.parent / "static" / "viewer.html"
 READ = problems(400, 401, 404)
 WRITE = problems(400, 401, 403, 404, 409, 413, 415, 422, 429)
 CREATE = problems(400, 413, 415, 422, 429)

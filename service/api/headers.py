@@ -1,12 +1,13 @@
 """Security headers on every reply: ``X-Content-Type-Options: nosniff`` and a
 ``Content-Security-Policy``.
 
-The policy of every reply is ``default-src 'none'`` (JSON, problems and the SVG boards load
-nothing and run nothing; no page may frame them), except:
+The policy of every reply is ``default-src 'none'`` (JSON, problems, the SVG boards and the
+pages' own scripts load nothing and run nothing; no page may frame them), except:
 
-- the viewer page (``/games/{id}/view``): its one inline script and one inline style by their
-  hashes, ``fetch`` and ``EventSource`` to this origin, nothing else (no other script, no
-  inline event handler, no plugin, no frame, no base or form target);
+- the pages people use (the lobby ``/``, ``/games/{id}/play``, ``/games/{id}/view``): scripts
+  and style sheets of this origin only (``/static/``), ``fetch`` and ``EventSource`` to this
+  origin, nothing else (no inline script or style, no inline event handler, no plugin, no
+  frame, no base or form target);
 - the API reference page (``/schema``, ``/schema/swagger``): scripts, styles, images and
   requests of this origin only (Swagger UI is served from ``/schema/assets/``, see
   ``service.api.docs``), plus ``data:`` images (the icons in Swagger UI's style sheet); no
@@ -17,45 +18,25 @@ nothing and run nothing; no page may frame them), except:
 
 from __future__ import annotations
 
-import base64
-import hashlib
 import re
 
 from litestar.enums import ScopeType
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
 
-from service.api.games import VIEWER_PAGE
-
 DOCS_PATH = "/schema"
-VIEWER_PATH = re.compile(r"^/games/[^/]+/view$")
+PAGE_PATH = re.compile(r"^/$|^/games/[^/]+/(view|play)$")
 NONE = "default-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
-
-
-def inline_hashes(html: str, tag: str) -> list[str]:
-    """CSP source expressions (``'sha256-...'``) of each inline ``<tag>`` element's text."""
-    pattern = re.compile(rf"<{tag}>(.*?)</{tag}>", re.DOTALL)
-    return [
-        "'sha256-" + base64.b64encode(hashlib.sha256(body.encode()).digest()).decode() + "'"
-        for body in pattern.findall(html)
-    ]
-
-
-def viewer_policy(html: str) -> str:
-    """The viewer page's policy: its own inline script and style, requests to this origin."""
-    scripts = " ".join(inline_hashes(html, "script"))
-    styles = " ".join(inline_hashes(html, "style"))
-    return f"{NONE}; script-src {scripts}; style-src {styles}; connect-src 'self'; img-src 'self'"
-
-
-VIEWER = viewer_policy(VIEWER_PAGE.read_text(encoding="utf-8"))
+PAGES = f"{NONE}; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'"
 DOCS = f"{NONE}; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'"
 
 
 def policy(path: str, content_type: bytes) -> str:
     """The Content-Security-Policy of a reply."""
-    if VIEWER_PATH.match(path):
-        return VIEWER
-    if path.startswith(DOCS_PATH) and content_type.startswith(b"text/html"):
+    if not content_type.startswith(b"text/html"):
+        return NONE
+    if PAGE_PATH.match(path):
+        return PAGES
+    if path.startswith(DOCS_PATH):
         return DOCS
     return NONE
 

@@ -4,6 +4,7 @@ squares drawn, the last move outlined."""
 from __future__ import annotations
 
 import random
+import re
 import xml.etree.ElementTree as ET
 from typing import Any
 
@@ -201,5 +202,11 @@ def test_viewer_page_is_html_that_draws_the_board_and_follows_the_stream(api: Ap
     reply = api.get(f"/games/{create(api, 'race35', 2)['id']}/view")
     assert reply.status_code == 200
     assert reply.headers["content-type"].startswith("text/html")
-    for needed in ("board.svg?at=", "/events?after=", "EventSource", 'type="range"'):
-        assert needed in reply.text
+    # The page and the modules it loads (/static/viewer.js and what that imports).
+    text, scripts = reply.text, re.findall(r'src="(/static/[^"]+\.js)"', reply.text)
+    while scripts:
+        script = api.get(scripts.pop()).text
+        text += script
+        scripts += [f"/static/{name}" for name in re.findall(r'from "\./([^"]+\.js)"', script)]
+    for needed in ("board.svg", "?at=", "/events?after=", "EventSource", 'type="range"'):
+        assert needed in text

@@ -11,7 +11,6 @@ from __future__ import annotations
 import os
 import random
 from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -21,18 +20,8 @@ import pytest
 from service.app import create_app
 from service.settings import Settings
 from tests.live import serving
+from tests.waiting import wait_until
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-dev-shm-usage",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 PIECES = "els => Object.fromEntries(els.map(e => [e.dataset.piece, e.dataset.at]))"
 
 pytestmark = pytest.mark.browser
@@ -41,7 +30,9 @@ if os.environ.get("TABULA_SKIP_BROWSER") == "1":
     pytest.skip("TABULA_SKIP_BROWSER=1", allow_module_level=True)
 
 try:
-    from playwright.sync_api import Browser, Page, sync_playwright
+    from playwright.sync_api import Page
+
+    from tests.service.browser import chromium
 except ImportError:  # pragma: no cover - CI installs it with the test extra
     pytest.fail("playwright is missing: pip install -e '.[test]'", pytrace=False)
 
@@ -51,23 +42,6 @@ def url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     database = str(tmp_path_factory.mktemp("viewer") / "tabula.db")
     with serving(create_app(Settings(database=database, log_level="warning"))) as base:
         yield base
-
-
-@contextmanager
-def chromium() -> Iterator[Browser]:
-    """Headless Chromium, closed after the block; the test is skipped where it is missing
-    (failed with ``TABULA_REQUIRE_BROWSER=1``)."""
-    if not Path(CHROMIUM).exists():
-        missing = f"{CHROMIUM} is missing: apt-get install chromium (.ci/run does)"
-        if os.environ.get("TABULA_REQUIRE_BROWSER") == "1":
-            pytest.fail(missing, pytrace=False)
-        pytest.skip(missing)
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        try:
-            yield browser
-        finally:
-            browser.close()
 
 
 @pytest.fixture
@@ -207,3 +181,42 @@ def test_viewer_of_a_delayed_game_follows_it_behind_live(url: str, page: Page) -
         assert behind < caught_up < live
         shows(page, caught_up)
         assert page.locator("#moves li").count() == caught_up
+
+
+def test_viewer_names_the_players_and_lists_every_event_type(
+    url: str, page: Page, tmp_path: Path, record_property: Any
+) -> None:
+    with httpx.Client(base_url=url, timeout=10) as http:
+        seats = [{"name": "Ann"}, {"name": "Bob"}]
+        clock = {"per_decision": 0.3, "on_timeout": "pass"}
+        created = http.post("/games", json={"ruleset": "race35", "seats": seats, "clock": clock})
+        game, referee = created.json()["id"], created.json()["tokens"]["referee"]
+
+        def log() -> list[dict[str, Any]]:
+            events: list[dict[str, Any]] = http.get(f"/games/{game}/events").json()["events"]
+            return events
+
+        wait_until(lambda: any(e["type"] == "TimeExpired" for e in log()), timeout=10)
+        body = {"kind": "penalty", "reason": "slow play", "seat": 1}
+        headers = {"Authorization": f"Bearer {referee}"}
+        adjudicated = http.post(f"/games/{game}/adjudicate", json=body, headers=headers)
+        assert adjudicated.status_code == 200, adjudicated.text
+        # No clock may run out while the page is read: the game ends by a forfeit.
+        body = {"kind": "forfeit", "reason": "left the table", "seat": 1}
+        http.post(f"/games/{game}/adjudicate", json=body, headers=headers)
+        events = log()
+    page.goto(f"{url}/games/{game}/view")
+    shows(page, events[-1]["version"])
+    items = page.locator("#moves li")
+    assert items.count() == len(events)
+    assert items.evaluate_all("els => els.map(e => e.dataset.type)") == [e["type"] for e in events]
+    text = page.inner_text("#moves")
+    assert "Ann ran out of time" in text
+    assert "referee's penalty for Bob: slow play" in text
+    assert "seat 0" not in text and "seat 1" not in text
+    assert "Ann" in page.inner_text("#seats") and "(blue)" in page.inner_text("#seats")
+    assert "Game over" in page.inner_text("#turn")
+    page.click("#first")
+    shows(page, 1)
+    assert page.inner_text("#turn") == "Ann must roll the dice."
+    screenshot(page, tmp_path, "viewer-events", record_property)

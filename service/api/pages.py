@@ -1,0 +1,54 @@
+"""The pages people use in a browser: the lobby (``GET /``) and a seat's play page
+(``GET /games/{id}/play``), with the JavaScript modules and the style sheet they share with
+the viewer (``GET /static/<name>``). Plain files of this origin: no build step, no CDN, no
+inline script or style (see ``service.api.headers`` for their policy)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from litestar import MediaType, get
+from litestar.params import FromPath
+from litestar.response import File
+
+from service.api.deps import GameId, QueriesDep
+from service.core.refusal import refuse
+
+STATIC = Path(__file__).parent.parent / "static"
+LOBBY_PAGE = STATIC / "lobby.html"
+PLAY_PAGE = STATIC / "play.html"
+VIEWER_PAGE = STATIC / "viewer.html"
+MEDIA_TYPES = {".js": "text/javascript", ".css": "text/css"}
+ASSETS = {path.name for path in STATIC.iterdir() if path.suffix in MEDIA_TYPES}
+
+
+@get("/", include_in_schema=False, media_type=MediaType.HTML, sync_to_thread=False)
+def lobby() -> str:
+    """The lobby: rule sets, a form to create a game and its seats' links, games to watch."""
+    return LOBBY_PAGE.read_text(encoding="utf-8")
+
+
+@get(
+    "/games/{game_id:str}/play",
+    include_in_schema=False,
+    media_type=MediaType.HTML,
+    sync_to_thread=True,
+)
+def play_page(game_id: GameId, queries: QueriesDep) -> str:
+    """A seat's play page (the token comes in the URL fragment, never to the server)."""
+    queries.exists(game_id)
+    return PLAY_PAGE.read_text(encoding="utf-8")
+
+
+@get("/static/{name:str}", include_in_schema=False, sync_to_thread=False)
+def static_asset(name: FromPath[str]) -> File:
+    """One of the pages' scripts or style sheets."""
+    if name not in ASSETS:
+        raise refuse("not-found", f"no static file {name}")
+    path = STATIC / name
+    return File(
+        path,
+        media_type=MEDIA_TYPES[path.suffix],
+        content_disposition_type="inline",
+        headers={"Cache-Control": "no-cache"},
+    )

@@ -1,0 +1,167 @@
+// The board: the server's SVG drawing put in the page, labelled for screen readers, and (on
+// the play page) made playable by mouse and keyboard. It relies only on the drawing's
+// documented attributes: pieces are `<g class="piece" data-piece data-seat data-at>`,
+// squares carry `data-key`.
+
+import { pieceName, place } from "./words.js";
+
+/** The squares' `data-key` a position may be drawn under, most specific first: a piece's
+ * `lane:4` is `lane:<colour>:4`, its `start` is `start:<colour>`. */
+function keysFor(at, piece) {
+  const colour = piece.slice(0, piece.lastIndexOf("-"));
+  const [kind, ...rest] = String(at).split(":");
+  return [[kind, colour, ...rest].join(":"), at];
+}
+
+/** Put `svg` (text) in `container`, every piece and square labelled. */
+export function showBoard(container, svg) {
+  container.innerHTML = svg;
+  const root = container.querySelector("svg");
+  if (!root) return null;
+  const title = root.querySelector(":scope > title");
+  root.setAttribute("role", "group");
+  root.setAttribute("aria-label", title ? title.textContent : "board");
+  for (const piece of root.querySelectorAll(".piece")) {
+    piece.setAttribute("role", "img");
+    if (!piece.hasAttribute("aria-label")) {
+      piece.setAttribute("aria-label", `${pieceName(piece.dataset.piece)} on ${place(piece.dataset.at)}`);
+    }
+  }
+  for (const square of root.querySelectorAll("[data-key]")) {
+    if (square.classList.contains("piece")) continue;
+    square.setAttribute("role", "img");
+    if (!square.hasAttribute("aria-label")) {
+      square.setAttribute("aria-label", place(square.dataset.key.replace(/^(lane|start|home):\w+/, "$1")));
+    }
+  }
+  return root;
+}
+
+/** The square element a piece's position `at` is drawn on, or null. */
+export function squareOf(root, at, piece) {
+  for (const key of keysFor(at, piece)) {
+    const square = root.querySelector(`[data-key="${CSS.escape(key)}"]:not(.piece)`);
+    if (square) return square;
+  }
+  return null;
+}
+
+/** The moves of one piece only, by piece: each with the square it ends on. */
+function pieceMoves(root, moves) {
+  const byPiece = new Map();
+  for (const move of moves) {
+    const steps = move.steps || [];
+    if (!steps.length || steps.some((s) => s.piece !== steps[0].piece)) continue;
+    const piece = steps[0].piece;
+    const square = squareOf(root, steps[steps.length - 1].to, piece);
+    if (!square) continue;
+    if (!byPiece.has(piece)) byPiece.set(piece, []);
+    byPiece.get(piece).push({ move, square });
+  }
+  return byPiece;
+}
+
+function focusable(element, label) {
+  element.setAttribute("tabindex", "0");
+  element.setAttribute("role", "button");
+  element.setAttribute("aria-label", label);
+}
+
+function cycle(list, current, step) {
+  const at = list.indexOf(current);
+  return list[(at + step + list.length) % list.length];
+}
+
+/**
+ * Make the pieces that have moves playable: click (or Enter on) a piece to mark where it can
+ * go, then click (or Enter on) a destination. `play(move)` is called with the one move that
+ * ends there, `choose(moves)` when several do (different cards or dice to the same square).
+ * Arrow keys step through the pieces, or through the destinations once a piece is chosen;
+ * Escape goes back to the piece.
+ */
+export function makePlayable(root, moves, { play, choose }) {
+  const byPiece = pieceMoves(root, moves);
+  const pieces = [...root.querySelectorAll(".piece")].filter((p) => byPiece.has(p.dataset.piece));
+  let chosen = null;
+  let targets = [];
+
+  const clear = () => {
+    root.querySelectorAll(".selected").forEach((e) => e.classList.remove("selected"));
+    for (const t of targets) {
+      t.classList.remove("target");
+      t.removeAttribute("tabindex");
+      t.setAttribute("role", "img");
+      t.setAttribute("aria-label", t.dataset.label || "");
+    }
+    targets = [];
+    chosen = null;
+  };
+  const select = (piece) => {
+    clear();
+    chosen = piece;
+    piece.classList.add("selected");
+    const ends = new Map();
+    for (const { move, square } of byPiece.get(piece.dataset.piece)) {
+      if (!ends.has(square)) ends.set(square, []);
+      ends.get(square).push(move);
+    }
+    for (const [square, list] of ends) {
+      square.dataset.label = square.getAttribute("aria-label") || "";
+      square.classList.add("target");
+      square.movesHere = list;
+      focusable(square, `move ${pieceName(piece.dataset.piece)} to ${square.dataset.label}`);
+      targets.push(square);
+    }
+    root.dispatchEvent(new CustomEvent("chosen", { detail: piece.dataset.piece }));
+    return targets[0];
+  };
+  const land = (square) => {
+    const list = square.movesHere;
+    if (list.length === 1) play(list[0]);
+    else choose(list);
+  };
+  // The marked square clicked: the one under the element, or the one under the point
+  // (a slide or another drawing may lie on top of a square).
+  const targetUnder = (click) => {
+    const piece = click.target.closest(".piece");
+    const square = piece ? squareOf(root, piece.dataset.at, piece.dataset.piece) : click.target.closest("[data-key]");
+    if (targets.includes(square)) return square;
+    return targets.find((t) => {
+      const box = t.getBoundingClientRect();
+      return click.clientX >= box.left && click.clientX <= box.right && click.clientY >= box.top && click.clientY <= box.bottom;
+    }) || null;
+  };
+
+  for (const piece of pieces) {
+    focusable(piece, `${pieceName(piece.dataset.piece)} on ${place(piece.dataset.at)}: choose to move`);
+  }
+  root.addEventListener("click", (click) => {
+    const square = chosen && targetUnder(click);
+    if (square) return land(square);
+    const piece = click.target.closest(".piece");
+    if (piece && pieces.includes(piece)) select(piece);
+    else clear();
+  });
+  root.addEventListener("keydown", (key) => {
+    const here = key.target;
+    const arrow = { ArrowRight: 1, ArrowDown: 1, ArrowLeft: -1, ArrowUp: -1 }[key.key];
+    if (key.key === "Enter" || key.key === " ") {
+      if (targets.includes(here)) land(here);
+      else if (pieces.includes(here)) select(here).focus();
+      else return;
+    } else if (key.key === "Escape" && chosen) {
+      const piece = chosen;
+      clear();
+      piece.focus();
+    } else if (arrow && targets.includes(here)) {
+      cycle(targets, here, arrow).focus();
+    } else if (arrow && pieces.includes(here)) {
+      cycle(pieces, here, arrow).focus();
+    } else {
+      return;
+    }
+    key.preventDefault();
+    key.stopPropagation();
+  });
+  return { pieces, select, clear };
+}

@@ -1,0 +1,201 @@
+// The play page: one seat (or the referee) at a game. The token comes in the URL fragment
+// (`#token=...&seat=N`), is kept in sessionStorage and taken out of the address bar; it is
+// sent only as the Authorization header. The page follows the game's event stream and reads
+// the state, the board and the caller's legal moves again after each event.
+
+import { boardSvg, call, follow } from "./api.js";
+import { makePlayable, showBoard } from "./board.js";
+import { renderSeats, tickClocks } from "./table.js";
+import { describeMove, pendingChance, seatName, whoseTurn } from "./words.js";
+
+const gameId = location.pathname.split("/")[2];
+const CHANCE = new Set(["draw", "roll", "deal"]);
+const $ = (id) => document.getElementById(id);
+
+/** The caller's token and seat: from the fragment (then kept for this tab), else as kept. */
+function caller() {
+  const key = `tabula:${gameId}`;
+  const fragment = new URLSearchParams(location.hash.slice(1));
+  if (fragment.get("token")) {
+    const found = { token: fragment.get("token"), seat: fragment.get("seat") };
+    sessionStorage.setItem(key, JSON.stringify(found));
+    history.replaceState(null, "", location.pathname + location.search);
+  }
+  const kept = JSON.parse(sessionStorage.getItem(key) || "{}");
+  const seat = /^\d+$/.test(kept.seat || "") ? Number(kept.seat) : null;
+  return { token: kept.token || null, seat, referee: kept.seat === "referee" };
+}
+
+const me = caller();
+let state = null; // the state view shown
+let movesVersion = 0; // the version the legal moves shown were listed at
+let lastShown = ""; // the version and moves on the page
+let posting = false;
+let refreshing = false;
+let again = false;
+
+function say(text) {
+  $("message").textContent = text;
+}
+
+function button(text, move, className = "") {
+  const made = document.createElement("button");
+  made.type = "button";
+  made.textContent = text;
+  made.className = className;
+  made.dataset.move = move.id;
+  made.onclick = () => play(move);
+  return made;
+}
+
+function moveText(move) {
+  const text = describeMove(move);
+  return me.referee ? `${seatName(state.seats, move.seat)}: ${text}` : text;
+}
+
+function renderHands() {
+  const hands = (state.hands || []).filter((h) => h.cards);
+  $("hands").replaceChildren(...hands.map((hand) => {
+    const heading = document.createElement("h2");
+    heading.textContent = hand.seat === me.seat ? "Your hand" : `${seatName(state.seats, hand.seat)}'s hand`;
+    const list = document.createElement("ul");
+    list.className = "hand";
+    list.dataset.seat = hand.seat;
+    list.append(...hand.cards.map((card) => {
+      const item = document.createElement("li");
+      item.className = "card";
+      item.textContent = card;
+      item.setAttribute("aria-label", `card ${card}`);
+      return item;
+    }));
+    const part = document.createElement("div");
+    part.append(heading, list);
+    return part;
+  }));
+}
+
+/** Mark the moves a destination stands for (several cards or dice end there): pick one. */
+function choose(moves) {
+  const ids = new Set(moves.map((m) => m.id));
+  $("all-moves").open = true;
+  let first = null;
+  for (const item of $("moves").querySelectorAll("button")) {
+    item.classList.toggle("choice", ids.has(item.dataset.move));
+    if (!first && ids.has(item.dataset.move)) first = item;
+  }
+  $("hint").textContent = "More than one move ends there: choose one in the list.";
+  first?.focus();
+}
+
+function renderMoves(moves, root) {
+  const playable = me.token && state.status === "active";
+  const chance = playable ? moves.filter((m) => CHANCE.has(m.id)) : [];
+  const others = moves.filter((m) => !CHANCE.has(m.id));
+  $("actions").replaceChildren(...chance.map((m) => button(moveText(m), m, "primary")));
+  $("moves").replaceChildren(...others.map((m) => {
+    const item = document.createElement("li");
+    item.append(playable ? button(moveText(m), m) : moveText(m));
+    return item;
+  }));
+  $("all-moves-summary").textContent = `All legal moves (${others.length})`;
+  const onBoard = playable && root ? makePlayable(root, others, { play, choose }).pieces.length : 0;
+  $("all-moves").open = others.length > 0 && onBoard === 0;
+  $("all-moves").hidden = others.length === 0;
+  $("hint").textContent = onBoard
+    ? "Click a piece (or Tab to it and press Enter) to mark where it can go, then click a marked square (or use the arrow keys and Enter). Moves of several pieces or cards are in the list below."
+    : "";
+}
+
+function render(view, moves, svg) {
+  if (state && view.version < state.version) return; // an older reply than the one shown
+  const shown = `${view.version} ${view.status} ${JSON.stringify(moves)}`;
+  if (shown === lastShown) return; // nothing new: keep the page as it is (and a chosen piece)
+  lastShown = shown;
+  state = view;
+  const who = me.referee ? "referee" : me.seat === null ? "spectator" : seatName(view.seats, me.seat);
+  $("title").textContent = `${view.ruleset}: ${who}`;
+  document.title = `Tabula: ${view.ruleset}, ${who}`;
+  renderSeats($("seats"), view, me.seat);
+  $("turn").textContent = whoseTurn(view, me.seat).join(" ");
+  $("turn").dataset.winners = view.winners.join(",");
+  $("chance").textContent = pendingChance(view);
+  renderHands();
+  const root = showBoard($("board"), svg);
+  renderMoves(moves, root);
+  document.body.dataset.version = view.version;
+  document.body.dataset.status = view.status;
+}
+
+/** A link without `seat=`: the seat is the one whose hand the token sees, or whose moves it
+ * gets (a seat's token gets only its own). */
+function guessSeat(view, moves) {
+  if (!me.token || me.referee || me.seat !== null) return;
+  const hands = (view.hands || []).filter((h) => h.cards);
+  const seats = new Set(moves.map((m) => m.seat));
+  if (hands.length === 1) me.seat = hands[0].seat;
+  else if (seats.size === 1) me.seat = [...seats][0];
+}
+
+/** Read the state, the legal moves and the board again (once more if news came meanwhile). */
+async function refresh() {
+  if (refreshing) {
+    again = true;
+    return;
+  }
+  refreshing = true;
+  try {
+    do {
+      again = false;
+      const view = await call(`/games/${gameId}`, { token: me.token });
+      const [legal, svg] = await Promise.all([
+        me.token ? call(`/games/${gameId}/legal-moves`, { token: me.token }) : { moves: [], version: view.version },
+        boardSvg(gameId, view.version),
+      ]);
+      movesVersion = legal.version;
+      guessSeat(view, legal.moves);
+      render(view, legal.moves, svg);
+      if (legal.version !== view.version) again = true;
+    } while (again);
+  } catch (error) {
+    say(error.message);
+  } finally {
+    refreshing = false;
+  }
+}
+
+async function play(move) {
+  if (posting) return;
+  posting = true;
+  say("");
+  try {
+    const body = { move: move.id, expected_version: movesVersion };
+    if (me.referee) body.seat = move.seat;
+    const reply = await call(`/games/${gameId}/moves`, { token: me.token, body });
+    movesVersion = reply.version;
+    render(reply.state, reply.legal_moves, await boardSvg(gameId, reply.version));
+  } catch (error) {
+    say(error.message);
+    if (error.slug === "version-conflict" || error.slug === "not-your-turn") refresh();
+  } finally {
+    posting = false;
+  }
+}
+
+(async () => {
+  $("view-link").href = `/games/${gameId}/view`;
+  if (!me.token) say("This page has no seat token: open it from the link the lobby gave you. You can watch meanwhile.");
+  await refresh();
+  if (!state) return;
+  let dropped = false;
+  follow(gameId, state.version, (event) => {
+    if (event.version > state.version) refresh();
+  }, {
+    done: () => state.status === "finished",
+    onState: (now) => {
+      $("connection").textContent = now === "live" ? "" : `(${now})`;
+      if (now === "reconnecting") dropped = true;
+      if (now === "live" && dropped) refresh(); // catch up with what happened meanwhile
+    },
+  });
+  setInterval(() => tickClocks($("seats"), state), 500);
+})();

@@ -1,0 +1,61 @@
+// The players at the table: each seat's name, colour (a swatch with the colour's letter, so
+// colour is never the only cue), what it must do now, turns it misses (race35), its hand's
+// size and its clock.
+
+import { TO_DO, clockText } from "./words.js";
+
+function element(tag, className, text) {
+  const made = document.createElement(tag);
+  if (className) made.className = className;
+  if (text !== undefined) made.textContent = text;
+  return made;
+}
+
+/** A colour's swatch: its initial on the colour. */
+export function swatch(colour) {
+  const mark = element("span", `swatch colour-${colour}`, colour.charAt(0).toUpperCase());
+  mark.setAttribute("aria-hidden", "true");
+  return mark;
+}
+
+function handSize(state, seat) {
+  const hand = (state.hands || []).find((h) => h.seat === seat);
+  if (!hand) return null;
+  return hand.cards ? hand.cards.length : hand.count;
+}
+
+/** Fill `list` with one item per seat of `state`; `me` is the caller's seat, if any. */
+export function renderSeats(list, state, me = null) {
+  list.replaceChildren(...state.seats.map((seat) => {
+    const item = element("li", "seat");
+    item.dataset.seat = seat.seat;
+    const pending = state.to_act.find((p) => p.seat === seat.seat);
+    item.classList.toggle("pending", Boolean(pending));
+    item.append(swatch(seat.colour), element("span", "name", seat.name), ` (${seat.colour})`);
+    if (seat.seat === me) item.append(element("span", "you", " you"));
+    if (state.winners.includes(seat.seat)) item.append(element("strong", "won", " won"));
+    if (pending) item.append(element("span", "todo", ` \u2014 to ${TO_DO[pending.kind] || pending.kind}`));
+    const status = (state.statuses || []).find((s) => s.seat === seat.seat);
+    if (status && status.skip_turns) item.append(element("span", "status", `, misses ${status.skip_turns} turn${status.skip_turns === 1 ? "" : "s"}`));
+    if (status && status.waiting) item.append(element("span", "status", ", waiting"));
+    const size = handSize(state, seat.seat);
+    if (size !== null) item.append(element("span", "hand-size", `, ${size} card${size === 1 ? "" : "s"}`));
+    if (state.clock) item.append(element("span", "clock", ""));
+    return item;
+  }));
+  tickClocks(list, state);
+}
+
+/** Show each seat's time left: the pending seats' counting down to their deadlines. */
+export function tickClocks(list, state, now = Date.now()) {
+  if (!state.clock) return;
+  for (const item of list.querySelectorAll(".seat")) {
+    const seat = Number(item.dataset.seat);
+    const deadline = state.clock.deadlines[String(seat)];
+    const left = deadline && state.status === "active"
+      ? (Date.parse(deadline) - now) / 1000
+      : state.clock.remaining[seat];
+    const clock = item.querySelector(".clock");
+    if (clock) clock.textContent = left === null || left === undefined ? "" : `, ${clockText(left)} left`;
+  }
+}

@@ -1,0 +1,97 @@
+// The viewer: steps through a game's log (buttons, keys, slider, the event list) and follows a
+// live game. Seats are named, and the turn and pending card or dice are said for the event shown.
+
+import { boardSvg, call, follow } from "./api.js";
+import { showBoard } from "./board.js";
+import { renderSeats } from "./table.js";
+import { describeEvent, pendingChance, whoseTurn } from "./words.js";
+
+const gameId = location.pathname.split("/")[2];
+const events = []; // every event seen, in version order
+let seats = [];
+let shown = 0; // the version on the board
+let following = true; // whether the board follows the latest event
+let drawing = 0; // the number of the latest board request (older replies are dropped)
+let finished = false;
+
+const $ = (id) => document.getElementById(id);
+const latest = () => (events.length ? events[events.length - 1].version : 1);
+
+function addEvent(event) {
+  if (events.length && event.version <= latest()) return;
+  events.push(event);
+  const item = document.createElement("li");
+  item.value = event.version;
+  item.dataset.version = event.version;
+  item.dataset.type = event.type;
+  item.tabIndex = -1;
+  item.textContent = describeEvent(event, seats);
+  item.onclick = () => show(event.version);
+  $("moves").append(item);
+  if (event.type === "MoveUndone") markUndone(event.data.reverts);
+  if (event.type === "GameFinished") finished = true;
+}
+
+function markUndone(reverts) {
+  for (const item of $("moves").children) {
+    if (+item.dataset.version >= reverts) item.classList.add("undone");
+  }
+  $("moves").lastElementChild.classList.remove("undone");
+}
+
+async function show(version) {
+  shown = Math.max(1, Math.min(version, latest()));
+  following = shown === latest();
+  $("slider").max = latest();
+  $("slider").value = shown;
+  $("status").textContent = `${shown} / ${latest()}${finished ? " (finished)" : " (live)"}`;
+  for (const item of $("moves").children) {
+    item.classList.toggle("current", +item.dataset.version === shown);
+  }
+  $("moves").querySelector(".current")?.scrollIntoView({ block: "nearest" });
+  const ticket = ++drawing;
+  const [svg, state] = await Promise.all([
+    boardSvg(gameId, shown),
+    call(`/games/${gameId}/state?at=${shown}`),
+  ]);
+  if (ticket !== drawing) return;
+  showBoard($("board"), svg);
+  renderSeats($("seats"), state);
+  $("turn").textContent = whoseTurn(state).join(" ");
+  $("chance").textContent = pendingChance(state);
+  $("board").dataset.version = shown;
+}
+
+async function loadLog() {
+  for (;;) {
+    const page = await call(`/games/${gameId}/events?after=${events.length ? latest() : 0}`);
+    page.events.forEach(addEvent);
+    if (!page.events.length || latest() >= page.version) return;
+  }
+}
+
+function receive(event) {
+  const wasFollowing = following;
+  addEvent(event);
+  if (wasFollowing) show(latest());
+  else $("slider").max = latest();
+}
+
+$("first").onclick = () => show(1);
+$("prev").onclick = () => show(shown - 1);
+$("next").onclick = () => show(shown + 1);
+$("last").onclick = () => show(latest());
+$("slider").oninput = () => show(+$("slider").value);
+document.onkeydown = (key) => {
+  if (key.target instanceof HTMLInputElement) return;
+  const to = { ArrowLeft: shown - 1, ArrowRight: shown + 1, Home: 1, End: latest() }[key.key];
+  if (to !== undefined) show(to);
+};
+
+(async () => {
+  $("title").textContent = `Game ${gameId.slice(0, 8)}`;
+  seats = (await call(`/games/${gameId}`)).seats;
+  await loadLog();
+  await show(latest());
+  if (!finished) follow(gameId, latest(), receive, { done: () => finished });
+})();
