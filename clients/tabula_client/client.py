@@ -168,6 +168,13 @@ class Client(Acting):
     game_page = sync(Routes.game_page)
     standings = sync(Routes.standings)
     archive = sync(Routes.archive)
+    create_tournament = sync(Routes.create_tournament)
+    pair_round = sync(Routes.pair_round)
+    tournament = sync(Routes.tournament)
+    my_table = sync(Routes.my_table)
+    tournament_standings = sync(Routes.tournament_standings)
+    withdraw = sync(Routes.withdraw)
+    export_tournament = sync(Routes.export_tournament)
 
 
 class AsyncClient(Acting):
@@ -268,6 +275,13 @@ class AsyncClient(Acting):
     game_page = asynchronous(Routes.game_page)
     standings = asynchronous(Routes.standings)
     archive = asynchronous(Routes.archive)
+    create_tournament = asynchronous(Routes.create_tournament)
+    pair_round = asynchronous(Routes.pair_round)
+    tournament = asynchronous(Routes.tournament)
+    my_table = asynchronous(Routes.my_table)
+    tournament_standings = asynchronous(Routes.tournament_standings)
+    withdraw = asynchronous(Routes.withdraw)
+    export_tournament = asynchronous(Routes.export_tournament)
 
 
 class SyncStream:

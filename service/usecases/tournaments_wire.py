@@ -7,7 +7,7 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 
-from domain.tournament.standings import Standing
+from domain.tournament.standings import PlayerStanding
 from eventstore import StoredEvent
 from service.core.clocks import Clock
 from service.core.commands import RulesetName, SeatName
@@ -160,7 +160,7 @@ class TournamentStandings(msgspec.Struct, frozen=True):
     tournament_id: str
     status: str
     rounds_closed: int
-    standings: list[Standing]
+    standings: list[PlayerStanding]
 
 
 class TournamentEventOut(msgspec.Struct, frozen=True):
