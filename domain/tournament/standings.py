@@ -18,7 +18,7 @@ from domain.tournament.events import Table, TableFinished
 from domain.tournament.state import Tournament
 
 
-class Standing(msgspec.Struct, frozen=True):
+class PlayerStanding(msgspec.Struct, frozen=True):
     rank: int
     name: str
     points: int
@@ -50,7 +50,7 @@ def table_points(table: Table, result: TableFinished, points: Sequence[int]) -> 
     }
 
 
-def standings(state: Tournament) -> list[Standing]:
+def standings(state: Tournament) -> list[PlayerStanding]:
     """Every player, best first (finished tables and byes counted)."""
     created = state.created
     scored = dict.fromkeys(state.players, 0)
@@ -77,7 +77,7 @@ def standings(state: Tournament) -> list[Standing]:
             opponents[name] += sum(scored[o] for o in table.seats if o != name)
     rows = sorted(state.players, key=lambda n: (-scored[n], -opponents[n], -home[n], n))
     return [
-        Standing(
+        PlayerStanding(
             rank,
             name,
             scored[name],

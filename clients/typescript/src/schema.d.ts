@@ -362,6 +362,125 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/tournaments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Create */
+        post: operations["createTournament"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tournaments/{tournament_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Tournament */
+        get: operations["getTournament"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tournaments/{tournament_id}/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Me */
+        get: operations["myTable"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tournaments/{tournament_id}/record": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Record */
+        get: operations["exportTournament"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tournaments/{tournament_id}/rounds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Pair */
+        post: operations["pairRound"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tournaments/{tournament_id}/standings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Standings */
+        get: operations["tournamentStandings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tournaments/{tournament_id}/withdrawals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Withdraw */
+        post: operations["withdrawPlayer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -535,6 +654,37 @@ export interface components {
             tags?: {
                 [key: string]: string;
             };
+        };
+        /** CreateTournament */
+        CreateTournament: {
+            bye_points?: number | null;
+            /**
+             * @default server
+             * @enum {string}
+             */
+            chance?: "server" | "external";
+            clock?: components["schemas"]["Clock"] | null;
+            /**
+             * @default swiss
+             * @enum {string}
+             */
+            format?: "swiss" | "round-robin";
+            name: string;
+            options?: {
+                [key: string]: unknown;
+            };
+            players: components["schemas"]["PlayerSpec"][];
+            points?: number[];
+            /** @default true */
+            rated?: boolean;
+            rounds?: number | null;
+            /** @enum {string} */
+            ruleset: "ludo" | "parchis" | "parchis-2dice" | "partners" | "race35" | "sorry" | "sorry-hand";
+            /** @default 4 */
+            seats_per_table?: number;
+            spectator_delay?: {
+                [key: string]: number;
+            } | null;
         };
         /** Created */
         Created: {
@@ -828,10 +978,28 @@ export interface components {
             type: "MoveUndone";
             version: number;
         };
+        /** MyTable */
+        MyTable: {
+            bye: boolean;
+            game_id: string | null;
+            game_status: string | null;
+            name: string;
+            round: number;
+            seat: number | null;
+            seat_token: string | null;
+            status: string;
+            table: number | null;
+            tournament_id: string;
+            withdrawn: boolean;
+        };
         /** Outcome */
         Outcome: {
             card?: string | null;
             dice?: number[] | null;
+        };
+        /** PairRound */
+        PairRound: {
+            expected_version?: number | null;
         };
         /** ParchisTwoDiceView */
         ParchisTwoDiceView: {
@@ -962,6 +1130,32 @@ export interface components {
             state: components["schemas"]["Race35View"] | components["schemas"]["SorryView"] | components["schemas"]["SorryHandView"] | components["schemas"]["PartnersView"] | components["schemas"]["ParchisView"] | components["schemas"]["ParchisTwoDiceView"] | components["schemas"]["LudoView"];
             version: number;
         };
+        /** PlayerOut */
+        PlayerOut: {
+            name: string;
+            withdrawn: boolean;
+        };
+        /** PlayerSpec */
+        PlayerSpec: {
+            name: string;
+        };
+        /** PlayerStanding */
+        PlayerStanding: {
+            byes: number;
+            games: number;
+            name: string;
+            opponents_points: number;
+            pieces_home: number;
+            points: number;
+            rank: number;
+            wins: number;
+            withdrawn: boolean;
+        };
+        /** PlayerToken */
+        PlayerToken: {
+            name: string;
+            token: string;
+        };
         /** PostChance */
         PostChance: {
             card?: string | null;
@@ -1011,6 +1205,18 @@ export interface components {
             /** @default 0 */
             version: number;
             winners: number[];
+        };
+        /** RoundOut */
+        RoundOut: {
+            byes: string[];
+            closed: boolean;
+            round: number;
+            tables: components["schemas"]["TableOut"][];
+        };
+        /** RoundPairedReply */
+        RoundPairedReply: {
+            round: components["schemas"]["RoundOut"];
+            version: number;
         };
         /** RuleSetDetail */
         RuleSetDetail: {
@@ -1171,6 +1377,21 @@ export interface components {
             /** @default  */
             to?: string;
         };
+        /** TableOut */
+        TableOut: {
+            game_id: string;
+            pieces_home: {
+                [key: string]: number;
+            };
+            points: {
+                [key: string]: number;
+            };
+            seats: string[];
+            /** @enum {string} */
+            status: "active" | "finished";
+            table: number;
+            winners: string[];
+        };
         /**
          * TimeExpired
          * @description A seat's clock ran out; what follows (a random move, a forfeit) are their own events.
@@ -1198,6 +1419,70 @@ export interface components {
         Tokens: {
             referee: string;
             seats: string[];
+        };
+        /** TournamentCreatedReply */
+        TournamentCreatedReply: {
+            id: string;
+            tokens: components["schemas"]["TournamentTokens"];
+            version: number;
+        };
+        /** TournamentEventOut */
+        TournamentEventOut: {
+            at: string;
+            by: number | string;
+            data: {
+                [key: string]: unknown;
+            };
+            hash: string;
+            prev_hash: string;
+            tournament_id: string;
+            type: string;
+            version: number;
+        };
+        /** TournamentRecord */
+        TournamentRecord: {
+            events: components["schemas"]["TournamentEventOut"][];
+            /** @default tabula-tournament-record */
+            format: string;
+            /** @default 1 */
+            format_version: number;
+            games: components["schemas"]["GameRecord"][];
+            tournament_id: string;
+        };
+        /** TournamentStandings */
+        TournamentStandings: {
+            rounds_closed: number;
+            standings: components["schemas"]["PlayerStanding"][];
+            status: string;
+            tournament_id: string;
+        };
+        /** TournamentTokens */
+        TournamentTokens: {
+            director: string;
+            players: components["schemas"]["PlayerToken"][];
+        };
+        /** TournamentView */
+        TournamentView: {
+            bye_points: number;
+            format: string;
+            id: string;
+            name: string;
+            options: {
+                [key: string]: unknown;
+            };
+            players: components["schemas"]["PlayerOut"][];
+            points: number[];
+            rated: boolean;
+            round_count: number;
+            rounds: components["schemas"]["RoundOut"][];
+            ruleset: string;
+            seats_per_table: number;
+            spectator_delay: {
+                [key: string]: number;
+            } | null;
+            /** @enum {string} */
+            status: "registering" | "active" | "finished";
+            version: number;
         };
         /** TurnPassed */
         TurnPassedData: {
@@ -1234,6 +1519,12 @@ export interface components {
             first_bad: number | null;
             reason: string | null;
             valid: boolean;
+        };
+        /** Withdraw */
+        Withdraw: {
+            player: string;
+            /** @default  */
+            reason?: string;
         };
     };
     responses: never;
@@ -1557,7 +1848,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description game-not-found, ruleset-not-found, not-found */
+            /** @description game-not-found, tournament-not-found, ruleset-not-found, not-found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1621,7 +1912,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description game-not-found, ruleset-not-found, not-found */
+            /** @description game-not-found, tournament-not-found, ruleset-not-found, not-found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1630,7 +1921,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description version-conflict, not-your-turn, game-over, waiting-for-chance, nothing-to-undo */
+            /** @description version-conflict, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, tournament-finished */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1724,7 +2015,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description game-not-found, ruleset-not-found, not-found */
+            /** @description game-not-found, tournament-not-found, ruleset-not-found, not-found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1766,7 +2057,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description game-not-found, ruleset-not-found, not-found */
+            /** @description game-not-found, tournament-not-found, ruleset-not-found, not-found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1830,7 +2121,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description game-not-found, ruleset-not-found, not-found */
+            /** @description game-not-found, tournament-not-found, ruleset-not-found, not-found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1839,7 +2130,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description version-conflict, not-your-turn, game-over, waiting-for-chance, nothing-to-undo */
+            /** @description version-conflict, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, tournament-finished */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1927,7 +2218,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description game-not-found, ruleset-not-found, not-found */
+            /** @description game-not-found, tournament-not-found, ruleset-not-found, not-found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1980,7 +2271,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description game-not-found, ruleset-not-found, not-found */
+            /** @description game-not-found, tournament-not-found, ruleset-not-found, not-found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2047,7 +2338,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description game-not-found, ruleset-not-found, not-found */
+            /** @description game-not-found, tournament-not-found, ruleset-not-found, not-found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2096,7 +2387,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description game-not-found, ruleset-not-found, not-found */
+            /** @description game-not-found, tournament-not-found, ruleset-not-found, not-found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2160,7 +2451,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description game-not-found, ruleset-not-found, not-found */
+            /** @description game-not-found, tournament-not-found, ruleset-not-found, not-found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2169,7 +2460,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description version-conflict, not-your-turn, game-over, waiting-for-chance, nothing-to-undo */
+            /** @description version-conflict, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, tournament-finished */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2256,7 +2547,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description game-not-found, ruleset-not-found, not-found */
+            /** @description game-not-found, tournament-not-found, ruleset-not-found, not-found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2320,7 +2611,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description game-not-found, ruleset-not-found, not-found */
+            /** @description game-not-found, tournament-not-found, ruleset-not-found, not-found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2329,7 +2620,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description version-conflict, not-your-turn, game-over, waiting-for-chance, nothing-to-undo */
+            /** @description version-conflict, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, tournament-finished */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2405,7 +2696,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description game-not-found, ruleset-not-found, not-found */
+            /** @description game-not-found, tournament-not-found, ruleset-not-found, not-found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2491,7 +2782,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description game-not-found, ruleset-not-found, not-found */
+            /** @description game-not-found, tournament-not-found, ruleset-not-found, not-found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2524,6 +2815,521 @@ export interface operations {
             };
             /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createTournament: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateTournament"];
+            };
+        };
+        responses: {
+            /** @description Document created, URL follows */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TournamentCreatedReply"];
+                };
+            };
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload-too-large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported-media-type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description bad-setup, illegal-move, invalid-record, idempotency-key-reused */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate-limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getTournament: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tournament_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TournamentView"];
+                };
+            };
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description game-not-found, tournament-not-found, ruleset-not-found, not-found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    myTable: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tournament_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MyTable"];
+                };
+            };
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description game-not-found, tournament-not-found, ruleset-not-found, not-found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    exportTournament: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tournament_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TournamentRecord"];
+                };
+            };
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description game-not-found, tournament-not-found, ruleset-not-found, not-found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    pairRound: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tournament_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PairRound"];
+            };
+        };
+        responses: {
+            /** @description Document created, URL follows */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RoundPairedReply"];
+                };
+            };
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description game-not-found, tournament-not-found, ruleset-not-found, not-found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description version-conflict, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, tournament-finished */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload-too-large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported-media-type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description bad-setup, illegal-move, invalid-record, idempotency-key-reused */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate-limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    tournamentStandings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tournament_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TournamentStandings"];
+                };
+            };
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description game-not-found, tournament-not-found, ruleset-not-found, not-found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    withdrawPlayer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tournament_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Withdraw"];
+            };
+        };
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TournamentView"];
+                };
+            };
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description game-not-found, tournament-not-found, ruleset-not-found, not-found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description version-conflict, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, tournament-finished */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload-too-large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported-media-type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description bad-setup, illegal-move, invalid-record, idempotency-key-reused */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate-limited */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
