@@ -8,6 +8,8 @@ Figures, per format and field (averaged over ``--seeds`` tournaments, worst in b
 - seat spread: for each player, the most games from one seat minus the fewest from another,
   over the seats every table of the tournament had; the largest over players;
 - repeats: meetings beyond the first of each pair of players (a pair at one table twice is 1);
+- floor: the repeats no schedule avoids, counting pairs only (the meetings the tables make
+  beyond the number of pairs of players; other constraints often force more);
 - byes: players sitting out in a round (the tables' sizes alone decide it).
 
 Run ``python bench/pairings.py [--players 8 10 12 16 30] [--seeds 20]``.
@@ -24,6 +26,7 @@ if Path(sys.path[0]).resolve() == ROOT / "bench":
 
 import argparse  # noqa: E402
 import statistics  # noqa: E402
+from math import comb  # noqa: E402
 
 from domain.tournament.events import Format, TournamentCreated  # noqa: E402
 from domain.tournament.pairing import round_robin_rounds  # noqa: E402
@@ -32,14 +35,16 @@ from domain.tournament.state import Tournament, repeats, seats_had  # noqa: E402
 from tests.domain.tournament_play import created, meetings_of, play  # noqa: E402
 
 
-def figures(state: Tournament) -> tuple[int, int, int, int]:
-    """(first-seat spread, largest seat spread, repeats, byes) of a played tournament."""
+def figures(state: Tournament) -> tuple[int, int, int, int, int]:
+    """(first-seat spread, largest seat spread, repeats, floor, byes) of a tournament."""
     had = seats_had(state)
     smallest = min(len(t.seats) for r in state.rounds for t in r.tables)
     firsts = [had[name][0] for name in state.players]
     seat_spread = max(spread(had[name], smallest) for name in state.players)
     byes = sum(len(r.byes) for r in state.rounds)
-    return max(firsts) - min(firsts), seat_spread, repeats(meetings_of(state)), byes
+    slots = sum(comb(len(t.seats), 2) for r in state.rounds for t in r.tables)
+    floor = max(0, slots - comb(len(state.players), 2))
+    return max(firsts) - min(firsts), seat_spread, repeats(meetings_of(state)), floor, byes
 
 
 def row(settings: TournamentCreated, players: int, seeds: int) -> str:
@@ -61,8 +66,8 @@ def main() -> None:
         ("round-robin, 3 seats", "round-robin", 3, None),
         ("round-robin, 4 seats", "round-robin", 4, None),
     ]
-    print("| format | players | rounds | first seats | seat spread | repeats | byes |")
-    print("| --- | --- | --- | --- | --- | --- | --- |")
+    print("| format | players | rounds | first seats | seat spread | repeats | floor | byes |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
     for label, format, seats, rounds in setups:
         for players in args.players:
             count = rounds or round_robin_rounds(players, seats)
