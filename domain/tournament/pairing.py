@@ -3,11 +3,12 @@ round, each a partition of the players into tables of given sizes.
 
 A partition costs, first, the repeat meetings it makes (for every two players at one table,
 how often they met before) and, second, its score spread (for every two players at one table,
-the difference of their scores). Both formats minimise that cost: a Swiss round by scores and
-then as few repeats as possible; a round-robin round is a Swiss round with equal scores, so it
-pairs players who met least (every pair as evenly as the tables allow). The search is greedy
-(the best-ranked player left opens a table, the cheapest players join it), then improved by
-swapping two players of two tables while a swap lowers the cost.
+the difference of their scores). Both formats minimise that cost: a Swiss round as few
+repeats as possible, then by scores; a round-robin round is a Swiss round with equal scores,
+so it pairs players who met least (every pair as evenly as the tables allow). Up to
+``EXACT_UP_TO`` partitions every one is searched; beyond, a greedy partition (the best-ranked
+player left opens a table, the cheapest players join it) and one dealt out are each improved
+by swapping two players of two tables while a swap lowers the cost, and the cheaper kept.
 """
 
 from __future__ import annotations
@@ -58,14 +59,17 @@ def partition(
     ranked: Sequence[str], sizes: Sequence[int], met: Meetings, scores: Mapping[str, int]
 ) -> list[list[str]]:
     """The players (best first) in tables of ``sizes``: few repeat meetings, then close scores.
-    Every partition is tried when there are at most ``EXACT_UP_TO``; else a greedy one is
-    improved by swaps. Tables come out in the order of their best-ranked player."""
+    Every partition is tried when there are at most ``EXACT_UP_TO``; else two are improved by
+    swaps, a greedy one and one dealt out, and the cheaper kept. Tables come out in the order
+    of their best-ranked player."""
     weights = Weights(ranked, met, scores)
     if arrangements(sizes) <= EXACT_UP_TO:
         tables = exact(len(ranked), sizes, weights)
     else:
-        tables = greedy(len(ranked), sizes, weights)
-        improve(tables, weights)
+        starts = [greedy(len(ranked), sizes, weights), dealt(len(ranked), sizes)]
+        for start in starts:
+            improve(start, weights)
+        tables = min(starts, key=lambda tables: sum(weights.table(t) for t in tables))
     for table in tables:
         table.sort()
     tables.sort()
@@ -147,6 +151,19 @@ def greedy(players: int, sizes: Sequence[int], weights: Weights) -> list[list[in
             left.remove(best)
             table.append(best)
         tables.append(table)
+    return tables
+
+
+def dealt(players: int, sizes: Sequence[int]) -> list[list[int]]:
+    """Players dealt out to the tables in turn, best-ranked first (a table that is full is
+    passed over): a start that mixes every part of the ranking."""
+    tables: list[list[int]] = [[] for _ in sizes]
+    turn = 0
+    for player in range(players):
+        while len(tables[turn % len(sizes)]) >= sizes[turn % len(sizes)]:
+            turn += 1
+        tables[turn % len(sizes)].append(player)
+        turn += 1
     return tables
 
 
