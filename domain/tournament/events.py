@@ -32,6 +32,9 @@ class TournamentCreated(TournamentEvent, frozen=True, omit_defaults=True):
     clock: dict[str, Any] | None = None
     rated: bool = True
     spectator_delay: dict[str, int] | None = None
+    teams: bool = False
+    """Players play in teams of two, formed in registration order (the first two, the next
+    two, ...), partners at a table's seats 0 and 2 or 1 and 3 (the partners rule set)."""
 
 
 class PlayerRegistered(TournamentEvent, frozen=True):

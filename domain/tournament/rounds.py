@@ -34,6 +34,8 @@ def plan_round(state: Tournament) -> Plan:
     else:
         ranked = list(state.active)
         scores = dict.fromkeys(ranked, 0)
+    if created.teams:
+        return plan_teams(state, ranked, scores)
     sizes, bye_count = table_sizes(len(ranked), created.seats_per_table, created.least_per_table)
     if not sizes:
         raise BadEvent(f"{len(ranked)} active players cannot fill a table")
@@ -46,3 +48,45 @@ def plan_round(state: Tournament) -> Plan:
         tuple(seat_order(table, had) for table in tables),
         tuple(byes),
     )
+
+
+def teams_of(state: Tournament) -> dict[str, tuple[str, str]]:
+    """Each team of two by its first player's name, in registration order; a team plays
+    while both its players do."""
+    players = state.players
+    return {
+        players[i]: (players[i], players[i + 1])
+        for i in range(0, len(players) - 1, 2)
+        if players[i] in state.active and players[i + 1] in state.active
+    }
+
+
+def plan_teams(state: Tournament, ranked: list[str], scores: dict[str, int]) -> Plan:
+    """A round of teams: each table seats two teams (partners), paired as players are (a
+    team is known by its first player, who meets whom the partner meets too); the team to
+    sit first is the one whose players sat first least, each team's player who had seat 0 or
+    1 least taking it, the partner across the table."""
+    teams = teams_of(state)
+    order = [name for name in ranked if name in teams]
+    sizes, bye_count = table_sizes(len(order), 2, 2)
+    if not sizes:
+        raise BadEvent(f"{len(order)} teams cannot fill a table")
+    byes = byes_for(order, bye_count, byes_had(state))
+    seated = [name for name in order if name not in byes]
+    had = seats_had(state)
+    tables = []
+    for pairing in partition(seated, sizes, meetings(state), scores):
+        first, second = seat_order(pairing, {t: firsts(had, teams[t]) for t in pairing})
+        one = sorted(teams[first], key=lambda name: had[name][0])
+        other = sorted(teams[second], key=lambda name: had[name][1])
+        tables.append((one[0], other[0], one[1], other[1]))
+    return Plan(
+        len(state.rounds) + 1,
+        tuple(tables),
+        tuple(name for team in byes for name in teams[team]),
+    )
+
+
+def firsts(had: dict[str, list[int]], team: tuple[str, str]) -> list[int]:
+    """How often a team sat first (either partner at seat 0) and second (at seat 1)."""
+    return [had[team[0]][0] + had[team[1]][0], had[team[0]][1] + had[team[1]][1]]

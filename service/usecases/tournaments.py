@@ -20,6 +20,7 @@ from typing import Any
 
 import msgspec
 
+from domain import partners
 from domain.model import GameError
 from domain.tournament.events import (
     PlayerRegistered,
@@ -138,6 +139,9 @@ class Tournaments:
                 raise bad_field(("players", index, "name"), f"`{name}` is registered twice")
         seats = body.seats_per_table
         least = self.least_table(body)
+        teams = find(body.ruleset).NAME == partners.NAME
+        if teams and len(names) % 2:
+            raise refuse("bad-setup", "partners pairs teams of two: register an even number")
         if not table_sizes(len(names), seats, least)[0]:
             raise refuse("bad-setup", f"{len(names)} players cannot fill a table of {least}")
         points = tuple(body.points) or tuple(range(seats - 1, -1, -1))
@@ -159,6 +163,7 @@ class Tournaments:
             msgspec.to_builtins(body.clock) if body.clock else None,
             body.rated,
             body.spectator_delay,
+            teams,
         )
 
     def least_table(self, body: CreateTournament) -> int:
@@ -296,9 +301,13 @@ class Tournaments:
                 raise refuse("tournament-finished", "the tournament has finished")
             if body.player in state.withdrawn:
                 return view(loaded)  # already withdrawn: nothing to add
-            event = PlayerWithdrawn(body.player, body.reason)
+            events = [PlayerWithdrawn(body.player, body.reason)]
+            if state.created.teams:  # a team plays while both partners do
+                partner = teammate(state.players, body.player)
+                if partner not in state.withdrawn:
+                    events.append(PlayerWithdrawn(partner, f"{body.player}, the partner, withdrew"))
             by = DIRECTOR if role == DIRECTOR else int(role)
-            self.store.append(tournament_id, stored([event], by), loaded.version)
+            self.store.append(tournament_id, stored(events, by), loaded.version)
             return view(self.load(tournament_id))
 
     def view(self, tournament_id: str) -> TournamentView:
@@ -374,6 +383,12 @@ class Tournaments:
             raise refuse("forbidden", "this route is the director's")
 
 
+def teammate(players: Sequence[str], name: str) -> str:
+    """A player's partner: teams are formed in registration order, two by two."""
+    index = players.index(name)
+    return players[index + 1 if index % 2 == 0 else index - 1]
+
+
 def check_can_pair(state: Tournament) -> None:
     """409 when the tournament is over or a round is still being played."""
     if len(state.rounds) >= state.created.rounds:
@@ -386,9 +401,10 @@ def check_can_pair(state: Tournament) -> None:
             f"round {current.number} is still being played at tables {playing}",
             playing=playing,
         )
-    sizes, _ = table_sizes(len(state.active), state.created.seats_per_table,
-                           state.created.least_per_table)  # fmt: skip
-    if not sizes:
+    created = state.created
+    count = len(state.active) // 2 if created.teams else len(state.active)
+    seats = 2 if created.teams else created.seats_per_table
+    if not table_sizes(count, seats, 2 if created.teams else created.least_per_table)[0]:
         raise refuse("bad-setup", f"{len(state.active)} active players cannot fill a table")
 
 

@@ -8,6 +8,7 @@ import random
 from collections import Counter
 from itertools import combinations, permutations, product
 
+import msgspec
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -168,3 +169,19 @@ def test_each_table_seats_nobody_where_they_sat_more_often_than_some_order_would
 def test_seat_order_gives_the_first_seat_to_whoever_had_it_least() -> None:
     had = {"a": [2, 0, 0], "b": [0, 1, 1], "c": [1, 1, 0]}
     assert seat_order(["a", "b", "c"], had) == ("b", "a", "c")
+
+
+def test_partners_pairs_teams_of_two_sitting_across_the_table() -> None:
+    settings = msgspec.structs.replace(created("swiss", 4, 4, least=4), teams=True)
+    state = play(settings, 10)  # five teams: p00 + p01, p02 + p03, ...
+    teams = {frozenset((f"p{i:02}", f"p{i + 1:02}")) for i in range(0, 10, 2)}
+    met: Counter[frozenset[frozenset[str]]] = Counter()
+    for round_ in state.rounds:
+        assert len(round_.tables) == 2 and frozenset(round_.byes) in teams
+        for table in round_.tables:
+            one, other = frozenset(table.seats[0::2]), frozenset(table.seats[1::2])
+            assert one in teams and other in teams
+            met[frozenset((one, other))] += 1
+    assert max(met.values()) == 1  # 8 meetings of 10 possible: no two teams twice
+    byes = Counter(name for round_ in state.rounds for name in round_.byes)
+    assert max(byes.values()) == 1

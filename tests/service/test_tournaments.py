@@ -193,28 +193,34 @@ def test_the_next_round_waits_for_every_table_and_results_are_taken_from_the_gam
     problem(api.post(path, json={}, headers=director), 409, "tournament-finished")
 
 
-def test_withdrawn_players_are_paired_no_more_and_partners_seats_four_with_byes(
+def test_withdrawn_players_are_paired_no_more_and_partners_pairs_teams_with_byes(
     api: TestClient[Any],
 ) -> None:
-    created = tournament(api, players=10, ruleset="partners", options={}, rounds=2)
+    created = tournament(api, players=12, ruleset="partners", options={}, rounds=2)
     players = created["tokens"]["players"]
     path = f"/tournaments/{created['id']}/withdrawals"
-    own = api.post(path, json={"player": "P1", "reason": "ill"}, headers=auth(players[1]["token"]))
+    own = api.post(path, json={"player": "P3", "reason": "ill"}, headers=auth(players[3]["token"]))
     assert own.status_code == 200, own.text
+    assert [p["name"] for p in own.json()["players"] if p["withdrawn"]] == ["P2", "P3"]
     problem(
-        api.post(path, json={"player": "P2"}, headers=auth(players[3]["token"])), 403, "forbidden"
+        api.post(path, json={"player": "P4"}, headers=auth(players[5]["token"])), 403, "forbidden"
     )
     problem(
         api.post(path, json={"player": "Zed"}, headers=auth(created["tokens"]["director"])),
         400,
         "validation-failed",
     )
-    paired = pair(api, created)
-    seated = [n for t in paired["tables"] for n in t["seats"]]
-    assert "P1" not in seated + paired["byes"]
-    assert [len(t["seats"]) for t in paired["tables"]] == [4, 4] and len(paired["byes"]) == 1
-    me = api.get(f"/tournaments/{created['id']}/me", headers=auth(players[1]["token"])).json()
+    paired = pair(api, created)  # five teams left: two tables and a team sitting out
+    teams = [{f"P{i}", f"P{i + 1}"} for i in range(0, 12, 2)]
+    assert [len(t["seats"]) for t in paired["tables"]] == [4, 4]
+    assert set(paired["byes"]) in teams
+    for table in paired["tables"]:
+        assert set(table["seats"][0::2]) in teams and set(table["seats"][1::2]) in teams
+        assert not {"P2", "P3"} & set(table["seats"])
+    me = api.get(f"/tournaments/{created['id']}/me", headers=auth(players[3]["token"])).json()
     assert me["withdrawn"] and me["table"] is None
+    odd = {"name": "x", "ruleset": "partners", "players": [{"name": str(i)} for i in range(5)]}
+    problem(api.post("/tournaments", json=odd), 422, "bad-setup")
 
 
 def test_the_record_verifies_offline_with_every_game(api: TestClient[Any], tmp_path: Path) -> None:
