@@ -794,6 +794,7 @@ class TournamentView(msgspec.Struct, frozen=True, kw_only=True):
     seats_per_table: int
     spectator_delay: dict[str, int] | None = None
     status: Literal['registering', 'active', 'finished']
+    teams: bool
     version: int
 
 

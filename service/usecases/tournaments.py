@@ -448,6 +448,7 @@ def view(loaded: Loaded) -> TournamentView:
         created.bye_points,
         created.rated,
         created.spectator_delay,
+        created.teams,
         [PlayerOut(name, name in state.withdrawn) for name in state.players],
         [round_out(state, r) for r in state.rounds],
     )

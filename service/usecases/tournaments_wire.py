@@ -108,7 +108,8 @@ class PlayerOut(msgspec.Struct, frozen=True):
 
 
 class TournamentView(msgspec.Struct, frozen=True):
-    """``GET /tournaments/{id}``: settings, players, and every round's tables and results."""
+    """``GET /tournaments/{id}``: settings, players, and every round's tables and results
+    (``teams``: players play in teams of two, formed in registration order)."""
 
     id: str
     version: int
@@ -123,6 +124,7 @@ class TournamentView(msgspec.Struct, frozen=True):
     bye_points: int
     rated: bool
     spectator_delay: dict[str, int] | None
+    teams: bool
     players: list[PlayerOut]
     rounds: list[RoundOut]
 

@@ -68,7 +68,8 @@ def test_creation_gives_a_director_token_and_one_token_per_player(api: TestClien
     shown = api.get(f"/tournaments/{created['id']}").json()
     assert shown["status"] == "registering" and shown["round_count"] == 2
     assert shown["points"] == [3, 2, 1, 0] and shown["bye_points"] == 2
-    assert shown["rated"] is True and shown["version"] == created["version"] == 11
+    assert shown["rated"] is True and shown["teams"] is False
+    assert shown["version"] == created["version"] == 11
 
 
 @pytest.mark.parametrize(

@@ -1482,6 +1482,7 @@ export interface components {
             } | null;
             /** @enum {string} */
             status: "registering" | "active" | "finished";
+            teams: boolean;
             version: number;
         };
         /** TurnPassed */
