@@ -15,7 +15,7 @@ from domain.tournament.events import (
 from domain.tournament.rounds import plan_round
 from domain.tournament.standings import places, standings
 from domain.tournament.state import BadEvent, apply
-from tests.domain.tournament_play import created, registered
+from tests.domain.tournament_play import created, play, registered
 
 ROUND_1 = RoundPaired(1, (Table(1, "g1", ("p00", "p01", "p02")), Table(2, "g2", ("p03", "p04"))))
 
@@ -85,3 +85,15 @@ def test_standings_rank_by_points_then_opponents_points_then_pieces_home() -> No
         ("p02", 0, 3, 1),
     ]
     assert [r.rank for r in rows] == [1, 2, 3, 4, 5]
+
+
+def test_a_bye_goes_to_the_lowest_ranked_without_one_and_scores_the_bye_points() -> None:
+    settings = created("swiss", 3, 2)  # tables of two: 1 point a win; a bye scores 1 too
+    state = play(settings, 5)
+    byes = [name for round_ in state.rounds for name in round_.byes]
+    assert state.rounds[0].byes == ("p04",)  # all on 0 points: the last by name
+    assert len(byes) == 3 and len(set(byes)) == 3
+    rows = {row.name: row for row in standings(state)}
+    for name in byes:
+        assert rows[name].byes == 1 and rows[name].games == 2
+    assert sum(row.points for row in rows.values()) == 3 * 2 + 3  # two tables a round, a bye
