@@ -98,7 +98,7 @@ def table_game(
         ruleset=created.ruleset,
         seats=[SeatSpec(name) for name in seats],
         options=dict(created.options),
-        chance=created.chance,  # type: ignore[arg-type]
+        chance="external" if created.chance == "external" else "server",
         clock=msgspec.convert(created.clock, Clock) if created.clock else None,
         tags={"tournament": tournament_id, "round": str(round_), "table": str(table)},
     )
@@ -137,54 +137,48 @@ class Tournaments:
         for index, name in enumerate(names):
             if name in names[:index]:
                 raise bad_field(("players", index, "name"), f"`{name}` is registered twice")
-        seats = body.seats_per_table
-        least = self.least_table(body)
-        teams = find(body.ruleset).NAME == partners.NAME
+        rules, seats = find(body.ruleset), body.seats_per_table
+        teams = rules.NAME == partners.NAME
         if teams and len(names) % 2:
             raise refuse("bad-setup", "partners pairs teams of two: register an even number")
-        if not table_sizes(len(names), seats, least)[0]:
-            raise refuse("bad-setup", f"{len(names)} players cannot fill a table of {least}")
         points = tuple(body.points) or tuple(range(seats - 1, -1, -1))
         middle = (seats - 1) // 2
-        bye = body.bye_points
-        if bye is None:
-            bye = points[middle] if middle < len(points) else 0
-        return TournamentCreated(
+        default_bye = points[middle] if middle < len(points) else 0
+        created = TournamentCreated(
             body.name,
-            find(body.ruleset).NAME,
+            rules.NAME,
             dict(body.options),
             body.format,
             body.rounds or round_robin_rounds(len(names), seats),
             seats,
-            least,
+            seats,
             points,
-            bye,
+            default_bye if body.bye_points is None else body.bye_points,
             body.chance,
             msgspec.to_builtins(body.clock) if body.clock else None,
             body.rated,
             body.spectator_delay,
             teams,
         )
+        least = self.least_table(created, rules.MIN_PLAYERS)
+        if not table_sizes(len(names), seats, least)[0]:
+            raise refuse("bad-setup", f"{len(names)} players cannot fill a table of {least}")
+        return msgspec.structs.replace(created, least_per_table=least)
 
-    def least_table(self, body: CreateTournament) -> int:
+    def least_table(self, created: TournamentCreated, fewest: int) -> int:
         """The smallest table the rule set and options take, counting down from
         ``seats_per_table`` (which must be taken: else its refusal, naming what is wrong)."""
-        rules = find(body.ruleset)
-        draft = TournamentCreated(
-            body.name, rules.NAME, dict(body.options), body.format, 1, 2, 2, (), 0,
-            body.chance, msgspec.to_builtins(body.clock) if body.clock else None,
-        )  # fmt: skip
 
         def takes(size: int) -> None:
             seats = [f"P{i}" for i in range(size)]
-            self.commands.setup(table_game(draft, "", 1, 1, seats), "")
+            self.commands.setup(table_game(created, "", 1, 1, seats), "")
 
         try:
-            takes(body.seats_per_table)
+            takes(created.seats_per_table)
         except GameError as error:
-            raise refuse("bad-setup", f"a table of {body.seats_per_table}: {error}") from None
-        least = body.seats_per_table
-        while least > rules.MIN_PLAYERS:
+            raise refuse("bad-setup", f"a table of {created.seats_per_table}: {error}") from None
+        least = created.seats_per_table
+        while least > fewest:
             try:
                 takes(least - 1)
             except (Refusal, GameError):
@@ -337,9 +331,10 @@ class Tournaments:
             len(state.rounds),
             state.current is not None and name in state.current.byes,
         )
-        for table in state.current.tables if state.current else ():
-            if name in table.seats:
-                finished = state.current is not None and state.current.result(table.table)
+        current = state.current
+        for table in current.tables if current else ():
+            if current is not None and name in table.seats:
+                finished = current.result(table.table) is not None
                 return msgspec.structs.replace(
                     base,
                     table=table.table,
