@@ -13,7 +13,8 @@ from service.core.clocks import Clock
 from service.core.commands import RulesetName, SeatName
 from service.usecases.records import GameRecord
 
-MAX_PLAYERS = 1000
+MAX_PLAYERS = 256
+"""The most players a tournament registers: pairing a round of 256 takes about 2 s."""
 MAX_ROUNDS = 100
 PlayerName = Annotated[SeatName, msgspec.Meta(min_length=1)]
 
