@@ -144,12 +144,15 @@ class Tournaments:
         points = tuple(body.points) or tuple(range(seats - 1, -1, -1))
         middle = (seats - 1) // 2
         default_bye = points[middle] if middle < len(points) else 0
+        # Teams sit two a table: a round meets one other team.
+        units, rivals = (len(names) // 2, 2) if teams else (len(names), seats)
+        every_meeting = round_robin_rounds(units, rivals)
         created = TournamentCreated(
             body.name,
             rules.NAME,
             dict(body.options),
             body.format,
-            body.rounds or round_robin_rounds(len(names), seats),
+            body.rounds or every_meeting,
             seats,
             seats,
             points,

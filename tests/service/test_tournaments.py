@@ -220,6 +220,16 @@ def test_withdrawn_players_are_paired_no_more_and_partners_pairs_teams_with_byes
         assert not {"P2", "P3"} & set(table["seats"])
     me = api.get(f"/tournaments/{created['id']}/me", headers=auth(players[3]["token"])).json()
     assert me["withdrawn"] and me["table"] is None
+    shown = api.get(f"/tournaments/{created['id']}").json()
+    assert shown["teams"] is True
+    four_teams = {  # a round-robin of four teams: three rounds by default
+        "name": "Teams",
+        "ruleset": "partners",
+        "format": "round-robin",
+        "players": [{"name": str(i)} for i in range(8)],
+    }
+    shown = api.get(f"/tournaments/{api.post('/tournaments', json=four_teams).json()['id']}")
+    assert shown.json()["round_count"] == 3
     odd = {"name": "x", "ruleset": "partners", "players": [{"name": str(i)} for i in range(5)]}
     problem(api.post("/tournaments", json=odd), 422, "bad-setup")
 
