@@ -286,12 +286,11 @@ class Tournaments:
         """Pair a player no more (the director, or the player themselves)."""
         with self.locked(tournament_id):
             loaded = self.synced(tournament_id)
-            state = loaded.state
-            if body.player not in state.players:
-                raise bad_field(("player",), f"no player `{body.player}` in this tournament")
-            role = loaded.role(token)
+            state, role = loaded.state, loaded.role(token)
             if role is None:
                 raise refuse("unauthorized", "withdrawing needs the director's or player's token")
+            if body.player not in state.players:
+                raise bad_field(("player",), f"no player `{body.player}` in this tournament")
             if role != DIRECTOR and state.players[int(role)] != body.player:
                 raise refuse("forbidden", "a player may withdraw only themselves")
             if state.finished:
