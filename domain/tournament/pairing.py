@@ -56,13 +56,17 @@ def split(players: int, tables: int) -> tuple[int, ...]:
 
 
 def partition(
-    ranked: Sequence[str], sizes: Sequence[int], met: Meetings, scores: Mapping[str, int]
+    ranked: Sequence[str],
+    sizes: Sequence[int],
+    met: Meetings,
+    scores: Mapping[str, int],
+    firsts: Mapping[str, int] | None = None,
 ) -> list[list[str]]:
     """The players (best first) in tables of ``sizes``: few repeat meetings, then close scores.
     Every partition is tried when there are at most ``EXACT_UP_TO``; else two are improved by
     swaps, a greedy one and one dealt out, and the cheaper kept. Tables come out in the order
     of their best-ranked player."""
-    weights = Weights(ranked, met, scores)
+    weights = Weights(ranked, met, scores, firsts or {})
     if arrangements(sizes) <= EXACT_UP_TO:
         tables = exact(len(ranked), sizes, weights)
     else:
@@ -77,25 +81,40 @@ def partition(
 
 
 class Weights:
-    """The cost of seating two players together, by their rank: repeats * big + spread, with
-    ``big`` beyond any spread, so a repeat always costs more than any spread."""
+    """The cost of seating players together, by their rank: for every two at a table,
+    (repeats * big + spread) * wide, with ``big`` beyond any spread and ``wide`` beyond the
+    last criterion, so a repeat costs more than any spread and a spread more than any first
+    seat; and for each table, the first seats (``firsts``) of the player who had fewest, so
+    tables share out those who started first least."""
 
-    def __init__(self, ranked: Sequence[str], met: Meetings, scores: Mapping[str, int]) -> None:
+    def __init__(
+        self,
+        ranked: Sequence[str],
+        met: Meetings,
+        scores: Mapping[str, int],
+        firsts: Mapping[str, int],
+    ) -> None:
         values = [scores[name] for name in ranked]
         big = (max(values) - min(values)) * len(ranked) ** 2 + 1 if values else 1
-        self.big = big
+        self.firsts = [firsts.get(name, 0) for name in ranked]
+        wide = max(self.firsts, default=0) * len(ranked) + 1
         self.of = [
-            [met.get(pair(a, b), 0) * big + abs(scores[a] - scores[b]) for b in ranked]
+            [(met.get(pair(a, b), 0) * big + abs(scores[a] - scores[b])) * wide for b in ranked]
             for a in ranked
         ]
 
     def joining(self, player: int, table: Sequence[int]) -> int:
-        """What seating ``player`` with ``table`` adds."""
+        """What seating ``player`` with ``table`` adds (first seats aside)."""
         row = self.of[player]
         return sum(row[other] for other in table)
 
+    def first(self, table: Sequence[int]) -> int:
+        """The first seats of the table's player who had fewest."""
+        return min((self.firsts[p] for p in table), default=0)
+
     def table(self, table: Sequence[int]) -> int:
-        return sum(self.joining(p, table[:i]) for i, p in enumerate(table))
+        pairs = sum(self.joining(p, table[:i]) for i, p in enumerate(table))
+        return pairs + self.first(table)
 
 
 def arrangements(sizes: Sequence[int]) -> int:
@@ -178,7 +197,9 @@ def improve(tables: list[list[int]], weights: Weights) -> None:
                 rest_one = one[:i] + one[i + 1 :]
                 rest_other = other[:j] + other[j + 1 :]
                 now = weights.joining(a, rest_one) + weights.joining(b, rest_other)
+                now += weights.first(one) + weights.first(other)
                 then = weights.joining(b, rest_one) + weights.joining(a, rest_other)
+                then += weights.first([*rest_one, b]) + weights.first([*rest_other, a])
                 if then < now:
                     one[i], other[j] = b, a
                     improved = True

@@ -41,8 +41,11 @@ def plan_round(state: Tournament) -> Plan:
         raise BadEvent(f"{len(ranked)} active players cannot fill a table")
     byes = byes_for(ranked, bye_count, byes_had(state))
     seated = [name for name in ranked if name not in byes]
-    tables = partition(seated, sizes, meetings(state), scores)
     had = seats_had(state)
+    # A Swiss round also shares out the players who started first least (a round-robin's
+    # later rounds met fewer new players with it: 8 repeats instead of none for 16 at 4 seats).
+    firsts = {name: had[name][0] for name in seated} if created.format == "swiss" else {}
+    tables = partition(seated, sizes, meetings(state), scores, firsts)
     return Plan(
         len(state.rounds) + 1,
         tuple(seat_order(table, had) for table in tables),

@@ -185,3 +185,12 @@ def test_partners_pairs_teams_of_two_sitting_across_the_table() -> None:
     assert max(met.values()) == 1  # 8 meetings of 10 possible: no two teams twice
     byes = Counter(name for round_ in state.rounds for name in round_.byes)
     assert max(byes.values()) == 1
+
+
+def test_a_swiss_round_shares_out_those_who_started_first_least() -> None:
+    names = [f"p{i}" for i in range(8)]
+    level = dict.fromkeys(names, 0)
+    firsts = {name: 1 if i < 4 else 0 for i, name in enumerate(names)}
+    assert partition(names, (4, 4), {}, level) == [names[:4], names[4:]]
+    for table in partition(names, (4, 4), {}, level, firsts):
+        assert any(firsts[name] == 0 for name in table)
