@@ -303,7 +303,10 @@ class Tournaments:
                 if partner not in state.withdrawn:
                     events.append(PlayerWithdrawn(partner, f"{body.player}, the partner, withdrew"))
             by = DIRECTOR if role == DIRECTOR else int(role)
-            self.store.append(tournament_id, stored(events, by), loaded.version)
+            try:
+                self.store.append(tournament_id, stored(events, by), loaded.version)
+            except VersionConflict:  # another process wrote meanwhile: the caller tries again
+                raise refuse("version-conflict", "the tournament changed; try again") from None
             return view(self.load(tournament_id))
 
     def view(self, tournament_id: str) -> TournamentView:
