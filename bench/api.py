@@ -29,18 +29,18 @@ if Path(sys.path[0]).resolve() == ROOT / "bench":
     sys.path[0] = str(ROOT)  # as a script, this folder would shadow the project's packages
 
 import argparse  # noqa: E402
-import http.client  # noqa: E402
 import os  # noqa: E402
 import random  # noqa: E402
 import tempfile  # noqa: E402
 import time  # noqa: E402
 from concurrent.futures import ThreadPoolExecutor  # noqa: E402
 from typing import Any  # noqa: E402
-from urllib.parse import urlsplit  # noqa: E402
 
 import msgspec  # noqa: E402
 
+from bench.ceiling import Floor, empty_server, floor  # noqa: E402
 from bench.harness import (  # noqa: E402
+    Client,
     cpu_seconds,
     percentile,
     raw_commits_per_second,
@@ -61,26 +61,6 @@ class Tally(msgspec.Struct):
     conflicts: int = 0
 
 
-class Client:
-    """One keep-alive HTTP/1.1 connection speaking JSON (http.client: cheap per request)."""
-
-    def __init__(self, url: str) -> None:
-        parts = urlsplit(url)
-        self.conn = http.client.HTTPConnection(parts.hostname or "127.0.0.1", parts.port)
-
-    def call(
-        self, method: str, path: str, body: Any = None, token: str | None = None
-    ) -> tuple[int, Any]:
-        """Send one request; return the status and the decoded JSON reply."""
-        headers = {"content-type": "application/json"}
-        if token is not None:
-            headers["authorization"] = f"Bearer {token}"
-        payload = None if body is None else msgspec.json.encode(body)
-        self.conn.request(method, path, body=payload, headers=headers)
-        reply = self.conn.getresponse()
-        return reply.status, msgspec.json.decode(reply.read())
-
-
 def play_games(url: str, ruleset: str, deadline: float, seed: int) -> Tally:
     """One client: create a game, play it to the end with random moves, again until time."""
     client, rng, tally = Client(url), random.Random(seed), Tally()
@@ -96,7 +76,7 @@ def play_games(url: str, ruleset: str, deadline: float, seed: int) -> Tally:
                 tally.games += 1
                 break
             legal = play_one(client, game, token, legal, rng, tally)
-    client.conn.close()
+    client.close()
     return tally
 
 
@@ -220,13 +200,30 @@ def main(argv: list[str] | None = None) -> None:
             "clients   moves   moves/s  p50 ms   p99 ms  games  cpu ms/move  clients ms"
             "  raw c/s  ratio"
         )
-        with server(folder / "tabula.db", url=args.url) as (url, pid):
+        floors: list[tuple[int, float, float, Floor]] = []
+        with server(folder / "tabula.db", url=args.url) as (url, pid), empty_server() as empty:
             for clients in args.clients:
                 cpu, mine = cpu_seconds(pid), cpu_seconds(os.getpid())
                 tally = run_clients([url], clients, args.seconds, args.ruleset)
                 cpu, mine = cpu_seconds(pid) - cpu, cpu_seconds(os.getpid()) - mine
                 raw = raw_commits_per_second(folder, args.raw_seconds)
                 print(report(clients, args.seconds, tally, cpu, raw, mine), flush=True)
+                moves = max(len(tally.latencies), 1)
+                rate = len(tally.latencies) / args.seconds
+                floors.append((clients, rate, cpu / moves, floor(*empty, clients, args.seconds)))
+        print(
+            "\nthe floor, in the same run: the same clients posting to an empty Litestar app on"
+            " the same uvicorn (bench/ceiling.py):"
+        )
+        print("clients  requests/s  p50 ms  p99 ms  server ms/req  moves : floor  cpu : floor")
+        for clients, rate, cpu_per_move, empty_run in floors:
+            p50, p99 = (1000 * percentile(empty_run.latencies, q) for q in (0.50, 0.99))
+            print(
+                f"{clients:>7}  {empty_run.rate:>10.0f}  {p50:>6.1f}  {p99:>6.1f}"
+                f"  {empty_run.server_ms:>13.2f}  {rate / empty_run.rate:>13.2f}"
+                f"  {1000 * cpu_per_move / empty_run.server_ms:>11.2f}",
+                flush=True,
+            )
         print("\nthe event store alone (group commit), one event per append:")
         print("threads  appends/s  appends/commit  raw c/s  ratio")
         for threads in args.clients:
@@ -241,7 +238,9 @@ def main(argv: list[str] | None = None) -> None:
     print(
         f"ruleset {args.ruleset}; cpu ms/move = the server's CPU time per move (one POST"
         " moves; one GET legal-moves per game); clients ms = the client threads' CPU per"
-        " move; ratio = moves/s / raw commits/s measured right after"
+        " move; ratio = moves/s / raw commits/s measured right after; moves : floor = moves/s"
+        " over the empty app's requests/s, cpu : floor = server CPU per move over server CPU per"
+        " empty request"
     )
 
 

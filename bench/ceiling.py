@@ -1,11 +1,12 @@
 """The stack's ceiling on this machine: the same clients against an app that does nothing.
 
 An empty Litestar app on the same uvicorn (httptools, uvloop) answers ``POST /echo`` with a
-small JSON object, no store and no game. N client threads on loopback (the ``http.client``
-connections of bench/api.py) post to it for ``--seconds``; the line shows requests per
-second, latency, CPU per request of the server and of the clients, and the raw rate of one-row
-durable commits on the same disk. It bounds what any handler can do here: a move cannot be
-served faster than an empty request.
+small JSON object, no store and no game. N client threads on loopback (the plain-socket
+keep-alive clients of bench/api.py, ``bench.harness.Client``) post to it for ``--seconds``;
+the line shows requests per second, latency, CPU per request of the server and of the
+clients, and the raw rate of one-row durable commits on the same disk. It bounds what any
+handler can do here: a move cannot be served faster than an empty request. bench/api.py runs
+the same floor in its own run, beside the moves.
 
 Run ``python bench/ceiling.py [--clients 1 8 32] [--seconds 8]``.
 """
@@ -24,11 +25,13 @@ import os  # noqa: E402
 import subprocess  # noqa: E402
 import tempfile  # noqa: E402
 import time  # noqa: E402
+from collections.abc import Iterator  # noqa: E402
 from concurrent.futures import ThreadPoolExecutor  # noqa: E402
-from typing import Any  # noqa: E402
+from contextlib import contextmanager  # noqa: E402
+from typing import Any, NamedTuple  # noqa: E402
 
-from bench.api import Client  # noqa: E402
 from bench.harness import (  # noqa: E402
+    Client,
     cpu_seconds,
     free_port,
     percentile,
@@ -63,16 +66,13 @@ def post_until(url: str, deadline: float) -> list[float]:
         latencies.append(time.perf_counter() - began)
         if status != 200:
             raise RuntimeError(f"POST /echo answered {status}")
-    client.conn.close()
+    client.close()
     return latencies
 
 
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("--clients", type=int, nargs="+", default=[1, 8, 32])
-    parser.add_argument("--seconds", type=float, default=8.0)
-    parser.add_argument("--raw-seconds", type=float, default=3.0)
-    args = parser.parse_args(argv)
+@contextmanager
+def empty_server() -> Iterator[tuple[str, int]]:
+    """The empty app on uvicorn in its own process, on a free port; yield its URL and pid."""
     port = free_port()
     command = [
         sys.executable,
@@ -82,29 +82,59 @@ def main(argv: list[str] | None = None) -> None:
     ]
     process = subprocess.Popen(command, cwd=ROOT)
     url = f"http://127.0.0.1:{port}"
-    print("clients  requests  requests/s  p50 ms  p99 ms  server ms/req  clients ms/req  raw c/s")
     try:
         wait_until_up(url, process)
-        with tempfile.TemporaryDirectory() as folder:
-            for clients in args.clients:
-                deadline = time.perf_counter() + args.seconds
-                cpu, mine = cpu_seconds(process.pid), cpu_seconds(os.getpid())
-                with ThreadPoolExecutor(max_workers=clients) as pool:
-                    runs = list(pool.map(post_until, [url] * clients, [deadline] * clients))
-                cpu, mine = cpu_seconds(process.pid) - cpu, cpu_seconds(os.getpid()) - mine
-                raw = raw_commits_per_second(Path(folder), args.raw_seconds)
-                latencies = [t for run in runs for t in run]
-                n = max(len(latencies), 1)
-                p50, p99 = (1000 * percentile(latencies, q) for q in (0.50, 0.99))
-                print(
-                    f"{clients:>7}  {len(latencies):>8}  {len(latencies) / args.seconds:>10.0f}"
-                    f"  {p50:>6.1f}  {p99:>6.1f}  {1000 * cpu / n:>13.2f}"
-                    f"  {1000 * mine / n:>14.2f}  {raw:>7.0f}",
-                    flush=True,
-                )
+        yield url, process.pid
     finally:
         process.terminate()
         process.wait(timeout=30)
+
+
+class Floor(NamedTuple):
+    """What N clients posting to the empty app did."""
+
+    latencies: list[float]
+    seconds: float
+    server_cpu: float
+    clients_cpu: float
+
+    @property
+    def rate(self) -> float:
+        return len(self.latencies) / self.seconds
+
+    @property
+    def server_ms(self) -> float:
+        return 1000 * self.server_cpu / max(len(self.latencies), 1)
+
+
+def floor(url: str, pid: int, clients: int, seconds: float) -> Floor:
+    """N clients post to the empty app at ``url`` (process ``pid``) for ``seconds``."""
+    deadline = time.perf_counter() + seconds
+    cpu, mine = cpu_seconds(pid), cpu_seconds(os.getpid())
+    with ThreadPoolExecutor(max_workers=clients) as pool:
+        runs = list(pool.map(post_until, [url] * clients, [deadline] * clients))
+    cpu, mine = cpu_seconds(pid) - cpu, cpu_seconds(os.getpid()) - mine
+    return Floor([t for run in runs for t in run], seconds, cpu, mine)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--clients", type=int, nargs="+", default=[1, 8, 32])
+    parser.add_argument("--seconds", type=float, default=8.0)
+    parser.add_argument("--raw-seconds", type=float, default=3.0)
+    args = parser.parse_args(argv)
+    print("clients  requests  requests/s  p50 ms  p99 ms  server ms/req  clients ms/req  raw c/s")
+    with empty_server() as (url, pid), tempfile.TemporaryDirectory() as folder:
+        for clients in args.clients:
+            run = floor(url, pid, clients, args.seconds)
+            raw = raw_commits_per_second(Path(folder), args.raw_seconds)
+            n = max(len(run.latencies), 1)
+            p50, p99 = (1000 * percentile(run.latencies, q) for q in (0.50, 0.99))
+            print(
+                f"{clients:>7}  {n:>8}  {run.rate:>10.0f}  {p50:>6.1f}  {p99:>6.1f}"
+                f"  {run.server_ms:>13.2f}  {1000 * run.clients_cpu / n:>14.2f}  {raw:>7.0f}",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

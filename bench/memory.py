@@ -22,8 +22,8 @@ import random  # noqa: E402
 import tempfile  # noqa: E402
 from concurrent.futures import ThreadPoolExecutor  # noqa: E402
 
-from bench.api import Client, Tally, play_one  # noqa: E402
-from bench.harness import rss_kib, server  # noqa: E402
+from bench.api import Tally, play_one  # noqa: E402
+from bench.harness import Client, rss_kib, server  # noqa: E402
 
 THREADS = 8
 SEATS = [{"name": n} for n in ("Ann", "Bob", "Cy", "Di")]
@@ -39,7 +39,7 @@ def add_games(url: str, count: int, moves: int, seed: int) -> None:
         _, legal = client.call("GET", f"/games/{game}/legal-moves", token=token)
         for _ in range(moves):
             legal = play_one(client, game, token, legal, rng, Tally())
-        client.conn.close()
+        client.close()
 
     with ThreadPoolExecutor(max_workers=THREADS) as pool:
         list(pool.map(one, range(count)))

@@ -27,6 +27,10 @@ class GameCreated(Event, frozen=True, omit_defaults=True):
     auto_chance: bool = False
     allow_undo: bool = False
     tags: dict[str, str] = {}
+    rated: bool = True
+    """Whether the result counts towards ratings (omitted when true, so older logs read as
+    rated and their hashes stay as they were)."""
+    spectator_delay: dict[str, Any] | None = None
 
 
 class CardDrawn(Event, frozen=True):

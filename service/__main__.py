@@ -1,5 +1,5 @@
 """``python -m service``: serve the API, export its OpenAPI document, verify records, rebuild
-the games' summaries."""
+the games' summaries and the ratings read from them."""
 
 from __future__ import annotations
 
@@ -55,6 +55,15 @@ def parse(argv: list[str]) -> argparse.Namespace:
         help="make every game's summary (what listings read) again from the logs",
         description="Drop every game's summary and make them all again from the logs, on the "
         "database the options name. The server may run meanwhile.",
+    )
+    commands.add_parser(
+        "rebuild-ratings",
+        parents=[server_options(defaults, default_values=False)],
+        help="make the summaries again from the logs and print every rule set's ratings",
+        description="Rebuild every game's summary from the logs (as rebuild-summaries), then "
+        "fold each rule set's ratings from them afresh and print them, one JSON line per rule "
+        "set (the whole leaderboard, as GET /ratings pages it). A running server's ratings "
+        "catch up with the rebuilt summaries at their next read.",
     )
     verify = commands.add_parser(
         "verify", help="check exported game and tournament records offline"
@@ -133,6 +142,21 @@ def rebuild_summaries(settings: Settings) -> int:
     return 0
 
 
+def rebuild_ratings(settings: Settings) -> int:
+    """Rebuild the summaries of the database the settings name; print every rule set's
+    ratings folded from them."""
+    from service.store import open_store
+    from service.usecases.ratings import encode_board, rebuild
+
+    store = open_store(settings.database, settings.synchronous, settings.database_url)
+    try:
+        for ruleset, board in rebuild(store):
+            sys.stdout.write(encode_board(ruleset, board).decode() + "\n")
+    finally:
+        store.close()
+    return 0
+
+
 def verify_files(paths: list[str]) -> int:
     """Verify each record, archive or tournament record file; one verdict per record (a
     tournament's, then each of its games'); 1 when any fails."""
@@ -201,6 +225,8 @@ def main(argv: list[str] | None = None) -> int:
         return verify_files(args.records)
     if args.command == "rebuild-summaries":
         return rebuild_summaries(args.settings)
+    if args.command == "rebuild-ratings":
+        return rebuild_ratings(args.settings)
     import uvicorn
 
     from service.app import create_app

@@ -326,6 +326,7 @@ def play_table_flow(
                     yield from _catch_up(watcher, game_id, feed)
         if last is None:
             raise GameStuck(f"game {game_id} is {view.status} but no seat can move")
+        assert last.state is not None  # bots play with whole replies: they choose from the state
         view = last.state
     final: GameView = yield watcher.game(game_id)
     return final
@@ -339,7 +340,7 @@ def _play_turn(
     ``own`` is the reply to this seat's own write when nothing was written since: its state
     and legal moves spare the two reads (a roll, then the move it allows).
     """
-    if own is not None and own.legal_moves:
+    if own is not None and own.legal_moves and own.state is not None:
         move = bot.choose(own.state, own.legal_moves)
         played: PlayResult = yield seat.play(game_id, move, expected_version=own.version)
         return played

@@ -3,10 +3,10 @@
 ::
 
     TabulaError          (any error response; carries .problem and .status)
-     +-- BadRequest       400 malformed-request, validation-failed
+     +-- BadRequest       400 malformed-request, validation-failed, unknown-ruleset
      +-- Unauthorized     401
      +-- Forbidden        403
-     +-- NotFound         404 game-not-found, unknown-ruleset
+     +-- NotFound         404 game-not-found, ruleset-not-found, player-not-found
      +-- Conflict         409 version-conflict, not-your-turn, game-over
      +-- PayloadTooLarge  413
      +-- Unprocessable    422 illegal-move, bad-setup

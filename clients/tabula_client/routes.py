@@ -29,8 +29,10 @@ from tabula_client.models import (
     GameSummary,
     GameView,
     Health,
+    Leaderboard,
     LegalMoves,
     Move,
+    Player,
     PlayResult,
     RuleSetInfo,
     Standings,
@@ -78,6 +80,8 @@ OPERATIONS = {
     "viewGame": "game_page",
     "standings": "standings",
     "archive": "archive",
+    "listRatings": "ratings",
+    "getPlayer": "player",
     "createTournament": "create_tournament",
     "pairRound": "pair_round",
     "getTournament": "tournament",
@@ -208,11 +212,13 @@ class Routes:
         seat: int | None = None,
         expected_version: int | None = None,
         idempotency_key: str | None = None,
+        minimal: bool = False,
     ) -> Call[PlayResult]:
         """``POST /games/{id}/moves``: a move id from legal-moves (or the ``Move``), or its
-        steps."""
+        steps. ``minimal`` asks for the reply without its ``state`` (``Prefer:
+        return=minimal``): the events and the next legal moves are still there."""
         body = play_body(move, steps=steps, seat=seat, expected_version=expected_version)
-        return self._write(game_id, "moves", body, idempotency_key)
+        return self._write(game_id, "moves", body, idempotency_key, minimal)
 
     def undo(
         self,
@@ -304,6 +310,18 @@ class Routes:
         """``GET /archive?tag=key:value``: the records of the finished games."""
         return self._call("GET", "/archive", _decoder(Archive), params={"tag": tag})
 
+    def ratings(
+        self, ruleset: str, *, limit: int | None = None, cursor: str | None = None
+    ) -> Call[Leaderboard]:
+        """``GET /ratings?ruleset=``: a page of the rule set's ratings, best first; the next
+        page is ``ratings(ruleset, cursor=next_cursor(page))``."""
+        params = {"ruleset": ruleset, "limit": limit, "cursor": cursor}
+        return self._call("GET", "/ratings", _decoder(Leaderboard), params=params)
+
+    def player(self, name: str) -> Call[Player]:
+        """``GET /players/{name}``: the player's rating and rated games in each rule set."""
+        return self._call("GET", "/players/" + quote(name, safe=""), _decoder(Player))
+
     def create_tournament(
         self,
         name: str,
@@ -356,10 +374,18 @@ class Routes:
         return self._call("GET", path, _decoder(dict[str, Any]))
 
     def _write(
-        self, game_id: str, action: str, body: dict[str, Any], idempotency_key: str | None
+        self,
+        game_id: str,
+        action: str,
+        body: dict[str, Any],
+        idempotency_key: str | None,
+        minimal: bool = False,
     ) -> Call[PlayResult]:
-        """A ``POST`` that appends events and answers with them and the state after them."""
+        """A ``POST`` that appends events and answers with them and the state after them
+        (unless ``minimal``)."""
         headers = {"Idempotency-Key": idempotency_key} if idempotency_key else {}
+        if minimal:
+            headers["Prefer"] = "return=minimal"
         path = _game_path(game_id, action)
         return self._call("POST", path, _decoder(PlayResult), json=body, headers=headers)
 
@@ -434,6 +460,9 @@ class GameSettings(TypedDict, total=False):
     allow_undo: bool
     tags: Mapping[str, str]
     clock: Mapping[str, Any] | None
+    rated: bool
+    spectator_delay: Mapping[str, int] | None
+    """``{"moves": N}`` or ``{"seconds": N}``: how far behind live spectators see the game."""
 
 
 def game_body(
@@ -453,7 +482,7 @@ def game_body(
         "allow_undo": settings.get("allow_undo", False),
         "tags": dict(settings.get("tags") or {}),
     }
-    for optional in ("seed", "clock"):
+    for optional in ("seed", "clock", "rated", "spectator_delay"):
         if settings.get(optional) is not None:
             body[optional] = settings[optional]
     return body
@@ -538,7 +567,7 @@ def _decoder(model: type[T]) -> Callable[[httpx.Response], T]:
     return parse
 
 
-def next_cursor(page: GameList) -> str | None:
+def next_cursor(page: GameList | Leaderboard) -> str | None:
     """The ``cursor`` of the page after ``page`` (None on the last)."""
     if page.next is None:
         return None

@@ -176,9 +176,11 @@ class CreateGame(msgspec.Struct, frozen=True, kw_only=True):
     chance: Literal['server', 'external'] = 'server'
     clock: Clock | None = None
     options: dict[str, Any] = {}
+    rated: bool = True
     ruleset: Literal['ludo', 'parchis', 'parchis-2dice', 'partners', 'race35', 'sorry', 'sorry-hand']
     seats: list[SeatSpec] = []
     seed: str | None = None
+    spectator_delay: SpectatorDelay | None = None
     tags: dict[str, str] = {}
 
 
@@ -197,7 +199,7 @@ class CreateTournament(msgspec.Struct, frozen=True, kw_only=True):
     rounds: int | None = None
     ruleset: Literal['ludo', 'parchis', 'parchis-2dice', 'partners', 'race35', 'sorry', 'sorry-hand']
     seats_per_table: int = 4
-    spectator_delay: dict[str, int] | None = None
+    spectator_delay: SpectatorDelay | None = None
 
 
 class Created(msgspec.Struct, frozen=True, kw_only=True):
@@ -275,9 +277,11 @@ class GameCreatedData(msgspec.Struct, frozen=True, kw_only=True):
     chance: str = 'server'
     clock: dict[str, Any] | None = None
     options: dict[str, Any] = {}
+    rated: bool = True
     ruleset: str
     seats: list[str] = []
     seed_commitment: str = ''
+    spectator_delay: dict[str, Any] | None = None
     tags: dict[str, str] = {}
 
 
@@ -330,6 +334,7 @@ class GameSummary(msgspec.Struct, frozen=True, kw_only=True):
     finished_at: str | None = None
     id: str
     pieces_home: dict[str, int] = {}
+    rated: bool = True
     ruleset: str
     seats: list[str] = []
     status: str
@@ -350,6 +355,14 @@ class Health(msgspec.Struct, frozen=True, kw_only=True):
     """``Health``."""
 
     status: str = 'ok'
+
+
+class Leaderboard(msgspec.Struct, frozen=True, kw_only=True):
+    """``Leaderboard``."""
+
+    next: str | None = None
+    ratings: list[Rating] = []
+    ruleset: str
 
 
 class LegalMoves(msgspec.Struct, frozen=True, kw_only=True):
@@ -499,8 +512,15 @@ class Played(msgspec.Struct, frozen=True, kw_only=True):
 
     events: list[EventOut] = []
     legal_moves: list[Move] = []
-    state: GameView
+    state: GameView | None = None
     version: int
+
+
+class Player(msgspec.Struct, frozen=True, kw_only=True):
+    """``Player``."""
+
+    name: str
+    rulesets: list[PlayerRuleset] = []
 
 
 class PlayerOut(msgspec.Struct, frozen=True, kw_only=True):
@@ -508,6 +528,14 @@ class PlayerOut(msgspec.Struct, frozen=True, kw_only=True):
 
     name: str
     withdrawn: bool
+
+
+class PlayerRuleset(msgspec.Struct, frozen=True, kw_only=True):
+    """``PlayerRuleset``."""
+
+    history: list[RatedGame] = []
+    rating: Rating
+    ruleset: str
 
 
 class PlayerSpec(msgspec.Struct, frozen=True, kw_only=True):
@@ -566,6 +594,30 @@ class Race35View(GameViewBase, frozen=True, kw_only=True, tag='race35'):
     """``Race35View``."""
 
     statuses: list[Status] = []
+
+
+class RatedGame(msgspec.Struct, frozen=True, kw_only=True):
+    """``RatedGame``."""
+
+    finished_at: str
+    game_id: str
+    mu: float
+    ordinal: float
+    place: int
+    places: int
+    sigma: float
+
+
+class Rating(msgspec.Struct, frozen=True, kw_only=True):
+    """``Rating``."""
+
+    games: int
+    mu: float
+    name: str
+    ordinal: float
+    rank: int
+    sigma: float
+    wins: int
 
 
 class RoundOut(msgspec.Struct, frozen=True, kw_only=True):
@@ -656,6 +708,13 @@ class SorryView(GameViewBase, frozen=True, kw_only=True, tag='sorry'):
     discard: list[str] = []
     draw_pile: int
     turn: int
+
+
+class SpectatorDelay(msgspec.Struct, frozen=True, kw_only=True):
+    """``SpectatorDelay``."""
+
+    moves: int | None = None
+    seconds: int | None = None
 
 
 class Standing(msgspec.Struct, frozen=True, kw_only=True):

@@ -3,9 +3,10 @@ guard of referee-only routes."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Annotated, Any
 
-from litestar import Request
+from litestar import Request, Response
 from litestar.connection import ASGIConnection
 from litestar.di import NamedDependency
 from litestar.handlers import BaseRouteHandler
@@ -15,6 +16,7 @@ from service.api.limits import Limits, bearer_token
 from service.core.refusal import refuse
 from service.usecases.commands import Commands
 from service.usecases.queries import Queries
+from service.usecases.replies import Played
 
 AnyRequest = Request[Any, Any, Any]
 AnyConnection = ASGIConnection[Any, Any, Any, Any]
@@ -23,6 +25,15 @@ QueriesDep = NamedDependency[Queries]
 GameId = FromPath[str]
 LastEventId = Annotated[str | None, HeaderParameter(name="Last-Event-ID", required=False)]
 IdempotencyKey = Annotated[str | None, HeaderParameter(name="Idempotency-Key", required=False)]
+Prefer = Annotated[
+    str | None,
+    HeaderParameter(
+        name="Prefer",
+        required=False,
+        description="`return=minimal` (RFC 7240): the reply leaves out `state`",
+    ),
+]
+MINIMAL = "return=minimal"
 
 
 def bearer(connection: AnyConnection) -> str | None:
@@ -34,6 +45,23 @@ def bearer(connection: AnyConnection) -> str | None:
     if token is None:
         raise refuse("unauthorized", "the Authorization header must be 'Bearer <token>'")
     return token
+
+
+def minimal(prefer: str | None) -> bool:
+    """Whether a ``Prefer`` header asks for ``return=minimal`` among its preferences."""
+    if not prefer:
+        return False
+    return any(
+        part.partition(";")[0].replace(" ", "").lower() == MINIMAL for part in prefer.split(",")
+    )
+
+
+def written(prefer: str | None, played: Callable[[bool], Played]) -> Response[Played]:
+    """A write's reply, ``played(with_state)``: without the state, which is then not even
+    built, when the caller preferred ``return=minimal`` (said in ``Preference-Applied``)."""
+    if not minimal(prefer):
+        return Response(played(True))
+    return Response(played(False), headers={"Preference-Applied": MINIMAL})
 
 
 def limits_of(connection: AnyConnection) -> Limits:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncGenerator
 from contextlib import aclosing
+from functools import partial
 from pathlib import Path
 from typing import Annotated, Literal
 from urllib.parse import urlencode
@@ -21,10 +22,12 @@ from service.api.deps import (
     GameId,
     IdempotencyKey,
     LastEventId,
+    Prefer,
     QueriesDep,
     bearer,
     limits_of,
     referee_only,
+    written,
 )
 from service.api.documents import document, json_stream
 from service.api.limits import IMPORT, create_limit, write_limit
@@ -180,11 +183,12 @@ class GameController(Controller):
         commands: CommandsDep,
         queries: QueriesDep,
         idempotency_key: IdempotencyKey = None,
-    ) -> Played:
+        prefer: Prefer = None,
+    ) -> Response[Played]:
         """Play a move (an id from legal-moves, or its steps) for the caller's seat."""
         token = bearer(request)
         stored = await commands.play_async(game_id, token, data, idempotency_key)
-        return queries.played(game_id, token, stored)
+        return written(prefer, partial(queries.played, game_id, token, stored))
 
     @post(
         "/{game_id:str}/undo",
@@ -203,11 +207,13 @@ class GameController(Controller):
         commands: CommandsDep,
         queries: QueriesDep,
         idempotency_key: IdempotencyKey = None,
-    ) -> Played:
+        prefer: Prefer = None,
+    ) -> Response[Played]:
         """Revert the latest decision and what followed it (chance before it stays); the
         referee of an external-chance game reverts a mistyped outcome no decision followed."""
         token = bearer(request)
-        return queries.played(game_id, token, commands.undo(game_id, token, data, idempotency_key))
+        stored = commands.undo(game_id, token, data, idempotency_key)
+        return written(prefer, partial(queries.played, game_id, token, stored))
 
     @post(
         "/{game_id:str}/chance",
@@ -226,11 +232,12 @@ class GameController(Controller):
         commands: CommandsDep,
         queries: QueriesDep,
         idempotency_key: IdempotencyKey = None,
-    ) -> Played:
+        prefer: Prefer = None,
+    ) -> Response[Played]:
         """Record the card drawn or dice thrown at the table (external chance, referee)."""
         token = bearer(request)
         stored = commands.post_chance(game_id, token, data, idempotency_key)
-        return queries.played(game_id, token, stored)
+        return written(prefer, partial(queries.played, game_id, token, stored))
 
     @get(
         "/{game_id:str}/audit",
@@ -349,13 +356,18 @@ class BoardController(Controller):
         operation_id="getBoardSvg",
         media_type="image/svg+xml",
         sync_to_thread=True,
-        responses=problems(400, 404),
+        responses=READ,
     )
     def board_svg(
-        self, game_id: GameId, queries: QueriesDep, at: FromQuery[int | None] = None
+        self,
+        game_id: GameId,
+        request: AnyRequest,
+        queries: QueriesDep,
+        at: FromQuery[int | None] = None,
     ) -> str:
-        """The board after event ``at`` (the current one without ``at``), last move outlined."""
-        return queries.board_svg(game_id, at)
+        """The board after event ``at`` (the last the caller sees without ``at``), last move
+        outlined."""
+        return queries.board_svg(game_id, bearer(request), at)
 
     @get(
         "/{game_id:str}/view",

@@ -22,6 +22,8 @@ PROBLEM_BASE = "https://tabula.dev/problems/"
 ECHO_CHARS, DETAIL_CHARS = 100, 4000  # see ``shortened``
 LONG_RUN = re.compile(r"\S{" + str(ECHO_CHARS + 1) + ",}")
 MEDIA_TYPE = "application/problem+json"
+MISSING = re.compile(r"Missing required (\w+) parameter '([^']+)'")
+"""Litestar's detail for a required parameter not given (it names the parameter only there)."""
 
 PROBLEMS: dict[str, tuple[int, str]] = {
     "malformed-request": (400, "Malformed request"),
@@ -33,6 +35,7 @@ PROBLEMS: dict[str, tuple[int, str]] = {
     "game-not-found": (404, "No such game"),
     "tournament-not-found": (404, "No such tournament"),
     "ruleset-not-found": (404, "No such rule set"),
+    "player-not-found": (404, "No such rated player"),
     "not-found": (404, "Not found"),
     "method-not-allowed": (405, "Method not allowed"),
     "version-conflict": (409, "Version conflict"),
@@ -109,6 +112,10 @@ def _validation(error: ValidationException, request: Request[Any, Any, Any] | No
     items = [item for item in error.extra or [] if isinstance(item, dict) and item.get("key")]
     if items:
         return parameter(items[0], request)
+    if missing := MISSING.match(detail):
+        kind, key = missing.groups()
+        member = "header" if kind == "header" else "parameter"
+        return refuse("validation-failed", f"`{key}`: required", **{member: key})
     if "malformed" in detail.lower() or "json" in detail.lower():
         return refuse("malformed-request", detail)
     return refuse("validation-failed", detail)

@@ -3,7 +3,9 @@ round archives."""
 
 from __future__ import annotations
 
-from litestar import Controller, get, post
+from functools import partial
+
+from litestar import Controller, Response, get, post
 from litestar.params import FromQuery, JSONBody
 from litestar.response import Stream
 
@@ -13,10 +15,12 @@ from service.api.deps import (
     CommandsDep,
     GameId,
     IdempotencyKey,
+    Prefer,
     QueriesDep,
     bearer,
     limits_of,
     referee_only,
+    written,
 )
 from service.api.documents import document, json_stream
 from service.api.games import WRITE
@@ -61,11 +65,12 @@ class TournamentController(Controller):
         commands: CommandsDep,
         queries: QueriesDep,
         idempotency_key: IdempotencyKey = None,
-    ) -> Played:
+        prefer: Prefer = None,
+    ) -> Response[Played]:
         """Record a referee's decision (forfeit, penalty, agreement) with its reason."""
         token = bearer(request)
         stored = commands.adjudicate(game_id, token, data, idempotency_key)
-        return queries.played(game_id, token, stored)
+        return written(prefer, partial(queries.played, game_id, token, stored))
 
     @get("/standings", operation_id="standings", sync_to_thread=True, responses=problems(400))
     def standings(

@@ -30,7 +30,7 @@ def draw(view: dict[str, Any], log: Iterable[tuple[str, dict[str, Any]]]) -> str
     """The board of a state view, the last move found in ``log`` ((type, data) of each event up
     to the view's version) outlined."""
     layout = LAYOUTS[view["ruleset"]](view["options"])
-    return render(layout, view["pieces"], movers(last_move(log)), caption(view))
+    return render(layout, view["pieces"], movers(last_move(log)), caption(view), view["seats"])
 
 
 def last_move(log: Iterable[tuple[str, dict[str, Any]]]) -> MovePlayed | None:

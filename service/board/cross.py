@@ -10,7 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 from domain.parchis_board import LUDO, LUDO_SAFE, PARCHIS, Board
-from service.board.shapes import GOAL, INK, PALE, PLAIN, SAFE, Layout, Point, Square, turn
+from service.board.labels import letter
+from service.board.shapes import GOAL, PALE, PLAIN, SAFE, Layout, Point, Square, turn
 
 
 def parchis_layout(options: dict[str, Any]) -> Layout:
@@ -32,7 +33,7 @@ def layout(board: Board, safe: frozenset[int]) -> Layout:
     for colour, name in enumerate(board.colours):
         squares += own_places(board, colour, name, reach)
     centre = size / 2
-    squares.append(Square("goal", centre, centre, 1.0, (GOAL,)))
+    squares.append(Square("goal", centre, centre, 1.0, (GOAL,), note="where the homes meet"))
     return Layout(size, size, tuple(squares))
 
 
@@ -64,9 +65,11 @@ def track(
     if cell in safe and cell not in exits:
         fills = (SAFE,)
     mark = "safe" if cell in safe else ""
-    return Square(
-        board.cell_name(cell), *point, fills=fills, label=board.cell_name(cell)[6:], mark=mark
-    )
+    colour = board.colours[exits[cell]] if cell in exits else ""
+    exit_note = f"{colour} exit square" if colour else ""
+    note = ", ".join(n for n in (exit_note, mark and "safe square") if n)
+    sign = letter(colour)
+    return Square(board.cell_name(cell), *point, fills=fills, mark=mark, note=note, sign=sign)
 
 
 def own_places(board: Board, colour: int, name: str, reach: int) -> list[Square]:
@@ -78,7 +81,6 @@ def own_places(board: Board, colour: int, name: str, reach: int) -> list[Square]
             f"lane:{name}:{k}",
             *place((middle, size - 1 - k), size, -colour),
             fills=(PALE[name],),
-            label=f"H{k}",
         )
         for k in range(1, board.lane + 1)
     ]
@@ -87,6 +89,6 @@ def own_places(board: Board, colour: int, name: str, reach: int) -> list[Square]
     jail = place((corner, corner), size, -colour)
     return [
         *lane,
-        Square(f"home:{name}", *goal, 1.0, (INK[name],)),
-        Square(f"start:{name}", *jail, reach - 1.0, (PALE[name],), "start", round=True),
+        Square(f"home:{name}", *goal, 1.0, (PALE[name],)),
+        Square(f"start:{name}", *jail, reach - 1.0, (PALE[name],), round=True),
     ]

@@ -5,8 +5,9 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from domain import partners
+from service.board.labels import letter
 from service.board.loop import on_side
-from service.board.shapes import PALE, PLAIN, Layout, Point, Square
+from service.board.shapes import PALE, Layout, Point, Square
 
 ROOM = 11
 """The fewest cells a side spans, so lanes and circles fit inside short sections."""
@@ -37,21 +38,20 @@ def layout(options: dict[str, Any]) -> Layout:
                 f"lane:{colour}:{k}",
                 *sides.at(seat, shift - 1, k),
                 fills=(PALE[colour],),
-                label=f"F{k}",
             )
             for k in range(1, partners.LANE + 1)
         ]
         circle = sides.at(seat, shift, 2, beyond=1.5)
-        squares.append(
-            Square(f"start:{colour}", *circle, 2.2, (PALE[colour],), "circle", round=True)
-        )
+        squares.append(Square(f"start:{colour}", *circle, 2.2, (PALE[colour],), round=True))
     return Layout(span + 1, span + 1, tuple(squares))
 
 
 def track(n: int, sides: Sides, shift: int) -> Square:
     """Track square ``n``; a seat's start space is in its colour."""
     side, along = divmod((n + shift) % (partners.SEATS * sides.length), sides.length)
-    start = n % sides.length == 0
-    fills = (PALE[partners.COLOURS[n // sides.length]],) if start else (PLAIN,)
-    mark = "start" if start else ""
-    return Square(f"track:{n}", *sides.at(side, along, 0), fills=fills, label=str(n), mark=mark)
+    place = sides.at(side, along, 0)
+    if n % sides.length:
+        return Square(f"track:{n}", *place)
+    colour = partners.COLOURS[n // sides.length]
+    note, sign = f"{colour} start space", letter(colour)
+    return Square(f"track:{n}", *place, fills=(PALE[colour],), mark="start", note=note, sign=sign)

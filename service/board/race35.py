@@ -16,6 +16,14 @@ SQUARE_FILLS: dict[str, tuple[str, ...]] = {
     "tricolour": ("#8fd694", "#8fb8f0", "#f08f8f"),
 }
 """Fills of each square type (a tricolour square is striped)."""
+NOTES: dict[str, str] = {
+    "": "",
+    "green": "green square, miss a turn",
+    "blue": "blue square, wait for another pawn",
+    "red": "red square, back to square 1",
+    "tricolour": "tricolour square, move again",
+}
+"""Each square type in words, for screen readers."""
 
 
 def layout(options: dict[str, Any]) -> Layout:
@@ -33,4 +41,5 @@ def square(n: int, kind: str) -> Square:
         column = COLUMNS - 1 - column
     key = race35.position(n)
     fills = (GOAL,) if n == race35.GOAL else SQUARE_FILLS[kind]
-    return Square(key, column + 0.5, row + 0.5, 0.92, fills, str(n), mark=kind)
+    sign = kind[:1].upper()
+    return Square(key, column + 0.5, row + 0.5, 0.92, fills, mark=kind, note=NOTES[kind], sign=sign)

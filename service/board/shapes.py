@@ -25,23 +25,34 @@ PALE: dict[str, str] = {
 }
 """The fill of a colour's own squares (lanes, start areas, start spaces)."""
 
+CELL = 40.0
+"""User units per board cell."""
+
 PLAIN = "#ffffff"
 SAFE = "#d9d9d9"
 GOAL = "#f5d76e"
 
 
+def ink_on(colour: str) -> str:
+    """The text colour readable on a disc of piece colour ``colour``."""
+    return "#111111" if colour in ("yellow", "orange") else "#ffffff"
+
+
 class Square(NamedTuple):
     """A place pieces stand on; ``key`` is ``track:N``, ``lane:<colour>:K``, ``start:<colour>``,
-    ``home:<colour>`` or ``home``; ``x``, ``y`` its centre and ``size`` its side, in cells."""
+    ``home:<colour>`` or ``home``; ``x``, ``y`` its centre and ``size`` its side, in cells;
+    ``mark`` a class naming what is special about it, ``note`` the same in words, ``sign`` a
+    letter drawn in its corner where its colour says something (colour is never the only cue)."""
 
     key: str
     x: float
     y: float
     size: float = 1.0
     fills: tuple[str, ...] = (PLAIN,)
-    label: str = ""
     round: bool = False
     mark: str = ""
+    note: str = ""
+    sign: str = ""
 
 
 class Band(NamedTuple):

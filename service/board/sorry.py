@@ -6,10 +6,13 @@ from typing import Any
 
 from domain import sorry
 from domain.model import COLOURS
+from service.board.labels import letter
 from service.board.loop import on_side, track_point
 from service.board.shapes import INK, PALE, Band, Layout, Square
 
 COLOUR_NAMES = COLOURS[: sorry.MAX_PLAYERS]
+AREA = 2.2
+"""The width of a start or home circle, in cells: room for a word above four pieces."""
 
 
 def layout(options: dict[str, Any]) -> Layout:
@@ -25,8 +28,12 @@ def layout(options: dict[str, Any]) -> Layout:
 def track(n: int) -> Square:
     """Track square ``n``; a slide's first square is marked."""
     x, y = track_point(n, sorry.SIDE)
-    mark = "slide-start" if sorry.SLIDE_AT[n] is not None else ""
-    return Square(f"track:{n}", x, y, label=str(n), mark=mark)
+    found = sorry.SLIDE_AT[n]
+    if found is None:
+        return Square(f"track:{n}", x, y)
+    colour = COLOUR_NAMES[found.colour]
+    note = f"start of a {colour} slide to track {found.end}"
+    return Square(f"track:{n}", x, y, mark="slide-start", note=note, sign=letter(colour))
 
 
 def own_places(side: int, colour: str) -> list[Square]:
@@ -36,16 +43,15 @@ def own_places(side: int, colour: str) -> list[Square]:
             f"lane:{colour}:{k}",
             *on_side(side, sorry.SIDE, sorry.TURN_REL, k),
             fills=(PALE[colour],),
-            label=f"S{k}",
         )
         for k in range(1, sorry.LANE + 1)
     ]
-    home_at = on_side(side, sorry.SIDE, sorry.TURN_REL, sorry.LANE + 1.4)
+    home_at = on_side(side, sorry.SIDE, sorry.TURN_REL, sorry.LANE + 1.6)
     start_at = on_side(side, sorry.SIDE, sorry.CIRCLE_REL + 0.5, 1.9)
     return [
         *lane,
-        Square(f"home:{colour}", *home_at, 1.8, (PALE[colour],), "home", round=True),
-        Square(f"start:{colour}", *start_at, 1.8, (PALE[colour],), "start", round=True),
+        Square(f"home:{colour}", *home_at, AREA, (PALE[colour],), round=True),
+        Square(f"start:{colour}", *start_at, AREA, (PALE[colour],), round=True),
     ]
 
 

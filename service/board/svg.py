@@ -1,4 +1,4 @@
-"""Drawing a layout with its pieces and the last move as an SVG document."""
+"""Drawing a layout with its pieces, the last move and the seats' legend as an SVG document."""
 
 from __future__ import annotations
 
@@ -7,14 +7,20 @@ import xml.etree.ElementTree as ET
 from collections.abc import Iterable
 from typing import Any, NamedTuple
 
-from service.board.shapes import INK, Band, Layout, Square, spot
+from service.board import labels
+from service.board.legend import draw_legend
+from service.board.primitives import box, disc, num, text, text_width, titled
+from service.board.shapes import CELL, INK, Band, Layout, Square, ink_on, spot
 
-CELL = 40.0
-"""User units per board cell."""
 WIDTH = 600
 """The width the document asks to be shown at, in pixels."""
+MARGIN = CELL * 0.3
+"""Room around the board for the last move's outlines of edge squares."""
+NUDGE = CELL * 0.12
+"""How far pieces move down and right, where there is room, to leave a square's number seen."""
 HIGHLIGHT = "#ff6a00"
 LINE = "#333333"
+LABEL = "#333333"
 BACKGROUND = "#fbf8ef"
 SVG_NS = "http://www.w3.org/2000/svg"
 
@@ -27,58 +33,51 @@ class Mover(NamedTuple):
     end: str
 
 
-def render(layout: Layout, pieces: list[dict[str, Any]], moved: list[Mover], caption: str) -> str:
-    """The SVG document of the board with ``pieces`` on it and ``moved`` highlighted."""
-    header = layout.width * CELL / 14
-    width, height = layout.width * CELL, layout.height * CELL + header
+def render(
+    layout: Layout,
+    pieces: list[dict[str, Any]],
+    moved: list[Mover],
+    caption: str,
+    seats: list[dict[str, Any]],
+) -> str:
+    """The SVG document of the board with ``pieces`` on it, ``moved`` highlighted and a legend
+    of ``seats`` (the state view's) below; the view box holds everything drawn."""
+    width, height = layout.width * CELL, layout.height * CELL
+    font = width / 14 * 0.45
+    header = font * 2.2
+    legend = ET.Element("g", id="legend", attrib={"class": "legend"})
+    legend_width, legend_bottom = draw_legend(legend, seats, height + font * 0.6, font, width)
+    left, top = -MARGIN, -header - MARGIN
+    right, bottom = max(width, legend_width) + MARGIN, max(height, legend_bottom) + MARGIN
     root = ET.Element("svg", xmlns=SVG_NS, role="img")
     root.attrib.update(
-        viewBox=f"0 {num(-header)} {num(width)} {num(height)}",
+        viewBox=" ".join(num(v) for v in (left, top, right - left, bottom - top)),
         width=str(WIDTH),
-        height=num(WIDTH * height / width),
+        height=num(WIDTH * (bottom - top) / (right - left)),
     )
-    ET.SubElement(root, "title").text = caption
-    box(root, 0, -header, width, height, fill=BACKGROUND)
-    text(root, caption, CELL * 0.2, -header * 0.35, header * 0.45, id="caption")
+    ET.SubElement(root, "title").text = f"{caption}. {seat_list(seats)}."
+    box(root, left, top, right - left, bottom - top, fill=BACKGROUND)
+    fitted = min(font, width / text_width(caption, 1.0))
+    text(root, caption, 0, -header * 0.35, fitted, id="caption")
     squares = layout.by_key()
     draw_squares(ET.SubElement(root, "g", id="squares"), layout.squares)
     draw_bands(ET.SubElement(root, "g", id="slides"), layout.bands)
     draw_last_move(ET.SubElement(root, "g", id="last-move"), squares, moved)
-    draw_pieces(ET.SubElement(root, "g", id="pieces"), squares, pieces, {m.piece for m in moved})
+    owners = {int(seat["seat"]): labels.owner(seat) for seat in seats}
+    draw_pieces(ET.SubElement(root, "g", id="pieces"), squares, pieces, moved, owners)
+    root.append(legend)
     return ET.tostring(root, encoding="unicode")
 
 
-def num(value: float) -> str:
-    """A coordinate, short."""
-    return f"{value:.2f}".rstrip("0").rstrip(".")
-
-
-def box(parent: ET.Element, x: float, y: float, w: float, h: float, **attrs: str) -> ET.Element:
-    """A rectangle."""
-    node = ET.SubElement(parent, "rect", x=num(x), y=num(y), width=num(w), height=num(h))
-    node.attrib.update(attrs)
-    return node
-
-
-def disc(parent: ET.Element, x: float, y: float, r: float, **attrs: str) -> ET.Element:
-    """A circle (attribute names with dashes are written with underscores)."""
-    node = ET.SubElement(parent, "circle", cx=num(x), cy=num(y), r=num(r))
-    node.attrib.update({name.replace("_", "-"): value for name, value in attrs.items()})
-    return node
-
-
-def text(parent: ET.Element, words: str, x: float, y: float, size: float, **attrs: str) -> None:
-    """A line of text (attribute names with dashes are written with underscores)."""
-    node = ET.SubElement(parent, "text", x=num(x), y=num(y))
-    node.attrib.update({"font-size": num(size), "font-family": "sans-serif"})
-    node.attrib.update({name.replace("_", "-"): value for name, value in attrs.items()})
-    node.text = words
+def seat_list(seats: list[dict[str, Any]]) -> str:
+    """Who plays which colour, in words."""
+    return ", ".join(f"{labels.owner(seat)} plays {seat['colour']}" for seat in seats)
 
 
 def draw_squares(parent: ET.Element, squares: Iterable[Square]) -> None:
-    """Every square: its fill (stripes when several), outline, mark and label."""
+    """Every square: its fill (stripes when several), outline, mark, label and spoken name."""
     for square in squares:
-        group = ET.SubElement(parent, "g", attrib={"class": f"square {square.mark}".strip()})
+        group = titled(parent, "g", labels.square_words(square), class_=classes(square))
         group.set("data-key", square.key)
         x, y = square.x * CELL, square.y * CELL
         if square.round:
@@ -87,9 +86,47 @@ def draw_squares(parent: ET.Element, squares: Iterable[Square]) -> None:
             stripes(group, square)
         if square.mark == "safe":
             disc(group, x, y, CELL * 0.3, fill="none", stroke="#777777", stroke_width="2")
-        if square.label:
-            left, top = corner(square)
-            text(group, square.label, left + 2, top + CELL * 0.3, CELL * 0.28, fill="#555555")
+        draw_label(group, square)
+        if square.sign:
+            right, bottom = (square.x + square.size / 2) * CELL, (square.y + square.size / 2) * CELL
+            size = CELL * 0.24
+            text(
+                group,
+                square.sign,
+                right - 2,
+                bottom - 3,
+                size,
+                fill=LABEL,
+                text_anchor="end",
+                class_="sign",
+            )
+
+
+def classes(square: Square) -> str:
+    """A square's classes: ``square`` and its mark."""
+    return f"square {square.mark}".strip()
+
+
+def draw_label(parent: ET.Element, square: Square) -> None:
+    """The square's label: a word across the top of a start or home, a number in the corner."""
+    words = labels.label(square.key)
+    if not words:
+        return
+    left, top = corner(square)
+    if labels.is_banner(square):
+        size, baseline = banner(square)
+        x = square.x * CELL
+        text(parent, words, x, baseline, size, fill=LABEL, text_anchor="middle", class_="label")
+    else:
+        text(parent, words, left + 2, top + CELL * 0.27, CELL * 0.25, fill=LABEL, class_="label")
+
+
+def banner(square: Square) -> tuple[float, float]:
+    """Font size and baseline of the word across the top of a start or home."""
+    side = square.size * CELL
+    size = min(CELL * 0.3, side * 0.24)
+    pad = side * (0.1 if square.round else 0.04)
+    return size, corner(square)[1] + pad + size * 0.85
 
 
 def corner(square: Square) -> tuple[float, float]:
@@ -170,45 +207,71 @@ def arrow(parent: ET.Element, start: Square, end: Square) -> None:
 
 
 def draw_pieces(
-    parent: ET.Element, squares: dict[str, Square], pieces: list[dict[str, Any]], moved: set[str]
+    parent: ET.Element,
+    squares: dict[str, Square],
+    pieces: list[dict[str, Any]],
+    moved: list[Mover],
+    owners: dict[int, str],
 ) -> None:
-    """Every piece in its colour with its number, sharing its square with the others there."""
+    """Every piece where it stands, sharing its square with the others there."""
     fallback = Square("elsewhere", 0.5, 0.5)
     by_square: dict[Square, list[dict[str, Any]]] = {}
     for piece in pieces:
         square = spot(squares, piece["at"], colour_of(piece["id"])) or fallback
         by_square.setdefault(square, []).append(piece)
+    movers = {m.piece for m in moved}
     for square, here in by_square.items():
-        for (x, y, r), piece in zip(slots(square, len(here)), here, strict=True):
-            draw_piece(parent, piece, (x, y, r), piece["id"] in moved)
+        for where, piece in zip(slots(square, len(here)), here, strict=True):
+            words = labels.piece_words(piece, owners)
+            draw_piece(parent, piece, where, piece["id"] in movers, words)
+
+
+def piece_area(square: Square) -> tuple[float, float, float, float]:
+    """Left, top, width and height of where pieces stand on ``square``: below a start's or
+    home's word, inside a round area's rim."""
+    left, top = corner(square)
+    side = square.size * CELL
+    inset = side * 0.09 if square.round else 0.0
+    upper = top + inset
+    if labels.is_banner(square):
+        size, baseline = banner(square)
+        upper = baseline + size * 0.3
+    return left + inset, upper, side - 2 * inset, top + side - inset - upper
 
 
 def slots(square: Square, count: int) -> list[tuple[float, float, float]]:
     """Centres and radius (user units) of ``count`` pieces sharing ``square``, in a grid."""
+    left, top, width, height = piece_area(square)
     columns = math.ceil(math.sqrt(count))
     rows = math.ceil(count / columns)
-    pitch = min(square.size * CELL / max(columns, rows), CELL * 0.9)
-    radius = pitch * (0.42 if count > 1 else 0.4)
-    left = square.x * CELL - pitch * (columns - 1) / 2
-    top = square.y * CELL - pitch * (rows - 1) / 2
-    return [
-        (left + (i % columns) * pitch, top + (i // columns) * pitch, radius) for i in range(count)
-    ]
+    pitch = min(width / columns, height / rows, CELL * 0.9)
+    corner = not labels.is_banner(square)
+    radius = pitch * (0.42 if count > 1 else 0.36 if corner else 0.4)
+    x0 = left + width / 2 - pitch * (columns - 1) / 2
+    y0 = top + height / 2 - pitch * (rows - 1) / 2
+    if corner:  # clear of the number in the top left corner, where there is room
+        x0 += max(0.0, min(NUDGE, (width - pitch * (columns - 1)) / 2 - radius))
+        y0 += max(0.0, min(NUDGE, (height - pitch * (rows - 1)) / 2 - radius))
+    return [(x0 + (i % columns) * pitch, y0 + (i // columns) * pitch, radius) for i in range(count)]
 
 
 def draw_piece(
-    parent: ET.Element, piece: dict[str, Any], where: tuple[float, float, float], moved: bool
+    parent: ET.Element,
+    piece: dict[str, Any],
+    where: tuple[float, float, float],
+    moved: bool,
+    words: str,
 ) -> None:
-    """One piece: a disc in its colour with its number; its id and position as data."""
+    """One piece: a disc in its colour with its colour's letter and its number; its id, seat and
+    position as data, its owner and square in words."""
     (x, y, r), name, at = where, str(piece["id"]), str(piece["at"])
     colour = colour_of(name)
-    group = ET.SubElement(parent, "g", id=f"piece-{name}")
+    group = titled(parent, "g", words, id=f"piece-{name}")
     group.attrib.update({"class": "piece moved" if moved else "piece", "data-piece": name})
     group.attrib.update({"data-seat": str(piece["seat"]), "data-at": at})
-    ET.SubElement(group, "title").text = f"{name} at {at}"
     edge = num(max(1.5, r * (0.25 if moved else 0.12)))
     fill = INK.get(colour, "#888888")
     disc(group, x, y, r, fill=fill, stroke=HIGHLIGHT if moved else "#111111", stroke_width=edge)
-    ink = "#111111" if colour == "yellow" else "#ffffff"
-    number = name.rsplit("-", 1)[1]
-    text(group, number, x, y + r * 0.4, r * 1.1, fill=ink, text_anchor="middle", font_weight="bold")
+    mark = labels.letter(colour) + name.rsplit("-", 1)[1]
+    ink = ink_on(colour)
+    text(group, mark, x, y + r * 0.33, r * 0.95, fill=ink, text_anchor="middle", font_weight="bold")

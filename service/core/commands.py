@@ -11,6 +11,7 @@ import msgspec
 from domain.model import Step
 from domain.registry import RULESETS
 from service.core.clocks import Clock
+from service.core.delay import SpectatorDelay
 
 # Documented, not enforced here: the use case answers other values with their own problems
 # (unknown-ruleset, bad-setup). Litestar reads schema additions from ``extra_json_schema["extra"]``.
@@ -40,7 +41,8 @@ class SeatSpec(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
 
 
 class CreateGame(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    """``POST /games``; ``auto_chance`` and ``allow_undo`` may also be given in ``options``."""
+    """``POST /games``; ``auto_chance`` and ``allow_undo`` may also be given in ``options``;
+    ``rated`` says whether the result counts towards the players' ratings."""
 
     ruleset: RulesetName
     seats: SeatList
@@ -51,6 +53,8 @@ class CreateGame(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     allow_undo: bool = False
     tags: dict[str, str] = msgspec.field(default_factory=dict)
     clock: Clock | None = None
+    rated: bool = True
+    spectator_delay: SpectatorDelay | None = None
 
 
 class CreateBatch(msgspec.Struct, frozen=True, forbid_unknown_fields=True):

@@ -33,6 +33,7 @@ from service.core.commands import (
     Timeout,
     Undo,
 )
+from service.core.delay import delay_fault, parse_delay
 from service.core.fields import bad_field
 from service.core.luck import Seeded
 from service.core.referee import Batch, judge, open_game
@@ -87,6 +88,10 @@ class Commands:
             raise refuse(
                 "invalid-record", "event 1: a tag holds a NUL character", first_bad_event=1
             )
+        try:
+            parse_delay(replay.created.spectator_delay)
+        except ValueError as error:
+            raise refuse("invalid-record", f"event 1: {error}", first_bad_event=1) from None
         seed = record.seed or tokens.new_seed()
         return self.store_new(replay, batch, seed, {"imported_from": record.game_id})
 
@@ -125,11 +130,14 @@ class Commands:
             raise refuse("validation-failed", str(error)) from None
         if command.clock is not None and (fault := clock_fault(command.clock)):
             raise refuse("bad-setup", fault)
+        if command.spectator_delay is not None and (fault := delay_fault(command.spectator_delay)):
+            raise bad_field(("spectator_delay",), fault)
         for key, value in command.tags.items():
             if "\x00" in key + value:  # listings index tags as text, which PostgreSQL's cannot be
                 raise bad_field(("tags", key), "a tag may not hold a NUL character")
         names = tuple(s.name or f"Player {i + 1}" for i, s in enumerate(command.seats))
         clock = msgspec.to_builtins(command.clock) if command.clock else None
+        delay = command.spectator_delay
         return GameCreated(
             rules.NAME,
             merged,
@@ -140,6 +148,8 @@ class Commands:
             auto_chance,
             allow_undo,
             dict(command.tags),
+            command.rated,
+            msgspec.to_builtins(delay) if delay else None,
         )
 
     def store_new(

@@ -1,13 +1,15 @@
 """Read use cases: a game's state (now or at any version), legal moves, its log, records, lists.
 
 Reads are public but redacted for the caller: a seat token sees its own hand, the referee's
-sees everything, and a finished game is public in full.
+sees everything, and a finished game is public in full. A spectator of a game with a delay
+sees it as it was at the version its ``Sight`` names, on every route.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from datetime import UTC, datetime
+from typing import Any, NamedTuple
 
 import msgspec
 
@@ -18,9 +20,10 @@ from eventstore import StoredEvent
 from service import board
 from service.core.refusal import Refusal, refuse
 from service.usecases import records, tournament
-from service.usecases.replies import EventPage, GameSummary, LegalMoves, Played
+from service.usecases.ratings import Ratings
+from service.usecases.replies import EventOut, EventPage, GameSummary, LegalMoves, Played
 from service.usecases.repository import Game, Repository
-from service.usecases.views import event_out, moves_for, state_view
+from service.usecases.views import Sight, event_out, moves_for, sight, state_view
 
 
 class Queries:
@@ -32,51 +35,68 @@ class Queries:
         self.verifications: records.Kept[tuple[str, int], records.Verification]
         self.verifications = records.Kept(records.VERIFICATIONS_KEPT)
         self.documents = records.Documents()
+        self.ratings = Ratings(self.store)
 
     def state(self, game_id: str, token: str | None, at: int | None = None) -> GameView:
         """The state after event ``at`` (the current one without ``at``) as the caller sees it."""
-        game, replay, viewer = self.game_at(game_id, at, token)
-        return state_view(game, replay, viewer)
+        game, replay, seen = self.game_at(game_id, at, token)
+        return state_view(game, replay, seen.viewer, seen.finished)
 
     def game_at(
         self, game_id: str, at: int | None, token: str | None = None
-    ) -> tuple[Game, Replay, Viewer]:
-        """The game, its replay after event ``at`` (the one held without ``at``) and who
-        ``token`` is (checked first)."""
+    ) -> tuple[Game, Replay, Sight]:
+        """The game, its replay after event ``at`` (the last the caller sees without ``at``)
+        and how far the caller (``token``, checked first) sees it. An ``at`` beyond that is
+        400, with the spectators' last version as the end."""
         with self.games.open(game_id) as game:
-            viewer = game.role(token)
-            if at is None or at == game.version:
-                return game, game.replay, viewer
-        return game, self.games.replay_at(game_id, at), viewer
+            seen = sight(game, game.role(token), now())
+            at = seen.version if at is None else at
+            if not 1 <= at <= seen.version:
+                behind = spectators_behind(game) if seen.viewer is None else ""
+                raise refuse(
+                    "out-of-range",
+                    f"at={at} is outside this game's versions 1..{seen.version}{behind}",
+                    parameter="at",
+                )
+            if at == seen.version:
+                return game, self.games.behind(game, at), seen
+        return game, self.games.replay_at(game_id, at), seen
 
     def legal_moves(self, game_id: str, token: str | None) -> LegalMoves:
         """The caller's legal moves (every pending seat's for the referee or a spectator)."""
         with self.games.open(game_id) as game:
-            return LegalMoves(game.version, moves_for(game, game.role(token)))
+            seen = sight(game, game.role(token), now())
+            replay = self.games.behind(game, seen.version)
+            return LegalMoves(seen.version, moves_for(game, seen.viewer, replay))
 
     def events(self, game_id: str, token: str | None, after: int, limit: int) -> EventPage:
         """The log after version ``after``, a page at a time, redacted for the caller."""
         with self.games.open(game_id) as game:
-            viewer = game.role(token)
-            version = game.version
-        check_after(after, version)
-        stored = self.store.read(game_id, after=after, limit=limit)
-        return EventPage(version, [event_out(game, e, viewer) for e in stored])
+            seen = sight(game, game.role(token), now())
+        check_after(after, seen.version)
+        stored = self.store.read(game_id, after=after, until=seen.version, limit=limit)
+        return EventPage(
+            seen.version, [event_out(game, e, seen.viewer, seen.finished) for e in stored]
+        )
 
     def following(self, game_id: str, token: str | None, after: int) -> Viewer:
         """The caller's role for a stream of the log after ``after`` (checked)."""
         with self.games.open(game_id) as game:
-            viewer = game.role(token)
-            check_after(after, game.version)
-            return viewer
+            seen = sight(game, game.role(token), now())
+        check_after(after, seen.version)
+        return seen.viewer
 
-    def page(self, game_id: str, viewer: Viewer, cursor: int, size: int) -> tuple[list[Any], bool]:
-        """Events after ``cursor`` as ``viewer`` sees them, and whether the game has finished
-        with nothing after ``cursor`` (the end of a stream)."""
+    def page(self, game_id: str, viewer: Viewer, cursor: int, size: int) -> StreamPage:
+        """Events after ``cursor`` as ``viewer`` sees them now, whether the game has finished
+        for them with nothing after ``cursor`` (the end of a stream), and when the next
+        event hidden by a delay in seconds comes due."""
         with self.games.open(game_id) as game:
-            finished = game.finished and game.version <= cursor
-        stored = self.store.read(game_id, after=cursor, limit=size)
-        return [event_out(game, e, viewer) for e in stored], finished
+            seen = sight(game, viewer, now())
+            finished = seen.finished and game.version <= cursor
+            due = game.timeline.due(seen.version) if viewer is None and game.timeline else None
+        stored = self.store.read(game_id, after=cursor, until=seen.version, limit=size)
+        events = [event_out(game, e, viewer, seen.finished) for e in stored]
+        return StreamPage(events, finished, due)
 
     def results(
         self,
@@ -88,7 +108,7 @@ class Queries:
     ) -> tuple[list[GameSummary], str | None]:
         """A page of the games selected, oldest first, with their winners and pieces home,
         and the cursor of the next page (None on the last)."""
-        return tournament.listing(self.store, status, ruleset, tag, limit, cursor)
+        return tournament.listing(self.games, status, ruleset, tag, limit, cursor)
 
     def standings(self, tag: str | None) -> tournament.Standings:
         """Wins per player name over the finished games with ``tag``, ties by pieces home."""
@@ -106,7 +126,7 @@ class Queries:
         document is kept whole (within ``Documents``' budget), any other's events are read a
         page at a time as the pieces are taken."""
         with self.games.open(game_id) as game:
-            check_may_see_all(game, game.role(token))
+            check_may_see_all(sight(game, game.role(token), now()))
             head, version, finished = records.audit_head(game), game.version, game.finished
             seed, chance = game.secrets.seed, game.created.chance
 
@@ -123,7 +143,7 @@ class Queries:
         """The self-contained game record, as one JSON document in pieces (a finished game's
         kept whole, like its audit)."""
         with self.games.open(game_id) as game:
-            check_may_see_all(game, game.role(token))
+            check_may_see_all(sight(game, game.role(token), now()))
             version, finished = game.version, game.finished
             pieces = records.streamed_record(game, self.store)
         return (
@@ -138,11 +158,12 @@ class Queries:
         except Refusal:
             return None
 
-    def board_svg(self, game_id: str, at: int | None) -> str:
-        """The board after event ``at`` (the current one without ``at``) as SVG."""
-        game, replay, _ = self.game_at(game_id, at)
+    def board_svg(self, game_id: str, token: str | None, at: int | None) -> str:
+        """The board after event ``at`` (the last the caller sees without ``at``) as SVG."""
+        game, replay, seen = self.game_at(game_id, at, token)
         log = self.store.read(game_id, until=replay.version)
-        return board.draw(msgspec.to_builtins(state_view(game, replay, None)), log_moves(log))
+        view = state_view(game, replay, None, seen.finished)
+        return board.draw(msgspec.to_builtins(view), log_moves(log))
 
     def role(self, game_id: str, token: str | None) -> Viewer:
         """Who ``token`` is in a game (None: no token)."""
@@ -152,16 +173,42 @@ class Queries:
         """Refuse an unknown game (404)."""
         self.games.cached(game_id)
 
-    def played(self, game_id: str, token: str | None, stored: list[StoredEvent]) -> Played:
-        """The reply to a write: the events it stored, the state now and the caller's moves.
+    def played(
+        self, game_id: str, token: str | None, stored: list[StoredEvent], with_state: bool = True
+    ) -> Played:
+        """The reply to a write: the events it stored, the state now (unless not wanted) and
+        the caller's moves.
         The game as held unless that is behind the events (a retry of a write whose first try
         has not yet been taken into the game, or a write of another process): then the log."""
         behind = bool(stored) and self.games.cached(game_id).version < stored[-1].version
         with self.games.open(game_id) if behind else self.games.held(game_id) as game:
             viewer = game.role(token)
             events = [event_out(game, e, viewer) for e in stored]
-            view = state_view(game, game.replay, viewer)
-            return Played(game.version, events, view, moves_for(game, viewer))
+            moves = moves_for(game, viewer)
+            if not with_state:
+                return Played(game.version, events, moves)
+            return Played(game.version, events, moves, state_view(game, game.replay, viewer))
+
+
+class StreamPage(NamedTuple):
+    """A stream's read: the events shown, whether the stream ends, and when (if ever) the
+    next event a delay in seconds hides comes due."""
+
+    events: list[EventOut]
+    finished: bool
+    due: datetime | None
+
+
+def now() -> datetime:
+    """The time a delay in seconds is measured at."""
+    return datetime.now(UTC)
+
+
+def spectators_behind(game: Game) -> str:
+    """A detail's note that spectators see ``game`` behind live."""
+    if game.timeline is None:
+        return ""
+    return f" (its spectators see it {game.timeline.delay.describe()} behind)"
 
 
 def log_moves(log: list[StoredEvent]) -> list[tuple[str, dict[str, Any]]]:
@@ -179,7 +226,8 @@ def check_after(after: int, version: int) -> None:
         )
 
 
-def check_may_see_all(game: Game, viewer: Viewer) -> None:
-    """The whole log is the referee's while a game runs, and everyone's once it has finished."""
-    if viewer != "referee" and not game.finished:
+def check_may_see_all(seen: Sight) -> None:
+    """The whole log is the referee's while a game runs, and everyone's once it has finished
+    (for a delayed game's spectators: once they see it finished)."""
+    if seen.viewer != "referee" and not seen.finished:
         raise refuse("forbidden", "the full log of a running game is for the referee only")

@@ -51,18 +51,20 @@ class EventPage(msgspec.Struct, frozen=True):
     events: list[EventOut]
 
 
-class Played(msgspec.Struct, frozen=True):
-    """A write's reply; ``legal_moves`` saves the caller a GET /legal-moves before its next move."""
+class Played(msgspec.Struct, frozen=True, omit_defaults=True):
+    """A write's reply; ``legal_moves`` saves the caller a GET /legal-moves before its next move.
+    ``state`` is left out when the caller asked for ``Prefer: return=minimal``."""
 
     version: int
     events: list[EventOut]
-    state: GameView
     legal_moves: list[Move]
+    state: GameView | msgspec.UnsetType = msgspec.UNSET
 
 
 class GameSummary(msgspec.Struct, frozen=True):
     """A game in lists and results: who played, who won, how many pieces each got home (a
-    running game has no winners and no pieces home yet), and when it finished."""
+    running game has no winners and no pieces home yet), when it finished, and whether its
+    result counts towards ratings."""
 
     id: str
     ruleset: str
@@ -74,6 +76,7 @@ class GameSummary(msgspec.Struct, frozen=True):
     winners: list[str]
     pieces_home: dict[str, int]
     finished_at: str | None = None
+    rated: bool = True
 
 
 class GameList(msgspec.Struct, frozen=True):

@@ -38,6 +38,7 @@ from eventstore import (
 )
 from service.core.actor import Actor
 from service.core.clocks import Clock, ClockState, acted_for, parse_at
+from service.core.delay import Timeline, parse_delay
 from service.core.referee import Verdict
 from service.core.refusal import Refusal, refuse
 from service.usecases import summaries, tokens
@@ -64,6 +65,11 @@ class Game:
         self.lock = threading.RLock()
         self.replay = replay
         self.clock: ClockState | None = None
+        self.known: dict[str, Viewer] = {}  # tokens identified already (only valid ones)
+        self.timeline: Timeline | None = None
+        """A game with a spectator delay: its events' times and moves."""
+        self.delayed: Replay | None = None
+        """The replay last made for its spectators (``Repository.behind``)."""
 
     @property
     def created(self) -> GameCreated:
@@ -85,10 +91,20 @@ class Game:
         """Who a bearer token is in this game; a wrong token is refused."""
         if token is None:
             return None
+        if token in self.known:  # a write asks three times: its rate limit, judging, reply
+            return self.known[token]
         role = tokens.identify(token, self.secrets.referee, self.secrets.seats)
         if role is None:
             raise refuse("unauthorized", f"the token is not valid for game {self.id}")
+        self.known[token] = role  # at most the referee's and one per seat
         return role
+
+
+def note(game: Game, events: Iterable[StoredEvent]) -> None:
+    """Add stored events to a delayed game's timeline."""
+    if game.timeline is not None:
+        for stored in events:
+            game.timeline.add(stored.version, stored.type, parse_at(stored.at))
 
 
 def to_domain(stored: StoredEvent) -> Event:
@@ -166,6 +182,10 @@ class Repository:
         game = Game(game_id, self.fold(game_id), msgspec.convert(private, Secrets))
         if game.created.clock is not None:
             game.clock = self._clock_of(game)
+        delay = parse_delay(game.created.spectator_delay)
+        if delay is not None:
+            game.timeline = Timeline(delay)
+            note(game, self.store.read(game_id))
         return game
 
     def _evict(self) -> None:
@@ -180,6 +200,8 @@ class Repository:
 
     def _catch_up(self, game: Game, events: Iterable[StoredEvent]) -> None:
         """Fold new events into a game; fold it again from the start if an undo needs to."""
+        events = list(events)
+        note(game, events)
         try:
             for stored in events:
                 event = to_domain(stored)
@@ -204,6 +226,27 @@ class Repository:
             pending = game.rules.to_act(replay.state)
             clock.update(parse_at(stored.at), acted_for(stored.by, event), pending)
         return clock
+
+    def behind(self, game: Game, version: int) -> Replay:
+        """The game (held under its lock) at ``version``, for its spectators: folded on from
+        the replay last made for them when that is not past ``version`` (their version only
+        grows, so this is usually the events since their last read), else from a snapshot."""
+        if version == game.version:
+            return game.replay
+        held = game.delayed
+        if held is not None and held.version == version:
+            return held
+        replay: Replay | None = None
+        if held is not None and held.version < version:
+            replay = Replay(held.created, held.top, held.version)  # frames are immutable
+            replay.complete = held.complete
+            try:
+                for stored in self.store.read(game.id, after=held.version, until=version):
+                    replay.push(stored.version, to_domain(stored), stored.by)
+            except MissingHistory:
+                replay = None
+        game.delayed = replay if replay is not None else self.fold(game.id, version)
+        return game.delayed
 
     def complete(self, game: Game) -> None:
         """Fold a game restored from a snapshot again from the start: undo needs every frame."""
@@ -311,6 +354,7 @@ class Repository:
         if game.version != version or stored[-1].version != verdict.after.version:
             return
         if game.clock is None:
+            note(game, stored)
             game.replay = verdict.after
             return
         self._catch_up(game, stored)

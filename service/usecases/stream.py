@@ -18,6 +18,7 @@ import random
 import time
 from collections.abc import AsyncGenerator, Iterator
 from contextlib import contextmanager, suppress
+from datetime import UTC, datetime
 from typing import NamedTuple
 
 import anyio
@@ -90,6 +91,11 @@ class Message(NamedTuple):
     data: str
 
 
+def seconds_until(moment: datetime) -> float:
+    """Seconds from now to ``moment`` (0 once past)."""
+    return max((moment - datetime.now(UTC)).total_seconds(), 0.0)
+
+
 async def game_events(
     queries: Queries, game_id: str, viewer: Viewer, after: int
 ) -> AsyncGenerator[Message, None]:
@@ -97,15 +103,16 @@ async def game_events(
 
     The log is read again on news from the store (see the module's docstring), so the
     stream also sees writes of other service processes (at once on PostgreSQL, within about
-    a second on one SQLite file), and by the slow safety poll.
+    a second on one SQLite file), and by the slow safety poll. A spectator of a game with a
+    delay gets each event once it is theirs to see: on the append that releases it (a delay in
+    moves) or when it comes due (a delay in seconds: the stream sleeps until then).
     """
     cursor, keep_alive = after, time.monotonic() + KEEPALIVE_SECONDS
     with news_of(queries.store, game_id) as news:
         while True:
             news.clear()
-            shown, finished = await anyio.to_thread.run_sync(
-                queries.page, game_id, viewer, cursor, PAGE
-            )
+            page = await anyio.to_thread.run_sync(queries.page, game_id, viewer, cursor, PAGE)
+            shown, finished = page.events, page.finished
             for event in shown:
                 cursor = event.version
                 yield Message(event.type, event.version, msgspec.json.encode(event).decode())
@@ -115,6 +122,8 @@ async def game_events(
             if finished:
                 return
             read_at = news.next_read()
+            if page.due is not None:  # a delay in seconds: read again when the next comes due
+                read_at = min(read_at, time.monotonic() + seconds_until(page.due))
             while not await news.wait(min(read_at, keep_alive) - time.monotonic()):
                 now = time.monotonic()
                 if now >= keep_alive:

@@ -1,6 +1,6 @@
 """A game's summary: what listings, results and standings read, kept by the store beside the
 log (the store's ``Summary``: kind = the rule set, status, tags, and a document of seat names,
-winners and pieces home per name).
+winners and pieces home per name, whether the game is rated, and its teams as lists of seats).
 
 When it is written: in the transaction of the append that creates a game, and of every append
 that changes its status (the move, clock or adjudication that finishes it; the undo that
@@ -17,14 +17,16 @@ of a database written before summaries existed: the app runs it when it starts).
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import structlog
 
 from domain.events import GameCreated, parse_event
-from domain.model import status_of
+from domain.model import View, status_of
 from domain.replay import Replay
 from eventstore import EventStore, StoredEvent, Summarised, Summary, SummaryQuery
+from service.core.clocks import parse_at
 from service.usecases.replies import GameSummary
 
 FINISHED = "finished"  # the status ``status_of`` gives a finished game
@@ -40,14 +42,28 @@ def summary_of(replay: Replay) -> Summary:
     created = replay.created
     names = list(created.seats)
     home = dict.fromkeys(names, 0)
-    winners: list[str] = []
+    view = replay.rules.view(replay.state, None)
     finished = bool(replay.state.finished)
     if finished:
         for seat, count in replay.rules.finished(replay.state).items():
             home[names[seat]] += count
-        winners = [names[seat] for seat in replay.rules.view(replay.state, None).winners]
-    document: dict[str, Any] = {"seats": names, "winners": winners, "pieces_home": home}
+    document: dict[str, Any] = {
+        "seats": names,
+        "winners": [names[seat] for seat in view.winners] if finished else [],
+        "pieces_home": home,
+        "rated": created.rated,
+        "teams": teams_of(view, len(names)),
+    }
+    if created.spectator_delay is not None:
+        document["spectator_delay"] = created.spectator_delay
     return Summary(created.ruleset, status_of(finished), dict(created.tags), document)
+
+
+def teams_of(view: View, seats: int) -> list[list[int]]:
+    """The seats that win or lose together: the view's ``teams`` where the rule set has them
+    (partners), else each seat alone."""
+    teams = getattr(view, "teams", None)
+    return [list(team) for team in teams] if teams else [[seat] for seat in range(seats)]
 
 
 def changes_status(before: Replay, after: Replay) -> bool:
@@ -56,21 +72,35 @@ def changes_status(before: Replay, after: Replay) -> bool:
 
 
 def game_summary(row: Summarised) -> GameSummary:
-    """A stored summary as the API lists a game."""
+    """A stored summary as the API lists a game now: a game whose end its spectators' delay
+    still hides is listed as running, with no result."""
     summary, document = row.summary, row.summary.document
-    finished = summary.status == FINISHED
+    finished = summary.status == FINISHED and not end_hidden(row, datetime.now(UTC))
+    seats = list(document["seats"])
     return GameSummary(
         id=row.stream_id,
         ruleset=summary.kind,
-        status=summary.status,
+        status=summary.status if finished else status_of(False),
         version=row.version,
-        seats=list(document["seats"]),
+        seats=seats,
         created_at=row.created_at,
         tags=dict(summary.tags),
-        winners=list(document["winners"]),
-        pieces_home=dict(document["pieces_home"]),
+        winners=list(document["winners"]) if finished else [],
+        pieces_home=dict(document["pieces_home"]) if finished else dict.fromkeys(seats, 0),
         finished_at=row.updated_at if finished else None,
+        rated=bool(document.get("rated", True)),  # summaries kept before ``rated`` existed
     )
+
+
+def end_hidden(row: Summarised, now: datetime) -> bool:
+    """Whether a finished game's end is still hidden from its spectators at ``now``: its
+    delay is in seconds and they have not passed since it finished (a delay in moves ends
+    with the game)."""
+    delay = row.summary.document.get("spectator_delay") or {}
+    seconds = delay.get("seconds")
+    if row.summary.status != FINISHED or not isinstance(seconds, int):
+        return False
+    return parse_at(row.updated_at) + timedelta(seconds=seconds) > now
 
 
 def from_log(events: Iterable[StoredEvent]) -> tuple[Summary, str, int]:

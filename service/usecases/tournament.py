@@ -7,15 +7,17 @@ from __future__ import annotations
 
 import base64
 from collections.abc import Iterable, Iterator
+from datetime import UTC, datetime
 
 import msgspec
 
-from eventstore import EventStore, SummaryQuery
+from eventstore import EventStore, Summarised, SummaryQuery
 from service.core.refusal import refuse
 from service.usecases import summaries
 from service.usecases.records import GameRecord, streamed_record
 from service.usecases.replies import GameSummary
 from service.usecases.repository import Repository
+from service.usecases.views import sight
 
 ARCHIVE_FORMAT = "tabula-archive"
 NDJSON = "application/x-ndjson"
@@ -63,20 +65,37 @@ def selection(
 
 
 def listing(
-    store: EventStore,
+    games: Repository,
     status: str | None,
     ruleset: str | None,
     tag: str | None,
     limit: int,
     cursor: str | None,
 ) -> tuple[list[GameSummary], str | None]:
-    """A page of games, oldest first, and the cursor of the next page (None on the last)."""
+    """A page of games, oldest first, and the cursor of the next page (None on the last).
+    Listings are everyone's, so a game with a spectator delay is listed as its spectators
+    see it: a game whose end they do not see yet as running (and left out of a page of
+    ``status=finished``), at the version they see."""
     query = selection(status, ruleset, tag, read_cursor(cursor), limit + 1)
-    rows = store.summaries(query)
+    rows = games.store.summaries(query)
     more = len(rows) > limit
     rows = rows[:limit]
     after = make_cursor(rows[-1].created_at, rows[-1].stream_id) if more else None
-    return [summaries.game_summary(row) for row in rows], after
+    listed = [as_spectators_see(games, row) for row in rows]
+    if status is not None:
+        listed = [game for game in listed if game.status == status]
+    return listed, after
+
+
+def as_spectators_see(games: Repository, row: Summarised) -> GameSummary:
+    """A game's listing as its spectators see it now (read from its log only when it has a
+    delay and they do not see its end)."""
+    listed = summaries.game_summary(row)
+    if listed.status == summaries.FINISHED or "spectator_delay" not in row.summary.document:
+        return listed
+    with games.glance(row.stream_id) as game:
+        version = sight(game, None, datetime.now(UTC)).version
+    return msgspec.structs.replace(listed, version=min(version, listed.version))
 
 
 def make_cursor(created_at: str, game_id: str) -> str:
@@ -104,10 +123,11 @@ def read_cursor(cursor: str | None) -> tuple[str, str] | None:
 
 
 def finished_games(store: EventStore, tag: str | None) -> Iterator[GameSummary]:
-    """Every finished game with ``tag``, oldest first, read from the summaries a page at a
-    time (a bad tag is refused at once, before anything is read)."""
+    """Every finished game with ``tag`` whose end its spectators see, oldest first, read from
+    the summaries a page at a time (a bad tag is refused at once, before anything is read)."""
     query = selection(summaries.FINISHED, tag=tag)
-    return (summaries.game_summary(row) for row in summaries.every(store, query))
+    listed = (summaries.game_summary(row) for row in summaries.every(store, query))
+    return (game for game in listed if game.status == summaries.FINISHED)
 
 
 def standings(tag: str | None, finished: Iterable[GameSummary]) -> Standings:
@@ -127,12 +147,13 @@ def standings(tag: str | None, finished: Iterable[GameSummary]) -> Standings:
 def archive(games: Repository, selected: Iterable[GameSummary]) -> Iterator[bytes]:
     """The records of the selected finished games as one ``Archive`` document in pieces, a
     page of one game's events at a time (each record ends at the version it had when its
-    turn came; a game reopened meanwhile is left out)."""
+    turn came; a game reopened meanwhile, or whose end its spectators do not see yet, is
+    left out)."""
     yield b'{"records":['
     separator = b""
     for summary in selected:
         with games.glance(summary.id) as game:
-            if not game.finished:
+            if not sight(game, None, datetime.now(UTC)).finished:
                 continue
             pieces = streamed_record(game, games.store)
         for piece in pieces:

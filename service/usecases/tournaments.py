@@ -41,6 +41,7 @@ from domain.tournament.state import Round, Tournament, apply, fold
 from eventstore import NewEvent, VersionConflict
 from service.core.clocks import Clock
 from service.core.commands import CreateBatch, CreateGame, SeatSpec
+from service.core.delay import SpectatorDelay
 from service.core.fields import bad_field
 from service.core.refusal import Refusal, refuse
 from service.usecases import tokens
@@ -92,8 +93,7 @@ def table_game(
     created: TournamentCreated, tournament_id: str, round_: int, table: int, seats: Sequence[str]
 ) -> CreateGame:
     """The game-creation command of one table: the one place where the tournament's settings
-    become its games' (so a setting games learn to take, such as ``rated`` or
-    ``spectator_delay``, is handed over here)."""
+    become its games' (``rated`` and ``spectator_delay`` included, as given)."""
     return CreateGame(
         ruleset=created.ruleset,
         seats=[SeatSpec(name) for name in seats],
@@ -101,6 +101,12 @@ def table_game(
         chance="external" if created.chance == "external" else "server",
         clock=msgspec.convert(created.clock, Clock) if created.clock else None,
         tags={"tournament": tournament_id, "round": str(round_), "table": str(table)},
+        rated=created.rated,
+        spectator_delay=(
+            msgspec.convert(created.spectator_delay, SpectatorDelay)
+            if created.spectator_delay
+            else None
+        ),
     )
 
 
@@ -160,7 +166,7 @@ class Tournaments:
             body.chance,
             msgspec.to_builtins(body.clock) if body.clock else None,
             body.rated,
-            body.spectator_delay,
+            msgspec.to_builtins(body.spectator_delay) if body.spectator_delay else None,
             teams,
         )
         least = self.least_table(created, rules.MIN_PLAYERS)

@@ -11,6 +11,7 @@ from domain.tournament.standings import PlayerStanding
 from eventstore import StoredEvent
 from service.core.clocks import Clock
 from service.core.commands import RulesetName, SeatName
+from service.core.delay import SpectatorDelay
 from service.usecases.records import GameRecord
 
 MAX_PLAYERS = 256
@@ -47,7 +48,7 @@ class CreateTournament(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     )
     bye_points: Annotated[int, msgspec.Meta(ge=0)] | None = None
     rated: bool = True
-    spectator_delay: dict[str, int] | None = None
+    spectator_delay: SpectatorDelay | None = None
 
 
 class PairRound(msgspec.Struct, frozen=True, forbid_unknown_fields=True):

@@ -2,13 +2,15 @@
 
 While a game runs, a seat sees its own hand and the referee sees everything; once it has
 finished, everything is public on every route (its record, audit and archive are complete so
-anyone can verify it; the revealed seed makes server-chance hands computable anyway).
+anyone can verify it; the revealed seed makes server-chance hands computable anyway). A
+spectator of a game with a delay (``service.core.delay``) sees it only up to the version its
+``Sight`` names, and as finished only once that is the game's end.
 """
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import cast
+from typing import NamedTuple, cast
 
 import msgspec
 
@@ -21,11 +23,31 @@ from service.usecases.replies import EventOut
 from service.usecases.repository import Game
 
 
-def state_view(game: Game, replay: Replay, viewer: Viewer) -> GameView:
+class Sight(NamedTuple):
+    """What a caller sees of a game now: who they are, the last version they may see and
+    whether they see it finished (then everything is public to them)."""
+
+    viewer: Viewer
+    version: int
+    finished: bool
+
+
+def sight(game: Game, viewer: Viewer, now: datetime) -> Sight:
+    """How far ``viewer`` sees ``game`` (held under its lock) at ``now``: live, except a
+    spectator of a game with a delay."""
+    version = game.version
+    if viewer is None and game.timeline is not None:
+        version = min(version, game.timeline.shown(now, game.finished))
+    return Sight(viewer, version, game.finished and version == game.version)
+
+
+def state_view(game: Game, replay: Replay, viewer: Viewer, public: bool | None = None) -> GameView:
     """The public model of a game at ``replay``'s version, as ``viewer`` may see it: the rule
-    set's view with the table's fields filled in."""
+    set's view with the table's fields filled in. ``public``: whether the viewer sees the game
+    finished (by default, whether it has finished)."""
+    public = game.finished if public is None else public
     created = replay.created
-    shown = replay.rules.view(replay.state, seen_by(game, viewer))
+    shown = replay.rules.view(replay.state, "referee" if public else viewer)
     colours = {p.seat: p.id.rsplit("-", 1)[0] for p in shown.pieces}
     view = msgspec.structs.replace(
         shown,
@@ -38,16 +60,17 @@ def state_view(game: Game, replay: Replay, viewer: Viewer) -> GameView:
         options=created.options,
         chance_mode=created.chance,
         seed_commitment=created.seed_commitment,
-        seed=game.secrets.seed if game.finished else None,
+        seed=game.secrets.seed if public else None,
         clock=game.clock.view(datetime.now(UTC)) if game.clock and replay is game.replay else None,
     )
     return cast(GameView, view)
 
 
-def moves_for(game: Game, viewer: Viewer) -> list[Move]:
-    """The caller's legal moves now: a seat's own, every pending seat's for the referee, and
-    for a spectator too unless the moves would name hidden cards."""
-    rules, state = game.rules, game.replay.state
+def moves_for(game: Game, viewer: Viewer, replay: Replay | None = None) -> list[Move]:
+    """The caller's legal moves now (or in ``replay``): a seat's own, every pending seat's for
+    the referee, and for a spectator too unless the moves would name hidden cards."""
+    replay = game.replay if replay is None else replay
+    rules, state = replay.rules, replay.state
     if isinstance(viewer, int):
         seats = [viewer]
     elif viewer is None and rules.redact is not no_secrets:
@@ -57,12 +80,15 @@ def moves_for(game: Game, viewer: Viewer) -> list[Move]:
     return [m for seat in seats for m in rules.legal_moves(state, seat)]
 
 
-def event_out(game: Game, stored: StoredEvent, viewer: Viewer) -> EventOut:
+def event_out(
+    game: Game, stored: StoredEvent, viewer: Viewer, public: bool | None = None
+) -> EventOut:
     """A stored event as ``viewer`` may see it. While a game with hidden cards runs, others'
     cards are replaced for everyone but the referee, and so are the hashes: a hash is over the
     true event, so trying each card against it would tell the card. They are public again
-    once the game has finished, when the whole chain can be checked."""
-    if seen_by(game, viewer) == "referee" or game.rules.redact is no_secrets:
+    once the game has finished (``public``, by default), when the whole chain can be checked."""
+    public = game.finished if public is None else public
+    if public or viewer == "referee" or game.rules.redact is no_secrets:
         data, prev_hash, hash_ = stored.data, stored.prev_hash, stored.hash
     else:
         data = event_data(game.rules.redact(parse_event(stored.type, stored.data), viewer))
@@ -70,8 +96,3 @@ def event_out(game: Game, stored: StoredEvent, viewer: Viewer) -> EventOut:
     return EventOut(
         game.id, stored.version, stored.type, data, stored.by, stored.at, prev_hash, hash_
     )
-
-
-def seen_by(game: Game, viewer: Viewer) -> Viewer:
-    """Whose eyes ``viewer`` reads with: once a game has finished, everyone sees everything."""
-    return "referee" if game.finished else viewer

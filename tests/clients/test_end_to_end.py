@@ -184,3 +184,28 @@ def test_games_page_by_page(client: Client) -> None:
             break
     assert seen == made
     assert [g.id for g in client.list_games(tag="cup:pages", limit=3)] == made[:3]
+
+
+def test_ratings_and_a_players_history_through_the_client(client: Client) -> None:
+    # the server is shared by the session's tests: names of this test's own
+    ann, bob = "Ann (ratings)", "Bob (ratings)"
+    rated = [client.create_game("race35", [ann, bob], auto_chance=True) for _ in range(2)]
+    client.create_game("race35", [ann, bob], auto_chance=True, rated=False)
+    board, cursor = {}, None
+    while True:
+        page = client.ratings("race35", limit=3, cursor=cursor)
+        board |= {rating.name: rating for rating in page.ratings}
+        if (cursor := next_cursor(page)) is None:
+            break
+    assert board[ann].games == board[bob].games == 2
+    assert board[ann].wins + board[bob].wins == 2
+    player = client.player(ann)
+    (race35,) = player.rulesets
+    assert race35.ruleset == "race35" and race35.rating == board[ann]
+    assert [game.game_id for game in race35.history] == [game.id for game in rated]
+    with pytest.raises(NotFound) as missing:
+        client.player("Nobody (ratings)")
+    assert missing.value.problem.slug == "player-not-found"
+    with pytest.raises(BadRequest) as unknown:
+        client.ratings("chess")
+    assert unknown.value.problem.slug == "unknown-ruleset"

@@ -67,6 +67,22 @@ def test_board_and_game_page(client: Client) -> None:
     assert "<html" in client.game_page(created.id).lower()
 
 
+def test_a_delayed_game_is_behind_for_a_client_without_a_token(client: Client) -> None:
+    created = client.create_game("race35", ["Ann", "Bob"], spectator_delay={"moves": 1})
+    seats = [client.with_token(token) for token in created.tokens.seats]
+    referee = client.with_token(created.tokens.referee)
+    for _ in range(3):
+        seats[referee.game(created.id).to_act[0].seat].play(created.id, "roll")
+    live = seats[0].game(created.id)
+    behind = client.game(created.id)
+    assert behind.version < live.version
+    assert client.events(created.id).version == behind.version
+    assert referee.game(created.id).version == live.version
+    assert seats[1].board_svg(created.id) != client.board_svg(created.id)
+    with pytest.raises(BadRequest):
+        client.state(created.id, at=live.version)
+
+
 async def every_operation_in_async(transport: httpx.ASGITransport) -> None:
     client = AsyncClient("http://tabula.test", transport=transport)
     try:

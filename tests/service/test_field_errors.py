@@ -333,6 +333,8 @@ GAME = {
     "allow_undo": False,
     "tags": {"round": "1"},
     "clock": {"per_decision": 30.0, "total": 600.0, "increment": 1.0, "on_timeout": "pass"},
+    "rated": True,
+    "spectator_delay": {"seconds": 30, "moves": 2},  # both: one field each for the sweep
 }
 EVENT = {
     "game_id": "g",
@@ -492,12 +494,22 @@ def test_a_wrong_type_in_any_body_field_is_a_400_naming_it(
     assert api.get("/games").json()["games"] == []
 
 
+DOCUMENT = json.loads((Path(__file__).parents[2] / "openapi" / "openapi.json").read_text())
+VALID = {"ruleset": "race35"}
+"""A right value of each required query parameter, so the one swept is the only one wrong."""
+
+
+def required(route: str) -> dict[str, str]:
+    """The required query parameters of ``route``'s GET, each with its right value."""
+    parameters = DOCUMENT["paths"][route]["get"].get("parameters", [])
+    return {p["name"]: VALID[p["name"]] for p in parameters if p["in"] == "query" and p["required"]}
+
+
 def query_parameters() -> list[tuple[str, str, list[Any] | None]]:
     """Every query parameter of the document that takes numbers or a fixed set: (path, name,
     its values if a fixed set)."""
-    document = json.loads((Path(__file__).parents[2] / "openapi" / "openapi.json").read_text())
     found = []
-    for route, operations in document["paths"].items():
+    for route, operations in DOCUMENT["paths"].items():
         for operation in operations.values():
             for parameter in operation.get("parameters", []):
                 schema = json.dumps(parameter.get("schema", {}))
@@ -525,7 +537,8 @@ def test_a_wrong_query_parameter_is_a_400_naming_it(
     api: TestClient[Any], route: str, name: str, allowed: list[Any] | None
 ) -> None:
     game = create(api)["id"]
-    reply = api.get(route.replace("{game_id}", game), params={name: "wrong"})
+    params = {**required(route), name: "wrong"}
+    reply = api.get(route.replace("{game_id}", game), params=params)
     problem = parameter_problem(reply, 400, "validation-failed", name)
     if allowed is not None:
         assert sorted(problem["allowed"]) == sorted(allowed)

@@ -299,3 +299,28 @@ def test_a_restarted_service_reads_its_tournaments_and_lists_only_games(
         assert len(shown["rounds"][0]["tables"]) == 3
         assert len(api.get("/games").json()["games"]) == 3
     assert "not summarised" not in capsys.readouterr().out
+
+
+def test_tables_are_rated_and_delayed_as_the_tournament_says(api: TestClient[Any]) -> None:
+    created = tournament(api, players=4, rated=False, spectator_delay={"moves": 3})
+    shown = api.get(f"/tournaments/{created['id']}").json()
+    assert shown["rated"] is False and shown["spectator_delay"] == {"moves": 3}
+    table = pair(api, created)["tables"][0]
+    listed = api.get("/games", params={"tag": f"tournament:{created['id']}"}).json()["games"]
+    assert [game["rated"] for game in listed] == [False]
+    tokens = {p["name"]: p["token"] for p in created["tokens"]["players"]}
+    seat = auth(tokens[table["seats"][0]])
+    for _ in range(4):  # race35: each roll plays itself
+        state = api.get(f"/games/{table['game_id']}", headers=seat).json()
+        pending = state["to_act"][0]["seat"]
+        move = {"move": "roll"}
+        mover = auth(tokens[table["seats"][pending]])
+        assert api.post(f"/games/{table['game_id']}/moves", json=move, headers=mover).is_success
+    live = api.get(f"/games/{table['game_id']}", headers=seat).json()["version"]
+    assert api.get(f"/games/{table['game_id']}").json()["version"] < live
+    both = {"seconds": 5, "moves": 5}
+    body = {"name": "x", "ruleset": "race35", "players": [{"name": "A"}, {"name": "B"}]}
+    found = problem(
+        api.post("/tournaments", json=body | {"spectator_delay": both}), 400, "validation-failed"
+    )
+    assert found["pointer"] == "/spectator_delay"

@@ -173,3 +173,37 @@ def test_viewer_follows_a_live_game(
     shows(page, now)
     assert page.locator("#moves li").count() == now
     screenshot(page, tmp_path, "viewer-live", record_property)
+
+
+def test_viewer_of_a_delayed_game_follows_it_behind_live(url: str, page: Page) -> None:
+    rng = random.Random(3)
+    with httpx.Client(base_url=url, timeout=10) as http:
+        body = {"ruleset": "sorry", "seats": [{}, {}], "auto_chance": True}
+        created = http.post("/games", json={**body, "spectator_delay": {"moves": 2}}).json()
+        game, referee = created["id"], {"Authorization": f"Bearer {created['tokens']['referee']}"}
+
+        def play_moves(count: int) -> int:
+            """``count`` random moves, chosen from the referee's live view; the version then."""
+            for _ in range(count):
+                state = http.get(f"/games/{game}", headers=referee).json()
+                seat = rng.choice(state["to_act"])["seat"]
+                token = {"Authorization": f"Bearer {created['tokens']['seats'][seat]}"}
+                moves = http.get(f"/games/{game}/legal-moves", headers=token).json()["moves"]
+                reply = http.post(
+                    f"/games/{game}/moves", json={"move": moves[0]["id"]}, headers=token
+                )
+                assert reply.status_code == 200, reply.text
+            live: int = http.get(f"/games/{game}", headers=referee).json()["version"]
+            return live
+
+        live = play_moves(4)
+        page.goto(f"{url}/games/{game}/view")
+        behind = version_of(url, game)
+        assert behind < live
+        shows(page, behind)
+        assert page.locator("#moves li").count() == behind
+        live = play_moves(3)
+        caught_up = version_of(url, game)
+        assert behind < caught_up < live
+        shows(page, caught_up)
+        assert page.locator("#moves li").count() == caught_up

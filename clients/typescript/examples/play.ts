@@ -91,6 +91,9 @@ async function main(): Promise<void> {
     if (moves > MAX_MOVES) {
       throw new Error(`game ${game_id} is not finished after ${moves} moves`);
     }
+    if (played.state === undefined) {
+      throw new Error("a reply without `state`, which only Prefer: return=minimal asks for");
+    }
     view = played.state;
   }
 

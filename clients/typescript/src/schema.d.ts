@@ -311,6 +311,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/players/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Player */
+        get: operations["getPlayer"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/ratings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Leaderboard */
+        get: operations["listRatings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/rulesets": {
         parameters: {
             query?: never;
@@ -647,10 +681,13 @@ export interface components {
             options?: {
                 [key: string]: unknown;
             };
+            /** @default true */
+            rated?: boolean;
             /** @enum {string} */
             ruleset: "ludo" | "parchis" | "parchis-2dice" | "partners" | "race35" | "sorry" | "sorry-hand";
             seats: components["schemas"]["SeatSpec"][];
             seed?: string | null;
+            spectator_delay?: components["schemas"]["SpectatorDelay"] | null;
             tags?: {
                 [key: string]: string;
             };
@@ -682,9 +719,7 @@ export interface components {
             ruleset: "ludo" | "parchis" | "parchis-2dice" | "partners" | "race35" | "sorry" | "sorry-hand";
             /** @default 4 */
             seats_per_table?: number;
-            spectator_delay?: {
-                [key: string]: number;
-            } | null;
+            spectator_delay?: components["schemas"]["SpectatorDelay"] | null;
         };
         /** Created */
         Created: {
@@ -782,10 +817,13 @@ export interface components {
             chance?: string;
             clock?: Record<string, never> | null;
             options: Record<string, never>;
+            /** @default true */
+            rated?: boolean;
             ruleset: string;
             seats: string[];
             /** @default  */
             seed_commitment?: string;
+            spectator_delay?: Record<string, never> | null;
             /** @default {} */
             tags?: {
                 [key: string]: string;
@@ -858,6 +896,8 @@ export interface components {
             pieces_home: {
                 [key: string]: number;
             };
+            /** @default true */
+            rated: boolean;
             ruleset: string;
             seats: string[];
             status: string;
@@ -877,6 +917,12 @@ export interface components {
         Health: {
             /** @default ok */
             status: string;
+        };
+        /** Leaderboard */
+        Leaderboard: {
+            next: string | null;
+            ratings: components["schemas"]["Rating"][];
+            ruleset: string;
         };
         /** LegalMoves */
         LegalMoves: {
@@ -1127,13 +1173,24 @@ export interface components {
         Played: {
             events: components["schemas"]["EventOut"][];
             legal_moves: components["schemas"]["Move"][];
-            state: components["schemas"]["Race35View"] | components["schemas"]["SorryView"] | components["schemas"]["SorryHandView"] | components["schemas"]["PartnersView"] | components["schemas"]["ParchisView"] | components["schemas"]["ParchisTwoDiceView"] | components["schemas"]["LudoView"];
+            state?: components["schemas"]["Race35View"] | components["schemas"]["SorryView"] | components["schemas"]["SorryHandView"] | components["schemas"]["PartnersView"] | components["schemas"]["ParchisView"] | components["schemas"]["ParchisTwoDiceView"] | components["schemas"]["LudoView"];
             version: number;
+        };
+        /** Player */
+        Player: {
+            name: string;
+            rulesets: components["schemas"]["PlayerRuleset"][];
         };
         /** PlayerOut */
         PlayerOut: {
             name: string;
             withdrawn: boolean;
+        };
+        /** PlayerRuleset */
+        PlayerRuleset: {
+            history: components["schemas"]["RatedGame"][];
+            rating: components["schemas"]["Rating"];
+            ruleset: string;
         };
         /** PlayerSpec */
         PlayerSpec: {
@@ -1205,6 +1262,26 @@ export interface components {
             /** @default 0 */
             version: number;
             winners: number[];
+        };
+        /** RatedGame */
+        RatedGame: {
+            finished_at: string;
+            game_id: string;
+            mu: number;
+            ordinal: number;
+            place: number;
+            places: number;
+            sigma: number;
+        };
+        /** Rating */
+        Rating: {
+            games: number;
+            mu: number;
+            name: string;
+            ordinal: number;
+            rank: number;
+            sigma: number;
+            wins: number;
         };
         /** RoundOut */
         RoundOut: {
@@ -1341,6 +1418,13 @@ export interface components {
             /** @default 0 */
             version: number;
             winners: number[];
+        };
+        /** SpectatorDelay */
+        SpectatorDelay: {
+            /** @description spectators see the game as it was before its last this many moves (until it finishes) */
+            moves?: number | null;
+            /** @description spectators see the events more than this many seconds old */
+            seconds?: number | null;
         };
         /** Standing */
         Standing: {
@@ -1849,7 +1933,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description game-not-found, tournament-not-found, ruleset-not-found, not-found */
+            /** @description game-not-found, tournament-not-found, ruleset-not-found, player-not-found, not-found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1865,6 +1949,8 @@ export interface operations {
             query?: never;
             header?: {
                 "Idempotency-Key"?: string | null;
+                /** @description `return=minimal` (RFC 7240): the reply leaves out `state` */
+                Prefer?: string | null;
             };
             path: {
                 game_id: string;
@@ -1913,7 +1999,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description game-not-found, tournament-not-found, ruleset-not-found, not-found */
+            /** @description game-not-found, tournament-not-found, ruleset-not-found, player-not-found, not-found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2016,7 +2102,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description game-not-found, tournament-not-found, ruleset-not-found, not-found */
+            /** @description game-not-found, tournament-not-found, ruleset-not-found, player-not-found, not-found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2058,7 +2144,16 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description game-not-found, tournament-not-found, ruleset-not-found, not-found */
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description game-not-found, tournament-not-found, ruleset-not-found, player-not-found, not-found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2074,6 +2169,8 @@ export interface operations {
             query?: never;
             header?: {
                 "Idempotency-Key"?: string | null;
+                /** @description `return=minimal` (RFC 7240): the reply leaves out `state` */
+                Prefer?: string | null;
             };
             path: {
                 game_id: string;
@@ -2122,7 +2219,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description game-not-found, tournament-not-found, ruleset-not-found, not-found */
+            /** @description game-not-found, tournament-not-found, ruleset-not-found, player-not-found, not-found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2219,7 +2316,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description game-not-found, tournament-not-found, ruleset-not-found, not-found */
+            /** @description game-not-found, tournament-not-found, ruleset-not-found, player-not-found, not-found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2272,7 +2369,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description game-not-found, tournament-not-found, ruleset-not-found, not-found */
+            /** @description game-not-found, tournament-not-found, ruleset-not-found, player-not-found, not-found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2339,7 +2436,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description game-not-found, tournament-not-found, ruleset-not-found, not-found */
+            /** @description game-not-found, tournament-not-found, ruleset-not-found, player-not-found, not-found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2388,7 +2485,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description game-not-found, tournament-not-found, ruleset-not-found, not-found */
+            /** @description game-not-found, tournament-not-found, ruleset-not-found, player-not-found, not-found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2404,6 +2501,8 @@ export interface operations {
             query?: never;
             header?: {
                 "Idempotency-Key"?: string | null;
+                /** @description `return=minimal` (RFC 7240): the reply leaves out `state` */
+                Prefer?: string | null;
             };
             path: {
                 game_id: string;
@@ -2452,7 +2551,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description game-not-found, tournament-not-found, ruleset-not-found, not-found */
+            /** @description game-not-found, tournament-not-found, ruleset-not-found, player-not-found, not-found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2548,7 +2647,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description game-not-found, tournament-not-found, ruleset-not-found, not-found */
+            /** @description game-not-found, tournament-not-found, ruleset-not-found, player-not-found, not-found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2564,6 +2663,8 @@ export interface operations {
             query?: never;
             header?: {
                 "Idempotency-Key"?: string | null;
+                /** @description `return=minimal` (RFC 7240): the reply leaves out `state` */
+                Prefer?: string | null;
             };
             path: {
                 game_id: string;
@@ -2612,7 +2713,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description game-not-found, tournament-not-found, ruleset-not-found, not-found */
+            /** @description game-not-found, tournament-not-found, ruleset-not-found, player-not-found, not-found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2697,7 +2798,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description game-not-found, tournament-not-found, ruleset-not-found, not-found */
+            /** @description game-not-found, tournament-not-found, ruleset-not-found, player-not-found, not-found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2724,6 +2825,85 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Health"];
+                };
+            };
+        };
+    };
+    getPlayer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Player"];
+                };
+            };
+            /** @description Bad request syntax or unsupported method */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        extra?: null | {
+                            [key: string]: unknown;
+                        } | unknown[];
+                        status_code: number;
+                    };
+                };
+            };
+            /** @description game-not-found, tournament-not-found, ruleset-not-found, player-not-found, not-found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listRatings: {
+        parameters: {
+            query: {
+                ruleset: string;
+                limit?: number | null;
+                cursor?: string | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Leaderboard"];
+                };
+            };
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -2783,7 +2963,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description game-not-found, tournament-not-found, ruleset-not-found, not-found */
+            /** @description game-not-found, tournament-not-found, ruleset-not-found, player-not-found, not-found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2941,7 +3121,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description game-not-found, tournament-not-found, ruleset-not-found, not-found */
+            /** @description game-not-found, tournament-not-found, ruleset-not-found, player-not-found, not-found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2999,7 +3179,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description game-not-found, tournament-not-found, ruleset-not-found, not-found */
+            /** @description game-not-found, tournament-not-found, ruleset-not-found, player-not-found, not-found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3057,7 +3237,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description game-not-found, tournament-not-found, ruleset-not-found, not-found */
+            /** @description game-not-found, tournament-not-found, ruleset-not-found, player-not-found, not-found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3119,7 +3299,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description game-not-found, tournament-not-found, ruleset-not-found, not-found */
+            /** @description game-not-found, tournament-not-found, ruleset-not-found, player-not-found, not-found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3222,7 +3402,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description game-not-found, tournament-not-found, ruleset-not-found, not-found */
+            /** @description game-not-found, tournament-not-found, ruleset-not-found, player-not-found, not-found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3284,7 +3464,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description game-not-found, tournament-not-found, ruleset-not-found, not-found */
+            /** @description game-not-found, tournament-not-found, ruleset-not-found, player-not-found, not-found */
             404: {
                 headers: {
                     [name: string]: unknown;
