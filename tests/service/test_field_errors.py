@@ -390,7 +390,7 @@ BODIES: dict[str, dict[str, Any]] = {
         "points": [1, 0],
         "bye_points": 0,
         "rated": True,
-        "spectator_delay": {"moves": 1},
+        "spectator_delay": {"seconds": 30, "moves": 2},  # both: one field each for the sweep
     },
     "PairRound": {"expected_version": 1},
     "Withdraw": {"player": "Ann", "reason": "r"},
