@@ -13,6 +13,8 @@ import msgspec
 
 from service.settings import Settings
 from service.usecases.records import GameRecord, verify_record
+from service.usecases.tournaments_records import verify_tournament
+from service.usecases.tournaments_wire import TOURNAMENT_FORMAT, TournamentRecord
 
 if TYPE_CHECKING:
     import uvicorn
@@ -63,8 +65,14 @@ def parse(argv: list[str]) -> argparse.Namespace:
         "set (the whole leaderboard, as GET /ratings pages it). A running server's ratings "
         "catch up with the rebuilt summaries at their next read.",
     )
-    verify = commands.add_parser("verify", help="check exported game records offline")
-    verify.add_argument("records", nargs="+", help="game record JSON files (from /export)")
+    verify = commands.add_parser(
+        "verify", help="check exported game and tournament records offline"
+    )
+    verify.add_argument(
+        "records",
+        nargs="+",
+        help="game records (/export), archives (/archive) or tournament records (/record)",
+    )
     args = parser.parse_args(argv)
     args.settings = msgspec.structs.replace(
         defaults,
@@ -150,7 +158,8 @@ def rebuild_ratings(settings: Settings) -> int:
 
 
 def verify_files(paths: list[str]) -> int:
-    """Verify each record or archive file; one verdict per record; 1 when any fails."""
+    """Verify each record, archive or tournament record file; one verdict per record (a
+    tournament's, then each of its games'); 1 when any fails."""
     failed = 0
     for path in paths:
         try:
@@ -160,14 +169,21 @@ def verify_files(paths: list[str]) -> int:
             failed += 1
             continue
         for name, record in records:
-            failed += not report(name, record)
+            if isinstance(record, TournamentRecord):
+                failed += not report_tournament(name, record)
+                records += [(f"{name}#{game.game_id}", game) for game in record.games]
+            else:
+                failed += not report(name, record)
     return 1 if failed else 0
 
 
-def read_records(path: str) -> list[tuple[str, GameRecord]]:
-    """The records in a file: one game record, or an archive of them (``records``)."""
+def read_records(path: str) -> list[tuple[str, GameRecord | TournamentRecord]]:
+    """The records in a file: one game record, an archive of them (``records``), or a
+    tournament's record (its games' records within)."""
     with open(path, "rb") as file:
         document = msgspec.json.decode(file.read())
+    if isinstance(document, dict) and document.get("format") == TOURNAMENT_FORMAT:
+        return [(path, msgspec.convert(document, TournamentRecord))]
     if isinstance(document, dict) and "records" in document:
         archive = msgspec.convert(document["records"], list[GameRecord])
         return [(f"{path}#{record.game_id}", record) for record in archive]
@@ -182,6 +198,21 @@ def report(name: str, record: GameRecord) -> bool:
         return False
     chance = "chance checked against the seed" if verdict.chance_checked else "chance not checked"
     print(f"{name}: valid: {verdict.events} events, chain intact, moves legal, {chance}")
+    return True
+
+
+def report_tournament(name: str, record: TournamentRecord) -> bool:
+    """Print the verdict on a tournament's own log and on how its games agree with it."""
+    verdict = verify_tournament(record)
+    if not verdict.valid:
+        for problem in verdict.problems:
+            print(f"{name}: INVALID: {problem}")
+        return False
+    state = "finished" if verdict.finished else "running"
+    print(
+        f"{name}: valid tournament ({state}): {verdict.events} events, chain intact, "
+        f"{verdict.games} games, each a table of it with its result"
+    )
     return True
 
 

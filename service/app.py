@@ -27,10 +27,12 @@ from service.api.problems import handle
 from service.api.ratings import RatingsController
 from service.api.tarpit import slow_refusals
 from service.api.tournament import TournamentController
+from service.api.tournaments import TournamentsController
 from service.core import clocks
 from service.core import commands as command_bodies
 from service.settings import Settings
 from service.store import open_store
+from service.usecases import tournaments_wire
 from service.usecases.commands import Commands
 from service.usecases.queries import Queries
 from service.usecases.sweeper import Sweeper
@@ -70,6 +72,7 @@ def create_app(settings: Settings | None = None, store: EventStore | None = None
             BoardController,
             TournamentController,
             RatingsController,
+            TournamentsController,
             docs_asset,
             lobby,
             play_page,
@@ -79,6 +82,7 @@ def create_app(settings: Settings | None = None, store: EventStore | None = None
         dependencies={
             "commands": Provide(lambda: commands, use_cache=True, sync_to_thread=False),
             "queries": Provide(after_commands(queries), use_cache=True, sync_to_thread=False),
+            "tournaments": Provide(lambda: cases.tournaments, use_cache=True, sync_to_thread=False),
         },
         exception_handlers={Exception: handle},
         middleware=[import_limits, bodies.check_bodies],
@@ -99,7 +103,7 @@ def create_app(settings: Settings | None = None, store: EventStore | None = None
         logging_config=None,
         debug=False,
     )
-    finish(app.openapi_schema, strict_structs(command_bodies, clocks))
+    finish(app.openapi_schema, strict_structs(command_bodies, clocks, tournaments_wire))
     # Around the whole app, not as route middleware: a request to an unknown path is logged
     # and answered with an X-Request-ID and the security headers like every other, and its
     # 404 counts against the client's refusals. The request logger times each request and

@@ -16,6 +16,7 @@ from tabula_client.bots import (
     play_game,
     play_game_async,
     play_game_flow,
+    play_table_flow,
 )
 from tabula_client.client import AsyncClient, Client
 from tabula_client.errors import (
@@ -130,4 +131,5 @@ __all__ = [
     "play_game",
     "play_game_async",
     "play_game_flow",
+    "play_table_flow",
 ]

@@ -286,34 +286,54 @@ def play_game_flow(
         ruleset, names, options=options, chance="server", seed=server_seed(seed)
     )
     referee = routes.with_token(created.tokens.referee)
-    seats = [routes.with_token(token) for token in created.tokens.seats]
     players_bots = seat_bots(len(names), bots, seed)
+    return (
+        yield from play_table_flow(
+            referee, created.id, created.tokens.seats, bots=players_bots, on_event=on_event
+        )
+    )
+
+
+def play_table_flow(
+    watcher: Routes,
+    game_id: str,
+    seat_tokens: Sequence[str],
+    *,
+    bots: Sequence[Bot] | Mapping[int, Bot] | None = None,
+    seed: int | str | None = None,
+    on_event: EventHandler | None = None,
+) -> Flow[GameView]:
+    """Let bots play a game that exists (a tournament's table, say) to the end, each seat with
+    its token; the final view as ``watcher`` (the referee, or anyone once it has finished)
+    sees it. A flow, like ``play_game_flow``."""
+    seats = [watcher.with_token(token) for token in seat_tokens]
+    players_bots = seat_bots(len(seats), bots, seed)
     feed = EventFeed(on_event)
     if on_event is not None:
-        yield from _catch_up(referee, created.id, feed)
-    view: GameView = yield referee.game(created.id)
+        yield from _catch_up(watcher, game_id, feed)
+    view: GameView = yield watcher.game(game_id)
     latest: tuple[int, PlayResult] | None = None  # the last write: by which seat, its reply
     while not view.is_finished:
         last = None
         for seat in pending_seats(view):
             own = latest[1] if latest is not None and latest[0] == seat else None
-            result = yield from _play_turn(seats[seat], players_bots[seat], created, own)
+            result = yield from _play_turn(seats[seat], players_bots[seat], game_id, own)
             if result is not None:
                 last, latest = result, (seat, result)
                 if feed.continues(result):
                     feed.emit(result.events)
                 else:
-                    yield from _catch_up(referee, created.id, feed)
+                    yield from _catch_up(watcher, game_id, feed)
         if last is None:
-            raise GameStuck(f"game {created.id} is {view.status} but no seat can move")
+            raise GameStuck(f"game {game_id} is {view.status} but no seat can move")
         assert last.state is not None  # bots play with whole replies: they choose from the state
         view = last.state
-    final: GameView = yield referee.game(created.id)
+    final: GameView = yield watcher.game(game_id)
     return final
 
 
 def _play_turn(
-    seat: Routes, bot: Bot, created: CreatedGame, own: PlayResult | None
+    seat: Routes, bot: Bot, game_id: str, own: PlayResult | None
 ) -> Flow[PlayResult | None]:
     """One seat's move, chosen by its bot from its legal moves (``None`` if it has none).
 
@@ -322,14 +342,14 @@ def _play_turn(
     """
     if own is not None and own.legal_moves and own.state is not None:
         move = bot.choose(own.state, own.legal_moves)
-        played: PlayResult = yield seat.play(created.id, move, expected_version=own.version)
+        played: PlayResult = yield seat.play(game_id, move, expected_version=own.version)
         return played
-    legal: LegalMoves = yield seat.legal_moves(created.id)
+    legal: LegalMoves = yield seat.legal_moves(game_id)
     if not legal.moves:
         return None
-    view: GameView = yield seat.game(created.id)
+    view: GameView = yield seat.game(game_id)
     result: PlayResult = yield seat.play(
-        created.id, bot.choose(view, legal.moves), expected_version=legal.version
+        game_id, bot.choose(view, legal.moves), expected_version=legal.version
     )
     return result
 

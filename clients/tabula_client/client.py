@@ -170,6 +170,13 @@ class Client(Acting):
     archive = sync(Routes.archive)
     ratings = sync(Routes.ratings)
     player = sync(Routes.player)
+    create_tournament = sync(Routes.create_tournament)
+    pair_round = sync(Routes.pair_round)
+    tournament = sync(Routes.tournament)
+    my_table = sync(Routes.my_table)
+    tournament_standings = sync(Routes.tournament_standings)
+    withdraw = sync(Routes.withdraw)
+    export_tournament = sync(Routes.export_tournament)
 
 
 class AsyncClient(Acting):
@@ -272,6 +279,13 @@ class AsyncClient(Acting):
     archive = asynchronous(Routes.archive)
     ratings = asynchronous(Routes.ratings)
     player = asynchronous(Routes.player)
+    create_tournament = asynchronous(Routes.create_tournament)
+    pair_round = asynchronous(Routes.pair_round)
+    tournament = asynchronous(Routes.tournament)
+    my_table = asynchronous(Routes.my_table)
+    tournament_standings = asynchronous(Routes.tournament_standings)
+    withdraw = asynchronous(Routes.withdraw)
+    export_tournament = asynchronous(Routes.export_tournament)
 
 
 class SyncStream:

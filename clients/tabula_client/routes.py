@@ -40,7 +40,15 @@ from tabula_client.models import (
     StoredEvent,
 )
 from tabula_client.sse import Message
-from tabula_client.wire import CreateGame, RuleSetDetail
+from tabula_client.wire import (
+    CreateGame,
+    MyTable,
+    RoundPairedReply,
+    RuleSetDetail,
+    TournamentCreatedReply,
+    TournamentStandings,
+    TournamentView,
+)
 
 T = TypeVar("T")
 DEFAULT_URL = "http://127.0.0.1:8000"
@@ -74,6 +82,13 @@ OPERATIONS = {
     "archive": "archive",
     "listRatings": "ratings",
     "getPlayer": "player",
+    "createTournament": "create_tournament",
+    "pairRound": "pair_round",
+    "getTournament": "tournament",
+    "myTable": "my_table",
+    "tournamentStandings": "tournament_standings",
+    "withdrawPlayer": "withdraw",
+    "exportTournament": "export_tournament",
 }
 """The method of ``Routes``, ``Client`` and ``AsyncClient`` for each operation id of
 openapi.json (a test checks that none is missing)."""
@@ -307,6 +322,57 @@ class Routes:
         """``GET /players/{name}``: the player's rating and rated games in each rule set."""
         return self._call("GET", "/players/" + quote(name, safe=""), _decoder(Player))
 
+    def create_tournament(
+        self,
+        name: str,
+        ruleset: str,
+        players: Sequence[str],
+        **settings: Unpack[TournamentSettings],
+    ) -> Call[TournamentCreatedReply]:
+        """``POST /tournaments``: a new tournament (``settings``: ``format``, ``rounds``,
+        ``seats_per_table``, ``options``, ``chance``, ``clock``, ``points``, ``bye_points``,
+        ...); the reply holds the director's and every player's token, once."""
+        body = {"name": name, "ruleset": ruleset, "players": [{"name": p} for p in players]}
+        body.update(msgspec.to_builtins(settings))
+        return self._call("POST", "/tournaments", _decoder(TournamentCreatedReply), json=body)
+
+    def pair_round(
+        self, tournament_id: str, expected_version: int | None = None
+    ) -> Call[RoundPairedReply]:
+        """``POST /tournaments/{id}/rounds`` (the director's token): pair the next round and
+        create its games."""
+        body = _with_version({}, expected_version)
+        path = _tournament_path(tournament_id, "rounds")
+        return self._call("POST", path, _decoder(RoundPairedReply), json=body)
+
+    def tournament(self, tournament_id: str) -> Call[TournamentView]:
+        """``GET /tournaments/{id}``: settings, players, rounds, tables and results."""
+        return self._call("GET", _tournament_path(tournament_id), _decoder(TournamentView))
+
+    def my_table(self, tournament_id: str) -> Call[MyTable]:
+        """``GET /tournaments/{id}/me`` (a player's token): the player's table, seat and seat
+        token in the latest round."""
+        return self._call("GET", _tournament_path(tournament_id, "me"), _decoder(MyTable))
+
+    def tournament_standings(self, tournament_id: str) -> Call[TournamentStandings]:
+        """``GET /tournaments/{id}/standings``: points per place, best first."""
+        path = _tournament_path(tournament_id, "standings")
+        return self._call("GET", path, _decoder(TournamentStandings))
+
+    def withdraw(self, tournament_id: str, player: str, reason: str = "") -> Call[TournamentView]:
+        """``POST /tournaments/{id}/withdrawals`` (the director's or the player's token): the
+        player is paired no more."""
+        body = {"player": player, "reason": reason}
+        path = _tournament_path(tournament_id, "withdrawals")
+        return self._call("POST", path, _decoder(TournamentView), json=body)
+
+    def export_tournament(self, tournament_id: str) -> Call[dict[str, Any]]:
+        """``GET /tournaments/{id}/record``: the tournament's log and its finished games'
+        records, as the server sent them (decoded JSON: written back out as it is, it
+        verifies with ``python -m service verify``)."""
+        path = _tournament_path(tournament_id, "record")
+        return self._call("GET", path, _decoder(dict[str, Any]))
+
     def _write(
         self,
         game_id: str,
@@ -366,6 +432,22 @@ class Routes:
             headers=all_headers,
             extensions={"timeout": httpx.Timeout(self.timeout).as_dict()},
         )
+
+
+class TournamentSettings(TypedDict, total=False):
+    """What ``create_tournament`` takes beyond the name, rule set and players (all optional;
+    see ``POST /tournaments``)."""
+
+    format: Literal["swiss", "round-robin"]
+    rounds: int
+    seats_per_table: int
+    options: Mapping[str, Any]
+    chance: Chance
+    clock: Mapping[str, Any]
+    points: Sequence[int]
+    bye_points: int
+    rated: bool
+    spectator_delay: Mapping[str, int]
 
 
 class GameSettings(TypedDict, total=False):
@@ -461,6 +543,10 @@ def _with_version(body: dict[str, Any], expected_version: int | None) -> dict[st
 
 def _game_path(game_id: str, *rest: str) -> str:
     return "/".join(("/games", quote(game_id, safe=""), *rest))
+
+
+def _tournament_path(tournament_id: str, *rest: str) -> str:
+    return "/".join(("/tournaments", quote(tournament_id, safe=""), *rest))
 
 
 def _ok(response: httpx.Response) -> httpx.Response:

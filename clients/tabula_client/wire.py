@@ -184,6 +184,24 @@ class CreateGame(msgspec.Struct, frozen=True, kw_only=True):
     tags: dict[str, str] = {}
 
 
+class CreateTournament(msgspec.Struct, frozen=True, kw_only=True):
+    """``CreateTournament``."""
+
+    bye_points: int | None = None
+    chance: Literal['server', 'external'] = 'server'
+    clock: Clock | None = None
+    format: Literal['swiss', 'round-robin'] = 'swiss'
+    name: str
+    options: dict[str, Any] = {}
+    players: list[PlayerSpec] = []
+    points: list[int] = []
+    rated: bool = True
+    rounds: int | None = None
+    ruleset: Literal['ludo', 'parchis', 'parchis-2dice', 'partners', 'race35', 'sorry', 'sorry-hand']
+    seats_per_table: int = 4
+    spectator_delay: SpectatorDelay | None = None
+
+
 class Created(msgspec.Struct, frozen=True, kw_only=True):
     """``Created``."""
 
@@ -403,11 +421,33 @@ class MoveUndoneEvent(EventOutBase, frozen=True, kw_only=True, tag='MoveUndone')
     data: MoveUndoneData
 
 
+class MyTable(msgspec.Struct, frozen=True, kw_only=True):
+    """``MyTable``."""
+
+    bye: bool
+    game_id: str | None = None
+    game_status: str | None = None
+    name: str
+    round: int
+    seat: int | None = None
+    seat_token: str | None = None
+    status: str
+    table: int | None = None
+    tournament_id: str
+    withdrawn: bool
+
+
 class Outcome(msgspec.Struct, frozen=True, kw_only=True):
     """``Outcome``."""
 
     card: str | None = None
     dice: list[int] | None = None
+
+
+class PairRound(msgspec.Struct, frozen=True, kw_only=True):
+    """``PairRound``."""
+
+    expected_version: int | None = None
 
 
 class ParchisTwoDiceView(GameViewBase, frozen=True, kw_only=True, tag='parchis-2dice'):
@@ -484,12 +524,46 @@ class Player(msgspec.Struct, frozen=True, kw_only=True):
     rulesets: list[PlayerRuleset] = []
 
 
+class PlayerOut(msgspec.Struct, frozen=True, kw_only=True):
+    """``PlayerOut``."""
+
+    name: str
+    withdrawn: bool
+
+
 class PlayerRuleset(msgspec.Struct, frozen=True, kw_only=True):
     """``PlayerRuleset``."""
 
     history: list[RatedGame] = []
     rating: Rating
     ruleset: str
+
+
+class PlayerSpec(msgspec.Struct, frozen=True, kw_only=True):
+    """``PlayerSpec``."""
+
+    name: str
+
+
+class PlayerStanding(msgspec.Struct, frozen=True, kw_only=True):
+    """``PlayerStanding``."""
+
+    byes: int
+    games: int
+    name: str
+    opponents_points: int
+    pieces_home: int
+    points: int
+    rank: int
+    wins: int
+    withdrawn: bool
+
+
+class PlayerToken(msgspec.Struct, frozen=True, kw_only=True):
+    """``PlayerToken``."""
+
+    name: str
+    token: str
 
 
 class PostChance(msgspec.Struct, frozen=True, kw_only=True):
@@ -545,6 +619,22 @@ class Rating(msgspec.Struct, frozen=True, kw_only=True):
     rank: int
     sigma: float
     wins: int
+
+
+class RoundOut(msgspec.Struct, frozen=True, kw_only=True):
+    """``RoundOut``."""
+
+    byes: list[str] = []
+    closed: bool
+    round: int
+    tables: list[TableOut] = []
+
+
+class RoundPairedReply(msgspec.Struct, frozen=True, kw_only=True):
+    """``RoundPairedReply``."""
+
+    round: RoundOut
+    version: int
 
 
 class RuleSetDetail(msgspec.Struct, frozen=True, kw_only=True):
@@ -668,6 +758,18 @@ class StepData(msgspec.Struct, frozen=True, kw_only=True):
     to: str = ''
 
 
+class TableOut(msgspec.Struct, frozen=True, kw_only=True):
+    """``TableOut``."""
+
+    game_id: str
+    pieces_home: dict[str, int] = {}
+    points: dict[str, int] = {}
+    seats: list[str] = []
+    status: Literal['active', 'finished']
+    table: int
+    winners: list[str] = []
+
+
 class TimeExpiredData(msgspec.Struct, frozen=True, kw_only=True):
     """A seat's clock ran out; what follows (a random move, a forfeit) are their own events."""
 
@@ -686,6 +788,74 @@ class Tokens(msgspec.Struct, frozen=True, kw_only=True):
 
     referee: str
     seats: list[str] = []
+
+
+class TournamentCreatedReply(msgspec.Struct, frozen=True, kw_only=True):
+    """``TournamentCreatedReply``."""
+
+    id: str
+    tokens: TournamentTokens
+    version: int
+
+
+class TournamentEventOut(msgspec.Struct, frozen=True, kw_only=True):
+    """``TournamentEventOut``."""
+
+    at: str
+    by: int | str
+    data: dict[str, Any] = {}
+    hash: str
+    prev_hash: str
+    tournament_id: str
+    type: str
+    version: int
+
+
+class TournamentRecord(msgspec.Struct, frozen=True, kw_only=True):
+    """``TournamentRecord``."""
+
+    events: list[TournamentEventOut] = []
+    format: str = 'tabula-tournament-record'
+    format_version: int = 1
+    games: list[GameRecord] = []
+    tournament_id: str
+
+
+class TournamentStandings(msgspec.Struct, frozen=True, kw_only=True):
+    """``TournamentStandings``."""
+
+    rounds_closed: int
+    standings: list[PlayerStanding] = []
+    status: str
+    tournament_id: str
+
+
+class TournamentTokens(msgspec.Struct, frozen=True, kw_only=True):
+    """``TournamentTokens``."""
+
+    director: str
+    players: list[PlayerToken] = []
+
+
+class TournamentView(msgspec.Struct, frozen=True, kw_only=True):
+    """``TournamentView``."""
+
+    bye_points: int
+    format: str
+    id: str
+    name: str
+    options: dict[str, Any] = {}
+    players: list[PlayerOut] = []
+    points: list[int] = []
+    rated: bool
+    round_count: int
+    rounds: list[RoundOut] = []
+    ruleset: str
+    seats_per_table: int
+    spectator_delay: dict[str, int] | None = None
+    status: Literal['registering', 'active', 'finished']
+    teams: bool
+    version: int
 
 
 class TurnPassedData(msgspec.Struct, frozen=True, kw_only=True):
@@ -717,6 +887,13 @@ class Verification(msgspec.Struct, frozen=True, kw_only=True):
     first_bad: int | None = None
     reason: str | None = None
     valid: bool
+
+
+class Withdraw(msgspec.Struct, frozen=True, kw_only=True):
+    """``Withdraw``."""
+
+    player: str
+    reason: str = ''
 
 
 EventOut: TypeAlias = AdjudicatedEvent | CardDrawnEvent | CardExchangedEvent | CardsDealtEvent | DeckShuffledEvent | DiceRolledEvent | GameCreatedEvent | GameFinishedEvent | MovePlayedEvent | MoveUndoneEvent | SeedRevealedEvent | TimeExpiredEvent | TurnPassedEvent

@@ -8,7 +8,7 @@ command on the game as it is, append the verdict with the version it was judged 
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -49,6 +49,14 @@ WRITE_ATTEMPTS = 8  # an async move judged again after another write came betwee
 Now = Callable[[], datetime]
 
 
+class Holders(msgspec.Struct, frozen=True):
+    """Who holds a new game's tokens, as the hashes of tokens given out elsewhere (a
+    tournament's director referees its tables, its players sit with their own tokens)."""
+
+    referee: str
+    seats: tuple[str, ...]
+
+
 class Commands:
     """The writes of the service."""
 
@@ -58,12 +66,14 @@ class Commands:
         self.now = now
         self.moves = Tally()  # moves played (appended, not replayed), by rule set
 
-    def create(self, command: CreateGame) -> Created:
-        """Validate and store a new game; the tokens are shown only in this reply."""
+    def create(self, command: CreateGame, holders: Holders | None = None) -> Created:
+        """Validate and store a new game; the tokens are shown only in this reply. With
+        ``holders`` (a tournament's table) the game takes those token hashes instead of new
+        tokens, and the reply's tokens are empty."""
         seed = command.seed or tokens.new_seed()
         created = self.setup(command, chance.commitment(seed))
         verdict = open_game(created, Seeded(seed))
-        return self.store_new(verdict.after, verdict.batch, seed, {})
+        return self.store_new(verdict.after, verdict.batch, seed, {}, holders)
 
     def import_record(self, record: GameRecord) -> Created:
         """Judge a record again event by event, then store it as a new game with new tokens;
@@ -85,8 +95,11 @@ class Commands:
         seed = record.seed or tokens.new_seed()
         return self.store_new(replay, batch, seed, {"imported_from": record.game_id})
 
-    def create_batch(self, batch: CreateBatch) -> BatchCreated:
-        """Create every table, after checking them all: a bad table creates none."""
+    def create_batch(
+        self, batch: CreateBatch, holders: Sequence[Holders] | None = None
+    ) -> BatchCreated:
+        """Create every table, after checking them all: a bad table creates none (``holders``:
+        each table's token hashes, as ``create`` takes them)."""
         if not batch.games:
             raise bad_field(("games",), "a batch needs at least one game")
         for index, command in enumerate(batch.games):
@@ -99,7 +112,10 @@ class Commands:
                 raise refuse(error.slug, f"table {index}: {error.detail}", **extra) from None
             except GameError as error:
                 raise refuse("bad-setup", f"table {index}: {error}") from None
-        return BatchCreated([self.create(command) for command in batch.games])
+        held: Sequence[Holders | None] = holders or [None] * len(batch.games)
+        return BatchCreated(
+            [self.create(command, h) for command, h in zip(batch.games, held, strict=True)]
+        )
 
     def setup(self, command: CreateGame, commitment: str) -> GameCreated:
         """The first event of a game ``command`` creates, checked (every setting in it)."""
@@ -137,12 +153,25 @@ class Commands:
             rules.VERSION,
         )
 
-    def store_new(self, after: Replay, batch: Batch, seed: str, meta: dict[str, Any]) -> Created:
-        """Store a new game's first events with fresh tokens (shown only in this reply); a
-        timed game's clocks start now."""
+    def store_new(
+        self,
+        after: Replay,
+        batch: Batch,
+        seed: str,
+        meta: dict[str, Any],
+        holders: Holders | None = None,
+    ) -> Created:
+        """Store a new game's first events with fresh tokens (shown only in this reply), or
+        with the token hashes of ``holders``; a timed game's clocks start now."""
         created = after.created
-        referee, seats = tokens.new_token(), [tokens.new_token() for _ in created.seats]
-        secrets = Secrets(tokens.token_hash(referee), [tokens.token_hash(t) for t in seats], seed)
+        if holders is None:
+            referee, seats = tokens.new_token(), [tokens.new_token() for _ in created.seats]
+            secrets = Secrets(
+                tokens.token_hash(referee), [tokens.token_hash(t) for t in seats], seed
+            )
+        else:
+            referee, seats = "", [""] * len(created.seats)
+            secrets = Secrets(holders.referee, list(holders.seats), seed)
         game_id = uuid.uuid4().hex
         listed = {"ruleset": created.ruleset, "seats": list(created.seats), "tags": created.tags}
         self.store.append(

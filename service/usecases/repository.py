@@ -177,7 +177,7 @@ class Repository:
     def _load(self, game_id: str) -> Game:
         """The game folded from its latest snapshot and the events after it."""
         private = self.store.private(game_id)
-        if private is None:
+        if private is None or "seed" not in private:  # none, or a tournament's stream
             raise refuse("game-not-found", f"no game with id {game_id!r}")
         game = Game(game_id, self.fold(game_id), msgspec.convert(private, Secrets))
         if game.created.clock is not None:

@@ -30,6 +30,7 @@ from service.core.clocks import parse_at
 from service.usecases.replies import GameSummary
 
 FINISHED = "finished"  # the status ``status_of`` gives a finished game
+TOURNAMENT = "tournament"  # the ``kind`` in a tournament stream's meta
 PAGE = 1000
 """Summaries read at a time by standings, archives and ``fill``."""
 SAVE_ATTEMPTS = 5
@@ -143,12 +144,20 @@ def fill(store: EventStore) -> int:
     written, left = 0, set[str]()
     while ids := [i for i in store.unsummarised(PAGE + len(left)) if i not in left]:
         for stream_id in ids:
-            if save_from_log(store, stream_id):
+            if is_tournament(store, stream_id):
+                left.add(stream_id)  # a tournament's stream: no game, no summary
+            elif save_from_log(store, stream_id):
                 written += 1
             elif store.summary(stream_id) is None:
                 left.add(stream_id)
                 structlog.get_logger().warning("game not summarised", game_id=stream_id)
     return written
+
+
+def is_tournament(store: EventStore, stream_id: str) -> bool:
+    """Whether a stream is a tournament's (its creation says so in the stream's meta)."""
+    info = store.stream(stream_id)
+    return info is not None and info.meta.get("kind") == TOURNAMENT
 
 
 def save_from_log(store: EventStore, stream_id: str) -> bool:

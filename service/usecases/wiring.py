@@ -9,6 +9,7 @@ from service.usecases.commands import Commands, Now
 from service.usecases.figures import Figures
 from service.usecases.queries import Queries
 from service.usecases.repository import MAX_LIVE_GAMES, Repository
+from service.usecases.tournaments import Tournaments
 
 
 class UseCases:
@@ -22,6 +23,7 @@ class UseCases:
         self.games = Repository(store, max_live)
         self.commands = Commands(self.games, now)
         self.queries = Queries(self.games)
+        self.tournaments = Tournaments(self.commands)
         self.figures = Figures(self.games, self.commands.moves, now)
         self.create = self.commands.create
         self.play = self.commands.play

@@ -18,6 +18,7 @@ RUNS = [
     (["bots.py", "--games", "4"], "GreedyBot"),
     (["abuse.py", "--seconds", "0.3", "--quick"], "attacker saw"),
     (["reads.py", "--sizes", "30", "120", "--reads", "2"], "standings ms"),
+    (["pairings.py", "--players", "8", "--seeds", "1"], "first seats"),
 ]
 
 

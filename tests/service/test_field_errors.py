@@ -32,6 +32,7 @@ from service.core.commands import (
 from service.core.fields import pointer, written
 from service.settings import Settings
 from service.usecases.records import GameRecord
+from service.usecases.tournaments_wire import CreateTournament, PairRound, Withdraw
 from tests.service.conftest import auth, create
 from tests.service.test_bad_input import expect_problem
 
@@ -376,12 +377,40 @@ BODIES: dict[str, dict[str, Any]] = {
         "winners": [0],
         "expected_version": 1,
     },
+    "CreateTournament": {
+        "name": "Club night",
+        "ruleset": "race35",
+        "players": [{"name": "Ann"}, {"name": "Bob"}],
+        "format": "swiss",
+        "rounds": 1,
+        "seats_per_table": 2,
+        "options": {},
+        "chance": "server",
+        "clock": {"per_decision": 30.0, "total": 600.0, "increment": 1.0, "on_timeout": "pass"},
+        "points": [1, 0],
+        "bye_points": 0,
+        "rated": True,
+        "spectator_delay": {"seconds": 30, "moves": 2},  # both: one field each for the sweep
+    },
+    "PairRound": {"expected_version": 1},
+    "Withdraw": {"player": "Ann", "reason": "r"},
 }
 """A body of every type a route decodes, each field given, that decodes (a valid shape)."""
 
 TYPES = {
     t.__name__: t
-    for t in (CreateGame, CreateBatch, GameRecord, PlayMove, Undo, PostChance, Adjudicate)
+    for t in (
+        CreateGame,
+        CreateBatch,
+        GameRecord,
+        PlayMove,
+        Undo,
+        PostChance,
+        Adjudicate,
+        CreateTournament,
+        PairRound,
+        Withdraw,
+    )
 }
 WRONG: list[Any] = [12345, "wrong", [], {}]
 Where = tuple[str | int, ...]
@@ -394,7 +423,9 @@ def json_routes(app: Litestar) -> list[tuple[str, str]]:
         for handler in getattr(route, "route_handlers", []):
             data = handler.parsed_fn_signature.parameters.get("data")
             if data is not None:
-                routes.append((route.path.replace("{game_id:str}", "g0"), data.annotation.__name__))
+                path = route.path.replace("{game_id:str}", "g0")
+                path = path.replace("{tournament_id:str}", "t0")
+                routes.append((path, data.annotation.__name__))
     return sorted(routes)
 
 

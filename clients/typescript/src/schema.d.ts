@@ -396,6 +396,125 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/tournaments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Create */
+        post: operations["createTournament"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tournaments/{tournament_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Tournament */
+        get: operations["getTournament"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tournaments/{tournament_id}/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Me */
+        get: operations["myTable"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tournaments/{tournament_id}/record": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Record */
+        get: operations["exportTournament"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tournaments/{tournament_id}/rounds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Pair */
+        post: operations["pairRound"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tournaments/{tournament_id}/standings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Standings */
+        get: operations["tournamentStandings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tournaments/{tournament_id}/withdrawals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Withdraw */
+        post: operations["withdrawPlayer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -572,6 +691,35 @@ export interface components {
             tags?: {
                 [key: string]: string;
             };
+        };
+        /** CreateTournament */
+        CreateTournament: {
+            bye_points?: number | null;
+            /**
+             * @default server
+             * @enum {string}
+             */
+            chance?: "server" | "external";
+            clock?: components["schemas"]["Clock"] | null;
+            /**
+             * @default swiss
+             * @enum {string}
+             */
+            format?: "swiss" | "round-robin";
+            name: string;
+            options?: {
+                [key: string]: unknown;
+            };
+            players: components["schemas"]["PlayerSpec"][];
+            points?: number[];
+            /** @default true */
+            rated?: boolean;
+            rounds?: number | null;
+            /** @enum {string} */
+            ruleset: "ludo" | "parchis" | "parchis-2dice" | "partners" | "race35" | "sorry" | "sorry-hand";
+            /** @default 4 */
+            seats_per_table?: number;
+            spectator_delay?: components["schemas"]["SpectatorDelay"] | null;
         };
         /** Created */
         Created: {
@@ -878,10 +1026,28 @@ export interface components {
             type: "MoveUndone";
             version: number;
         };
+        /** MyTable */
+        MyTable: {
+            bye: boolean;
+            game_id: string | null;
+            game_status: string | null;
+            name: string;
+            round: number;
+            seat: number | null;
+            seat_token: string | null;
+            status: string;
+            table: number | null;
+            tournament_id: string;
+            withdrawn: boolean;
+        };
         /** Outcome */
         Outcome: {
             card?: string | null;
             dice?: number[] | null;
+        };
+        /** PairRound */
+        PairRound: {
+            expected_version?: number | null;
         };
         /** ParchisTwoDiceView */
         ParchisTwoDiceView: {
@@ -1017,11 +1183,37 @@ export interface components {
             name: string;
             rulesets: components["schemas"]["PlayerRuleset"][];
         };
+        /** PlayerOut */
+        PlayerOut: {
+            name: string;
+            withdrawn: boolean;
+        };
         /** PlayerRuleset */
         PlayerRuleset: {
             history: components["schemas"]["RatedGame"][];
             rating: components["schemas"]["Rating"];
             ruleset: string;
+        };
+        /** PlayerSpec */
+        PlayerSpec: {
+            name: string;
+        };
+        /** PlayerStanding */
+        PlayerStanding: {
+            byes: number;
+            games: number;
+            name: string;
+            opponents_points: number;
+            pieces_home: number;
+            points: number;
+            rank: number;
+            wins: number;
+            withdrawn: boolean;
+        };
+        /** PlayerToken */
+        PlayerToken: {
+            name: string;
+            token: string;
         };
         /** PostChance */
         PostChance: {
@@ -1092,6 +1284,18 @@ export interface components {
             rank: number;
             sigma: number;
             wins: number;
+        };
+        /** RoundOut */
+        RoundOut: {
+            byes: string[];
+            closed: boolean;
+            round: number;
+            tables: components["schemas"]["TableOut"][];
+        };
+        /** RoundPairedReply */
+        RoundPairedReply: {
+            round: components["schemas"]["RoundOut"];
+            version: number;
         };
         /** RuleSetDetail */
         RuleSetDetail: {
@@ -1259,6 +1463,21 @@ export interface components {
             /** @default  */
             to?: string;
         };
+        /** TableOut */
+        TableOut: {
+            game_id: string;
+            pieces_home: {
+                [key: string]: number;
+            };
+            points: {
+                [key: string]: number;
+            };
+            seats: string[];
+            /** @enum {string} */
+            status: "active" | "finished";
+            table: number;
+            winners: string[];
+        };
         /**
          * TimeExpired
          * @description A seat's clock ran out; what follows (a random move, a forfeit) are their own events.
@@ -1286,6 +1505,71 @@ export interface components {
         Tokens: {
             referee: string;
             seats: string[];
+        };
+        /** TournamentCreatedReply */
+        TournamentCreatedReply: {
+            id: string;
+            tokens: components["schemas"]["TournamentTokens"];
+            version: number;
+        };
+        /** TournamentEventOut */
+        TournamentEventOut: {
+            at: string;
+            by: number | string;
+            data: {
+                [key: string]: unknown;
+            };
+            hash: string;
+            prev_hash: string;
+            tournament_id: string;
+            type: string;
+            version: number;
+        };
+        /** TournamentRecord */
+        TournamentRecord: {
+            events: components["schemas"]["TournamentEventOut"][];
+            /** @default tabula-tournament-record */
+            format: string;
+            /** @default 1 */
+            format_version: number;
+            games: components["schemas"]["GameRecord"][];
+            tournament_id: string;
+        };
+        /** TournamentStandings */
+        TournamentStandings: {
+            rounds_closed: number;
+            standings: components["schemas"]["PlayerStanding"][];
+            status: string;
+            tournament_id: string;
+        };
+        /** TournamentTokens */
+        TournamentTokens: {
+            director: string;
+            players: components["schemas"]["PlayerToken"][];
+        };
+        /** TournamentView */
+        TournamentView: {
+            bye_points: number;
+            format: string;
+            id: string;
+            name: string;
+            options: {
+                [key: string]: unknown;
+            };
+            players: components["schemas"]["PlayerOut"][];
+            points: number[];
+            rated: boolean;
+            round_count: number;
+            rounds: components["schemas"]["RoundOut"][];
+            ruleset: string;
+            seats_per_table: number;
+            spectator_delay: {
+                [key: string]: number;
+            } | null;
+            /** @enum {string} */
+            status: "registering" | "active" | "finished";
+            teams: boolean;
+            version: number;
         };
         /** TurnPassed */
         TurnPassedData: {
@@ -1322,6 +1606,12 @@ export interface components {
             first_bad: number | null;
             reason: string | null;
             valid: boolean;
+        };
+        /** Withdraw */
+        Withdraw: {
+            player: string;
+            /** @default  */
+            reason?: string;
         };
     };
     responses: never;
@@ -1645,7 +1935,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description game-not-found, ruleset-not-found, player-not-found, not-found */
+            /** @description game-not-found, tournament-not-found, ruleset-not-found, player-not-found, not-found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1711,7 +2001,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description game-not-found, ruleset-not-found, player-not-found, not-found */
+            /** @description game-not-found, tournament-not-found, ruleset-not-found, player-not-found, not-found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1720,7 +2010,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description version-conflict, not-your-turn, game-over, waiting-for-chance, nothing-to-undo */
+            /** @description version-conflict, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, tournament-finished */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1814,7 +2104,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description game-not-found, ruleset-not-found, player-not-found, not-found */
+            /** @description game-not-found, tournament-not-found, ruleset-not-found, player-not-found, not-found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1865,7 +2155,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description game-not-found, ruleset-not-found, player-not-found, not-found */
+            /** @description game-not-found, tournament-not-found, ruleset-not-found, player-not-found, not-found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1931,7 +2221,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description game-not-found, ruleset-not-found, player-not-found, not-found */
+            /** @description game-not-found, tournament-not-found, ruleset-not-found, player-not-found, not-found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1940,7 +2230,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description version-conflict, not-your-turn, game-over, waiting-for-chance, nothing-to-undo */
+            /** @description version-conflict, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, tournament-finished */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2028,7 +2318,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description game-not-found, ruleset-not-found, player-not-found, not-found */
+            /** @description game-not-found, tournament-not-found, ruleset-not-found, player-not-found, not-found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2081,7 +2371,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description game-not-found, ruleset-not-found, player-not-found, not-found */
+            /** @description game-not-found, tournament-not-found, ruleset-not-found, player-not-found, not-found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2148,7 +2438,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description game-not-found, ruleset-not-found, player-not-found, not-found */
+            /** @description game-not-found, tournament-not-found, ruleset-not-found, player-not-found, not-found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2197,7 +2487,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description game-not-found, ruleset-not-found, player-not-found, not-found */
+            /** @description game-not-found, tournament-not-found, ruleset-not-found, player-not-found, not-found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2263,7 +2553,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description game-not-found, ruleset-not-found, player-not-found, not-found */
+            /** @description game-not-found, tournament-not-found, ruleset-not-found, player-not-found, not-found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2272,7 +2562,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description version-conflict, not-your-turn, game-over, waiting-for-chance, nothing-to-undo */
+            /** @description version-conflict, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, tournament-finished */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2359,7 +2649,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description game-not-found, ruleset-not-found, player-not-found, not-found */
+            /** @description game-not-found, tournament-not-found, ruleset-not-found, player-not-found, not-found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2425,7 +2715,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description game-not-found, ruleset-not-found, player-not-found, not-found */
+            /** @description game-not-found, tournament-not-found, ruleset-not-found, player-not-found, not-found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2434,7 +2724,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description version-conflict, not-your-turn, game-over, waiting-for-chance, nothing-to-undo */
+            /** @description version-conflict, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, tournament-finished */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2510,7 +2800,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description game-not-found, ruleset-not-found, player-not-found, not-found */
+            /** @description game-not-found, tournament-not-found, ruleset-not-found, player-not-found, not-found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2576,7 +2866,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description game-not-found, ruleset-not-found, player-not-found, not-found */
+            /** @description game-not-found, tournament-not-found, ruleset-not-found, player-not-found, not-found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2675,7 +2965,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description game-not-found, ruleset-not-found, player-not-found, not-found */
+            /** @description game-not-found, tournament-not-found, ruleset-not-found, player-not-found, not-found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2708,6 +2998,521 @@ export interface operations {
             };
             /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createTournament: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateTournament"];
+            };
+        };
+        responses: {
+            /** @description Document created, URL follows */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TournamentCreatedReply"];
+                };
+            };
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload-too-large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported-media-type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description bad-setup, illegal-move, invalid-record, idempotency-key-reused */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate-limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getTournament: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tournament_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TournamentView"];
+                };
+            };
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description game-not-found, tournament-not-found, ruleset-not-found, player-not-found, not-found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    myTable: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tournament_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MyTable"];
+                };
+            };
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description game-not-found, tournament-not-found, ruleset-not-found, player-not-found, not-found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    exportTournament: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tournament_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TournamentRecord"];
+                };
+            };
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description game-not-found, tournament-not-found, ruleset-not-found, player-not-found, not-found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    pairRound: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tournament_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PairRound"];
+            };
+        };
+        responses: {
+            /** @description Document created, URL follows */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RoundPairedReply"];
+                };
+            };
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description game-not-found, tournament-not-found, ruleset-not-found, player-not-found, not-found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description version-conflict, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, tournament-finished */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload-too-large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported-media-type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description bad-setup, illegal-move, invalid-record, idempotency-key-reused */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate-limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    tournamentStandings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tournament_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TournamentStandings"];
+                };
+            };
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description game-not-found, tournament-not-found, ruleset-not-found, player-not-found, not-found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    withdrawPlayer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tournament_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Withdraw"];
+            };
+        };
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TournamentView"];
+                };
+            };
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description game-not-found, tournament-not-found, ruleset-not-found, player-not-found, not-found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description version-conflict, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, tournament-finished */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload-too-large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported-media-type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description bad-setup, illegal-move, invalid-record, idempotency-key-reused */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate-limited */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };

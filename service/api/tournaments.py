@@ -1,0 +1,128 @@
+"""HTTP controller of tournaments as event streams: create, pair rounds, read the state, a
+player's table, standings, withdrawals and the record (see ``service.usecases.tournaments``)."""
+
+from __future__ import annotations
+
+from litestar import Controller, get, post
+from litestar.di import NamedDependency
+from litestar.params import FromPath, JSONBody
+from litestar.response import Stream
+
+from service.api.apidoc import problems
+from service.api.deps import AnyRequest, bearer
+from service.api.documents import document, json_stream
+from service.api.limits import create_limit, write_limit
+from service.usecases.tournaments import Tournaments
+from service.usecases.tournaments_wire import (
+    CreateTournament,
+    MyTable,
+    PairRound,
+    RoundPairedReply,
+    TournamentCreatedReply,
+    TournamentRecord,
+    TournamentStandings,
+    TournamentView,
+    Withdraw,
+)
+
+TournamentsDep = NamedDependency[Tournaments]
+TournamentId = FromPath[str]
+READ = problems(400, 401, 403, 404)
+WRITE = problems(400, 401, 403, 404, 409, 413, 415, 422, 429)
+
+
+class TournamentsController(Controller):
+    """Tournaments: their own event streams, with tables created a round at a time."""
+
+    path = "/tournaments"
+
+    @post(
+        "/",
+        operation_id="createTournament",
+        sync_to_thread=True,
+        before_request=create_limit,
+        responses=problems(400, 413, 415, 422, 429),
+    )
+    def create(
+        self, data: JSONBody[CreateTournament], tournaments: TournamentsDep
+    ) -> TournamentCreatedReply:
+        """Create a tournament: the reply holds the only copy of the director's token (the
+        referee of every table) and of each player's (their seat at every table)."""
+        return tournaments.create(data)
+
+    @post(
+        "/{tournament_id:str}/rounds",
+        operation_id="pairRound",
+        sync_to_thread=True,
+        before_request=create_limit,
+        responses=WRITE,
+    )
+    def pair(
+        self,
+        tournament_id: TournamentId,
+        data: JSONBody[PairRound],
+        request: AnyRequest,
+        tournaments: TournamentsDep,
+    ) -> RoundPairedReply:
+        """The director's: pair the next round and create its tables' games in one batch
+        (409 while a round is being played or once every round was paired). A round counts
+        as one creation against the client's budget."""
+        return tournaments.pair(tournament_id, bearer(request), data.expected_version)
+
+    @get("/{tournament_id:str}", operation_id="getTournament", sync_to_thread=True, responses=READ)
+    def tournament(
+        self, tournament_id: TournamentId, tournaments: TournamentsDep
+    ) -> TournamentView:
+        """The tournament: settings, players, every round's tables and results."""
+        return tournaments.view(tournament_id)
+
+    @get("/{tournament_id:str}/me", operation_id="myTable", sync_to_thread=True, responses=READ)
+    def me(
+        self, tournament_id: TournamentId, request: AnyRequest, tournaments: TournamentsDep
+    ) -> MyTable:
+        """A player's (their token's) table, seat and seat token in the latest round."""
+        return tournaments.me(tournament_id, bearer(request))
+
+    @get(
+        "/{tournament_id:str}/standings",
+        operation_id="tournamentStandings",
+        sync_to_thread=True,
+        responses=READ,
+    )
+    def standings(
+        self, tournament_id: TournamentId, tournaments: TournamentsDep
+    ) -> TournamentStandings:
+        """Points per place, best first; ties by opponents' points, pieces home, name."""
+        return tournaments.standings(tournament_id)
+
+    @post(
+        "/{tournament_id:str}/withdrawals",
+        operation_id="withdrawPlayer",
+        status_code=200,
+        sync_to_thread=True,
+        before_request=write_limit,
+        responses=WRITE,
+    )
+    def withdraw(
+        self,
+        tournament_id: TournamentId,
+        data: JSONBody[Withdraw],
+        request: AnyRequest,
+        tournaments: TournamentsDep,
+    ) -> TournamentView:
+        """Pair a player no more (the director's, or the player's own); a game in play goes
+        on (the director may adjudicate it)."""
+        return tournaments.withdraw(tournament_id, bearer(request), data)
+
+    @get(
+        "/{tournament_id:str}/record",
+        operation_id="exportTournament",
+        sync_to_thread=True,
+        responses=document(TournamentRecord) | READ,
+    )
+    def record(
+        self, tournament_id: TournamentId, request: AnyRequest, tournaments: TournamentsDep
+    ) -> Stream:
+        """The tournament's log and its finished games' records, verifiable offline with
+        ``python -m service verify`` (the director's at any time, anyone's once finished)."""
+        return json_stream(tournaments.record(tournament_id, bearer(request)))

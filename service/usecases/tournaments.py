@@ -1,0 +1,478 @@
+"""Tournaments: each its own event stream in the games' store, with the same hash chain,
+folded by the domain's pure reducer (``domain.tournament``).
+
+The director pairs a round (``pair``): the domain plans it, the round's games are created as
+one batch (``Commands.create_batch``) and ``RoundPaired`` names them. The director's token is
+the referee token of every table and each player's token is their seat's token at every table
+they sit at, so nobody needs a new token per game. Results come from the games: whenever a
+tournament is read or paired, the tables of the open round whose games have finished (their
+summaries say so) are recorded (``TableFinished``, by ``server``), and ``RoundClosed`` once
+every table has; a reader of a finished table never waits for a director.
+"""
+
+from __future__ import annotations
+
+import threading
+import uuid
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+import msgspec
+
+from domain import partners
+from domain.model import GameError
+from domain.tournament.events import (
+    PlayerRegistered,
+    PlayerWithdrawn,
+    RoundClosed,
+    RoundPaired,
+    Table,
+    TableFinished,
+    TournamentCreated,
+    TournamentEvent,
+    event_data,
+    parse_event,
+)
+from domain.tournament.pairing import round_robin_rounds, table_sizes
+from domain.tournament.rounds import plan_round
+from domain.tournament.standings import standings, table_points
+from domain.tournament.state import Round, Tournament, apply, fold
+from eventstore import NewEvent, VersionConflict
+from service.core.clocks import Clock
+from service.core.commands import CreateBatch, CreateGame, SeatSpec
+from service.core.delay import SpectatorDelay
+from service.core.fields import bad_field
+from service.core.refusal import Refusal, refuse
+from service.usecases import tokens
+from service.usecases.commands import Commands, Holders, find
+from service.usecases.records import streamed_record
+from service.usecases.summaries import FINISHED, TOURNAMENT
+from service.usecases.tournaments_wire import (
+    CreateTournament,
+    MyTable,
+    PlayerOut,
+    PlayerToken,
+    RoundOut,
+    RoundPairedReply,
+    TableOut,
+    TournamentCreatedReply,
+    TournamentRecordHead,
+    TournamentRecordTail,
+    TournamentStandings,
+    TournamentTokens,
+    TournamentView,
+    Withdraw,
+    event_out,
+)
+
+SYNC_ATTEMPTS = 5  # tries at recording results while another process appends too
+DIRECTOR = "director"
+
+
+class Loaded(msgspec.Struct, frozen=True):
+    """A tournament as its stream leaves it: the state, its version, its token hashes."""
+
+    id: str
+    state: Tournament
+    version: int
+    director: str
+    players: tuple[str, ...]
+
+    def role(self, token: str | None) -> str | int | None:
+        """``director``, a player's index, or None without a token; a wrong token is 401."""
+        if token is None:
+            return None
+        role = tokens.identify(token, self.director, list(self.players))
+        if role is None:
+            raise refuse("unauthorized", f"the token is not valid for tournament {self.id}")
+        return DIRECTOR if role == "referee" else role
+
+
+def table_game(
+    created: TournamentCreated, tournament_id: str, round_: int, table: int, seats: Sequence[str]
+) -> CreateGame:
+    """The game-creation command of one table: the one place where the tournament's settings
+    become its games' (``rated`` and ``spectator_delay`` included, as given)."""
+    return CreateGame(
+        ruleset=created.ruleset,
+        seats=[SeatSpec(name) for name in seats],
+        options=dict(created.options),
+        chance="external" if created.chance == "external" else "server",
+        clock=msgspec.convert(created.clock, Clock) if created.clock else None,
+        tags={"tournament": tournament_id, "round": str(round_), "table": str(table)},
+        rated=created.rated,
+        spectator_delay=(
+            msgspec.convert(created.spectator_delay, SpectatorDelay)
+            if created.spectator_delay
+            else None
+        ),
+    )
+
+
+class Tournaments:
+    """The tournament use cases over the games' commands (and their store)."""
+
+    def __init__(self, commands: Commands) -> None:
+        self.commands = commands
+        self.games = commands.games
+        self.store = commands.store
+        self._locks: dict[str, threading.RLock] = {}
+        self._guard = threading.Lock()
+
+    def create(self, body: CreateTournament) -> TournamentCreatedReply:
+        """Check and store a new tournament; its tokens are shown only in this reply."""
+        created = self.settings(body)
+        director = tokens.new_token()
+        players = [tokens.new_token() for _ in body.players]
+        private = {
+            "director": tokens.token_hash(director),
+            "players": [tokens.token_hash(t) for t in players],
+        }
+        events = [created, *(PlayerRegistered(p.name) for p in body.players)]
+        tournament_id = uuid.uuid4().hex
+        meta = {"kind": TOURNAMENT, "name": created.name, "ruleset": created.ruleset}
+        self.store.append(tournament_id, stored(events, DIRECTOR), 0, meta=meta, private=private)
+        held = [PlayerToken(p.name, t) for p, t in zip(body.players, players, strict=True)]
+        return TournamentCreatedReply(tournament_id, len(events), TournamentTokens(director, held))
+
+    def settings(self, body: CreateTournament) -> TournamentCreated:
+        """The tournament's first event, every setting checked (a table of every size it may
+        seat is set up as a game would be)."""
+        names = [p.name for p in body.players]
+        for index, name in enumerate(names):
+            if name in names[:index]:
+                raise bad_field(("players", index, "name"), f"`{name}` is registered twice")
+        rules, seats = find(body.ruleset), body.seats_per_table
+        teams = rules.NAME == partners.NAME
+        if teams and len(names) % 2:
+            raise refuse("bad-setup", "partners pairs teams of two: register an even number")
+        points = tuple(body.points) or tuple(range(seats - 1, -1, -1))
+        middle = (seats - 1) // 2
+        default_bye = points[middle] if middle < len(points) else 0
+        # Teams sit two a table: a round meets one other team.
+        units, rivals = (len(names) // 2, 2) if teams else (len(names), seats)
+        every_meeting = round_robin_rounds(units, rivals)
+        created = TournamentCreated(
+            body.name,
+            rules.NAME,
+            dict(body.options),
+            body.format,
+            body.rounds or every_meeting,
+            seats,
+            seats,
+            points,
+            default_bye if body.bye_points is None else body.bye_points,
+            body.chance,
+            msgspec.to_builtins(body.clock) if body.clock else None,
+            body.rated,
+            msgspec.to_builtins(body.spectator_delay) if body.spectator_delay else None,
+            teams,
+        )
+        least = self.least_table(created, rules.MIN_PLAYERS)
+        if not table_sizes(len(names), seats, least)[0]:
+            raise refuse("bad-setup", f"{len(names)} players cannot fill a table of {least}")
+        return msgspec.structs.replace(created, least_per_table=least)
+
+    def least_table(self, created: TournamentCreated, fewest: int) -> int:
+        """The smallest table the rule set and options take, counting down from
+        ``seats_per_table`` (which must be taken: else its refusal, naming what is wrong)."""
+
+        def takes(size: int) -> None:
+            seats = [f"P{i}" for i in range(size)]
+            self.commands.setup(table_game(created, "", 1, 1, seats), "")
+
+        try:
+            takes(created.seats_per_table)
+        except GameError as error:
+            raise refuse("bad-setup", f"a table of {created.seats_per_table}: {error}") from None
+        least = created.seats_per_table
+        while least > fewest:
+            try:
+                takes(least - 1)
+            except (Refusal, GameError):
+                break
+            least -= 1
+        return least
+
+    @contextmanager
+    def locked(self, tournament_id: str) -> Iterator[None]:
+        """One writer at a time per tournament in this process (others: the version check)."""
+        with self._guard:
+            lock = self._locks.setdefault(tournament_id, threading.RLock())
+        with lock:
+            yield
+
+    def load(self, tournament_id: str) -> Loaded:
+        """The tournament folded from its stream; 404 when there is none."""
+        events = self.store.read(tournament_id)
+        if not events or events[0].type != "TournamentCreated":
+            raise refuse("tournament-not-found", f"no tournament with id {tournament_id!r}")
+        state = fold(parse_event(e.type, e.data) for e in events)
+        private: dict[str, Any] = self.store.private(tournament_id) or {}
+        return Loaded(
+            tournament_id,
+            state,
+            events[-1].version,
+            private.get("director", ""),
+            tuple(private.get("players", ())),
+        )
+
+    def synced(self, tournament_id: str) -> Loaded:
+        """The tournament with the results of its finished tables recorded."""
+        with self.locked(tournament_id):
+            for _ in range(SYNC_ATTEMPTS):
+                loaded = self.load(tournament_id)
+                news = results(loaded.state, self.finished_tables(loaded.state))
+                if not news:
+                    return loaded
+                try:
+                    self.store.append(tournament_id, stored(news, "server"), loaded.version)
+                except VersionConflict:
+                    continue  # another process recorded them: read again
+            return self.load(tournament_id)
+
+    def finished_tables(self, state: Tournament) -> dict[str, tuple[list[str], dict[str, int]]]:
+        """The results (winners, pieces home) of the open round's finished games."""
+        current = state.current
+        found: dict[str, tuple[list[str], dict[str, int]]] = {}
+        if current is None or current.closed:
+            return found
+        for table in current.tables:
+            if current.result(table.table) is not None:
+                continue
+            row = self.store.summary(table.game_id)
+            if row is not None and row.summary.status == FINISHED:
+                document = row.summary.document
+                found[table.game_id] = (list(document["winners"]), dict(document["pieces_home"]))
+        return found
+
+    def pair(
+        self, tournament_id: str, token: str | None, expected_version: int | None = None
+    ) -> RoundPairedReply:
+        """Pair the next round and create its games in one batch (the director's)."""
+        with self.locked(tournament_id):
+            loaded = self.synced(tournament_id)
+            self.check_director(loaded, token)
+            if expected_version is not None and expected_version != loaded.version:
+                raise refuse(
+                    "version-conflict",
+                    f"the tournament is at version {loaded.version}, not {expected_version}",
+                    current_version=loaded.version,
+                )
+            state = loaded.state
+            check_can_pair(state)
+            plan = plan_round(state)
+            created = state.created
+            commands = [
+                table_game(created, tournament_id, plan.round, n, seats)
+                for n, seats in enumerate(plan.tables, start=1)
+            ]
+            hashes = dict(zip(state.players, loaded.players, strict=True))
+            holders = [
+                Holders(loaded.director, tuple(hashes[name] for name in seats))
+                for seats in plan.tables
+            ]
+            games = self.commands.create_batch(CreateBatch(commands), holders).games
+            tables = tuple(
+                Table(n, game.id, seats)
+                for n, (game, seats) in enumerate(zip(games, plan.tables, strict=True), start=1)
+            )
+            event = RoundPaired(plan.round, tables, plan.byes)
+            try:
+                self.store.append(tournament_id, stored([event], DIRECTOR), loaded.version)
+            except VersionConflict:
+                raise refuse(
+                    "version-conflict", "the tournament changed while the round was paired"
+                ) from None
+            after = apply(state, event)
+            return RoundPairedReply(loaded.version + 1, round_out(after, after.rounds[-1]))
+
+    def withdraw(self, tournament_id: str, token: str | None, body: Withdraw) -> TournamentView:
+        """Pair a player no more (the director, or the player themselves)."""
+        with self.locked(tournament_id):
+            loaded = self.synced(tournament_id)
+            state, role = loaded.state, loaded.role(token)
+            if role is None:
+                raise refuse("unauthorized", "withdrawing needs the director's or player's token")
+            if body.player not in state.players:
+                raise bad_field(("player",), f"no player `{body.player}` in this tournament")
+            if role != DIRECTOR and state.players[int(role)] != body.player:
+                raise refuse("forbidden", "a player may withdraw only themselves")
+            if state.finished:
+                raise refuse("tournament-finished", "the tournament has finished")
+            if body.player in state.withdrawn:
+                return view(loaded)  # already withdrawn: nothing to add
+            events = [PlayerWithdrawn(body.player, body.reason)]
+            if state.created.teams:  # a team plays while both partners do
+                partner = teammate(state.players, body.player)
+                if partner not in state.withdrawn:
+                    events.append(PlayerWithdrawn(partner, f"{body.player}, the partner, withdrew"))
+            by = DIRECTOR if role == DIRECTOR else int(role)
+            try:
+                self.store.append(tournament_id, stored(events, by), loaded.version)
+            except VersionConflict:  # another process wrote meanwhile: the caller tries again
+                raise refuse("version-conflict", "the tournament changed; try again") from None
+            return view(self.load(tournament_id))
+
+    def view(self, tournament_id: str) -> TournamentView:
+        return view(self.synced(tournament_id))
+
+    def standings(self, tournament_id: str) -> TournamentStandings:
+        loaded = self.synced(tournament_id)
+        state = loaded.state
+        closed = sum(r.closed for r in state.rounds)
+        return TournamentStandings(tournament_id, state.status, closed, standings(state))
+
+    def me(self, tournament_id: str, token: str | None) -> MyTable:
+        """The caller's (a player's) table, seat and seat token in the latest round."""
+        loaded = self.synced(tournament_id)
+        role = loaded.role(token)
+        if role is None:
+            raise refuse("unauthorized", "this route needs a player's token")
+        if role == DIRECTOR:
+            raise refuse("forbidden", "this route is a player's: the director sits at no table")
+        state = loaded.state
+        name = state.players[int(role)]
+        base = MyTable(
+            tournament_id,
+            name,
+            state.status,
+            name in state.withdrawn,
+            len(state.rounds),
+            state.current is not None and name in state.current.byes,
+        )
+        current = state.current
+        for table in current.tables if current else ():
+            if current is not None and name in table.seats:
+                finished = current.result(table.table) is not None
+                return msgspec.structs.replace(
+                    base,
+                    table=table.table,
+                    game_id=table.game_id,
+                    seat=table.seats.index(name),
+                    seat_token=token,
+                    game_status="finished" if finished else "active",
+                )
+        return base
+
+    def record(self, tournament_id: str, token: str | None) -> Iterator[bytes]:
+        """The tournament's log and the records of its finished games, as one document in
+        pieces: the director's at any time, anyone's once the tournament has finished."""
+        loaded = self.synced(tournament_id)
+        if not loaded.state.finished and loaded.role(token) != DIRECTOR:
+            raise refuse("forbidden", "a running tournament's record is the director's")
+        events = self.store.read(tournament_id, until=loaded.version)
+        head = TournamentRecordHead(tournament_id, [event_out(e) for e in events])
+        game_ids = [t.game_id for r in loaded.state.rounds for t in r.tables]
+        return self.pieces(head, game_ids)
+
+    def pieces(self, head: TournamentRecordHead, game_ids: list[str]) -> Iterator[bytes]:
+        yield msgspec.json.encode(head)[:-1] + b',"games":['
+        separator = b""
+        for game_id in game_ids:
+            with self.games.glance(game_id) as game:
+                if not game.finished:
+                    continue
+                pieces = streamed_record(game, self.store)
+            for piece in pieces:
+                yield separator + piece
+                separator = b""
+            separator = b","
+        yield b"]," + msgspec.json.encode(TournamentRecordTail())[1:]
+
+    def check_director(self, loaded: Loaded, token: str | None) -> None:
+        role = loaded.role(token)
+        if role is None:
+            raise refuse("unauthorized", "this route needs the director's token")
+        if role != DIRECTOR:
+            raise refuse("forbidden", "this route is the director's")
+
+
+def teammate(players: Sequence[str], name: str) -> str:
+    """A player's partner: teams are formed in registration order, two by two."""
+    index = players.index(name)
+    return players[index + 1 if index % 2 == 0 else index - 1]
+
+
+def check_can_pair(state: Tournament) -> None:
+    """409 when the tournament is over or a round is still being played."""
+    if len(state.rounds) >= state.created.rounds:
+        raise refuse("tournament-finished", f"all {state.created.rounds} rounds were paired")
+    current = state.current
+    if current is not None and not current.closed:
+        playing = [t.table for t in current.tables if current.result(t.table) is None]
+        raise refuse(
+            "round-in-progress",
+            f"round {current.number} is still being played at tables {playing}",
+            playing=playing,
+        )
+    created = state.created
+    count = len(state.active) // 2 if created.teams else len(state.active)
+    seats = 2 if created.teams else created.seats_per_table
+    if not table_sizes(count, seats, 2 if created.teams else created.least_per_table)[0]:
+        raise refuse("bad-setup", f"{len(state.active)} active players cannot fill a table")
+
+
+def results(
+    state: Tournament, finished: dict[str, tuple[list[str], dict[str, int]]]
+) -> list[TournamentEvent]:
+    """The events recording the open round's newly finished tables, and its close if every
+    table has finished."""
+    current = state.current
+    if current is None or current.closed:
+        return []
+    news: list[TournamentEvent] = []
+    for table in current.tables:
+        if table.game_id in finished:
+            winners, home = finished[table.game_id]
+            news.append(
+                TableFinished(current.number, table.table, table.game_id, tuple(winners), home)
+            )
+    if len(current.results) + len(news) == len(current.tables):
+        news.append(RoundClosed(current.number))
+    return news
+
+
+def stored(events: Sequence[TournamentEvent], by: int | str) -> list[NewEvent]:
+    return [NewEvent(type(e).__name__, event_data(e), by) for e in events]
+
+
+def view(loaded: Loaded) -> TournamentView:
+    state, created = loaded.state, loaded.state.created
+    return TournamentView(
+        loaded.id,
+        loaded.version,
+        created.name,
+        created.ruleset,
+        created.options,
+        created.format,
+        state.status,  # type: ignore[arg-type]
+        created.rounds,
+        created.seats_per_table,
+        list(created.points),
+        created.bye_points,
+        created.rated,
+        created.spectator_delay,
+        created.teams,
+        [PlayerOut(name, name in state.withdrawn) for name in state.players],
+        [round_out(state, r) for r in state.rounds],
+    )
+
+
+def round_out(state: Tournament, round_: Round) -> RoundOut:
+    tables = []
+    for table in round_.tables:
+        result = round_.result(table.table)
+        tables.append(
+            TableOut(
+                table.table,
+                table.game_id,
+                list(table.seats),
+                "finished" if result else "active",
+                list(result.winners) if result else [],
+                dict(result.pieces_home) if result else {},
+                table_points(table, result, state.created.points) if result else {},
+            )
+        )
+    return RoundOut(round_.number, round_.closed, tables, list(round_.byes))
