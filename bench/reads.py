@@ -45,8 +45,8 @@ import httpx  # noqa: E402
 from bench.harness import percentile, server  # noqa: E402
 from eventstore import EventStore, NewEvent, SqliteEventStore, Summary  # noqa: E402
 from service.core.commands import Adjudicate, CreateGame, PlayMove, SeatSpec  # noqa: E402
+from service.usecases import cursors  # noqa: E402
 from service.usecases.summaries import summary_of  # noqa: E402
-from service.usecases.tournament import make_cursor  # noqa: E402
 from service.usecases.wiring import UseCases  # noqa: E402
 
 PLAYERS = [f"player-{n:03}" for n in range(600)]
@@ -180,7 +180,7 @@ def middle_cursor(path: Path) -> str:
         ).fetchone()
     finally:
         conn.close()
-    return make_cursor(created_at, game_id)
+    return cursors.make(created_at, game_id)
 
 
 def finished_ids(path: Path) -> list[str]:
