@@ -132,8 +132,14 @@ def test_a_tournament_from_the_lobby_is_paired_played_and_its_standings_shown(
 
     director = person(links["director"])
     assert "#" not in director.url  # the token left the address bar
-    director.click("#pair-round:not([disabled])")
+    director.wait_for_selector("#pair-round:not([disabled])")
+    for _ in range(5):  # the keyboard alone: Tab to the button, Enter pairs
+        director.keyboard.press("Tab")
+        if director.evaluate("document.activeElement.id") == "pair-round":
+            break
+    director.keyboard.press("Enter")
     director.wait_for_selector(".tournament-table >> nth=1")
+    director.wait_for_function("document.activeElement.id === 'round-1'")  # the new round
     assert director.locator("#pair-round").is_disabled()  # the round is in play
     shown = httpx.get(f"{url}/tournaments/{tournament_id}").json()
     tables = shown["rounds"][0]["tables"]
@@ -155,7 +161,8 @@ def test_a_tournament_from_the_lobby_is_paired_played_and_its_standings_shown(
         play_out(url, table["game_id"], [token_of(links[name]) for name in table["seats"]])
     director.wait_for_selector("#refresh:has-text('finished')", timeout=15_000)
     assert page_standings(director) == api_standings(url, tournament_id)
-    assert [row[1] for row in page_standings(director)] != []
+    rows = page_standings(director)
+    assert sorted(row[1] for row in rows) == NAMES and all(row[3] == "1" for row in rows)
 
     director.click(".tournament-table[data-table='1'] a")
     director.wait_for_url(f"**/games/{tables[0]['game_id']}/view")
