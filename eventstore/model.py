@@ -74,6 +74,7 @@ class SummaryQuery(msgspec.Struct, frozen=True):
     ``word`` a key or a value one of its tags must have (checked row by row). ``after`` is
     the (created_at, stream_id) of the last row of the page before: keyset pagination, so a
     page costs the same wherever it is and streams added meanwhile are never listed twice.
+    ``other_than`` is a kind the stream must not have (checked row by row).
     """
 
     kind: str | None = None
@@ -82,3 +83,4 @@ class SummaryQuery(msgspec.Struct, frozen=True):
     word: str | None = None
     after: tuple[str, str] | None = None
     limit: int = 100
+    other_than: str | None = None

@@ -423,6 +423,9 @@ def summary_select(query: SummaryQuery) -> tuple[str, list[Any]]:
         if value is not None:
             where.append(f"s.{column} = ?")
             params.append(value)
+    if query.other_than is not None:
+        where.append("s.kind <> ?")
+        params.append(query.other_than)
     if query.word is not None:
         where.append(
             "EXISTS (SELECT 1 FROM summary_tags w WHERE w.stream_id = s.stream_id"

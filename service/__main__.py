@@ -136,7 +136,7 @@ def rebuild_summaries(settings: Settings) -> int:
 
     store = open_store(settings.database, settings.synchronous, settings.database_url)
     try:
-        print(f"{rebuild(store)} games summarised from their logs")
+        print(f"{rebuild(store)} games and tournaments summarised from their logs")
     finally:
         store.close()
     return 0

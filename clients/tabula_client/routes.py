@@ -46,6 +46,7 @@ from tabula_client.wire import (
     RoundPairedReply,
     RuleSetDetail,
     TournamentCreatedReply,
+    TournamentList,
     TournamentStandings,
     TournamentView,
 )
@@ -82,6 +83,7 @@ OPERATIONS = {
     "archive": "archive",
     "listRatings": "ratings",
     "getPlayer": "player",
+    "listTournaments": "tournaments",
     "createTournament": "create_tournament",
     "pairRound": "pair_round",
     "getTournament": "tournament",
@@ -345,6 +347,15 @@ class Routes:
         path = _tournament_path(tournament_id, "rounds")
         return self._call("POST", path, _decoder(RoundPairedReply), json=body)
 
+    def tournaments(
+        self, *, status: str | None = None, limit: int | None = None, cursor: str | None = None
+    ) -> Call[TournamentList]:
+        """``GET /tournaments``: a page of tournaments, oldest first (``status``:
+        ``registering``, ``active`` or ``finished``); the next page is
+        ``tournaments(cursor=next_cursor(page))`` with the same filter."""
+        params = {"status": status, "limit": limit, "cursor": cursor}
+        return self._call("GET", "/tournaments", _decoder(TournamentList), params=params)
+
     def tournament(self, tournament_id: str) -> Call[TournamentView]:
         """``GET /tournaments/{id}``: settings, players, rounds, tables and results."""
         return self._call("GET", _tournament_path(tournament_id), _decoder(TournamentView))
@@ -567,7 +578,7 @@ def _decoder(model: type[T]) -> Callable[[httpx.Response], T]:
     return parse
 
 
-def next_cursor(page: GameList | Leaderboard) -> str | None:
+def next_cursor(page: GameList | Leaderboard | TournamentList) -> str | None:
     """The ``cursor`` of the page after ``page`` (None on the last)."""
     if page.next is None:
         return None

@@ -811,6 +811,28 @@ class TournamentEventOut(msgspec.Struct, frozen=True, kw_only=True):
     version: int
 
 
+class TournamentList(msgspec.Struct, frozen=True, kw_only=True):
+    """``TournamentList``."""
+
+    next: str | None = None
+    tournaments: list[TournamentListed] = []
+
+
+class TournamentListed(msgspec.Struct, frozen=True, kw_only=True):
+    """``TournamentListed``."""
+
+    created_at: str
+    format: str
+    id: str
+    name: str
+    players: int
+    round_count: int
+    rounds_paired: int
+    ruleset: str
+    seats_per_table: int
+    status: Literal['registering', 'active', 'finished']
+
+
 class TournamentRecord(msgspec.Struct, frozen=True, kw_only=True):
     """``TournamentRecord``."""
 

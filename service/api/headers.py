@@ -4,10 +4,10 @@
 The policy of every reply is ``default-src 'none'`` (JSON, problems, the SVG boards and the
 pages' own scripts load nothing and run nothing; no page may frame them), except:
 
-- the pages people use (the lobby ``/``, ``/games/{id}/play``, ``/games/{id}/view``): scripts
-  and style sheets of this origin only (``/static/``), ``fetch`` and ``EventSource`` to this
-  origin, nothing else (no inline script or style, no inline event handler, no plugin, no
-  frame, no base or form target);
+- the pages people use (the lobby ``/``, ``/games/{id}/play``, ``/games/{id}/view``,
+  ``/tournaments/{id}/view``): scripts and style sheets of this origin only (``/static/``),
+  ``fetch`` and ``EventSource`` to this origin, nothing else (no inline script or style, no
+  inline event handler, no plugin, no frame, no base or form target);
 - the API reference page (``/schema``, ``/schema/swagger``): scripts, styles, images and
   requests of this origin only (Swagger UI is served from ``/schema/assets/``, see
   ``service.api.docs``), plus ``data:`` images (the icons in Swagger UI's style sheet); no
@@ -24,7 +24,7 @@ from litestar.enums import ScopeType
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
 
 DOCS_PATH = "/schema"
-PAGE_PATH = re.compile(r"^/$|^/games/[^/]+/(view|play)$")
+PAGE_PATH = re.compile(r"^/$|^/games/[^/]+/(view|play)$|^/tournaments/[^/]+/view$")
 NONE = "default-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 PAGES = f"{NONE}; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'"
 DOCS = f"{NONE}; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'"

@@ -1,23 +1,27 @@
-"""The pages people use in a browser: the lobby (``GET /``) and a seat's play page
-(``GET /games/{id}/play``), with the JavaScript modules and the style sheet they share with
-the viewer (``GET /static/<name>``). Plain files of this origin: no build step, no CDN, no
-inline script or style (see ``service.api.headers`` for their policy)."""
+"""The pages people use in a browser: the lobby (``GET /``), a seat's play page
+(``GET /games/{id}/play``) and a tournament's page (``GET /tournaments/{id}/view``), with
+the JavaScript modules and the style sheet they share with the viewer (``GET
+/static/<name>``). Plain files of this origin: no build step, no CDN, no inline script or
+style (see ``service.api.headers`` for their policy)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from litestar import MediaType, get
+from litestar.di import NamedDependency
 from litestar.params import FromPath
 from litestar.response import File
 
 from service.api.deps import GameId, QueriesDep
 from service.core.refusal import refuse
+from service.usecases.tournaments import Tournaments
 
 STATIC = Path(__file__).parent.parent / "static"
 LOBBY_PAGE = STATIC / "lobby.html"
 PLAY_PAGE = STATIC / "play.html"
 VIEWER_PAGE = STATIC / "viewer.html"
+TOURNAMENT_PAGE = STATIC / "tournament.html"
 MEDIA_TYPES = {".js": "text/javascript", ".css": "text/css"}
 ASSETS = {path.name for path in STATIC.iterdir() if path.suffix in MEDIA_TYPES}
 
@@ -38,6 +42,19 @@ def play_page(game_id: GameId, queries: QueriesDep) -> str:
     """A seat's play page (the token comes in the URL fragment, never to the server)."""
     queries.exists(game_id)
     return PLAY_PAGE.read_text(encoding="utf-8")
+
+
+@get(
+    "/tournaments/{tournament_id:str}/view",
+    include_in_schema=False,
+    media_type=MediaType.HTML,
+    sync_to_thread=True,
+)
+def tournament_page(tournament_id: FromPath[str], tournaments: NamedDependency[Tournaments]) -> str:
+    """A tournament's page: standings, rounds and tables; the director's or a player's token
+    comes in the URL fragment."""
+    tournaments.load(tournament_id)  # 404 for no tournament
+    return TOURNAMENT_PAGE.read_text(encoding="utf-8")
 
 
 @get("/static/{name:str}", include_in_schema=False, sync_to_thread=False)

@@ -3,14 +3,17 @@ player's table, standings, withdrawals and the record (see ``service.usecases.to
 
 from __future__ import annotations
 
-from litestar import Controller, get, post
+from typing import Annotated, Literal
+
+from litestar import Controller, Response, get, post
 from litestar.di import NamedDependency
-from litestar.params import FromPath, JSONBody
+from litestar.params import FromPath, FromQuery, JSONBody, QueryParameter
 from litestar.response import Stream
 
 from service.api.apidoc import problems
-from service.api.deps import AnyRequest, bearer
+from service.api.deps import AnyRequest, bearer, limits_of
 from service.api.documents import document, json_stream
+from service.api.games import next_page
 from service.api.limits import create_limit, write_limit
 from service.usecases.tournaments import Tournaments
 from service.usecases.tournaments_wire import (
@@ -19,6 +22,7 @@ from service.usecases.tournaments_wire import (
     PairRound,
     RoundPairedReply,
     TournamentCreatedReply,
+    TournamentList,
     TournamentRecord,
     TournamentStandings,
     TournamentView,
@@ -68,6 +72,24 @@ class TournamentsController(Controller):
         (409 while a round is being played or once every round was paired). A round counts
         as one creation against the client's budget."""
         return tournaments.pair(tournament_id, bearer(request), data.expected_version)
+
+    @get("/", operation_id="listTournaments", sync_to_thread=True, responses=problems(400))
+    def list_tournaments(
+        self,
+        request: AnyRequest,
+        tournaments: TournamentsDep,
+        status: FromQuery[Literal["registering", "active", "finished"] | None] = None,
+        limit: Annotated[int | None, QueryParameter(ge=1)] = None,
+        cursor: FromQuery[str | None] = None,
+    ) -> Response[TournamentList]:
+        """A page of tournaments, oldest first, filtered by status: at most ``limit`` (the
+        largest page by default); the next page is at ``next`` (and in the ``Link`` header,
+        ``rel="next"``), whose ``cursor`` is opaque."""
+        page = limits_of(request).check_page(limit)
+        rows, after = tournaments.listing(status, page, cursor)
+        link = None if after is None else next_page(request, after)
+        headers = {} if link is None else {"Link": f'<{link}>; rel="next"'}
+        return Response(TournamentList(rows, link), headers=headers)
 
     @get("/{tournament_id:str}", operation_id="getTournament", sync_to_thread=True, responses=READ)
     def tournament(

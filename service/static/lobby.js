@@ -1,22 +1,10 @@
 // The lobby: the rule sets, a form to create a game (then one link per seat and one for the
 // referee, each carrying its token in the URL fragment), and the games in play to watch.
-// Each part is a section made by one function in SECTIONS: a new part (tournaments) is one
-// more function there.
+// Each part is a section made by one function in SECTIONS (tournaments: lobby-tournaments.js).
 
 import { call } from "./api.js";
-
-const $ = (id) => document.getElementById(id);
-
-function element(tag, attributes = {}, ...children) {
-  const made = document.createElement(tag);
-  for (const [name, value] of Object.entries(attributes)) {
-    if (name === "text") made.textContent = value;
-    else if (name === "className") made.className = value;
-    else if (value !== false && value !== null && value !== undefined) made.setAttribute(name, value === true ? "" : value);
-  }
-  made.append(...children);
-  return made;
-}
+import { $, element } from "./dom.js";
+import { tournamentsSection } from "./lobby-tournaments.js";
 
 function section(id, title) {
   const part = element("section", { id, "aria-labelledby": `${id}-heading` });
@@ -209,7 +197,12 @@ function gamesSection() {
 }
 
 /** The lobby's parts, in order; each takes the rule sets' details. */
-const SECTIONS = [createSection, rulesetsSection, gamesSection];
+const SECTIONS = [
+  createSection,
+  rulesetsSection,
+  gamesSection,
+  (all) => tournamentsSection(section("tournaments", "Tournaments"), all),
+];
 
 (async () => {
   const all = await rulesets();

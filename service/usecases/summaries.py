@@ -12,6 +12,10 @@ wrote it, which for a finished game is when it finished.
 It is derived data: ``from_log`` makes it again from a game's events, and ``rebuild`` drops
 every summary and makes them all again; ``fill`` summarises the games that have none (those
 of a database written before summaries existed: the app runs it when it starts).
+
+A tournament's stream has a summary too (``tournament_summary``: kind ``tournament``, its
+status, no tags, a document of its name, rule set, format and size), written by every append
+to it; game listings leave that kind out (``SummaryQuery.other_than``).
 """
 
 from __future__ import annotations
@@ -20,11 +24,14 @@ from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import msgspec
 import structlog
 
 from domain.events import GameCreated, parse_event
 from domain.model import View, status_of
 from domain.replay import Replay
+from domain.tournament import events as tournament_events
+from domain.tournament.state import Tournament, fold
 from eventstore import EventStore, StoredEvent, Summarised, Summary, SummaryQuery
 from service.core.clocks import parse_at
 from service.usecases.replies import GameSummary
@@ -129,23 +136,48 @@ def every(store: EventStore, query: SummaryQuery) -> Iterator[Summarised]:
     time."""
     after = None
     while True:
-        page = store.summaries(
-            SummaryQuery(query.kind, query.status, query.tag, query.word, after, PAGE)
-        )
+        page = store.summaries(msgspec.structs.replace(query, after=after, limit=PAGE))
         yield from page
         if len(page) < PAGE:
             return
         after = (page[-1].created_at, page[-1].stream_id)
 
 
+def tournament_summary(state: Tournament) -> Summary:
+    """The summary of a tournament as ``state`` leaves it."""
+    created = state.created
+    document = {
+        "name": created.name,
+        "ruleset": created.ruleset,
+        "format": created.format,
+        "players": len(state.players),
+        "seats_per_table": created.seats_per_table,
+        "rounds": created.rounds,
+        "rounds_paired": len(state.rounds),
+    }
+    return Summary(TOURNAMENT, state.status, {}, document)
+
+
+def save_tournament_summary(store: EventStore, stream_id: str) -> bool:
+    """Write a tournament's summary made from its stream; False if appends moved it."""
+    stored = store.read(stream_id)
+    state = fold(tournament_events.parse_event(e.type, e.data) for e in stored)
+    summary = tournament_summary(state)
+    return store.save_summary(stream_id, stored[-1].version, summary, stored[-1].at)
+
+
 def fill(store: EventStore) -> int:
-    """Summarise, from its log, every game that has no summary; how many were written. A
-    game that keeps moving while it is summarised is tried again, then left (logged)."""
+    """Summarise, from its log, every game (and tournament) that has no summary; how many
+    were written. A stream that keeps moving while it is summarised is tried again, then
+    left (logged)."""
     written, left = 0, set[str]()
     while ids := [i for i in store.unsummarised(PAGE + len(left)) if i not in left]:
         for stream_id in ids:
             if is_tournament(store, stream_id):
-                left.add(stream_id)  # a tournament's stream: no game, no summary
+                if any(save_tournament_summary(store, stream_id) for _ in range(SAVE_ATTEMPTS)):
+                    written += 1
+                else:
+                    left.add(stream_id)
             elif save_from_log(store, stream_id):
                 written += 1
             elif store.summary(stream_id) is None:

@@ -49,9 +49,10 @@ def selection(
     after: tuple[str, str] | None = None,
     limit: int = summaries.PAGE,
 ) -> SummaryQuery:
-    """The summaries a listing's filters select: ``tag`` is ``key:value`` (read from the
-    tags' index), or a bare word that a key or a value must equal. A NUL character, which
-    no tag or rule set holds (PostgreSQL's text cannot), is 400."""
+    """The games' summaries (no tournament's) a listing's filters select: ``tag`` is
+    ``key:value`` (read from the tags' index), or a bare word that a key or a value must
+    equal. A NUL character, which no tag or rule set holds (PostgreSQL's text cannot), is
+    400."""
     for parameter, text in (("ruleset", ruleset), ("tag", tag)):
         if text is not None and "\x00" in text:
             raise refuse(
@@ -60,7 +61,7 @@ def selection(
     key, sep, value = (tag or "").partition(":")
     pair = (key, value) if tag is not None and sep else None
     word = tag if tag is not None and not sep else None
-    return SummaryQuery(ruleset, status, pair, word, after, limit)
+    return SummaryQuery(ruleset, status, pair, word, after, limit, summaries.TOURNAMENT)
 
 
 def listing(

@@ -38,16 +38,16 @@ from domain.tournament.pairing import round_robin_rounds, table_sizes
 from domain.tournament.rounds import plan_round
 from domain.tournament.standings import standings, table_points
 from domain.tournament.state import Round, Tournament, apply, fold
-from eventstore import NewEvent, VersionConflict
+from eventstore import NewEvent, Summarised, SummaryQuery, VersionConflict
 from service.core.clocks import Clock
 from service.core.commands import CreateBatch, CreateGame, SeatSpec
 from service.core.delay import SpectatorDelay
 from service.core.fields import bad_field
 from service.core.refusal import Refusal, refuse
-from service.usecases import tokens
+from service.usecases import cursors, tokens
 from service.usecases.commands import Commands, Holders, find
 from service.usecases.records import streamed_record
-from service.usecases.summaries import FINISHED, TOURNAMENT
+from service.usecases.summaries import FINISHED, TOURNAMENT, tournament_summary
 from service.usecases.tournaments_wire import (
     CreateTournament,
     MyTable,
@@ -57,6 +57,7 @@ from service.usecases.tournaments_wire import (
     RoundPairedReply,
     TableOut,
     TournamentCreatedReply,
+    TournamentListed,
     TournamentRecordHead,
     TournamentRecordTail,
     TournamentStandings,
@@ -132,7 +133,10 @@ class Tournaments:
         events = [created, *(PlayerRegistered(p.name) for p in body.players)]
         tournament_id = uuid.uuid4().hex
         meta = {"kind": TOURNAMENT, "name": created.name, "ruleset": created.ruleset}
-        self.store.append(tournament_id, stored(events, DIRECTOR), 0, meta=meta, private=private)
+        summary = tournament_summary(fold(events))
+        self.store.append(
+            tournament_id, stored(events, DIRECTOR), 0, meta=meta, private=private, summary=summary
+        )
         held = [PlayerToken(p.name, t) for p, t in zip(body.players, players, strict=True)]
         return TournamentCreatedReply(tournament_id, len(events), TournamentTokens(director, held))
 
@@ -227,7 +231,7 @@ class Tournaments:
                 if not news:
                     return loaded
                 try:
-                    self.store.append(tournament_id, stored(news, "server"), loaded.version)
+                    self.append(loaded, news, "server")
                 except VersionConflict:
                     continue  # another process recorded them: read again
             return self.load(tournament_id)
@@ -280,7 +284,7 @@ class Tournaments:
             )
             event = RoundPaired(plan.round, tables, plan.byes)
             try:
-                self.store.append(tournament_id, stored([event], DIRECTOR), loaded.version)
+                self.append(loaded, [event], DIRECTOR)
             except VersionConflict:
                 raise refuse(
                     "version-conflict", "the tournament changed while the round was paired"
@@ -310,10 +314,31 @@ class Tournaments:
                     events.append(PlayerWithdrawn(partner, f"{body.player}, the partner, withdrew"))
             by = DIRECTOR if role == DIRECTOR else int(role)
             try:
-                self.store.append(tournament_id, stored(events, by), loaded.version)
+                self.append(loaded, events, by)
             except VersionConflict:  # another process wrote meanwhile: the caller tries again
                 raise refuse("version-conflict", "the tournament changed; try again") from None
             return view(self.load(tournament_id))
+
+    def append(self, loaded: Loaded, events: Sequence[TournamentEvent], by: int | str) -> None:
+        """Append ``events`` to the tournament as ``loaded`` was, with its summary after them
+        (so the listing follows every change of status)."""
+        after = loaded.state
+        for event in events:
+            after = apply(after, event)
+        summary = tournament_summary(after)
+        self.store.append(loaded.id, stored(events, by), loaded.version, summary=summary)
+
+    def listing(
+        self, status: str | None, limit: int, cursor: str | None
+    ) -> tuple[list[TournamentListed], str | None]:
+        """A page of tournaments, oldest first, and the cursor of the next (None on the last),
+        read from their summaries as ``GET /games`` reads games'."""
+        after = cursors.read(cursor, tuple[str, str])
+        rows = self.store.summaries(SummaryQuery(TOURNAMENT, status, after=after, limit=limit + 1))
+        more = len(rows) > limit
+        rows = rows[:limit]
+        following = cursors.make(rows[-1].created_at, rows[-1].stream_id) if more else None
+        return [listed(row) for row in rows], following
 
     def view(self, tournament_id: str) -> TournamentView:
         return view(self.synced(tournament_id))
@@ -432,6 +457,22 @@ def results(
     if len(current.results) + len(news) == len(current.tables):
         news.append(RoundClosed(current.number))
     return news
+
+
+def listed(row: Summarised) -> TournamentListed:
+    document = row.summary.document
+    return TournamentListed(
+        row.stream_id,
+        document["name"],
+        document["ruleset"],
+        document["format"],
+        row.summary.status,  # type: ignore[arg-type]
+        document["players"],
+        document["seats_per_table"],
+        document["rounds"],
+        document["rounds_paired"],
+        row.created_at,
+    )
 
 
 def stored(events: Sequence[TournamentEvent], by: int | str) -> list[NewEvent]:

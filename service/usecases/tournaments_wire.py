@@ -119,7 +119,7 @@ class TournamentView(msgspec.Struct, frozen=True):
     ruleset: str
     options: dict[str, Any]
     format: str
-    status: Literal["registering", "active", "finished"]
+    status: TournamentStatus
     round_count: int
     seats_per_table: int
     points: list[int]
@@ -129,6 +129,34 @@ class TournamentView(msgspec.Struct, frozen=True):
     teams: bool
     players: list[PlayerOut]
     rounds: list[RoundOut]
+
+
+TournamentStatus = Literal["registering", "active", "finished"]
+
+
+class TournamentListed(msgspec.Struct, frozen=True):
+    """A tournament in ``GET /tournaments``: its settings' gist and how far it has got
+    (``status`` as of the last change anyone caused or read: a round whose last game just
+    finished closes when the tournament is next read)."""
+
+    id: str
+    name: str
+    ruleset: str
+    format: str
+    status: TournamentStatus
+    players: int
+    seats_per_table: int
+    round_count: int
+    rounds_paired: int
+    created_at: str
+
+
+class TournamentList(msgspec.Struct, frozen=True):
+    """A page of tournaments, oldest first; ``next`` is the path and query of the next page
+    (null on the last)."""
+
+    tournaments: list[TournamentListed]
+    next: str | None = None
 
 
 class RoundPairedReply(msgspec.Struct, frozen=True):

@@ -209,3 +209,17 @@ def test_ratings_and_a_players_history_through_the_client(client: Client) -> Non
     with pytest.raises(BadRequest) as unknown:
         client.ratings("chess")
     assert unknown.value.problem.slug == "unknown-ruleset"
+
+
+def test_tournaments_page_by_page(client: Client) -> None:
+    made = [client.create_tournament(f"Cup {i}", "race35", ["Ann", "Bob"]).id for i in range(3)]
+    seen: list[str] = []
+    cursor = None
+    while True:
+        page = client.tournaments(status="registering", limit=2, cursor=cursor)
+        seen += [t.id for t in page.tournaments if t.id in made]
+        if (cursor := next_cursor(page)) is None:
+            break
+    assert seen == made
+    with pytest.raises(BadRequest):
+        client.tournaments(cursor="not-one")

@@ -107,6 +107,11 @@ def test_filters_select_in_creation_order(store: EventStore) -> None:
     assert ids(store.summaries(SummaryQuery(word="league"))) == made  # a key
     assert store.summaries(SummaryQuery(tag=("league", "L9"))) == []
     assert ids(store.summaries(SummaryQuery(limit=5))) == made[:5]
+    assert ids(store.summaries(SummaryQuery(other_than="k2"))) == [
+        s for s in made if int(s[1:]) % 3 != 2
+    ]
+    but = SummaryQuery(status="finished", tag=("league", "L1"), other_than="k1")
+    assert ids(store.summaries(but)) == [s for s in made[1::4] if int(s[1:]) % 3 != 1]
 
 
 @pytest.mark.parametrize(

@@ -48,12 +48,16 @@ def test_every_reply_says_nosniff_and_loads_nothing(api: TestClient[Any]) -> Non
     assert replies[3].headers["content-type"].startswith("image/svg+xml")
 
 
-@pytest.mark.parametrize("page", ["/", "/games/{game}/play", "/games/{game}/view"])
+@pytest.mark.parametrize(
+    "page", ["/", "/games/{game}/play", "/games/{game}/view", "/tournaments/{tournament}/view"]
+)
 def test_the_pages_run_scripts_and_styles_of_this_origin_only(
     api: TestClient[Any], page: str
 ) -> None:
     game = create(api, players=2)["id"]
-    reply = api.get(page.format(game=game))
+    body = {"name": "Cup", "ruleset": "race35", "players": [{"name": "Ann"}, {"name": "Bob"}]}
+    tournament = api.post("/tournaments", json=body).json()["id"]
+    reply = api.get(page.format(game=game, tournament=tournament))
     assert reply.status_code == 200
     assert reply.headers["x-content-type-options"] == "nosniff"
     policy = directives(reply.headers["content-security-policy"])

@@ -16,6 +16,7 @@ from litestar.testing import TestClient
 from eventstore import GENESIS, chain_hash
 from service.app import create_app
 from service.settings import Settings
+from service.usecases import summaries
 from tests.service.conftest import auth, play_to_end
 
 QUICK = {"special_squares": {}}  # race35 without special squares: short games
@@ -324,3 +325,41 @@ def test_tables_are_rated_and_delayed_as_the_tournament_says(api: TestClient[Any
         api.post("/tournaments", json=body | {"spectator_delay": both}), 400, "validation-failed"
     )
     assert found["pointer"] == "/spectator_delay"
+
+
+def test_tournaments_are_listed_a_page_at_a_time_with_their_status_and_never_as_games(
+    api: TestClient[Any],
+) -> None:
+    made = [tournament(api, players=4, name=f"Night {i}", rounds=1) for i in range(3)]
+    pair(api, made[1])
+    first = api.get("/tournaments?limit=2")
+    assert first.status_code == 200, first.text
+    page = first.json()
+    assert [t["name"] for t in page["tournaments"]] == ["Night 0", "Night 1"]
+    assert first.headers["link"] == f'<{page["next"]}>; rel="next"'
+    rest = api.get(page["next"]).json()
+    assert [t["id"] for t in rest["tournaments"]] == [made[2]["id"]] and rest["next"] is None
+    listed = page["tournaments"][1]
+    assert listed["status"] == "active" and listed["rounds_paired"] == 1
+    assert (listed["players"], listed["seats_per_table"], listed["round_count"]) == (4, 4, 1)
+    active = api.get("/tournaments?status=active").json()["tournaments"]
+    assert [t["id"] for t in active] == [made[1]["id"]]
+    play_round(api, made[1], pair_tables(api, made[1]))
+    api.get(f"/tournaments/{made[1]['id']}")  # reading it records the results
+    finished = api.get("/tournaments?status=finished").json()["tournaments"]
+    assert [t["id"] for t in finished] == [made[1]["id"]]
+    assert all(g["id"] not in {t["id"] for t in made} for g in api.get("/games").json()["games"])
+    assert api.get("/standings").json()["standings"]  # the finished tournament is no game
+    problem(api.get("/tournaments?status=over"), 400, "validation-failed")
+    problem(api.get("/tournaments?cursor=nonsense"), 400, "validation-failed")
+
+
+def test_tournaments_kept_before_their_summaries_are_listed_after_a_rebuild(
+    api: TestClient[Any],
+) -> None:
+    created = tournament(api, players=4, rounds=1)
+    store = api.app.state.queries.store
+    store.drop_summaries()
+    assert api.get("/tournaments").json()["tournaments"] == []
+    summaries.fill(store)
+    assert [t["id"] for t in api.get("/tournaments").json()["tournaments"]] == [created["id"]]

@@ -403,7 +403,8 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /** ListTournaments */
+        get: operations["listTournaments"];
         put?: never;
         /** Create */
         post: operations["createTournament"];
@@ -1524,6 +1525,25 @@ export interface components {
             tournament_id: string;
             type: string;
             version: number;
+        };
+        /** TournamentList */
+        TournamentList: {
+            next: string | null;
+            tournaments: components["schemas"]["TournamentListed"][];
+        };
+        /** TournamentListed */
+        TournamentListed: {
+            created_at: string;
+            format: string;
+            id: string;
+            name: string;
+            players: number;
+            round_count: number;
+            rounds_paired: number;
+            ruleset: string;
+            seats_per_table: number;
+            /** @enum {string} */
+            status: "registering" | "active" | "finished";
         };
         /** TournamentRecord */
         TournamentRecord: {
@@ -2994,6 +3014,39 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Standings"];
+                };
+            };
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listTournaments: {
+        parameters: {
+            query?: {
+                status?: "registering" | "active" | "finished" | null;
+                limit?: number | null;
+                cursor?: string | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TournamentList"];
                 };
             };
             /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset */
