@@ -3,12 +3,15 @@
 The server runs as ``python -m service`` (uvicorn) in a subprocess over a fresh SQLite file
 (WAL, synchronous=FULL, log level warning). N client threads on loopback each play their own
 games to the end as the referee for whichever seat is pending: POST /moves with a random
-legal move and ``expected_version``, the next legal moves taken from its reply (one GET
-/legal-moves at the start of each game). Clients use the stdlib's
-http.client, one keep-alive connection each: httpx.AsyncClient tops out near 150 requests/s
-with 32 connections here, so it would measure itself. In the same run, on the
-same disk, a tiny loop measures raw one-row durable commits into SQLite (INSERT + COMMIT,
-WAL, synchronous=FULL); the ratio moves/s : raw commits/s says what group commit buys.
+legal move, ``expected_version`` and ``Prefer: return=minimal``, the next legal moves taken
+from its reply (one GET /legal-moves at the start of each game). Each client is one
+keep-alive connection over a plain socket (``bench.harness.Client``: http.client spent ~0.1
+ms of client CPU a request parsing reply heads, taken from the server on two cores;
+httpx.AsyncClient tops out near 150 requests/s with 32 connections here). In the same run,
+the same clients post to an empty Litestar app on the same uvicorn (``bench/ceiling.py``):
+the floor, and the ratios of moves/s and of server CPU per move to it. On the same disk, a
+tiny loop measures raw one-row durable commits into SQLite (INSERT + COMMIT, WAL,
+synchronous=FULL); the ratio moves/s : raw commits/s says what group commit buys.
 
 Run ``python bench/api.py [--clients 32] [--seconds 10] [--ruleset race35]``; several
 ``--clients`` values (``--clients 1 8 32``) run one after the other on one server.

@@ -11,10 +11,12 @@ import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, sync_playwright
+from playwright.sync_api import Browser, Page, sync_playwright
 
+WIDE, PHONE = {"width": 1280, "height": 900}, {"width": 390, "height": 844}
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
     "--headless",
@@ -43,3 +45,31 @@ def chromium() -> Iterator[Browser]:
             yield browser
         finally:
             browser.close()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    """One Chromium for a test module (import the fixture into the module to use it)."""
+    with chromium() as launched:
+        yield launched
+
+
+@pytest.fixture
+def person(browser: Browser) -> Iterator[Any]:
+    """Opens pages, each in a browser context of its own (a person on their own machine, with
+    their own sessionStorage); no page may throw."""
+    errors: list[str] = []
+    contexts = []
+
+    def open_page(address: str, viewport: dict[str, int] = WIDE) -> Page:
+        context = browser.new_context(viewport=viewport)  # type: ignore[arg-type]
+        contexts.append(context)
+        page = context.new_page()
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        page.goto(address)
+        return page
+
+    yield open_page
+    for context in contexts:
+        context.close()
+    assert not errors, errors

@@ -33,12 +33,11 @@ try:
     from playwright.sync_api import Browser, Page
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-    from tests.service.browser import chromium
+    from tests.service.browser import PHONE, WIDE, browser, person  # noqa: F401 (fixtures)
 except ImportError:  # pragma: no cover - CI installs them with the test extra
     pytest.fail("playwright or axe is missing: pip install -e '.[test]'", pytrace=False)
 
 ARTIFACTS = Path(__file__).parent.parent / "artifacts"
-WIDE, PHONE = {"width": 1280, "height": 900}, {"width": 390, "height": 844}
 SORRY_OFFSETS = {"red": 0, "blue": 15, "yellow": 30, "green": 45}
 
 
@@ -47,32 +46,6 @@ def url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     database = str(tmp_path_factory.mktemp("play") / "tabula.db")
     with serving(create_app(Settings(database=database, log_level="warning"))) as base:
         yield base
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with chromium() as launched:
-        yield launched
-
-
-@pytest.fixture
-def person(browser: Browser) -> Iterator[Any]:
-    """Opens pages, each in a browser context of its own; no page may throw."""
-    errors: list[str] = []
-    contexts = []
-
-    def open_page(address: str, viewport: dict[str, int] = WIDE) -> Page:
-        context = browser.new_context(viewport=viewport)  # type: ignore[arg-type]
-        contexts.append(context)
-        page = context.new_page()
-        page.on("pageerror", lambda error: errors.append(str(error)))
-        page.goto(address)
-        return page
-
-    yield open_page
-    for context in contexts:
-        context.close()
-    assert not errors, errors
 
 
 HTTP = httpx.Client(timeout=10)  # one connection for the many reads of a whole game

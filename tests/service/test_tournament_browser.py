@@ -26,14 +26,13 @@ if os.environ.get("TABULA_SKIP_BROWSER") == "1":
 
 try:
     from axe_playwright_python.sync_playwright import Axe
-    from playwright.sync_api import Browser, Page
+    from playwright.sync_api import Page
 
-    from tests.service.browser import chromium
+    from tests.service.browser import PHONE, WIDE, browser, person  # noqa: F401 (fixtures)
 except ImportError:  # pragma: no cover - CI installs them with the test extra
     pytest.fail("playwright or axe is missing: pip install -e '.[test]'", pytrace=False)
 
 ARTIFACTS = Path(__file__).parent.parent / "artifacts"
-WIDE, PHONE = {"width": 1280, "height": 900}, {"width": 390, "height": 844}
 NAMES = ["Ann", "Bob", "Cat", "Dan"]
 QUICK = {"special_squares": {}}  # race35 without special squares: short games
 
@@ -43,32 +42,6 @@ def url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     database = str(tmp_path_factory.mktemp("tournament") / "tabula.db")
     with serving(create_app(Settings(database=database, log_level="warning"))) as base:
         yield base
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with chromium() as launched:
-        yield launched
-
-
-@pytest.fixture
-def person(browser: Browser) -> Iterator[Any]:
-    """Opens pages, each in a browser context of its own; no page may throw."""
-    errors: list[str] = []
-    contexts = []
-
-    def open_page(address: str, viewport: dict[str, int] = WIDE) -> Page:
-        context = browser.new_context(viewport=viewport)  # type: ignore[arg-type]
-        contexts.append(context)
-        page = context.new_page()
-        page.on("pageerror", lambda error: errors.append(str(error)))
-        page.goto(address)
-        return page
-
-    yield open_page
-    for context in contexts:
-        context.close()
-    assert not errors, errors
 
 
 def token_of(link: str) -> str:
