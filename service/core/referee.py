@@ -38,7 +38,10 @@ from service.core.fields import Path, bad_field
 from service.core.luck import Luck, possible
 from service.core.refusal import Refusal, refuse
 
-MAX_AUTOMATIC = 10_000
+MAX_AUTOMATIC = 200_000
+"""A guard against a rule set whose automatic events never stop (a bug), not a game length:
+a race35 game with server chance plays itself whole at creation, and a six-seat one with the
+red square's restart ran to 11,734 events (10,000 was the guard before, a 500)."""
 Batch = list[tuple[Actor, Event]]
 
 

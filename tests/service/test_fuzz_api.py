@@ -57,11 +57,11 @@ QUIET = hypothesis.settings(
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """The real app on uvicorn over a fresh database, without the tarpit (the fuzzer is
-    refused a thousand times on purpose)."""
+    refused a thousand times on purpose) and without a creation budget (games, batches and
+    tournaments share it: spent by the first test, the stateful one could create nothing)."""
     database = tmp_path_factory.mktemp("fuzz") / "fuzz.db"
-    with serving(
-        create_app(Settings(database=str(database), log_level="critical", refusal_rate=0))
-    ) as url:
+    settings = Settings(database=str(database), log_level="critical", refusal_rate=0, create_rate=0)
+    with serving(create_app(settings)) as url:
         yield url
 
 

@@ -244,7 +244,7 @@ def test_rebuilt_summaries_equal_the_kept_ones_and_standings_equal_the_logs(
             check=False,
         )
         assert done.returncode == 0, done.stderr
-        assert f"{len(made)} games summarised" in done.stdout
+        assert f"{len(made)} games and tournaments summarised" in done.stdout
         assert kept(store) == before
     finally:
         store.close()
