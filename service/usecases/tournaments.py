@@ -41,7 +41,7 @@ from domain.tournament.state import Round, Tournament, apply, fold
 from eventstore import NewEvent, Summarised, SummaryQuery, VersionConflict
 from service.core.clocks import Clock
 from service.core.commands import CreateBatch, CreateGame, SeatSpec
-from service.core.delay import SpectatorDelay
+from service.core.delay import SpectatorDelay, delay_fault
 from service.core.fields import bad_field
 from service.core.refusal import Refusal, refuse
 from service.usecases import cursors, tokens
@@ -105,7 +105,7 @@ def table_game(
         rated=created.rated,
         spectator_delay=(
             msgspec.convert(created.spectator_delay, SpectatorDelay)
-            if created.spectator_delay
+            if created.spectator_delay is not None
             else None
         ),
     )
@@ -147,6 +147,8 @@ class Tournaments:
         for index, name in enumerate(names):
             if name in names[:index]:
                 raise bad_field(("players", index, "name"), f"`{name}` is registered twice")
+        if body.spectator_delay is not None and (fault := delay_fault(body.spectator_delay)):
+            raise bad_field(("spectator_delay",), fault)
         rules, seats = find(body.ruleset), body.seats_per_table
         teams = rules.NAME == partners.NAME
         if teams and len(names) % 2:
@@ -170,7 +172,11 @@ class Tournaments:
             body.chance,
             msgspec.to_builtins(body.clock) if body.clock else None,
             body.rated,
-            msgspec.to_builtins(body.spectator_delay) if body.spectator_delay else None,
+            (
+                msgspec.to_builtins(body.spectator_delay)
+                if body.spectator_delay is not None
+                else None
+            ),
             teams,
         )
         least = self.least_table(created, rules.MIN_PLAYERS)

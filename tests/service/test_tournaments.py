@@ -327,6 +327,18 @@ def test_tables_are_rated_and_delayed_as_the_tournament_says(api: TestClient[Any
     assert found["pointer"] == "/spectator_delay"
 
 
+def test_an_empty_delay_is_refused_as_a_game_refuses_it_never_dropped(
+    api: TestClient[Any],
+) -> None:
+    body = {"name": "x", "ruleset": "race35", "players": [{"name": "A"}, {"name": "B"}]}
+    found = problem(
+        api.post("/tournaments", json=body | {"spectator_delay": {}}), 400, "validation-failed"
+    )
+    assert found["pointer"] == "/spectator_delay"
+    assert "seconds" in found["detail"] and "moves" in found["detail"]
+    assert api.get("/tournaments").json()["tournaments"] == []
+
+
 def test_tournaments_are_listed_a_page_at_a_time_with_their_status_and_never_as_games(
     api: TestClient[Any],
 ) -> None:
