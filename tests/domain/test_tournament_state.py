@@ -34,6 +34,19 @@ def test_a_round_must_seat_every_active_player_once() -> None:
         apply(state, twice)
 
 
+def test_a_game_is_the_game_of_one_table_only() -> None:
+    state = registered(created("swiss", 2, 3), 5)
+    shared = RoundPaired(1, (Table(1, "g1", ("p00", "p01", "p02")), Table(2, "g1", ("p03", "p04"))))
+    with pytest.raises(BadEvent, match="game g1 is already"):
+        apply(state, shared)
+    state = apply(state, ROUND_1)
+    state = apply(state, result(1, "g1", "p00", {"p00": 4, "p01": 0, "p02": 0}))
+    state = apply(apply(state, result(2, "g2", "p03", {"p03": 4, "p04": 1})), RoundClosed(1))
+    again = RoundPaired(2, (Table(1, "g3", ("p00", "p01", "p03")), Table(2, "g2", ("p02", "p04"))))
+    with pytest.raises(BadEvent, match="game g2 is already"):
+        apply(state, again)
+
+
 def test_no_round_is_paired_while_one_is_open_nor_closed_before_its_tables_finish() -> None:
     state = apply(registered(created("swiss", 2, 3), 5), ROUND_1)
     with pytest.raises(BadEvent, match="still open"):
