@@ -528,7 +528,9 @@ def round_out(state: Tournament, round_: Round) -> RoundOut:
                 "finished" if result else "active",
                 list(result.winners) if result else [],
                 dict(result.pieces_home) if result else {},
-                table_points(table, result, state.created.points) if result else {},
+                table_points(table, result, state.created.points, state.created.teams)
+                if result
+                else {},
             )
         )
     return RoundOut(round_.number, round_.closed, tables, list(round_.byes))
