@@ -2,7 +2,9 @@
 
 A table's places come from its game's result: the winners share place 1; every other player
 is placed after the winners and after each player with more pieces home (equal pieces home
-share a place). Place k scores ``points[k - 1]`` (0 beyond the list), a bye ``bye_points``.
+share a place). In a tournament of teams (partners across the table: seats i and i + n/2)
+each player counts their team's summed pieces home, so partners share a place and score alike.
+Place k scores ``points[k - 1]`` (0 beyond the list), a bye ``bye_points``.
 
 Ranking: points; then opponents' points (the sum, over every game played, of the points of
 each opponent at that table: a harder draw ranks higher); then pieces home over all games;
@@ -41,9 +43,21 @@ def places(seats: Sequence[str], winners: Sequence[str], home: Mapping[str, int]
     ]
 
 
-def table_points(table: Table, result: TableFinished, points: Sequence[int]) -> dict[str, int]:
-    """What each player at a finished table scores."""
-    placed = places(table.seats, result.winners, result.pieces_home)
+def team_home(seats: Sequence[str], home: Mapping[str, int]) -> dict[str, int]:
+    """Each player's team's pieces home, partners sitting across the table."""
+    half = len(seats) // 2
+    return {
+        name: home.get(name, 0) + home.get(seats[(seat + half) % len(seats)], 0)
+        for seat, name in enumerate(seats)
+    }
+
+
+def table_points(
+    table: Table, result: TableFinished, points: Sequence[int], teams: bool = False
+) -> dict[str, int]:
+    """What each player at a finished table scores (``teams``: partners score alike)."""
+    home = team_home(table.seats, result.pieces_home) if teams else result.pieces_home
+    placed = places(table.seats, result.winners, home)
     return {
         name: points[place - 1] if place <= len(points) else 0
         for name, place in zip(table.seats, placed, strict=True)
@@ -64,7 +78,7 @@ def standings(state: Tournament) -> list[PlayerStanding]:
             result = round_.result(table.table)
             if result is None:
                 continue
-            gained = table_points(table, result, created.points)
+            gained = table_points(table, result, created.points, created.teams)
             played.append((table, gained))
             for name in table.seats:
                 scored[name] += gained[name]

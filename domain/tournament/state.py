@@ -106,7 +106,8 @@ def apply(state: Tournament, event: TournamentEvent) -> Tournament:
 
 
 def check_pairing(state: Tournament, event: RoundPaired) -> None:
-    """A round may be paired after the last one closed, seating each active player once."""
+    """A round may be paired after the last one closed, seating each active player once,
+    each table at a game of its own (no other table's, in this round or an earlier one)."""
     if state.current is not None and not state.current.closed:
         raise BadEvent(f"round {state.current.number} is still open")
     if event.round != len(state.rounds) + 1 or event.round > state.created.rounds:
@@ -117,6 +118,14 @@ def check_pairing(state: Tournament, event: RoundPaired) -> None:
     least, most = state.created.least_per_table, state.created.seats_per_table
     if any(not least <= len(table.seats) <= most for table in event.tables):
         raise BadEvent(f"round {event.round} has a table of a size the tournament does not take")
+    games = {table.game_id for round_ in state.rounds for table in round_.tables}
+    for table in event.tables:
+        if table.game_id in games:
+            raise BadEvent(
+                f"round {event.round}, table {table.table}: game {table.game_id} is "
+                "already another table's"
+            )
+        games.add(table.game_id)
 
 
 def with_result(state: Tournament, event: TableFinished) -> Tournament:

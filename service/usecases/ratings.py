@@ -3,8 +3,9 @@ rated games' results in the order they finished.
 
 A game's places (``placing``): its teams (each seat alone; partners' two pairs) ordered by
 whether they won, then by pieces home (summed over a team), best first; teams equal on both
-share a place (1, 2, 2, 4). A game is left out when it is not rated, or when one name holds
-two seats (a name cannot be ranked against itself, nor be its own partner).
+share a place (1, 2, 2, 4). A game is left out when it is not rated, when one name holds
+two seats (a name cannot be ranked against itself, nor be its own partner), or while a
+spectator delay in seconds hides its end (it joins, in its finishing place, once it passes).
 
 Derived data, kept by each process as a cache over the games' summaries (``summaries``): a
 read of a rule set's ratings lists its finished games' summaries (in finishing order: time,
@@ -19,6 +20,7 @@ from __future__ import annotations
 import bisect
 import threading
 from collections.abc import Iterator
+from datetime import UTC, datetime
 
 import msgspec
 from openskill.models import PlackettLuce
@@ -169,9 +171,11 @@ def fold(games: list[Placing], onto: Fold | None = None) -> Fold:
 
 
 def rated_games(store: EventStore, ruleset: str) -> list[Placing]:
-    """The rule set's rated finished games, in finishing order (time, then id)."""
-    query = selection(summaries.FINISHED, ruleset)
-    found = [p for row in summaries.every(store, query) if (p := placing(row)) is not None]
+    """The rule set's rated finished games whose end their spectators may see (a delay in
+    seconds still running hides it), in finishing order (time, then id)."""
+    query, now = selection(summaries.FINISHED, ruleset), datetime.now(UTC)
+    rows = (row for row in summaries.every(store, query) if not summaries.end_hidden(row, now))
+    found = [p for row in rows if (p := placing(row)) is not None]
     return sorted(found, key=lambda game: (game.finished_at, game.game_id))
 
 

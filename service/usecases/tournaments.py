@@ -6,8 +6,9 @@ one batch (``Commands.create_batch``) and ``RoundPaired`` names them. The direct
 the referee token of every table and each player's token is their seat's token at every table
 they sit at, so nobody needs a new token per game. Results come from the games: whenever a
 tournament is read or paired, the tables of the open round whose games have finished (their
-summaries say so) are recorded (``TableFinished``, by ``server``), and ``RoundClosed`` once
-every table has; a reader of a finished table never waits for a director.
+summaries say so, and a spectator delay in seconds has passed) are recorded (``TableFinished``,
+by ``server``), and ``RoundClosed`` once every table has; a reader of a finished table never
+waits for a director.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import threading
 import uuid
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from datetime import UTC, datetime
 from typing import Any
 
 import msgspec
@@ -41,13 +43,13 @@ from domain.tournament.state import Round, Tournament, apply, fold
 from eventstore import NewEvent, Summarised, SummaryQuery, VersionConflict
 from service.core.clocks import Clock
 from service.core.commands import CreateBatch, CreateGame, SeatSpec
-from service.core.delay import SpectatorDelay
+from service.core.delay import SpectatorDelay, delay_fault
 from service.core.fields import bad_field
 from service.core.refusal import Refusal, refuse
 from service.usecases import cursors, tokens
 from service.usecases.commands import Commands, Holders, find
 from service.usecases.records import streamed_record
-from service.usecases.summaries import FINISHED, TOURNAMENT, tournament_summary
+from service.usecases.summaries import FINISHED, TOURNAMENT, end_hidden, tournament_summary
 from service.usecases.tournaments_wire import (
     CreateTournament,
     MyTable,
@@ -66,6 +68,7 @@ from service.usecases.tournaments_wire import (
     Withdraw,
     event_out,
 )
+from service.usecases.views import sight
 
 SYNC_ATTEMPTS = 5  # tries at recording results while another process appends too
 DIRECTOR = "director"
@@ -105,7 +108,7 @@ def table_game(
         rated=created.rated,
         spectator_delay=(
             msgspec.convert(created.spectator_delay, SpectatorDelay)
-            if created.spectator_delay
+            if created.spectator_delay is not None
             else None
         ),
     )
@@ -147,6 +150,8 @@ class Tournaments:
         for index, name in enumerate(names):
             if name in names[:index]:
                 raise bad_field(("players", index, "name"), f"`{name}` is registered twice")
+        if body.spectator_delay is not None and (fault := delay_fault(body.spectator_delay)):
+            raise bad_field(("spectator_delay",), fault)
         rules, seats = find(body.ruleset), body.seats_per_table
         teams = rules.NAME == partners.NAME
         if teams and len(names) % 2:
@@ -170,7 +175,11 @@ class Tournaments:
             body.chance,
             msgspec.to_builtins(body.clock) if body.clock else None,
             body.rated,
-            msgspec.to_builtins(body.spectator_delay) if body.spectator_delay else None,
+            (
+                msgspec.to_builtins(body.spectator_delay)
+                if body.spectator_delay is not None
+                else None
+            ),
             teams,
         )
         least = self.least_table(created, rules.MIN_PLAYERS)
@@ -237,8 +246,9 @@ class Tournaments:
             return self.load(tournament_id)
 
     def finished_tables(self, state: Tournament) -> dict[str, tuple[list[str], dict[str, int]]]:
-        """The results (winners, pieces home) of the open round's finished games."""
-        current = state.current
+        """The results (winners, pieces home) of the open round's finished games whose end
+        their spectators may see (a delay in seconds holds the result back until it passes)."""
+        current, now = state.current, datetime.now(UTC)
         found: dict[str, tuple[list[str], dict[str, int]]] = {}
         if current is None or current.closed:
             return found
@@ -246,7 +256,7 @@ class Tournaments:
             if current.result(table.table) is not None:
                 continue
             row = self.store.summary(table.game_id)
-            if row is not None and row.summary.status == FINISHED:
+            if row is not None and row.summary.status == FINISHED and not end_hidden(row, now):
                 document = row.summary.document
                 found[table.game_id] = (list(document["winners"]), dict(document["pieces_home"]))
         return found
@@ -390,14 +400,19 @@ class Tournaments:
         events = self.store.read(tournament_id, until=loaded.version)
         head = TournamentRecordHead(tournament_id, [event_out(e) for e in events])
         game_ids = [t.game_id for r in loaded.state.rounds for t in r.tables]
-        return self.pieces(head, game_ids)
+        return self.pieces(head, game_ids, loaded.role(token) == DIRECTOR)
 
-    def pieces(self, head: TournamentRecordHead, game_ids: list[str]) -> Iterator[bytes]:
+    def pieces(
+        self, head: TournamentRecordHead, game_ids: list[str], director: bool
+    ) -> Iterator[bytes]:
+        """The record in pieces: each finished game's record, as far as the caller sees it
+        (the director live, anyone else once the game's spectators see its end)."""
         yield msgspec.json.encode(head)[:-1] + b',"games":['
         separator = b""
         for game_id in game_ids:
             with self.games.glance(game_id) as game:
-                if not game.finished:
+                seen = game.finished if director else sight(game, None, datetime.now(UTC)).finished
+                if not seen:
                     continue
                 pieces = streamed_record(game, self.store)
             for piece in pieces:
@@ -513,7 +528,9 @@ def round_out(state: Tournament, round_: Round) -> RoundOut:
                 "finished" if result else "active",
                 list(result.winners) if result else [],
                 dict(result.pieces_home) if result else {},
-                table_points(table, result, state.created.points) if result else {},
+                table_points(table, result, state.created.points, state.created.teams)
+                if result
+                else {},
             )
         )
     return RoundOut(round_.number, round_.closed, tables, list(round_.byes))

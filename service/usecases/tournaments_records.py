@@ -9,6 +9,7 @@ director's) holds the games finished so far."""
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterator
 
 import msgspec
@@ -78,9 +79,16 @@ def judge_log(record: TournamentRecord) -> Tournament:
 
 
 def check_games(record: TournamentRecord, state: Tournament) -> Iterator[str]:
-    """What is wrong between the tournament's tables and the game records."""
+    """What is wrong between the tournament's tables and the game records (each game the
+    game of one table, its record given once)."""
     games = {game.game_id: game for game in record.games}
+    for game_id, count in Counter(game.game_id for game in record.games).items():
+        if count > 1:
+            yield f"game {game_id}: its record is given {count} times"
     tables = {t.game_id: (r, t) for r in state.rounds for t in r.tables}
+    for game_id, count in Counter(t.game_id for r in state.rounds for t in r.tables).items():
+        if count > 1:
+            yield f"game {game_id}: the game of {count} tables"
     for game_id in games.keys() - tables.keys():
         yield f"game {game_id}: not a table of this tournament"
     for game_id, (round_, table) in tables.items():

@@ -13,7 +13,7 @@ from domain.tournament.events import (
     TableFinished,
 )
 from domain.tournament.rounds import plan_round
-from domain.tournament.standings import places, standings
+from domain.tournament.standings import places, standings, table_points
 from domain.tournament.state import BadEvent, apply
 from tests.domain.tournament_play import created, play, registered
 
@@ -32,6 +32,19 @@ def test_a_round_must_seat_every_active_player_once() -> None:
     twice = RoundPaired(1, (Table(1, "g1", ("p00", "p01", "p02")), Table(2, "g2", ("p00", "p04"))))
     with pytest.raises(BadEvent, match="every active player"):
         apply(state, twice)
+
+
+def test_a_game_is_the_game_of_one_table_only() -> None:
+    state = registered(created("swiss", 2, 3), 5)
+    shared = RoundPaired(1, (Table(1, "g1", ("p00", "p01", "p02")), Table(2, "g1", ("p03", "p04"))))
+    with pytest.raises(BadEvent, match="game g1 is already"):
+        apply(state, shared)
+    state = apply(state, ROUND_1)
+    state = apply(state, result(1, "g1", "p00", {"p00": 4, "p01": 0, "p02": 0}))
+    state = apply(apply(state, result(2, "g2", "p03", {"p03": 4, "p04": 1})), RoundClosed(1))
+    again = RoundPaired(2, (Table(1, "g3", ("p00", "p01", "p03")), Table(2, "g2", ("p02", "p04"))))
+    with pytest.raises(BadEvent, match="game g2 is already"):
+        apply(state, again)
 
 
 def test_no_round_is_paired_while_one_is_open_nor_closed_before_its_tables_finish() -> None:
@@ -67,6 +80,14 @@ def test_winners_share_first_place_and_equal_pieces_home_share_a_place() -> None
     seats = ["a", "b", "c", "d"]
     assert places(seats, ["a"], {"a": 4, "b": 2, "c": 2, "d": 0}) == [1, 2, 2, 4]
     assert places(seats, ["a", "c"], {"a": 4, "b": 1, "c": 4, "d": 3}) == [1, 4, 1, 3]
+
+
+def test_partners_are_placed_by_their_team_s_pieces_home_and_score_alike() -> None:
+    table = Table(1, "g1", ("A", "B", "C", "D"))  # A and C against B and D
+    finished = TableFinished(1, 1, "g1", ("A", "C"), {"A": 4, "B": 3, "C": 4, "D": 1})
+    scored = table_points(table, finished, (3, 2, 1, 0), teams=True)
+    assert scored == {"A": 3, "C": 3, "B": 1, "D": 1}
+    assert table_points(table, finished, (3, 2, 1, 0)) == {"A": 3, "C": 3, "B": 1, "D": 0}
 
 
 def test_standings_rank_by_points_then_opponents_points_then_pieces_home() -> None:

@@ -8,6 +8,8 @@ import json
 import random
 import subprocess
 import sys
+import time
+from datetime import UTC, datetime, timedelta
 from typing import Any
 from urllib.parse import quote
 
@@ -108,6 +110,30 @@ def test_unrated_games_do_not_count(api: TestClient[Any]) -> None:
     missing = api.get("/players/Zoe")
     assert missing.status_code == 404
     assert missing.json()["type"].endswith("/player-not-found")
+
+
+def test_a_game_whose_end_its_delay_hides_is_rated_only_once_the_delay_has_passed(
+    api: TestClient[Any],
+) -> None:
+    seats = [{"name": "Ann"}, {"name": "Bob"}]
+    body = {"ruleset": "race35", "seats": seats, "auto_chance": True, "seed": "late"}
+    created = api.post("/games", json=body | {"spectator_delay": {"seconds": 2}}).json()
+    referee = auth(created["tokens"]["referee"])
+    live = api.get(f"/games/{created['id']}", headers=referee).json()
+    assert live["status"] == "finished"
+    events = api.get(f"/games/{created['id']}/events", headers=referee).json()["events"]
+    ended = datetime.fromisoformat(events[-1]["at"].replace("Z", "+00:00"))
+    race(api, ["Cy", "Dee"], "on-time")  # finishes after the delayed game, rated at once
+    assert set(board(api, "race35")) == {"Cy", "Dee"}
+    assert api.get("/players/Ann").status_code == 404
+    assert datetime.now(UTC) < ended + timedelta(seconds=2)  # all read within the delay
+    time.sleep(max(0.0, (ended + timedelta(seconds=2.1) - datetime.now(UTC)).total_seconds()))
+    shown = board(api, "race35")
+    assert set(shown) == {"Ann", "Bob", "Cy", "Dee"} and shown["Ann"]["games"] == 1
+    (history,) = [r["history"] for r in api.get("/players/Ann").json()["rulesets"]]
+    assert [game["game_id"] for game in history] == [created["id"]]
+    winner = seats[live["winners"][0]]["name"]
+    assert shown[winner]["wins"] == 1
 
 
 def test_a_batch_table_may_be_unrated(api: TestClient[Any]) -> None:

@@ -6,6 +6,7 @@ spectator of delayed games; these check the setting itself and the listings arou
 
 from __future__ import annotations
 
+import time
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -14,6 +15,7 @@ from litestar.testing import TestClient
 from tests.service.conftest import auth, create
 from tests.service.test_records import rehash
 from tests.service.test_stream import read_stream
+from tests.service.test_tournaments import pair, tournament
 
 
 def play(api: TestClient[Any], created: dict[str, Any], moves: int) -> dict[str, Any]:
@@ -194,3 +196,38 @@ def test_a_batch_creates_each_table_with_its_delay(api: TestClient[Any]) -> None
     assert reply.status_code == 201, reply.text
     for table, delay in zip(reply.json()["games"], delays, strict=True):
         assert referee_log(api, table)[0]["data"]["spectator_delay"] == delay
+
+
+def test_a_tournament_shows_a_table_s_result_only_once_its_delay_in_seconds_has_passed(
+    api: TestClient[Any],
+) -> None:
+    created = tournament(
+        api, players=2, rounds=1, seats_per_table=2, spectator_delay={"seconds": 2}
+    )
+    tid, director = created["id"], auth(created["tokens"]["director"])
+    (table,) = pair(api, created)["tables"]
+    tokens = {p["name"]: p["token"] for p in created["tokens"]["players"]}
+    seats = [tokens[name] for name in table["seats"]]
+    game = {
+        "id": table["game_id"],
+        "tokens": {"referee": created["tokens"]["director"], "seats": seats},
+    }
+    assert play(api, game, 5000)["status"] == "finished"
+    ended = datetime.fromisoformat(referee_log(api, game)[-1]["at"].replace("Z", "+00:00"))
+    shown = api.get(f"/tournaments/{tid}").json()
+    (row,) = shown["rounds"][0]["tables"]
+    assert (shown["status"], shown["rounds"][0]["closed"]) == ("active", False)
+    assert (row["status"], row["winners"], row["points"]) == ("active", [], {})
+    standings = api.get(f"/tournaments/{tid}/standings").json()["standings"]
+    assert [(r["wins"], r["points"]) for r in standings] == [(0, 0), (0, 0)]
+    assert api.get(f"/tournaments/{tid}/record").status_code == 403
+    assert datetime.now(UTC) < ended + timedelta(seconds=2)  # all read within the delay
+    time.sleep(max(0.0, (ended + timedelta(seconds=2.1) - datetime.now(UTC)).total_seconds()))
+    shown = api.get(f"/tournaments/{tid}").json()
+    (row,) = shown["rounds"][0]["tables"]
+    assert shown["status"] == "finished" and row["status"] == "finished" and row["winners"]
+    standings = api.get(f"/tournaments/{tid}/standings").json()["standings"]
+    assert sorted(r["wins"] for r in standings) == [0, 1]
+    record = api.get(f"/tournaments/{tid}/record", headers=director)
+    assert [g["game_id"] for g in record.json()["games"]] == [table["game_id"]]
+    assert api.get(f"/tournaments/{tid}/record").json()["games"] == record.json()["games"]

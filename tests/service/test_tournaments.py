@@ -269,6 +269,35 @@ def test_the_record_verifies_offline_with_every_game(api: TestClient[Any], tmp_p
     assert forged.returncode == 1 and "the tournament's result is not the game's" in forged.stdout
 
 
+def test_a_record_naming_one_game_at_two_tables_is_refused(
+    api: TestClient[Any], tmp_path: Path
+) -> None:
+    created = tournament(api, players=2, seats_per_table=2, rounds=2)
+    for _ in range(2):
+        play_round(api, created, pair(api, created)["tables"])
+    record = api.get(f"/tournaments/{created['id']}/record").json()
+    twice = tmp_path / "twice.json"
+    twice.write_text(json.dumps(record | {"games": record["games"] + record["games"][:1]}))
+    doubled = verify(twice)
+    assert doubled.returncode == 1 and "its record is given 2 times" in doubled.stdout
+    # A forger plays round 1's game again as round 2's and gives round 1 to its loser.
+    events = record["events"]
+    pairings = [e for e in events if e["type"] == "RoundPaired"]
+    results = [e for e in events if e["type"] == "TableFinished"]
+    first = pairings[0]["data"]["tables"][0]
+    pairings[1]["data"]["tables"][0] = dict(first)
+    results[1]["data"] = dict(results[0]["data"], round=2)
+    loser = next(n for n in first["seats"] if n not in results[0]["data"]["winners"])
+    results[0]["data"]["winners"] = [loser]
+    record["games"] = [g for g in record["games"] if g["game_id"] == first["game_id"]]
+    rechain(events)
+    forged = tmp_path / "forged.json"
+    forged.write_text(json.dumps(record))
+    refused = verify(forged)
+    assert refused.returncode == 1, refused.stdout
+    assert f"game {first['game_id']} is already" in refused.stdout
+
+
 def rechain(events: list[dict[str, Any]]) -> None:
     """Hash every event again, so the chain holds over changed events."""
     previous = GENESIS
@@ -325,6 +354,18 @@ def test_tables_are_rated_and_delayed_as_the_tournament_says(api: TestClient[Any
         api.post("/tournaments", json=body | {"spectator_delay": both}), 400, "validation-failed"
     )
     assert found["pointer"] == "/spectator_delay"
+
+
+def test_an_empty_delay_is_refused_as_a_game_refuses_it_never_dropped(
+    api: TestClient[Any],
+) -> None:
+    body = {"name": "x", "ruleset": "race35", "players": [{"name": "A"}, {"name": "B"}]}
+    found = problem(
+        api.post("/tournaments", json=body | {"spectator_delay": {}}), 400, "validation-failed"
+    )
+    assert found["pointer"] == "/spectator_delay"
+    assert "seconds" in found["detail"] and "moves" in found["detail"]
+    assert api.get("/tournaments").json()["tournaments"] == []
 
 
 def test_tournaments_are_listed_a_page_at_a_time_with_their_status_and_never_as_games(
