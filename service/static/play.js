@@ -149,7 +149,7 @@ async function refresh() {
       const view = await call(`/games/${gameId}`, { token: me.token });
       const [legal, svg] = await Promise.all([
         me.token ? call(`/games/${gameId}/legal-moves`, { token: me.token }) : { moves: [], version: view.version },
-        boardSvg(gameId, view.version),
+        boardSvg(gameId, view.version, me.token),
       ]);
       movesVersion = legal.version;
       guessSeat(view, legal.moves);
@@ -172,7 +172,7 @@ async function play(move) {
     if (me.referee) body.seat = move.seat;
     const reply = await call(`/games/${gameId}/moves`, { token: me.token, body });
     movesVersion = reply.version;
-    render(reply.state, reply.legal_moves, await boardSvg(gameId, reply.version));
+    render(reply.state, reply.legal_moves, await boardSvg(gameId, reply.version, me.token));
   } catch (error) {
     say(error.message);
     if (error.slug === "version-conflict" || error.slug === "not-your-turn") refresh();
@@ -190,6 +190,7 @@ async function play(move) {
   follow(gameId, state.version, (event) => {
     if (event.version > state.version) refresh();
   }, {
+    token: me.token,
     done: () => state.status === "finished",
     onState: (now) => {
       $("connection").textContent = now === "live" ? "" : `(${now})`;

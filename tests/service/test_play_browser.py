@@ -156,12 +156,13 @@ def click_move(page: Page, move: dict[str, Any]) -> None:
     page.click(f'#moves button[data-move="{move["id"]}"]')
 
 
-def play_to_the_end(url: str, pages: list[Page], links: list[str], limit: int) -> dict[str, Any]:
+def play_by_clicks(url: str, pages: list[Page], links: list[str], limit: int) -> dict[str, Any]:
     """Every pending seat plays on its own page by clicks (chance as buttons, the greediest
-    move otherwise) until the game ends; the final state."""
-    game = game_of(links[0])
+    move otherwise), each page first showing what the others played, for at most ``limit``
+    decisions or until the game ends; the state then, as seat 0 sees it (live)."""
+    game, token = game_of(links[0]), token_of(links[0])
     for _ in range(limit):
-        state = api_state(url, game)
+        state = api_state(url, game, token)
         if state["status"] == "finished":
             return state
         seat = state["to_act"][0]["seat"]
@@ -182,7 +183,14 @@ def play_to_the_end(url: str, pages: list[Page], links: list[str], limit: int) -
             said = page.inner_text("#message"), page.inner_text("#hint")
             raise AssertionError(f"{move} was not played; the page says {said}") from error
         assert not page.inner_text("#message"), (move, page.inner_text("#message"))
-    raise AssertionError(f"no winner after {limit} decisions")
+    return api_state(url, game, token)
+
+
+def play_to_the_end(url: str, pages: list[Page], links: list[str], limit: int) -> dict[str, Any]:
+    """``play_by_clicks`` until the game ends; the final state."""
+    final = play_by_clicks(url, pages, links, limit)
+    assert final["status"] == "finished", f"no winner after {limit} decisions"
+    return final
 
 
 # Seeds of short games for the greedy players below (33 and 156 events; 337 and 480 with
@@ -210,6 +218,24 @@ def test_ann_and_bob_create_a_game_in_the_lobby_and_play_it_to_the_end_by_clicks
         shows(page, final["version"])
         assert f"Game over: {name} won" in page.inner_text("#turn")
         assert page.locator("#turn").get_attribute("data-winners") == str(winner)
+
+
+def test_seats_play_a_game_kept_from_spectators_and_see_each_others_moves_live(
+    url: str, person: Any
+) -> None:
+    """With a spectator delay the seats still see the live game: the board is drawn for the
+    token's holder and the stream is read with the token (in a header, never the URL)."""
+    body = {"ruleset": "race35", "seats": [{"name": "Ann"}, {"name": "Bob"}], "seed": "race35-16"}
+    created = HTTP.post(f"{url}/games", json={**body, "spectator_delay": {"moves": 2}}).json()
+    game, tokens = created["id"], created["tokens"]["seats"]
+    links = [f"{url}/games/{game}/play#token={t}&seat={i}" for i, t in enumerate(tokens)]
+    ann, bob = person(links[0]), person(links[1])
+    state = play_by_clicks(url, [ann, bob], links, limit=8)
+    assert state["version"] > api_state(url, game)["version"]  # spectators are kept behind
+    for page in (ann, bob):
+        shows(page, state["version"])  # the other's last moves came by the stream
+        assert page.locator("#board svg").count() == 1
+        assert not page.inner_text("#message") and not page.inner_text("#connection")
 
 
 def test_a_hand_is_shown_to_its_player_only(url: str, person: Any) -> None:
