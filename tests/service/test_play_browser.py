@@ -444,6 +444,57 @@ def test_a_stale_page_says_why_reads_the_state_again_and_resumes_its_stream(
             context.close()
 
 
+# The page's fetch, wrapped: the stream refused while `__mode` is "drop", then open but silent
+# (so only the reconnection reads the state again); legal moves read, then handed over late,
+# while `__slow`.
+LATE_LEGAL_MOVES = """
+window.__mode = "drop"; window.__slow = false; window.__delayed = 0; window.__released = 0;
+const realFetch = window.fetch;
+window.fetch = async (url, options) => {
+  const path = String(url);
+  if (path.includes("/events/stream")) {
+    if (window.__mode === "drop") throw new TypeError("dropped");
+    return new Response(new ReadableStream({}), { headers: { "content-type": "text/event-stream" } });
+  }
+  if (!path.includes("/legal-moves") || !window.__slow) return realFetch(url, options);
+  const reply = await realFetch(url, options);
+  window.__delayed += 1;
+  await new Promise((resolve) => setTimeout(resolve, 1500));
+  window.__released += 1;
+  return reply;
+};
+"""
+
+
+def test_a_late_read_of_an_older_version_does_not_set_the_next_moves_version_back(
+    url: str, browser: Browser
+) -> None:
+    seats = [{"name": "Ann"}, {"name": "Bob"}]
+    body = {"ruleset": "sorry", "options": {"fast_start": True}, "seats": seats, "seed": "sorry-1"}
+    created = HTTP.post(f"{url}/games", json=body).json()  # Ann draws a 1: one move
+    game, ann = created["id"], created["tokens"]["seats"][0]
+    context = browser.new_context(viewport=WIDE)  # type: ignore[arg-type]
+    try:
+        context.add_init_script(LATE_LEGAL_MOVES)
+        page = context.new_page()
+        page.goto(f"{url}/games/{game}/play#token={ann}&seat=0")
+        shows(page, 1)
+        page.evaluate("() => { window.__slow = true; window.__mode = 'silent'; }")
+        # The stream comes back: the page reads version 1 again, its legal moves late.
+        page.wait_for_function("() => window.__delayed >= 1", timeout=10_000)
+        click_to_play(page, '#actions button[data-move="draw"]')  # meanwhile Ann draws
+        drawn = int(page.evaluate("document.body.dataset.version"))
+        page.wait_for_function("() => window.__released >= 1")
+        page.wait_for_timeout(300)  # the late reply (version 1) is read and put aside
+        page.evaluate("() => { window.__slow = false; }")
+        move = legal_moves(url, game, ann)[0]
+        click_move(page, move)
+        shows(page, drawn + 1)
+        assert not page.inner_text("#message")  # no spurious 409
+    finally:
+        context.close()
+
+
 def test_the_referee_link_plays_for_the_pending_seat_and_sees_every_hand(
     url: str, person: Any
 ) -> None:
