@@ -454,7 +454,8 @@ window.fetch = async (url, options) => {
   const path = String(url);
   if (path.includes("/events/stream")) {
     if (window.__mode === "drop") throw new TypeError("dropped");
-    return new Response(new ReadableStream({}), { headers: { "content-type": "text/event-stream" } });
+    const headers = { "content-type": "text/event-stream" };
+    return new Response(new ReadableStream({}), { headers });
   }
   if (!path.includes("/legal-moves") || !window.__slow) return realFetch(url, options);
   const reply = await realFetch(url, options);
