@@ -12,6 +12,7 @@ from domain.model import Step
 from domain.registry import RULESETS
 from service.core.clocks import Clock
 from service.core.delay import SpectatorDelay
+from service.core.fields import PRINTABLE
 
 # Documented, not enforced here: the use case answers other values with their own problems
 # (unknown-ruleset, bad-setup). Litestar reads schema additions from ``extra_json_schema["extra"]``.
@@ -31,11 +32,12 @@ SeatList = Annotated[
 
 MAX_NAME = 64
 """The longest seat name, in characters (a name is shown on boards, standings and views)."""
-SeatName = Annotated[str, msgspec.Meta(max_length=MAX_NAME)]
+SeatName = Annotated[str, msgspec.Meta(max_length=MAX_NAME, pattern=PRINTABLE)]
 
 
 class SeatSpec(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    """A seat: its player's name (``Player <n>`` when empty), at most ``MAX_NAME`` characters."""
+    """A seat: its player's name (``Player <n>`` when empty), at most ``MAX_NAME`` characters,
+    none of them a control character."""
 
     name: SeatName = ""
 

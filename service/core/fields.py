@@ -28,6 +28,18 @@ STEP = re.compile(r"\.([^.\[]+)|\[(\d+|\.\.\.)\]")
 MISSING = re.compile(r"^Object missing required field `(?P<field>[^`]*)`$")
 UNKNOWN = re.compile(r"^Object contains unknown field `(?P<field>.*)`$", re.DOTALL)
 ENUM = re.compile(r"^Invalid enum value (?P<value>.*)$", re.DOTALL)
+REGEX = re.compile(r"^Expected `str` matching regex (?P<pattern>.*)$", re.DOTALL)
+
+PRINTABLE = r"^[^\x00-\x1f\x7f-\x9f]*(?![\s\S])"
+"""A text without control characters (C0, DEL, C1): a name, which one would make the
+board's SVG ill-formed XML. It ends with a lookahead for no character at all rather than
+``$``, which in Python also matches before a last newline; Python and JSON Schema (ECMA)
+read it alike."""
+PATTERNS = {
+    repr(PRINTABLE): "a control character (U+0000 to U+001F, U+007F to U+009F) is not allowed"
+}
+"""What a string that does not match a pattern of ours lacks, in words (msgspec gives the
+pattern's repr)."""
 
 
 def written(path: Path) -> str:
@@ -77,10 +89,13 @@ def invalid(
 
 
 def explained(message: str, allowed: Sequence[Any] | None) -> str:
-    """msgspec's (or Litestar's) message as the rest of a detail: lower case, and an invalid
-    enum value with the values allowed (``'dice' is not one of `server`, `external```)."""
+    """msgspec's (or Litestar's) message as the rest of a detail: lower case, an invalid enum
+    value with the values allowed (``'dice' is not one of `server`, `external```), a string
+    that does not match one of our patterns with what is wrong in words."""
     if allowed is not None and (found := ENUM.match(message)):
         return f"{found['value']} is not one of " + ", ".join(f"`{value}`" for value in allowed)
+    if (found := REGEX.match(message)) and found["pattern"] in PATTERNS:
+        return PATTERNS[found["pattern"]]
     return message[:1].lower() + message[1:]
 
 

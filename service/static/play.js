@@ -106,8 +106,11 @@ function renderMoves(moves, root) {
     : "";
 }
 
-function render(view, moves, svg) {
-  if (state && view.version < state.version) return; // an older reply than the one shown
+/** Show `view` with `moves` (listed at `version`) and the board, unless an older reply than
+ * the one shown: its moves' version must not replace a newer one either. */
+function render(view, moves, version, svg) {
+  if (state && view.version < state.version) return;
+  movesVersion = version;
   const shown = `${view.version} ${view.status} ${JSON.stringify(moves)}`;
   if (shown === lastShown) return; // nothing new: keep the page as it is (and a chosen piece)
   lastShown = shown;
@@ -149,11 +152,10 @@ async function refresh() {
       const view = await call(`/games/${gameId}`, { token: me.token });
       const [legal, svg] = await Promise.all([
         me.token ? call(`/games/${gameId}/legal-moves`, { token: me.token }) : { moves: [], version: view.version },
-        boardSvg(gameId, view.version),
+        boardSvg(gameId, view.version, me.token),
       ]);
-      movesVersion = legal.version;
       guessSeat(view, legal.moves);
-      render(view, legal.moves, svg);
+      render(view, legal.moves, legal.version, svg);
       if (legal.version !== view.version) again = true;
     } while (again);
   } catch (error) {
@@ -171,8 +173,7 @@ async function play(move) {
     const body = { move: move.id, expected_version: movesVersion };
     if (me.referee) body.seat = move.seat;
     const reply = await call(`/games/${gameId}/moves`, { token: me.token, body });
-    movesVersion = reply.version;
-    render(reply.state, reply.legal_moves, await boardSvg(gameId, reply.version));
+    render(reply.state, reply.legal_moves, reply.version, await boardSvg(gameId, reply.version, me.token));
   } catch (error) {
     say(error.message);
     if (error.slug === "version-conflict" || error.slug === "not-your-turn") refresh();
@@ -190,6 +191,7 @@ async function play(move) {
   follow(gameId, state.version, (event) => {
     if (event.version > state.version) refresh();
   }, {
+    token: me.token,
     done: () => state.status === "finished",
     onState: (now) => {
       $("connection").textContent = now === "live" ? "" : `(${now})`;

@@ -177,6 +177,31 @@ def test_a_seat_name_over_64_characters_is_refused(api: TestClient[Any]) -> None
     assert document["components"]["schemas"]["SeatSpec"]["properties"]["name"]["maxLength"] == 64
 
 
+@pytest.mark.parametrize("name", ["a\x01b", "tab\there", "line\n", "del\x7f", "c1\x85"])
+def test_a_name_with_a_control_character_is_refused(api: TestClient[Any], name: str) -> None:
+    """A control character would make the board's SVG ill-formed XML (and a page odd)."""
+    seats = {"ruleset": "race35", "seats": [{"name": name}, {"name": "Bob"}]}
+    problem = refused(
+        api.post("/games", json=seats), 400, "validation-failed", "seats[0].name", "/seats/0/name"
+    )
+    assert "control character" in problem["detail"], problem
+    players = [{"name": "Ann"}, {"name": name}]
+    tournament = {"name": "Cup", "ruleset": "race35", "players": players}
+    refused(
+        api.post("/tournaments", json=tournament),
+        400,
+        "validation-failed",
+        "players[1].name",
+        "/players/1/name",
+    )
+    assert api.get("/games").json()["games"] == []  # nothing was created
+    printable = [{"name": "Zoë <&> ☃ 名"}, {"name": "Bob"}]
+    created = api.post("/games", json={"ruleset": "race35", "seats": printable})
+    assert created.status_code == 201
+    board = api.get(f"/games/{created.json()['id']}/board.svg").text
+    assert "Zoë &lt;&amp;&gt; ☃ 名" in board
+
+
 # --- external chance ------------------------------------------------------------------------
 
 

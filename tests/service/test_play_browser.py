@@ -156,12 +156,13 @@ def click_move(page: Page, move: dict[str, Any]) -> None:
     page.click(f'#moves button[data-move="{move["id"]}"]')
 
 
-def play_to_the_end(url: str, pages: list[Page], links: list[str], limit: int) -> dict[str, Any]:
+def play_by_clicks(url: str, pages: list[Page], links: list[str], limit: int) -> dict[str, Any]:
     """Every pending seat plays on its own page by clicks (chance as buttons, the greediest
-    move otherwise) until the game ends; the final state."""
-    game = game_of(links[0])
+    move otherwise), each page first showing what the others played, for at most ``limit``
+    decisions or until the game ends; the state then, as seat 0 sees it (live)."""
+    game, token = game_of(links[0]), token_of(links[0])
     for _ in range(limit):
-        state = api_state(url, game)
+        state = api_state(url, game, token)
         if state["status"] == "finished":
             return state
         seat = state["to_act"][0]["seat"]
@@ -182,7 +183,14 @@ def play_to_the_end(url: str, pages: list[Page], links: list[str], limit: int) -
             said = page.inner_text("#message"), page.inner_text("#hint")
             raise AssertionError(f"{move} was not played; the page says {said}") from error
         assert not page.inner_text("#message"), (move, page.inner_text("#message"))
-    raise AssertionError(f"no winner after {limit} decisions")
+    return api_state(url, game, token)
+
+
+def play_to_the_end(url: str, pages: list[Page], links: list[str], limit: int) -> dict[str, Any]:
+    """``play_by_clicks`` until the game ends; the final state."""
+    final = play_by_clicks(url, pages, links, limit)
+    assert final["status"] == "finished", f"no winner after {limit} decisions"
+    return final
 
 
 # Seeds of short games for the greedy players below (33 and 156 events; 337 and 480 with
@@ -210,6 +218,24 @@ def test_ann_and_bob_create_a_game_in_the_lobby_and_play_it_to_the_end_by_clicks
         shows(page, final["version"])
         assert f"Game over: {name} won" in page.inner_text("#turn")
         assert page.locator("#turn").get_attribute("data-winners") == str(winner)
+
+
+def test_seats_play_a_game_kept_from_spectators_and_see_each_others_moves_live(
+    url: str, person: Any
+) -> None:
+    """With a spectator delay the seats still see the live game: the board is drawn for the
+    token's holder and the stream is read with the token (in a header, never the URL)."""
+    body = {"ruleset": "race35", "seats": [{"name": "Ann"}, {"name": "Bob"}], "seed": "race35-16"}
+    created = HTTP.post(f"{url}/games", json={**body, "spectator_delay": {"moves": 2}}).json()
+    game, tokens = created["id"], created["tokens"]["seats"]
+    links = [f"{url}/games/{game}/play#token={t}&seat={i}" for i, t in enumerate(tokens)]
+    ann, bob = person(links[0]), person(links[1])
+    state = play_by_clicks(url, [ann, bob], links, limit=8)
+    assert state["version"] > api_state(url, game)["version"]  # spectators are kept behind
+    for page in (ann, bob):
+        shows(page, state["version"])  # the other's last moves came by the stream
+        assert page.locator("#board svg").count() == 1
+        assert not page.inner_text("#message") and not page.inner_text("#connection")
 
 
 def test_a_hand_is_shown_to_its_player_only(url: str, person: Any) -> None:
@@ -416,6 +442,58 @@ def test_a_stale_page_says_why_reads_the_state_again_and_resumes_its_stream(
             )
         finally:
             context.close()
+
+
+# The page's fetch, wrapped: the stream refused while `__mode` is "drop", then open but silent
+# (so only the reconnection reads the state again); legal moves read, then handed over late,
+# while `__slow`.
+LATE_LEGAL_MOVES = """
+window.__mode = "drop"; window.__slow = false; window.__delayed = 0; window.__released = 0;
+const realFetch = window.fetch;
+window.fetch = async (url, options) => {
+  const path = String(url);
+  if (path.includes("/events/stream")) {
+    if (window.__mode === "drop") throw new TypeError("dropped");
+    const headers = { "content-type": "text/event-stream" };
+    return new Response(new ReadableStream({}), { headers });
+  }
+  if (!path.includes("/legal-moves") || !window.__slow) return realFetch(url, options);
+  const reply = await realFetch(url, options);
+  window.__delayed += 1;
+  await new Promise((resolve) => setTimeout(resolve, 1500));
+  window.__released += 1;
+  return reply;
+};
+"""
+
+
+def test_a_late_read_of_an_older_version_does_not_set_the_next_moves_version_back(
+    url: str, browser: Browser
+) -> None:
+    seats = [{"name": "Ann"}, {"name": "Bob"}]
+    body = {"ruleset": "sorry", "options": {"fast_start": True}, "seats": seats, "seed": "sorry-1"}
+    created = HTTP.post(f"{url}/games", json=body).json()  # Ann draws a 1: one move
+    game, ann = created["id"], created["tokens"]["seats"][0]
+    context = browser.new_context(viewport=WIDE)  # type: ignore[arg-type]
+    try:
+        context.add_init_script(LATE_LEGAL_MOVES)
+        page = context.new_page()
+        page.goto(f"{url}/games/{game}/play#token={ann}&seat=0")
+        shows(page, 1)
+        page.evaluate("() => { window.__slow = true; window.__mode = 'silent'; }")
+        # The stream comes back: the page reads version 1 again, its legal moves late.
+        page.wait_for_function("() => window.__delayed >= 1", timeout=10_000)
+        click_to_play(page, '#actions button[data-move="draw"]')  # meanwhile Ann draws
+        drawn = int(page.evaluate("document.body.dataset.version"))
+        page.wait_for_function("() => window.__released >= 1")
+        page.wait_for_timeout(300)  # the late reply (version 1) is read and put aside
+        page.evaluate("() => { window.__slow = false; }")
+        move = legal_moves(url, game, ann)[0]
+        click_move(page, move)
+        shows(page, drawn + 1)
+        assert not page.inner_text("#message")  # no spurious 409
+    finally:
+        context.close()
 
 
 def test_the_referee_link_plays_for_the_pending_seat_and_sees_every_hand(
