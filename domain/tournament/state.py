@@ -144,16 +144,21 @@ def with_result(state: Tournament, event: TableFinished) -> Tournament:
     return msgspec.structs.replace(state, rounds=(*state.rounds[:-1], done))
 
 
+def step(state: Tournament | None, event: TournamentEvent) -> Tournament:
+    """The tournament after one more event; with no tournament yet, the event must be its
+    ``TournamentCreated``."""
+    if state is not None:
+        return apply(state, event)
+    if not isinstance(event, TournamentCreated):
+        raise BadEvent("a tournament starts with TournamentCreated")
+    return start(event)
+
+
 def fold(events: Iterable[TournamentEvent]) -> Tournament:
     """A tournament from its events, the first of which is ``TournamentCreated``."""
     state: Tournament | None = None
     for event in events:
-        if state is None:
-            if not isinstance(event, TournamentCreated):
-                raise BadEvent("a tournament starts with TournamentCreated")
-            state = start(event)
-        else:
-            state = apply(state, event)
+        state = step(state, event)
     if state is None:
         raise BadEvent("no events: no tournament")
     return state

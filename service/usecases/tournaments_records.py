@@ -14,8 +14,8 @@ from collections.abc import Iterator
 
 import msgspec
 
-from domain.tournament.events import TableFinished, TournamentCreated, parse_event
-from domain.tournament.state import Tournament, TournamentError, apply, start
+from domain.tournament.events import TableFinished, parse_event
+from domain.tournament.state import Tournament, TournamentError, step
 from eventstore import StoredEvent, verify_chain
 from service.core.rejudge import Invalid
 from service.usecases.records import BROKEN_CHAIN, GameRecord, judge_record
@@ -64,13 +64,7 @@ def judge_log(record: TournamentRecord) -> Tournament:
     state: Tournament | None = None
     for event in record.events:
         try:
-            parsed = parse_event(event.type, event.data)
-            if state is None:
-                if not isinstance(parsed, TournamentCreated):
-                    raise TournamentError("a tournament record starts with TournamentCreated")
-                state = start(parsed)
-            else:
-                state = apply(state, parsed)
+            state = step(state, parse_event(event.type, event.data))
         except (TournamentError, ValueError, msgspec.ValidationError) as error:
             raise Invalid(event.version, str(error)) from None
     if state is None:
