@@ -43,10 +43,10 @@ unit: $(STAMP)
 # The manual (mkdocs.yml, docs/): built strictly into site/, so a broken link, a missing page
 # or a route the routes page does not describe fails the build.
 docs: $(STAMP)
-	$(BIN)/mkdocs build --strict --quiet
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet
 
 docs-serve: $(STAMP)
-	$(BIN)/mkdocs serve --strict -a 127.0.0.1:8001
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs serve --strict -a 127.0.0.1:8001
 
 # The settings page, generated from service/settings.py (a test fails when it is stale).
 docs-settings: $(STAMP)

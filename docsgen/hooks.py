@@ -138,8 +138,11 @@ def events_tables() -> str:
 
 def undocumented_paths(markdown: str) -> list[str]:
     """Paths of the document that the page's text never names (in backticks)."""
-    named = set(re.findall(r"`(?:GET |POST )?(/[^`?\s]*)", markdown))
-    return [path for path in document()["paths"] if path not in named]
+    def shape(path: str) -> str:
+        return re.sub(r"\{[^}]*\}", "{}", path)
+
+    named = {shape(path) for path in re.findall(r"`(?:GET |POST )?(/[^`?\s]*)", markdown)}
+    return [path for path in document()["paths"] if shape(path) not in named]
 
 
 def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files: Files) -> str:
