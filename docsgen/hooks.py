@@ -138,6 +138,7 @@ def events_tables() -> str:
 
 def undocumented_paths(markdown: str) -> list[str]:
     """Paths of the document that the page's text never names (in backticks)."""
+
     def shape(path: str) -> str:
         return re.sub(r"\{[^}]*\}", "{}", path)
 
