@@ -90,7 +90,7 @@ def test_shell_samples_run(name: str, code: str, server_url: str) -> None:
         pytest.skip(missing)
     script = "set -euo pipefail\n" + pointed_at(code, server_url)
     done = subprocess.run(
-        ["bash", "-c", script], capture_output=True, text=True, timeout=120, check=False
+        ["bash", "-c", script], capture_output=True, text=True, timeout=600, check=False
     )
     assert done.returncode == 0, f"{name} exited {done.returncode}:\n{done.stdout}\n{done.stderr}"
     assert done.stdout.strip(), f"{name} printed nothing"
