@@ -41,9 +41,10 @@ unit: $(STAMP)
 	$(BIN)/pytest
 
 # The manual (mkdocs.yml, docs/): built strictly into site/, so a broken link, a missing page
-# or a route the routes page does not describe fails the build.
+# or a route the routes page does not describe fails the build. (Not --quiet: it hides the
+# warnings from --strict, which then fails nothing.)
 docs: $(STAMP)
-	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
 
 docs-serve: $(STAMP)
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs serve --strict -a 127.0.0.1:8001
