@@ -220,11 +220,16 @@ class State(msgspec.Struct, frozen=True):
 def setup(options: dict[str, Any], seats: int) -> State:
     """Pawns in Start (one on its start circle with ``fast_start``), the full deck to draw."""
     opts = parse_options(NAME, Options, options)
-    check_players(NAME, seats, MIN_PLAYERS, MAX_PLAYERS)
-    check_seat("first_player", opts.first_player, seats)
+    check_table(NAME, seats, opts.first_player)
     pile = tuple(card for card in CARDS for _ in range(DECKS[opts.deck][card]))
     pawns = start_pawns(seats, opts.fast_start)
     return State(seats=seats, pawns=pawns, pile=pile, turn=opts.first_player)
+
+
+def check_table(name: str, seats: int, first_player: int) -> None:
+    """Refuse a player count or a first player the board does not have (sorry, sorry-hand)."""
+    check_players(name, seats, MIN_PLAYERS, MAX_PLAYERS)
+    check_seat("first_player", first_player, seats)
 
 
 def start_pawns(seats: int, fast_start: bool) -> tuple[int, ...]:
@@ -658,7 +663,7 @@ def _card_done(state: State) -> State:
 
 def finished(state: State) -> dict[int, int]:
     """Pieces home per seat."""
-    return home_counts(view(state, "referee").pieces)
+    return home_counts(pieces(state.pawns))
 
 
 class SorryView(model.View, frozen=True, kw_only=True, tag=NAME):

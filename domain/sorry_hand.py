@@ -75,16 +75,8 @@ from typing import Annotated, Any, Literal
 import msgspec
 from msgspec.structs import replace
 
-from domain import model, sorry, track
-from domain.events import (
-    CardDrawn,
-    CardsDealt,
-    DeckShuffled,
-    Event,
-    GameFinished,
-    MovePlayed,
-    TurnPassed,
-)
+from domain import events, model, sorry, track
+from domain.events import CardDrawn, CardsDealt, DeckShuffled, Event, MovePlayed, TurnPassed
 from domain.model import (
     COLOURS,
     HIDDEN,
@@ -92,17 +84,12 @@ from domain.model import (
     Deal,
     Draw,
     GameOver,
-    Hand,
     IllegalMove,
     Move,
     NotYourTurn,
     Pending,
     Viewer,
     chance_move,
-    check_players,
-    check_seat,
-    home_counts,
-    parse_options,
     status_of,
 )
 from domain.sorry import CARD_RANK, PAWNS
@@ -110,8 +97,8 @@ from domain.track import NOWHERE
 
 NAME = "sorry-hand"
 VERSION = 1
-MIN_PLAYERS = 2
-MAX_PLAYERS = 4
+MIN_PLAYERS = sorry.MIN_PLAYERS
+MAX_PLAYERS = sorry.MAX_PLAYERS
 
 
 class Options(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -183,9 +170,8 @@ class State(msgspec.Struct, frozen=True):
 
 def setup(options: dict[str, Any], seats: int) -> State:
     """Pawns in Start (one on its start circle with ``fast_start``), the deck still to deal."""
-    opts = parse_options(NAME, Options, options)
-    check_players(NAME, seats, MIN_PLAYERS, MAX_PLAYERS)
-    check_seat("first_player", opts.first_player, seats)
+    opts = model.parse_options(NAME, Options, options)
+    sorry.check_table(NAME, seats, opts.first_player)
     deck = {**DECK, "sorry": 4} if opts.include_sorry_cards else DECK
     return State(
         seats=seats,
@@ -353,7 +339,7 @@ def apply(state: State, event: Event) -> State:
             return _next_turn(state)
         case DeckShuffled():
             return replace(state, pile=_sorted(state.pile + state.discard), discard=())
-        case GameFinished(winners=winners):
+        case events.GameFinished(winners=winners):
             return replace(state, finished=True, winners=winners)
     return state
 
@@ -401,7 +387,7 @@ def _sees(viewer: Viewer, seat: int) -> bool:
 
 def finished(state: State) -> dict[int, int]:
     """Pieces home per seat."""
-    return home_counts(view(state, "referee").pieces)
+    return model.home_counts(sorry.pieces(state.pawns))
 
 
 class SorryHandView(model.View, frozen=True, kw_only=True, tag=NAME):
@@ -410,7 +396,7 @@ class SorryHandView(model.View, frozen=True, kw_only=True, tag=NAME):
 
     turn: int
     colours: list[str]
-    hands: list[Hand]
+    hands: list[model.Hand]
     draw_pile: int
     discard: list[str]
     extra_play: bool
