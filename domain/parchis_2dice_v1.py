@@ -10,10 +10,7 @@ game before version 2) are played by this module.
 
 from __future__ import annotations
 
-from typing import Any
-
 from domain import parchis, parchis_2dice
-from domain.parchis import State
 
 NAME = parchis_2dice.NAME
 VERSION = 1
@@ -23,12 +20,7 @@ STACKING = parchis_2dice.STACKING
 Options = parchis_2dice.Options
 OPTIONS = parchis_2dice.OPTIONS
 BOARD = parchis_2dice.BOARD
-
-
-def setup(options: dict[str, Any], seats: int) -> State:
-    """All pieces in jail, Yellow (seat 0) to throw two dice, bonuses ending a play."""
-    return parchis.new_state(NAME, options, seats, dice=2)
-
+setup = parchis_2dice.setup
 
 to_act, legal_moves, chance, automatic, decide, apply, view = parchis.bind(parchis.Engine())
 finished = parchis.finished

@@ -8,10 +8,7 @@ opened the barrier lifted the duty, so the die left could move any piece. Only g
 
 from __future__ import annotations
 
-from typing import Any
-
 from domain import parchis, parchis_2dice
-from domain.parchis import State
 from domain.parchis_throw import WholeThrow
 
 NAME = parchis_2dice.NAME
@@ -22,12 +19,7 @@ STACKING = parchis_2dice.STACKING
 Options = parchis_2dice.Options
 OPTIONS = parchis_2dice.OPTIONS
 BOARD = parchis_2dice.BOARD
-
-
-def setup(options: dict[str, Any], seats: int) -> State:
-    """All pieces in jail, Yellow (seat 0) to throw two dice, each throw one unit."""
-    return parchis.new_state(NAME, options, seats, dice=2)
-
+setup = parchis_2dice.setup
 
 to_act, legal_moves, chance, automatic, decide, apply, view = parchis.bind(WholeThrow(False))
 finished = parchis.finished
