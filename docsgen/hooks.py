@@ -8,6 +8,8 @@
   page's hand-written overview, so a new route cannot go undocumented.
 - ``<!-- events -->`` in a page: each event type's ``data`` fields, from the document's
   ``<Type>Data`` schemas.
+- ``<!-- versions -->`` in a page: each rule set's current version and the earlier ones kept,
+  from ``domain.registry``, each linked to its rules page's Versions section.
 """
 
 from __future__ import annotations
@@ -136,6 +138,23 @@ def events_tables() -> str:
     return "\n".join(out)
 
 
+def versions_table(page: Page) -> str:
+    """Each rule set's current version and the versions games can be replayed under."""
+    import sys
+
+    sys.path.insert(0, str(ROOT))
+    from domain.registry import RULESETS, versions
+
+    lines = ["| rule set | new games get | games replay under | what each version does |"]
+    lines.append("| --- | --- | --- | --- |")
+    rules = "../rules" if page.file.src_uri.count("/") else "rules"
+    for name in sorted(RULESETS):
+        known = ", ".join(str(version) for version in versions(name))
+        section = f"[{name}]({rules}/{name}.md#versions)" if len(versions(name)) > 1 else ""
+        lines.append(f"| `{name}` | {RULESETS[name].VERSION} | {known} | {section} |")
+    return "\n".join(lines)
+
+
 def undocumented_paths(markdown: str) -> list[str]:
     """Paths of the document that the page's text never names (in backticks)."""
 
@@ -153,6 +172,8 @@ def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files: Fil
         if missing:
             raise PluginError(f"{page.file.src_uri} does not describe {', '.join(missing)}")
         markdown = markdown.replace("<!-- routes -->", routes_table())
+    if "<!-- versions -->" in markdown:
+        markdown = markdown.replace("<!-- versions -->", versions_table(page))
     if "<!-- events -->" in markdown:
         markdown = markdown.replace("<!-- events -->", events_tables())
     return markdown
