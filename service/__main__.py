@@ -49,6 +49,7 @@ def parse(argv: list[str]) -> argparse.Namespace:
         description="Serve the API. The options may also come before the command.",
     )
     commands.add_parser("openapi", help="print the OpenAPI document as JSON")
+    commands.add_parser("socket-schema", help="print the JSON Schema of the game socket's messages")
     commands.add_parser(
         "rebuild-summaries",
         parents=[server_options(defaults, default_values=False)],
@@ -221,6 +222,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "openapi":
         sys.stdout.write(openapi_document())
         return 0
+    if args.command == "socket-schema":
+        from service.api.socket_messages import schema
+
+        sys.stdout.write(json.dumps(schema(), indent=2, sort_keys=True) + "\n")
+        return 0
     if args.command == "verify":
         return verify_files(args.records)
     if args.command == "rebuild-summaries":
@@ -248,9 +254,9 @@ def server_config(settings: Settings, app: Any) -> uvicorn.Config:
     upgrades for the game socket (websockets' sans-I/O protocol: a frame at most the largest
     request body, else closed with 1009; a ping every 20 s, closed when its pong takes 20 s;
     no compression, which would cost every socket a buffer); no ``server`` header; an idle
-    keep-alive connection is closed after 5 s. ``X-Forwarded-For`` is believed only from the addresses
-    in ``settings.trusted_proxies`` (none by default: any client could otherwise send it and
-    pass for as many addresses as it likes, each with its own budgets).
+    keep-alive connection is closed after 5 s. ``X-Forwarded-For`` is believed only from the
+    addresses in ``settings.trusted_proxies`` (none by default: any client could otherwise send
+    it and pass for as many addresses as it likes, each with its own budgets).
     """
     import uvicorn
 

@@ -16,6 +16,7 @@ buffering; uvicorn pings every ``PING_SECONDS`` and closes a socket whose pong d
 
 from __future__ import annotations
 
+import asyncio
 import time
 from contextlib import suppress
 from typing import Any, Literal
@@ -25,6 +26,7 @@ import msgspec
 import structlog
 from litestar import WebSocket, websocket
 from litestar.exceptions import WebSocketDisconnect
+from litestar.params import FromPath
 
 from domain.model import Viewer
 from service.api.bodies import checked
@@ -52,7 +54,7 @@ from service.usecases.feed import Feed
 from service.usecases.queries import Queries
 from service.usecases.replies import LegalMoves
 from service.usecases.replies import Played as PlayedReply
-from service.usecases.stream import KEEPALIVE_SECONDS, seconds_until
+from service.usecases.stream import seconds_until
 
 HELLO_SECONDS = 10.0
 SEND_SECONDS = 10.0
@@ -85,10 +87,11 @@ class Session:
     async def send(self, message: ServerMessage) -> None:
         """Send one message, or close the socket (4409) when it cannot go for too long."""
         text = encoder.encode(message).decode()
-        with anyio.move_on_after(SEND_SECONDS) as scope:
-            await self.socket.send_text(text)
-        if scope.cancelled_caught:
-            raise Closed(4409, f"a message could not be sent for {SEND_SECONDS:.0f} s")
+        try:
+            async with asyncio.timeout(SEND_SECONDS):
+                await self.socket.send_text(text)
+        except TimeoutError:
+            raise Closed(4409, f"a message could not be sent for {SEND_SECONDS:.0f} s") from None
 
     async def receive(self) -> bytes:
         """The next frame's bytes (text frames; a binary frame is read as its bytes)."""
@@ -136,22 +139,31 @@ class Session:
             raise (closed[0] if closed else group.exceptions[0]) from None
 
     async def push(self) -> None:
-        """Send the log's news to the caller as it comes, until the socket closes."""
+        """Send the log's news to the caller as it comes, until the socket closes. The log is
+        read when the store's news may hold something the caller has not been sent (not for
+        the caller's own writes, whose replies carried their events), when a delayed event
+        comes due, and by the slow safety poll."""
         feed = self.feed
         assert feed is not None
         with feed.news() as news:
+            read = True
             while True:
-                news.clear()
-                async with feed.lock:
-                    page = await feed.read()
-                    if page.events:
-                        await self.send(Events(page.events))
-                        feed.sent(page.events)
-                        continue
-                read_at = news.next_read()
-                if page.due is not None:
-                    read_at = min(read_at, time.monotonic() + seconds_until(page.due))
-                await news.wait(min(read_at - time.monotonic(), KEEPALIVE_SECONDS))
+                if read:
+                    async with feed.lock:
+                        news.clear()
+                        page = await feed.read()
+                        if page.events:
+                            await self.send(Events(page.events))
+                            feed.sent(page.events)
+                            continue
+                    read_at = news.next_read()
+                    if page.due is not None:
+                        read_at = min(read_at, time.monotonic() + seconds_until(page.due))
+                if not await news.wait(read_at - time.monotonic()):
+                    read = True  # the safety poll, or a delayed event come due
+                    continue
+                async with feed.lock:  # a write of this socket's in flight answers first
+                    read = news.beyond(feed.cursor)
 
     async def answer(self) -> None:
         """Answer the caller's messages until the socket closes."""
@@ -170,18 +182,20 @@ class Session:
                 await self.write(message)
 
     async def write(self, message: Write) -> None:
-        """Play one write through the use cases; answer ``played`` or ``refused``."""
+        """Play one write through the use cases; answer ``played`` or ``refused``. The feed is
+        held from before the write to its answer, so the pushes wait for it and the answer
+        carries the write's events (and any the caller had not been sent before them)."""
         feed = self.feed
         assert feed is not None
-        try:
-            if self.limits.writes.rate > 0:
-                self.limits.check_write(f"game:{self.game_id}:{self.role}")
-            stored = await self.stored(message)
-            reply = self.queries.played(self.game_id, self.token, stored, with_state=False)
-        except Exception as error:
-            await self.refuse(message.ref, known(error))
-            return
         async with feed.lock:
+            try:
+                if self.limits.writes.rate > 0:
+                    self.limits.check_write(f"game:{self.game_id}:{self.role}")
+                stored = await self.stored(message)
+                reply = self.queries.played(self.game_id, self.token, stored, with_state=False)
+            except Exception as error:  # every refusal is answered, the rest logged
+                await self.refuse(message.ref, known(error))
+                return
             events = await feed.after_write(reply, stored)
             await self.send(Played(message.ref, reply.version, events, legal(reply)))
             feed.sent(events)
@@ -245,7 +259,7 @@ def close_code(refusal: Refusal) -> int:
 
 
 @websocket("/games/{game_id:str}/socket")
-async def game_socket(socket: WebSocket[Any, Any, Any], game_id: str) -> None:
+async def game_socket(socket: WebSocket[Any, Any, Any], game_id: FromPath[str]) -> None:
     """Live play and every event of one game over one WebSocket (see the module docstring)."""
     slots: StreamSlots = socket.app.state.limits.streams
     client = address(socket.scope)

@@ -9,6 +9,7 @@ and a caller that reconnects with the last version it saw gets exactly what it m
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -26,7 +27,7 @@ class Feed:
 
     def __init__(self, queries: Queries, game_id: str, viewer: Viewer, cursor: int) -> None:
         self.queries, self.game_id, self.viewer, self.cursor = queries, game_id, viewer, cursor
-        self.lock = anyio.Lock()
+        self.lock = asyncio.Lock()
         """Held while a batch is read and sent, so two batches never overlap or repeat."""
 
     @contextmanager
