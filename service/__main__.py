@@ -251,7 +251,8 @@ def server_config(settings: Settings, app: Any) -> uvicorn.Config:
     The HTTP/1.1 protocol is uvicorn's httptools (llhttp) one with limits on what a client may
     send (``service.http_limits``, set in ``Settings``: by default 16 KiB and 100 header lines
     per head, else 431; a head within 10 s, a body at 1 KiB/s after 10 s, else 408); WebSocket
-    upgrades for the game socket (websockets' sans-I/O protocol: a frame at most the largest
+    upgrades for the game socket (``service.socket_protocol``, websockets' sans-I/O protocol
+    whose close never waits for a stalled reader: a frame at most the largest
     request body, else closed with 1009; a ping every 20 s, closed when its pong takes 20 s;
     no compression, which would cost every socket a buffer); no ``server`` header; an idle
     keep-alive connection is closed after 5 s. ``X-Forwarded-For`` is believed only from the
@@ -262,13 +263,14 @@ def server_config(settings: Settings, app: Any) -> uvicorn.Config:
 
     from service.api.socket import PING_SECONDS
     from service.http_limits import ProtocolLimits, bounded_protocol
+    from service.socket_protocol import bounded_socket_protocol
 
     return uvicorn.Config(
         app,
         host=settings.host,
         port=settings.port,
         http=bounded_protocol(ProtocolLimits.of(settings)),
-        ws="websockets-sansio",
+        ws=bounded_socket_protocol(settings.socket_send_buffer),
         ws_max_size=settings.max_body_bytes,
         ws_ping_interval=PING_SECONDS,
         ws_ping_timeout=PING_SECONDS,

@@ -10,8 +10,9 @@ reply to the write that caused it.
 
 A socket holds one of the client's stream slots (as an SSE stream does) while it is open. A
 frame over the largest request body is closed by the server (1009); a push that cannot be sent
-for ``SEND_SECONDS`` (a reader that stopped reading) closes the socket (4409) instead of
-buffering; uvicorn pings every ``PING_SECONDS`` and closes a socket whose pong does not come.
+for ``Settings.socket_send_timeout`` seconds (a reader that stopped reading) closes the socket
+(4409) instead of buffering (``service.socket_protocol``); uvicorn pings every
+``PING_SECONDS`` and closes a socket whose pong does not come (1011).
 """
 
 from __future__ import annotations
@@ -57,7 +58,6 @@ from service.usecases.replies import Played as PlayedReply
 from service.usecases.stream import seconds_until
 
 HELLO_SECONDS = 10.0
-SEND_SECONDS = 10.0
 PING_SECONDS = 20.0
 log = structlog.get_logger()
 encoder = msgspec.json.Encoder()
@@ -87,11 +87,12 @@ class Session:
     async def send(self, message: ServerMessage) -> None:
         """Send one message, or close the socket (4409) when it cannot go for too long."""
         text = encoder.encode(message).decode()
+        seconds = self.limits.settings.socket_send_timeout
         try:
-            async with asyncio.timeout(SEND_SECONDS):
+            async with asyncio.timeout(seconds):
                 await self.socket.send_text(text)
         except TimeoutError:
-            raise Closed(4409, f"a message could not be sent for {SEND_SECONDS:.0f} s") from None
+            raise Closed(4409, f"a message could not be sent for {seconds:g} s") from None
 
     async def receive(self) -> bytes:
         """The next frame's bytes (text frames; a binary frame is read as its bytes)."""
@@ -281,6 +282,6 @@ async def game_socket(socket: WebSocket[Any, Any, Any], game_id: FromPath[str]) 
     finally:
         slots.release(client)
     if code:
-        with suppress(Exception):
+        with suppress(Exception):  # the client may be gone already
             await socket.close(code, reason)
     log.info("socket closed", game_id=game_id, role=str(session.role), outcome=code or "gone")
