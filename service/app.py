@@ -25,6 +25,7 @@ from service.api.metrics import Metrics, metrics_route
 from service.api.pages import lobby, play_page, static_asset, tournament_page
 from service.api.problems import handle
 from service.api.ratings import RatingsController
+from service.api.socket import game_socket
 from service.api.tarpit import slow_refusals
 from service.api.tournament import TournamentController
 from service.api.tournaments import TournamentsController
@@ -78,6 +79,7 @@ def create_app(settings: Settings | None = None, store: EventStore | None = None
             play_page,
             tournament_page,
             static_asset,
+            game_socket,
             *([metrics_route(settings.metrics_token)] if metrics else []),
         ],
         dependencies={
@@ -89,7 +91,9 @@ def create_app(settings: Settings | None = None, store: EventStore | None = None
         middleware=[import_limits, bodies.check_bodies],
         request_max_body_size=settings.max_body_bytes,
         cors_config=cors_config(settings),
-        state=State({"limits": limits, "queries": queries, "metrics": metrics}),
+        state=State(
+            {"limits": limits, "commands": commands, "queries": queries, "metrics": metrics}
+        ),
         openapi_config=OpenAPIConfig(
             title="Tabula",
             version=VERSION,
