@@ -8,6 +8,8 @@
   page's hand-written overview, so a new route cannot go undocumented.
 - ``<!-- events -->`` in a page: each event type's ``data`` fields, from the document's
   ``<Type>Data`` schemas.
+- ``<!-- socket-messages -->`` in a page: each message of the game socket and its fields, from
+  ``openapi/socket.schema.json``; the build fails when the page misses one of its close codes.
 - ``<!-- versions -->`` in a page: each rule set's current version and the earlier ones kept,
   from ``domain.registry``, each linked to its rules page's Versions section.
 """
@@ -26,6 +28,7 @@ from mkdocs.structure.pages import Page
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCUMENT = ROOT / "openapi" / "openapi.json"
+SOCKET_SCHEMA = ROOT / "openapi" / "socket.schema.json"
 STATIC = ROOT / "service" / "static"
 API_DIR = "reference/api"
 METHODS = ("get", "post", "put", "patch", "delete")
@@ -116,6 +119,22 @@ def field_type(schema: dict[str, Any]) -> str:
     return name.replace("|", "\\|") if "\\|" not in name else name
 
 
+def fields_section(title: str, schema: dict[str, Any]) -> list[str]:
+    """A heading, the schema's description and a table of its fields."""
+    out = [f"### {title}\n"]
+    description = " ".join(str(schema.get("description", "")).split()).replace("``", "`")
+    if description:
+        out.append(description + "\n")
+    out.append("| field | type | required | default |\n| --- | --- | --- | --- |")
+    required = set(schema.get("required", []))
+    for field, spec in schema.get("properties", {}).items():
+        default = f"`{json.dumps(spec['default'])}`" if "default" in spec else ""
+        yes = "yes" if field in required else ""
+        out.append(f"| `{field}` | {field_type(spec)} | {yes} | {default} |")
+    out.append("")
+    return out
+
+
 def events_tables() -> str:
     """One section per event type: its description and its ``data`` fields."""
     schemas = document()["components"]["schemas"]
@@ -123,18 +142,28 @@ def events_tables() -> str:
     for name in sorted(schemas):
         if not name.endswith("Data") or not schemas.get(name.removesuffix("Data") + "Event"):
             continue
-        schema = schemas[name]
-        out.append(f"### {schema.get('title', name.removesuffix('Data'))}\n")
-        description = " ".join(str(schema.get("description", "")).split()).replace("``", "`")
-        if description:
-            out.append(description + "\n")
-        out.append("| field | type | required | default |\n| --- | --- | --- | --- |")
-        required = set(schema.get("required", []))
-        for field, spec in schema.get("properties", {}).items():
-            default = f"`{json.dumps(spec['default'])}`" if "default" in spec else ""
-            yes = "yes" if field in required else ""
-            out.append(f"| `{field}` | {field_type(spec)} | {yes} | {default} |")
-        out.append("")
+        out += fields_section(schemas[name].get("title", name.removesuffix("Data")), schemas[name])
+    return "\n".join(out)
+
+
+def socket_document() -> dict[str, Any]:
+    loaded: dict[str, Any] = json.loads(SOCKET_SCHEMA.read_text())
+    return loaded
+
+
+def socket_tables() -> str:
+    """The client's messages, then the server's, each with its fields."""
+    defs = socket_document()["$defs"]
+    out: list[str] = []
+    for union, heading in (
+        ("ClientMessage", "The client says"),
+        ("ServerMessage", "The server says"),
+    ):
+        out.append(f"## {heading}\n")
+        for part in defs[union].get("anyOf", defs[union].get("oneOf", [])):
+            name = schema_name(part)
+            kind = defs[name]["properties"]["type"]["enum"][0]
+            out += fields_section(f"`{kind}`", defs[name])
     return "\n".join(out)
 
 
@@ -172,6 +201,12 @@ def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files: Fil
         if missing:
             raise PluginError(f"{page.file.src_uri} does not describe {', '.join(missing)}")
         markdown = markdown.replace("<!-- routes -->", routes_table())
+    if "<!-- socket-messages -->" in markdown:
+        codes = socket_document().get("x-close-codes", [])
+        missing = [code for code in codes if f"| {code} |" not in markdown]
+        if missing:
+            raise PluginError(f"{page.file.src_uri} does not explain close codes {missing}")
+        markdown = markdown.replace("<!-- socket-messages -->", socket_tables())
     if "<!-- versions -->" in markdown:
         markdown = markdown.replace("<!-- versions -->", versions_table(page))
     if "<!-- events -->" in markdown:
