@@ -9,7 +9,7 @@
 - ``<!-- events -->`` in a page: each event type's ``data`` fields, from the document's
   ``<Type>Data`` schemas.
 - ``<!-- socket-messages -->`` in a page: each message of the game socket and its fields, from
-  ``openapi/socket.schema.json``; the build fails when the page misses one of its close codes.
+  ``openapi/socket.schema.json``.
 - ``<!-- versions -->`` in a page: each rule set's current version and the earlier ones kept,
   from ``domain.registry``, each linked to its rules page's Versions section.
 """
@@ -202,10 +202,6 @@ def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files: Fil
             raise PluginError(f"{page.file.src_uri} does not describe {', '.join(missing)}")
         markdown = markdown.replace("<!-- routes -->", routes_table())
     if "<!-- socket-messages -->" in markdown:
-        codes = socket_document().get("x-close-codes", [])
-        missing = [code for code in codes if f"| {code} |" not in markdown]
-        if missing:
-            raise PluginError(f"{page.file.src_uri} does not explain close codes {missing}")
         markdown = markdown.replace("<!-- socket-messages -->", socket_tables())
     if "<!-- versions -->" in markdown:
         markdown = markdown.replace("<!-- versions -->", versions_table(page))
