@@ -18,11 +18,11 @@ import msgspec
 from domain.events import CardDrawn, CardExchanged, CardsDealt, DiceRolled, Event, MovePlayed
 from domain.model import ClockView, Pending
 from domain.replay import Replay
+from service.core.fields import ON_TIMEOUT
 
 Consequence = Literal["pass", "random_move", "forfeit"]
-BOT_TIMEOUT = r"^(pass|random_move|forfeit|bot:[a-z0-9_-]+)$"
+OnTimeout = Annotated[str, msgspec.Meta(pattern=ON_TIMEOUT)]
 """``on_timeout``: a consequence, or ``bot:<level>`` (the seat is handed to that bot)."""
-OnTimeout = Annotated[str, msgspec.Meta(pattern=BOT_TIMEOUT)]
 
 
 class Clock(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
