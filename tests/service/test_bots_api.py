@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 from litestar.testing import TestClient
 
@@ -334,3 +335,45 @@ def test_bot_seats_are_on_no_clock(settings: Settings, tmp_path: Path) -> None:
         view = api.get(f"/games/{created['id']}").json()
         assert view["clock"]["remaining"][0] is not None
         assert "1" not in view["clock"]["deadlines"]
+
+
+def test_a_bot_is_given_what_its_seat_token_reads_and_nothing_more(
+    api: TestClient[Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    asked: list[tuple[int, list[Event]]] = []
+    real = bots.choose
+
+    def watched(
+        level: str,
+        ruleset: str,
+        ruleset_version: int,
+        seat: int,
+        seen: list[Event],
+        moves: list[Move],
+        seed: int,
+    ) -> str:
+        asked.append((seat, list(seen)))
+        return real(level, ruleset, ruleset_version, seat, seen, moves, seed)
+
+    monkeypatch.setattr(bots, "choose", watched)
+    seats = [{"name": "Ann"}, {"name": "Robin", "bot": "random"}]
+    created = new_game(api, "sorry-hand", seats, auto_chance=True)
+    game_id, ann = created["id"], created["tokens"]["seats"][0]
+    robin = created["tokens"]["seats"][1]
+    for _ in range(40):  # Ann plays, and the bot whenever its seat is pending
+        view = api.get(f"/games/{game_id}").json()
+        if view["status"] == "finished":
+            break
+        if any(p["seat"] == 0 for p in view["to_act"]):
+            legal = api.get(f"/games/{game_id}/legal-moves", headers=auth(ann)).json()
+            body = {"move": legal["moves"][0]["id"], "expected_version": legal["version"]}
+            api.post(f"/games/{game_id}/moves", json=body, headers=auth(ann))
+        else:
+            wait_until(lambda v=view["version"]: api.get(f"/games/{game_id}").json()["version"] > v)
+    assert len(asked) > 3
+    log = api.get(f"/games/{game_id}/events?limit=1000", headers=auth(robin)).json()["events"]
+    for seat, seen in asked:
+        assert seat == 1
+        shown = [{"type": e["type"], **e["data"]} for e in log[: len(seen)]]
+        assert [msgspec.json.decode(msgspec.json.encode(event)) for event in seen] == shown
+        assert not any(type(event).__name__ == "SeedRevealed" for event in seen)
