@@ -62,7 +62,7 @@ class BotsController(Controller):
         it from then on; the seat's own token can no longer move until it is handed back."""
         token = bearer(request)
         command = HandOver(data.bot, data.reason, data.expected_version, seat)
-        stored = commands.hand_over(game_id, token, command, idempotency_key)
+        stored = bots.hand_over(commands, game_id, token, command, idempotency_key)
         return written(prefer, partial(queries.played, game_id, token, stored))
 
     @delete(
@@ -87,5 +87,5 @@ class BotsController(Controller):
         """The referee hands a seat a bot plays back to its player (whose token moves again)."""
         token = bearer(request)
         command = HandOver(None, "handed back", seat=seat)
-        stored = commands.hand_over(game_id, token, command, idempotency_key)
+        stored = bots.hand_over(commands, game_id, token, command, idempotency_key)
         return written(prefer, partial(queries.played, game_id, token, stored))

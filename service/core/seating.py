@@ -3,7 +3,10 @@ game, a clock or a hand-over names a level)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import bots
+from domain.events import SeatBot
 from service.core.fields import Path, bad_field
 
 BOT_PREFIX = "bot:"
@@ -38,3 +41,17 @@ def level_version(name: str | None) -> int:
         return bots.find_level(name).version if name else 0
     except KeyError:
         return 0
+
+
+def seat_bots(
+    levels: Sequence[str | None], on_timeout: str | None, ruleset: str
+) -> tuple[SeatBot, ...]:
+    """The seats bots play in a new game (``levels``: each seat's, None for a person), every
+    level checked, and the level a clock's ``on_timeout`` hands a seat to."""
+    if on_timeout is not None and (level := timeout_bot(on_timeout)):
+        seated(("clock", "on_timeout"), level, ruleset)
+    return tuple(
+        SeatBot(seat, name, seated(("seats", seat, "bot"), name, ruleset).version)
+        for seat, name in enumerate(levels)
+        if name is not None
+    )

@@ -20,19 +20,24 @@ import time
 from collections import OrderedDict
 from typing import NamedTuple
 
+import msgspec
 import structlog
 
 import bots
 from domain.events import Event
 from domain.model import CHANCE_KINDS, GameError, Move
-from eventstore import SummaryQuery
-from service.core.commands import PlayMove
+from eventstore import StoredEvent, SummaryQuery
+from service.core.actor import Actor
+from service.core.commands import HandOver, PlayMove
 from service.core.refusal import Refusal
-from service.usecases import summaries
+from service.core.seating import seated
+from service.usecases import summaries, tokens
 from service.usecases.commands import Commands
 from service.usecases.replies import BotInfo, BotList
 from service.usecases.repository import to_domain
 
+BOT: Actor = "bot"
+"""The actor of a bot's moves: their ``by``."""
 LOGS_KEPT = 1000
 """Games whose logs (as parsed events) the driver keeps between decisions."""
 
@@ -46,6 +51,27 @@ class Turn(NamedTuple):
     moves: list[Move]
     ruleset: str
     ruleset_version: int
+
+
+def act(commands: Commands, game_id: str, command: PlayMove, key: str) -> list[StoredEvent]:
+    """A bot's move, with no token: judged and stored through the command use case as a
+    seat's move is (``by: "bot"``), its Idempotency-Key ``key`` scoped to the bots."""
+    body = msgspec.json.encode(command)
+    scoped, fingerprint = tokens.scoped_key(key, str(BOT), "moves"), tokens.fingerprint(body)
+    if earlier := commands.replayed(game_id, scoped, fingerprint):
+        return earlier
+    return commands.commit(game_id, BOT, "moves", command, scoped, fingerprint)
+
+
+def hand_over(
+    commands: Commands, game_id: str, token: str | None, command: HandOver, key: str | None
+) -> list[StoredEvent]:
+    """The referee hands a seat to a bot (a level that plays the game's rule set) or back."""
+    if command.bot is not None:
+        ruleset = commands.games.cached(game_id).created.ruleset
+        level = seated(("bot",), command.bot, ruleset)
+        command = msgspec.structs.replace(command, version=level.version)
+    return commands.write(game_id, token, "seats", command, key)
 
 
 def bot_seed(game_id: str, version: int) -> int:
@@ -138,7 +164,7 @@ class BotDriver:
         command = PlayMove(move=move, seat=turn.seat, expected_version=turn.version)
         log = structlog.get_logger().bind(game_id=game_id, seat=turn.seat, bot=turn.level)
         try:
-            self.commands.act(game_id, "bot", command, bot_key(game_id, turn.version, turn.seat))
+            act(self.commands, game_id, command, bot_key(game_id, turn.version, turn.seat))
         except Refusal as refusal:  # someone moved first: the commit that did pokes again
             log.info("bot move not taken", problem=refusal.slug, detail=refusal.detail)
             return False

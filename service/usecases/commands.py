@@ -15,7 +15,7 @@ from typing import Any
 import anyio.to_thread
 import msgspec
 
-from domain.events import GameCreated, SeatBot
+from domain.events import GameCreated
 from domain.model import BadOption, GameError, Viewer
 from domain.registry import RULESETS
 from domain.replay import Replay
@@ -29,7 +29,6 @@ from service.core.commands import (
     Command,
     CreateBatch,
     CreateGame,
-    HandOver,
     PlayMove,
     PostChance,
     Timeout,
@@ -40,7 +39,7 @@ from service.core.fields import bad_field
 from service.core.luck import Seeded
 from service.core.referee import Batch, judge, open_game
 from service.core.refusal import Refusal, refuse
-from service.core.seating import level_version, seated, timeout_bot
+from service.core.seating import level_version, seat_bots, timeout_bot
 from service.usecases import tokens
 from service.usecases.figures import Tally
 from service.usecases.records import GameRecord, judged_record
@@ -141,14 +140,9 @@ class Commands:
         for key, value in command.tags.items():
             if "\x00" in key + value:  # listings index tags as text, which PostgreSQL's cannot be
                 raise bad_field(("tags", key), "a tag may not hold a NUL character")
-        if command.clock is not None and (level := timeout_bot(command.clock.on_timeout)):
-            seated(("clock", "on_timeout"), level, rules.NAME)
+        on_timeout = command.clock.on_timeout if command.clock is not None else None
+        bots = seat_bots([s.bot for s in command.seats], on_timeout, rules.NAME)
         names = tuple(s.name or f"Player {i + 1}" for i, s in enumerate(command.seats))
-        bots = tuple(
-            SeatBot(i, s.bot, seated(("seats", i, "bot"), s.bot, rules.NAME).version)
-            for i, s in enumerate(command.seats)
-            if s.bot is not None
-        )
         clock = msgspec.to_builtins(command.clock) if command.clock else None
         delay = command.spectator_delay
         return GameCreated(
@@ -225,25 +219,6 @@ class Commands:
         """Record a referee's decision; a forfeit or an agreement ends the game."""
         return self.write(game_id, token, "adjudicate", command, key)
 
-    def hand_over(
-        self, game_id: str, token: str | None, command: HandOver, key: str | None
-    ) -> list[StoredEvent]:
-        """The referee hands a seat to a bot (a level that plays this rule set) or back."""
-        if command.bot is not None:
-            ruleset = self.games.cached(game_id).created.ruleset
-            level = seated(("bot",), command.bot, ruleset)
-            command = msgspec.structs.replace(command, version=level.version)
-        return self.write(game_id, token, "seats", command, key)
-
-    def act(self, game_id: str, actor: Actor, command: PlayMove, key: str) -> list[StoredEvent]:
-        """A move by an actor of the service's own (a bot), with no token: judged and stored
-        as a seat's, ``key`` scoped to the actor."""
-        body = msgspec.json.encode(command)
-        scoped, fingerprint = tokens.scoped_key(key, str(actor), "moves"), tokens.fingerprint(body)
-        if earlier := self.replayed(game_id, scoped, fingerprint):
-            return earlier
-        return self.commit(game_id, actor, "moves", command, scoped, fingerprint)
-
     def write(
         self, game_id: str, token: str | None, route: str, command: Command, key: str | None
     ) -> list[StoredEvent]:
@@ -262,7 +237,8 @@ class Commands:
         scoped: str | None,
         fingerprint: str,
     ) -> list[StoredEvent]:
-        """Judge ``command`` by ``role`` on the game as its log has it, and append the verdict."""
+        """Judge ``command`` by ``role`` on the game as its log has it, and append the verdict
+        (``scoped``: the Idempotency-Key as stored, ``fingerprint``: the command's)."""
         with self.games.open(game_id) as game:
             self.expire(game)  # a seat out of time first, on the same read of the log
             if isinstance(command, Undo):
@@ -375,9 +351,10 @@ class Commands:
         expired = game.clock.expired(now)
         if not expired:
             return []
-        level = timeout_bot(msgspec.convert(game.created.clock, Clock).on_timeout)
-        timeout = Timeout(expired[0], level_version(level))
-        verdict = judge(game.replay, "server", timeout, Seeded(game.secrets.seed))
+        to_bot = level_version(timeout_bot(msgspec.convert(game.created.clock, Clock).on_timeout))
+        verdict = judge(
+            game.replay, "server", Timeout(expired[0], to_bot), Seeded(game.secrets.seed)
+        )
         return list(self.games.append(game, verdict, None, "", now).events)
 
 
