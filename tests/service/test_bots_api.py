@@ -326,6 +326,12 @@ def test_a_tournament_seats_bot_players_at_its_tables(api: TestClient[Any]) -> N
     view = api.get(f"/games/{table['game_id']}").json()
     by_name = {seat["name"]: seat["bot"] for seat in view["seats"]}
     assert by_name == {"Ann": None, "Bob": None, "Robin": "greedy", "Rex": "random"}
+    # Bob does not come: the director (the tables' referee) gives his seat to a bot.
+    bob = table["seats"].index("Bob")
+    path = f"/games/{table['game_id']}/seats/{bob}/bot"
+    handed = api.post(path, json={"bot": "random", "reason": "no show"}, headers=auth(director))
+    assert handed.status_code == 200, handed.text
+    assert api.get(f"/games/{table['game_id']}").json()["seats"][bob]["bot"] == "random"
 
 
 def test_bot_seats_are_on_no_clock(settings: Settings, tmp_path: Path) -> None:
