@@ -8,7 +8,9 @@ referee, append, clocks and idempotency. The move names the version it was chose
 Idempotency-Key is derived from the game, that version and the seat, so a retry or a second
 process choosing the same move (the bot's seed is a hash of the game id and the version)
 appends nothing twice, and a move made meanwhile by anyone else just means the bot looks
-again. On start the driver plays every running game whose summary says bots play in it.
+again. On start, and every ``RESUME_EVERY`` seconds after, the driver looks for running
+games whose summary says bots play in them: a game whose bot was due when its process stopped
+(a restart, or another process over the same PostgreSQL database gone) is played on.
 """
 
 from __future__ import annotations
@@ -38,6 +40,8 @@ from service.usecases.repository import to_domain
 
 BOT: Actor = "bot"
 """The actor of a bot's moves: their ``by``."""
+RESUME_EVERY = 60.0
+"""Seconds between two looks for running games with bots (the first is at start)."""
 LOGS_KEPT = 1000
 """Games whose logs (as parsed events) the driver keeps between decisions."""
 
@@ -88,8 +92,11 @@ def bot_key(game_id: str, version: int, seat: int) -> str:
 class BotDriver:
     """Worker threads that play the bots' seats of the games they are told about."""
 
-    def __init__(self, commands: Commands, workers: int = 2) -> None:
+    def __init__(
+        self, commands: Commands, workers: int = 2, resume_every: float = RESUME_EVERY
+    ) -> None:
         self.commands, self.games = commands, commands.games
+        self.resume_every, self.stopping = resume_every, threading.Event()
         self.waiting: queue.SimpleQueue[str | None] = queue.SimpleQueue()
         self.queued: set[str] = set()
         self.lock = threading.Lock()
@@ -104,11 +111,18 @@ class BotDriver:
         """Start the workers, and play the running games bots have seats in."""
         for thread in self.threads:
             thread.start()
-        threading.Thread(target=self.resume, name="bot-resume", daemon=True).start()
+        threading.Thread(target=self.resuming, name="bot-resume", daemon=True).start()
 
     def stop(self) -> None:
+        self.stopping.set()
         for _ in self.threads:
             self.waiting.put(None)
+
+    def resuming(self) -> None:
+        """``resume`` now and every ``resume_every`` seconds until stopped."""
+        self.resume()
+        while not self.stopping.wait(self.resume_every):
+            self.resume()
 
     def resume(self) -> None:
         """Poke every running game whose summary says a bot plays a seat."""

@@ -384,3 +384,21 @@ def test_a_bot_is_given_what_its_seat_token_reads_and_nothing_more(
         shown = [{"type": e["type"], **e["data"]} for e in log[: len(seen)]]
         assert [msgspec.json.decode(msgspec.json.encode(event)) for event in seen] == shown
         assert not any(type(event).__name__ == "SeedRevealed" for event in seen)
+
+
+def test_a_running_driver_takes_up_games_another_process_left(settings: Settings) -> None:
+    store = open_store(settings.database, settings.synchronous)
+    gone, alive = UseCases(store), UseCases(store)  # ``gone`` has no driver: it stopped
+    driver = BotDriver(alive.commands, resume_every=0.1)
+    driver.start()
+    try:
+        seats = [SeatSpec("Robin", "random"), SeatSpec("Rex", "greedy")]
+        created = gone.create(CreateGame("sorry", seats, seed="left behind"))
+        wait_until(
+            lambda: store.read(created.id)[-1].type == "SeedRevealed",
+            60,
+            "the running driver never took the game up",
+        )
+    finally:
+        driver.stop()
+        store.close()
