@@ -7,7 +7,9 @@ automatic chance and the seed's reveal. Live play, the import of a record and it
 all call it; they differ only in their ``Luck`` (the sealed seed, or the record's outcomes).
 
 Who acted is the truth: a seat acting is ``by`` that seat; the referee acting for a seat is
-``by: "referee"`` on an event that names the seat; what follows by itself is ``by: "server"``.
+``by: "referee"`` on an event that names the seat; a bot playing a seat (``GameCreated.bots``,
+``SeatHandedOver``) is ``by: "bot"`` on an event that names the seat, and while a bot plays a
+seat that seat's own token cannot move; what follows by itself is ``by: "server"``.
 """
 
 from __future__ import annotations
@@ -346,6 +348,7 @@ def timeout(replay: Replay, seat: int, luck: Luck, version: int = 0) -> Batch:
     A pending draw, deal or roll is made for the seat whatever the clock says (chance is
     never skipped). ``pass`` forfeits a pending move's card or throw as when no move exists;
     a pending exchange or discard cannot be passed, so it gets a random legal choice.
+    ``bot:<level>`` hands the seat to that bot (of the level's ``version``), which plays on.
     """
     rules, state, created = replay.rules, replay.state, replay.created
     kinds = {p.kind for p in rules.to_act(state) if p.seat == seat}
