@@ -73,12 +73,14 @@ from tabula_client.routes import (
     bot_seat,
     next_cursor,
 )
+from tabula_client.socket import AsyncGameSocket, GameSocket, SocketClosed
 
 __all__ = [
     "DEFAULT_URL",
     "OPERATIONS",
     "Archive",
     "AsyncClient",
+    "AsyncGameSocket",
     "Audit",
     "BadRequest",
     "BatchCreated",
@@ -94,6 +96,7 @@ __all__ = [
     "Forbidden",
     "GameList",
     "GameRecord",
+    "GameSocket",
     "GameStuck",
     "GameSummary",
     "GameView",
@@ -118,6 +121,7 @@ __all__ = [
     "RuleSetInfo",
     "Seat",
     "ServerError",
+    "SocketClosed",
     "Standing",
     "Standings",
     "Step",
