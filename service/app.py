@@ -18,6 +18,7 @@ from litestar.openapi import OpenAPIConfig
 from eventstore import EventStore
 from service.api import bodies, headers, logs
 from service.api.apidoc import finish, strict_structs
+from service.api.bots import BotsController
 from service.api.docs import DocsPage, docs_asset
 from service.api.games import BoardController, GameController, MetaController
 from service.api.limits import Limits, cors_config, import_limits
@@ -34,6 +35,7 @@ from service.core import commands as command_bodies
 from service.settings import Settings
 from service.store import open_store
 from service.usecases import tournaments_wire
+from service.usecases.bots import BotDriver
 from service.usecases.commands import Commands
 from service.usecases.queries import Queries
 from service.usecases.sweeper import Sweeper
@@ -74,6 +76,7 @@ def create_app(settings: Settings | None = None, store: EventStore | None = None
     cases = UseCases(store, settings.max_live_games)
     commands, queries = cases.commands, cases.queries
     sweeper = Sweeper(commands.enforce_due)
+    driver = BotDriver(commands)
     limits = Limits(settings)
     # Metrics only with a token to read them: no route and no per-request timing otherwise.
     metrics = Metrics(cases.figures, limits.streams) if settings.metrics_token else None
@@ -85,6 +88,7 @@ def create_app(settings: Settings | None = None, store: EventStore | None = None
             TournamentController,
             RatingsController,
             TournamentsController,
+            BotsController,
             docs_asset,
             lobby,
             play_page,
@@ -115,8 +119,8 @@ def create_app(settings: Settings | None = None, store: EventStore | None = None
             # Elements or YAML.
             render_plugins=[DocsPage()],
         ),
-        on_startup=[sweeper.start],
-        on_shutdown=[sweeper.stop, store.close],
+        on_startup=[sweeper.start, driver.start],
+        on_shutdown=[sweeper.stop, driver.stop, store.close],
         logging_config=None,
         debug=False,
     )

@@ -30,6 +30,7 @@ PROBLEMS: dict[str, tuple[int, str]] = {
     "validation-failed": (400, "Request failed validation"),
     "out-of-range": (400, "Value out of range"),
     "unknown-ruleset": (400, "Unknown rule set"),
+    "unknown-bot": (400, "Unknown bot level"),
     "unauthorized": (401, "Missing or wrong token"),
     "forbidden": (403, "Not allowed for this token"),
     "game-not-found": (404, "No such game"),
