@@ -231,8 +231,14 @@ def main(argv: list[str] | None = None) -> int:
 
     from service.app import create_app
 
+    from eventstore import StoreError
+
     settings: Settings = args.settings
-    app = create_app(settings)
+    try:
+        app = create_app(settings)
+    except StoreError as error:  # a lost database, an unreachable server: say so, not a trace
+        sys.stderr.write(f"tabula: {error}\n")
+        return 1
     tune_gc()
     tune_threads()
     uvicorn.Server(server_config(settings, app)).run()

@@ -169,6 +169,11 @@ class Repository:
             self._evict()
             return game
 
+    def holds(self, game_id: str) -> bool:
+        """Whether the game is in memory (using it reads nothing from the store)."""
+        with self._lock:
+            return game_id in self._games
+
     def live(self) -> int:
         """How many games are held in memory."""
         with self._lock:
