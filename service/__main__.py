@@ -229,9 +229,8 @@ def main(argv: list[str] | None = None) -> int:
         return rebuild_ratings(args.settings)
     import uvicorn
 
-    from service.app import create_app
-
     from eventstore import StoreError
+    from service.app import create_app
 
     settings: Settings = args.settings
     try:
