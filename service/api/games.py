@@ -10,7 +10,6 @@ from typing import Annotated, Literal
 from urllib.parse import urlencode
 
 from litestar import Controller, MediaType, Response, get, post
-from litestar.openapi import ResponseSpec
 from litestar.params import FromPath, FromQuery, JSONBody, QueryParameter
 from litestar.response import ServerSentEvent, ServerSentEventMessage, Stream
 
@@ -73,9 +72,8 @@ class MetaController(Controller):
 
     @get(
         "/ready",
-        operation_id="ready",
+        include_in_schema=False,  # an operator's probe, like /metrics: no client method
         sync_to_thread=True,
-        responses={503: ResponseSpec(Readiness, description="not ready for writes")},
     )
     def ready(self, request: AnyRequest) -> Response[Readiness]:
         """Readiness: whether this process can take writes now (the event store's database
