@@ -25,8 +25,8 @@ def sqlite_error(kind: str) -> sqlite3.OperationalError:
     """The error SQLite raises for a kind of fault, with its result code."""
     code, name, message = CODES[kind]
     error = sqlite3.OperationalError(message)
-    error.sqlite_errorcode = code  # type: ignore[attr-defined]
-    error.sqlite_errorname = name  # type: ignore[attr-defined]
+    error.sqlite_errorcode = code
+    error.sqlite_errorname = name
     return error
 
 

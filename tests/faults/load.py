@@ -55,7 +55,7 @@ class Player:
         try:
             while not self.stop.is_set():
                 self.step()
-        except Exception as error:  # noqa: BLE001 - a test thread: report, do not vanish
+        except Exception as error:  # a test thread: report, do not vanish
             self.failure = f"{type(error).__name__}: {error}"
 
     def step(self) -> None:
@@ -72,7 +72,9 @@ class Player:
             return
         move = self.random.choice(moves["moves"])
         body = {"move": move["id"], "seat": move["seat"], "expected_version": moves["version"]}
-        self.send(f"/games/{self.game}/moves", body, {**referee, "Idempotency-Key": uuid.uuid4().hex})
+        self.send(
+            f"/games/{self.game}/moves", body, {**referee, "Idempotency-Key": uuid.uuid4().hex}
+        )
 
     def request(self, method: str, path: str, **kwargs: Any) -> httpx.Response | None:
         """One request; its reply, or None (counted) when none came or it was a 503."""
@@ -126,10 +128,12 @@ def reckon(url: str, players: list[Player]) -> Reckoning:
                 figures.acknowledged += len(acknowledged)
                 figures.found += len(acknowledged.keys() & logged.keys())
                 figures.lost += sum(
-                    v not in logged or logged[v] != (t or logged[v]) for v, t in acknowledged.items()
+                    v not in logged or logged[v] != (t or logged[v])
+                    for v, t in acknowledged.items()
                 )
                 figures.duplicated += len(logged.keys() - acknowledged.keys())
-                audit = client.get(f"/games/{game}/audit").json()
+                referee = {"Authorization": f"Bearer {player.referees[game]}"}
+                audit = client.get(f"/games/{game}/audit", headers=referee).json()
                 figures.audits_failed += not audit["verification"]["valid"]
             for kind, count in player.errors.items():
                 figures.errors[kind] = figures.errors.get(kind, 0) + count

@@ -54,7 +54,9 @@ def test_a_stopped_postgres_costs_no_liveness_and_writes_resume_within_a_second(
                 assert time.monotonic() - began < settings.store_timeout + 1
                 assert_unavailable(keyed)
                 ready = httpx.get(f"{url}/ready", timeout=10)
-                assert ready.status_code == 503 and ready.json()["checks"]["database"] == "unreachable"
+                assert (
+                    ready.status_code == 503 and ready.json()["checks"]["database"] == "unreachable"
+                )
                 time.sleep(OUTAGE)
                 postgres.start()
                 back = time.monotonic()
@@ -63,7 +65,9 @@ def test_a_stopped_postgres_costs_no_liveness_and_writes_resume_within_a_second(
             for thread in threads:
                 thread.join(timeout=30)
             first = min(t for p in players for t in p.acked_at if t > back) - back
-            assert first < FIRST_WRITE_BOUND, f"the first write after PostgreSQL came back took {first:.2f} s"
+            assert first < FIRST_WRITE_BOUND, (
+                f"the first write after PostgreSQL came back took {first:.2f} s"
+            )
             assert probe.failed == 0 and probe.longest < HEALTH_BOUND, probe.longest
             assert [p.failure for p in players] == [None] * PLAYERS
             figures = reckon(url, players)
