@@ -1,7 +1,8 @@
 """Faults as a deployment meets them, under playing clients: for each fault and run, the
 writes acknowledged, found again, lost and duplicated, the audits that failed, the writes
-acknowledged while the fault was on (``inFault``), the clients' errors by status and problem type, the longest ``GET /health`` from the fault's start until
-writes were taken again, and how long after the fault ended the first write was acknowledged.
+acknowledged while the fault was on (``inFault``), the clients' errors by status and problem
+type, the longest ``GET /health`` from the fault's start until writes were taken again, and
+how long after the fault ended the first write was acknowledged.
 
 The server runs as ``python -m service`` in a subprocess; ``--players`` clients
 (``tests.faults.load.Player``: their own games, every move keyed, a 503 sent again with the
