@@ -48,6 +48,7 @@ from tests.faults.machine import Cluster, fill, small_disk  # noqa: E402
 ENV = {"TABULA_LOG_LEVEL": "critical", "TABULA_CREATE_RATE": "0", "TABULA_IMPORT_RATE": "0"}
 WARM_UP = 1.0
 RECOVERY_LIMIT = 30.0
+STARTUP = 90.0  # seconds a server may take to start (a loaded machine)
 
 
 class Fault(msgspec.Struct):
@@ -64,7 +65,9 @@ def postgres_down(stack: ExitStack) -> tuple[str, Callable[[], None], Callable[[
     stack.callback(cluster.remove)
     cluster.start()
     env = ENV | {"TABULA_DATABASE_URL": cluster.url, "TABULA_STORE_TIMEOUT": "2"}
-    url, _ = stack.enter_context(service_process(Path("unused.db"), env, log=log(stack)))
+    url, _ = stack.enter_context(
+        service_process(Path("unused.db"), env, log=log(stack), startup_seconds=STARTUP)
+    )
     return url, cluster.stop, cluster.start
 
 
@@ -76,7 +79,9 @@ def log(stack: ExitStack) -> Path:
 
 def disk_full(stack: ExitStack) -> tuple[str, Callable[[], None], Callable[[], None]]:
     disk = stack.enter_context(small_disk(8))
-    url, _ = stack.enter_context(service_process(disk / "tabula.db", ENV, log=log(stack)))
+    url, _ = stack.enter_context(
+        service_process(disk / "tabula.db", ENV, log=log(stack), startup_seconds=STARTUP)
+    )
     importer = stack.enter_context(importing(url))
     fillers: list[Path] = []
 
@@ -118,7 +123,9 @@ def importing(url: str) -> Iterator[threading.Event]:
 def file_gone(stack: ExitStack) -> tuple[str, Callable[[], None], Callable[[], None]]:
     where = Path(stack.enter_context(tempfile.TemporaryDirectory()))
     database = where / "tabula.db"
-    url, _ = stack.enter_context(service_process(database, ENV, log=log(stack)))
+    url, _ = stack.enter_context(
+        service_process(database, ENV, log=log(stack), startup_seconds=STARTUP)
+    )
 
     def begin() -> None:
         for suffix in ("", "-wal", "-shm"):

@@ -144,7 +144,9 @@ def log_of(client: httpx.Client, game: str) -> dict[int, str]:
     """A game's whole log, version to event type."""
     logged: dict[int, str] = {}
     while True:
-        page = client.get(f"/games/{game}/events", params={"after": len(logged)}).json()
+        reply = client.get(f"/games/{game}/events", params={"after": len(logged)})
+        assert reply.status_code == 200, f"the log of {game}: {reply.status_code} {reply.text}"
+        page = reply.json()
         if not page["events"]:
             return logged
         logged.update({e["version"]: e["type"] for e in page["events"]})
