@@ -1,8 +1,9 @@
 """Faults as a deployment meets them, under playing clients: for each fault and run, the
 writes acknowledged, found again, lost and duplicated, the audits that failed, the writes
 acknowledged while the fault was on (``inFault``), the clients' errors by status and problem
-type, the longest ``GET /health`` from the fault's start until writes were taken again, and
-how long after the fault ended the first write was acknowledged.
+type, the longest ``GET /health`` from the fault's start until writes were taken again (and,
+``calm``, for as long before the fault, under the same clients), and how long after the
+fault ended the first write was acknowledged.
 
 The server runs as ``python -m service`` in a subprocess; ``--players`` clients
 (``tests.faults.load.Player``: their own games, every move keyed, a 503 sent again with the
@@ -150,6 +151,7 @@ class Run(msgspec.Struct):
     fault: str
     reckoning: Reckoning
     acked_in_fault: int
+    calm_health: float
     longest_health: float
     first_write: float | None
 
@@ -163,6 +165,8 @@ def run(fault: Fault, players: int, outage: float) -> Run:
         for thread in threads:
             thread.start()
         time.sleep(WARM_UP)
+        with Probe(url) as calm:  # the same clients, no fault: what /health costs anyway
+            time.sleep(outage)
         with Probe(url) as probe:
             begin()
             began = time.monotonic()
@@ -179,7 +183,7 @@ def run(fault: Fault, players: int, outage: float) -> Run:
         if failures:
             print(f"  {fault.name}: a client failed: {failures[0]}", file=sys.stderr)
         reckoning = reckon(url, clients) if fault.recovers else gone(clients)
-        return Run(fault.name, reckoning, acked_in_fault, probe.longest, first)
+        return Run(fault.name, reckoning, acked_in_fault, calm.longest, probe.longest, first)
 
 
 def first_write_after(clients: list[Player], ended: float) -> float | None:
@@ -211,7 +215,8 @@ def show(result: Run, number: int) -> None:
     print(
         f"{result.fault:<14} {number:>3} {r.acknowledged:>6} {r.found:>6} {r.lost:>4}"
         f" {r.duplicated:>4} {r.audits_failed:>6} {result.acked_in_fault:>7}"
-        f" {result.longest_health * 1000:>9.1f} {first:>9}  {errors}"
+        f" {result.calm_health * 1000:>7.1f} {result.longest_health * 1000:>9.1f} {first:>9}"
+        f"  {errors}"
     )
 
 
@@ -225,7 +230,7 @@ def main() -> None:
     print(f"{args.players} players, faults of {args.outage:g} s")
     print(
         f"{'fault':<14} {'run':>3} {'acked':>6} {'found':>6} {'lost':>4} {'dup':>4}"
-        f" {'audits':>6} {'inFault':>7} {'health ms':>9} {'first s':>9}  errors"
+        f" {'audits':>6} {'inFault':>7} {'calm ms':>7} {'health ms':>9} {'first s':>9}  errors"
     )
     for name in args.faults:
         for number in range(1, args.runs + 1):

@@ -69,7 +69,7 @@ LISTEN_TICK_SECONDS = 0.5
 """How often the listening thread looks up from its wait to see whether it should stop."""
 
 RECONNECT_SECONDS = 1.0
-PROBE_SECONDS = 0.2
+PROBE_SECONDS = 0.1
 """How often a store that lost its server tries to connect again."""
 UNREACHABLE = ("08", "57P01", "57P02", "57P03")
 """SQLSTATEs (or their classes) that say the server cannot be used: connection exceptions,
