@@ -11,7 +11,7 @@ same key after 50 ms) play for a second, then the fault lasts ``--outage`` secon
 
 - ``postgres-down``: a private PostgreSQL cluster (``tests.faults.machine.Cluster``) stopped
   as a crash stops it, then started again (``TABULA_STORE_TIMEOUT=2``).
-- ``disk-full``: SQLite on an 8 MiB tmpfs filled to its last byte while one more client
+- ``disk-full``: SQLite on a 16 MiB tmpfs filled to its last byte while one more client
   imports a 3.6 MB record again and again, then the filler deleted.
 - ``file-gone``: the SQLite file, its ``-wal`` and ``-shm`` deleted. No recovery without the
   operator: the run reports the writes acknowledged after the deletion (target 0).
@@ -49,6 +49,7 @@ from tests.faults.machine import Cluster, fill, small_disk  # noqa: E402
 ENV = {"TABULA_LOG_LEVEL": "critical", "TABULA_CREATE_RATE": "0", "TABULA_IMPORT_RATE": "0"}
 WARM_UP = 1.0
 RECOVERY_LIMIT = 30.0
+DISK_MIB = 16  # room for the games played after the fault and the import in flight at its end
 STARTUP = 90.0  # seconds a server may take to start (a loaded machine)
 
 
@@ -79,7 +80,7 @@ def log(stack: ExitStack) -> Path:
 
 
 def disk_full(stack: ExitStack) -> tuple[str, Callable[[], None], Callable[[], None]]:
-    disk = stack.enter_context(small_disk(8))
+    disk = stack.enter_context(small_disk(DISK_MIB))
     url, _ = stack.enter_context(
         service_process(disk / "tabula.db", ENV, log=log(stack), startup_seconds=STARTUP)
     )

@@ -33,6 +33,7 @@ from eventstore import (
     IdempotencyKeyReused,
     NewEvent,
     StoredEvent,
+    StoreUnavailable,
     VersionConflict,
     iso_timestamp,
 )
@@ -280,7 +281,10 @@ class Repository:
         except MissingHistory:  # not expected: _restore starts before every undo's target
             return self.fold(game_id, at, from_start=True)
         if passed := [v for v in replay.snapshots if v > start]:
-            self.store.save_snapshot(game_id, max(passed), frame_bytes(replay, max(passed)))
+            try:
+                self.store.save_snapshot(game_id, max(passed), frame_bytes(replay, max(passed)))
+            except StoreUnavailable as fault:  # derived data: a read never fails for it
+                structlog.get_logger().warning("snapshot not saved", fault=fault.kind)
         return replay
 
     def _restore(

@@ -10,12 +10,16 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 from litestar.testing import TestClient
 
 from eventstore import SqliteEventStore
 from service.app import create_app
 from service.settings import Settings
+from service.usecases.records import GameRecord
+from service.usecases.wiring import UseCases
+from tests.big_record import big_record
 from tests.faults.faulty import Faulty, faulty
 
 TOKEN = "metrics-token"
@@ -73,3 +77,16 @@ def test_a_store_fault_is_a_503_of_its_own_and_counted(
         "status": "ready",
         "checks": dict.fromkeys(("writer", "file", "disk", "database"), "ok"),
     }
+
+
+def test_a_read_does_not_fail_for_a_snapshot_it_cannot_save(tmp_path: Path) -> None:
+    """Snapshots are derived data: a fold that cannot save one (the disk full) still answers."""
+    with SqliteEventStore(tmp_path / "tabula.db") as store:
+        cases = UseCases(store)
+        record = msgspec.convert(big_record(300), GameRecord)
+        game = cases.commands.import_record(record).id
+        store.drop_snapshots()
+        conn = faulty(store)
+        conn.fails = lambda statement, _: "disk-full" if "snapshots" in statement else None
+        assert cases.games.fold(game).version == store.version(game)
+        assert conn.failed == 1 and store.load_snapshot(game, 10**9) is None
