@@ -322,6 +322,8 @@ class SqliteEventStore(SqlStore):
         with self._closing:
             if self._closed:
                 raise StoreError(f"{doing}: the store is closed")
+            if not self._writer.is_alive():  # not expected: the writer survives every error
+                raise self._faults.refused("writer-stopped", doing, "the writer is not running")
             self._queue.put(job)
         return job.future
 

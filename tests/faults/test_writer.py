@@ -227,3 +227,12 @@ def one_batch_from(
         gate.opened.set()
         holder.result(timeout=ANSWER_SECONDS)
         return [outcome(future) for future in futures]
+
+
+def test_a_writer_that_is_not_running_refuses_at_once(store: SqliteEventStore) -> None:
+    store._queue.put(None)  # the writer ends, as only closing should make it
+    wait_until(lambda: not store._writer.is_alive(), message="the writer did not end")
+    with pytest.raises(StoreUnavailable) as refused:
+        store.append("game", events(1), 0)
+    assert refused.value.kind == "writer-stopped"
+    assert store.readiness()["writer"] == "writer-stopped"
