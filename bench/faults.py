@@ -11,7 +11,7 @@ same key after 50 ms) play for a second, then the fault lasts ``--outage`` secon
 
 - ``postgres-down``: a private PostgreSQL cluster (``tests.faults.machine.Cluster``) stopped
   as a crash stops it, then started again (``TABULA_STORE_TIMEOUT=2``).
-- ``disk-full``: SQLite on a 16 MiB tmpfs filled to its last byte while one more client
+- ``disk-full``: SQLite on a 64 MiB tmpfs filled to its last byte while one more client
   imports a 3.6 MB record again and again, then the filler deleted.
 - ``file-gone``: the SQLite file, its ``-wal`` and ``-shm`` deleted. No recovery without the
   operator: the run reports the writes acknowledged after the deletion (target 0).
@@ -35,6 +35,7 @@ import argparse  # noqa: E402
 import tempfile  # noqa: E402
 import threading  # noqa: E402
 import time  # noqa: E402
+from collections import Counter  # noqa: E402
 from collections.abc import Callable, Iterator  # noqa: E402
 from contextlib import ExitStack, contextmanager  # noqa: E402
 
@@ -49,7 +50,7 @@ from tests.faults.machine import Cluster, fill, small_disk  # noqa: E402
 ENV = {"TABULA_LOG_LEVEL": "critical", "TABULA_CREATE_RATE": "0", "TABULA_IMPORT_RATE": "0"}
 WARM_UP = 1.0
 RECOVERY_LIMIT = 30.0
-DISK_MIB = 16  # room for the games played after the fault and the import in flight at its end
+DISK_MIB = 64  # room for the games played after the fault (tens of thousands of moves)
 STARTUP = 90.0  # seconds a server may take to start (a loaded machine)
 
 
@@ -84,8 +85,9 @@ def disk_full(stack: ExitStack) -> tuple[str, Callable[[], None], Callable[[], N
     url, _ = stack.enter_context(
         service_process(disk / "tabula.db", ENV, log=log(stack), startup_seconds=STARTUP)
     )
-    importer = stack.enter_context(importing(url))
+    importer, imports = stack.enter_context(importing(url))
     fillers: list[Path] = []
+    stack.callback(lambda: IMPORTS.update(imports))
 
     def begin() -> None:
         importer.set()
@@ -99,11 +101,17 @@ def disk_full(stack: ExitStack) -> tuple[str, Callable[[], None], Callable[[], N
     return url, begin, end
 
 
+IMPORTS: Counter[str] = Counter()
+"""The importer's refusals in the latest disk-full run, by status and problem type."""
+
+
 @contextmanager
-def importing(url: str) -> Iterator[threading.Event]:
-    """A client that imports a 3.6 MB record again and again while the event is set."""
+def importing(url: str) -> Iterator[tuple[threading.Event, Counter[str]]]:
+    """A client that imports a 3.6 MB record again and again while the event is set; its
+    refusals, by status and problem type."""
     record = msgspec.json.encode(big_record(9_967))
     active, stop = threading.Event(), threading.Event()
+    replies: Counter[str] = Counter()
 
     def run() -> None:
         with httpx.Client(base_url=url, timeout=60) as client:
@@ -111,12 +119,15 @@ def importing(url: str) -> Iterator[threading.Event]:
                 if not active.wait(0.1):
                     continue
                 headers = {"Content-Type": "application/json"}
-                client.post("/games/import", content=record, headers=headers)
+                reply = client.post("/games/import", content=record, headers=headers)
+                if reply.is_error:
+                    kind = reply.json().get("type", "").rsplit("/", 1)[-1]
+                    replies[f"import {reply.status_code} {kind}"] += 1
 
     thread = threading.Thread(target=run, daemon=True)
     thread.start()
     try:
-        yield active
+        yield active, replies
     finally:
         stop.set()
         thread.join(timeout=60)
@@ -184,6 +195,9 @@ def run(fault: Fault, players: int, outage: float) -> Run:
         if failures:
             print(f"  {fault.name}: a client failed: {failures[0]}", file=sys.stderr)
         reckoning = reckon(url, clients) if fault.recovers else gone(clients)
+        stack.close()  # the server stops, the importer's replies are in
+        reckoning.errors.update(IMPORTS)
+        IMPORTS.clear()
         return Run(fault.name, reckoning, acked_in_fault, calm.longest, probe.longest, first)
 
 
