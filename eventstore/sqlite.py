@@ -61,7 +61,7 @@ import queue
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import Future
 from contextlib import contextmanager, suppress
 from datetime import datetime
@@ -101,7 +101,8 @@ FREED_BYTES = 1024 * 1024
 
 T = TypeVar("T")
 Work = Callable[[sqlite3.Connection], Any]
-Wake = Callable[[], None]
+Wake = Callable[[int | None], None]
+"""Told the version a stream reached (None: unknown, another process appended)."""
 
 
 class _Job(msgspec.Struct):
@@ -381,17 +382,17 @@ class SqliteEventStore(SqlStore):
                 failure = error if isinstance(error, Exception) else StoreError(repr(error))
                 job.future.set_exception(self._store_error(job.doing, failure, write=True))
 
-    def _run_batch(self, batch: list[_Job]) -> tuple[list[tuple[bool, Any]], list[str]]:
+    def _run_batch(self, batch: list[_Job]) -> tuple[list[tuple[bool, Any]], dict[str, int]]:
         """Begin, run the jobs, commit; a failed begin or commit fails every job, a job that
         lost the whole transaction fails alone and the others run again. Returns the outcomes
         and the streams the committed batch appended to."""
         conn = self._conn
         if refused := self._refuse_if_gone(batch):
-            return refused, []
+            return refused, {}
         try:
             conn.execute("BEGIN IMMEDIATE")
         except sqlite3.Error as exc:
-            return [(False, self._store_error(job.doing, exc, write=True)) for job in batch], []
+            return [(False, self._store_error(job.doing, exc, write=True)) for job in batch], {}
         outcomes: list[tuple[bool, Any]] = []
         for index, job in enumerate(batch):
             ok, value = self._run_job(job)
@@ -399,14 +400,14 @@ class SqliteEventStore(SqlStore):
                 self._new_heads.clear()
                 lost = (False, value) if not ok else self._lost(job)
                 rest = batch[:index] + batch[index + 1 :]
-                others, appended = self._run_batch(rest) if rest else ([], [])
+                others, appended = self._run_batch(rest) if rest else ([], {})
                 return [*others[:index], lost, *others[index:]], appended
             outcomes.append((ok, value))
         return self._finish(batch, outcomes)
 
     def _finish(
         self, batch: list[_Job], outcomes: list[tuple[bool, Any]]
-    ) -> tuple[list[tuple[bool, Any]], list[str]]:
+    ) -> tuple[list[tuple[bool, Any]], dict[str, int]]:
         """Commit the batch's transaction (a failure fails every job), check the file is
         still the one opened, keep the new heads and count."""
         conn = self._conn
@@ -421,14 +422,14 @@ class SqliteEventStore(SqlStore):
                 (False, self._store_error(f"{job.doing}: commit failed", exc, write=True))
                 for job in batch
             ]
-            return failed, []
+            return failed, {}
         if refused := self._refuse_if_gone(batch, committed=True):
             self._new_heads.clear()
-            return refused, []
+            return refused, {}
         self._faults.wrote()
         if len(self._heads) > MAX_HEADS:  # a cache: forgetting costs two reads per stream
             self._heads.clear()
-        appended = list(self._new_heads)
+        appended = {stream: version for stream, (version, _) in self._new_heads.items()}
         self._heads.update(self._new_heads)
         self._new_heads.clear()
         self._count(batch, outcomes)
@@ -602,18 +603,23 @@ class SqliteEventStore(SqlStore):
         seen, self._data_version = self._data_version, now
         if seen is not None and seen != now and self._subscribers:
             with self._subscribing:
-                streams = list(self._subscribers)
+                streams: dict[str, int | None] = dict.fromkeys(self._subscribers)
             self._announce(streams)
 
-    def _announce(self, appended: list[str]) -> None:
-        """Wake the subscribers of the streams a committed batch appended to."""
+    def _announce(self, appended: Mapping[str, int | None]) -> None:
+        """Wake the subscribers of the streams a committed batch appended to, telling each the
+        version its stream reached (None when another process committed)."""
         if not appended or not self._subscribers:
             return
         with self._subscribing:
-            waiting = [w for s in appended for w in self._subscribers.get(s, {}).values()]
-        for wake in waiting:
+            waiting = [
+                (wake, version)
+                for stream, version in appended.items()
+                for wake in self._subscribers.get(stream, {}).values()
+            ]
+        for wake, version in waiting:
             with suppress(Exception):  # one broken subscriber must not stop the writer
-                wake()
+                wake(version)
 
     # reading
 

@@ -77,7 +77,12 @@ async def referee_only(connection: AnyConnection, _: BaseRouteHandler) -> None:
     the store."""
     queries: Queries = connection.app.state.queries
     game_id, token = connection.path_params["game_id"], bearer(connection)
-    role = await anyio.to_thread.run_sync(queries.role, game_id, token)
+    await anyio.to_thread.run_sync(check_referee, queries, game_id, token)
+
+
+def check_referee(queries: Queries, game_id: str, token: str | None) -> None:
+    """Refuse anyone but the game's referee (401 without a token of the game, 403 a seat)."""
+    role = queries.role(game_id, token)
     if role is None:
         raise refuse("unauthorized", "this route needs the referee's token")
     if role != "referee":
