@@ -3,7 +3,13 @@
 from .base import Announcing, EventStore
 from .clock import canonical_timestamp, iso_timestamp, utcnow
 from .commits import CommitSizes
-from .errors import IdempotencyKeyReused, StoreError, StreamExists, VersionConflict
+from .errors import (
+    IdempotencyKeyReused,
+    StoreError,
+    StoreUnavailable,
+    StreamExists,
+    VersionConflict,
+)
 from .hashing import GENESIS, canonical_json, chain_hash, verify_chain
 from .model import (
     AppendResult,
@@ -26,6 +32,7 @@ __all__ = [
     "NewEvent",
     "SqliteEventStore",
     "StoreError",
+    "StoreUnavailable",
     "StoredEvent",
     "StreamExists",
     "StreamInfo",

@@ -147,6 +147,15 @@ class EventStore(Protocol):
         that appended none is not counted); the service's metrics read it."""
         ...
 
+    def faults(self) -> dict[str, int]:
+        """Return how many operations a fault of the database refused since opening, by kind
+        (``faults.KINDS``); the service's metrics read it."""
+        ...
+
+    def readiness(self) -> dict[str, str]:
+        """Return whether writes can be taken, by check (``ok`` or the kind of fault)."""
+        ...
+
     def summaries(self, query: SummaryQuery) -> list[Summarised]:
         """Return a page of summaries, oldest stream first (creation time, then id)."""
         ...

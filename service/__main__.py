@@ -235,10 +235,15 @@ def main(argv: list[str] | None = None) -> int:
         return rebuild_ratings(args.settings)
     import uvicorn
 
+    from eventstore import StoreError
     from service.app import create_app
 
     settings: Settings = args.settings
-    app = create_app(settings)
+    try:
+        app = create_app(settings)
+    except StoreError as error:  # a lost database, an unreachable server: say so, not a trace
+        sys.stderr.write(f"tabula: {error}\n")
+        return 1
     tune_gc()
     tune_threads()
     uvicorn.Server(server_config(settings, app)).run()

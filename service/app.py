@@ -71,7 +71,11 @@ def create_app(settings: Settings | None = None, store: EventStore | None = None
     settings = settings or Settings()
     logs.configure(settings.log_format, settings.log_level)
     store = store or open_store(
-        settings.database, settings.synchronous, settings.database_url, settings.idempotency_ttl
+        settings.database,
+        settings.synchronous,
+        settings.database_url,
+        settings.idempotency_ttl,
+        settings.store_timeout,
     )
     cases = UseCases(store, settings.max_live_games)
     commands, queries = cases.commands, cases.queries
@@ -107,7 +111,13 @@ def create_app(settings: Settings | None = None, store: EventStore | None = None
         request_max_body_size=settings.max_body_bytes,
         cors_config=cors_config(settings),
         state=State(
-            {"limits": limits, "commands": commands, "queries": queries, "metrics": metrics}
+            {
+                "limits": limits,
+                "commands": commands,
+                "queries": queries,
+                "metrics": metrics,
+                "figures": cases.figures,
+            }
         ),
         openapi_config=OpenAPIConfig(
             title="Tabula",

@@ -29,7 +29,9 @@ class Settings(msgspec.Struct, frozen=True):
     Storage: ``database_url`` (``postgresql://user:pass@host/db``) puts the event store on
     PostgreSQL, shared by any number of service processes; empty (the default) keeps the
     SQLite file ``database``, in WAL mode with ``synchronous`` (``FULL``: every acknowledged
-    write is on disk).
+    write is on disk). ``store_timeout`` bounds every wait for PostgreSQL (a pooled
+    connection, a connection): past it, or at once while the server is known to be down, the
+    request gets a 503 ``store-unavailable``.
 
     Idempotency: a key is remembered for ``idempotency_ttl`` seconds (a day); after that the
     same key is a new request.
@@ -65,6 +67,7 @@ class Settings(msgspec.Struct, frozen=True):
     port: int = 8000
     database: str = "tabula.db"
     database_url: str = ""
+    store_timeout: float = 5.0
     synchronous: str = "FULL"
     log_format: LogFormat = "kv"
     log_level: str = "info"

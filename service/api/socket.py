@@ -211,10 +211,13 @@ class Session:
             return await anyio.to_thread.run_sync(
                 self.commands.undo, game_id, token, message.command(), key
             )
-        check_referee(self.queries, game_id, token)
-        return await anyio.to_thread.run_sync(
-            self.commands.post_chance, game_id, token, message.command(), key
-        )
+        command = message.command()
+
+        def chance() -> list[Any]:  # the referee check may load the game: off the event loop
+            check_referee(self.queries, game_id, token)
+            return self.commands.post_chance(game_id, token, command, key)
+
+        return await anyio.to_thread.run_sync(chance)
 
     async def refuse(self, ref: str | None, refusal: Refusal) -> None:
         """Answer a message with its problem."""

@@ -1764,6 +1764,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     listBots: {
@@ -1814,6 +1823,15 @@ export interface operations {
             };
             /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset, unknown-bot */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1890,6 +1908,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     createBatch: {
@@ -1952,6 +1979,15 @@ export interface operations {
             };
             /** @description rate-limited */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2028,6 +2064,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getGame: {
@@ -2070,6 +2115,15 @@ export interface operations {
             };
             /** @description game-not-found, tournament-not-found, ruleset-not-found, player-not-found, not-found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2188,6 +2242,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     audit: {
@@ -2246,6 +2309,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getBoardSvg: {
@@ -2290,6 +2362,15 @@ export interface operations {
             };
             /** @description game-not-found, tournament-not-found, ruleset-not-found, player-not-found, not-found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2408,6 +2489,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     listEvents: {
@@ -2453,6 +2543,15 @@ export interface operations {
             };
             /** @description game-not-found, tournament-not-found, ruleset-not-found, player-not-found, not-found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2522,6 +2621,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     exportGame: {
@@ -2580,6 +2688,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getLegalMoves: {
@@ -2622,6 +2739,15 @@ export interface operations {
             };
             /** @description game-not-found, tournament-not-found, ruleset-not-found, player-not-found, not-found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2733,6 +2859,15 @@ export interface operations {
             };
             /** @description rate-limited */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2853,6 +2988,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     handSeatBack: {
@@ -2962,6 +3106,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getStateAt: {
@@ -3006,6 +3159,15 @@ export interface operations {
             };
             /** @description game-not-found, tournament-not-found, ruleset-not-found, player-not-found, not-found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3124,6 +3286,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     viewGame: {
@@ -3157,6 +3328,15 @@ export interface operations {
             };
             /** @description game-not-found, tournament-not-found, ruleset-not-found, player-not-found, not-found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3230,6 +3410,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     listRatings: {
@@ -3256,6 +3445,15 @@ export interface operations {
             };
             /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset, unknown-bot */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3329,6 +3527,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     standings: {
@@ -3353,6 +3560,15 @@ export interface operations {
             };
             /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset, unknown-bot */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3386,6 +3602,15 @@ export interface operations {
             };
             /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset, unknown-bot */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3462,6 +3687,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getTournament: {
@@ -3513,6 +3747,15 @@ export interface operations {
             };
             /** @description game-not-found, tournament-not-found, ruleset-not-found, player-not-found, not-found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3578,6 +3821,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     exportTournament: {
@@ -3629,6 +3881,15 @@ export interface operations {
             };
             /** @description game-not-found, tournament-not-found, ruleset-not-found, player-not-found, not-found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3743,6 +4004,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     tournamentStandings: {
@@ -3794,6 +4064,15 @@ export interface operations {
             };
             /** @description game-not-found, tournament-not-found, ruleset-not-found, player-not-found, not-found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3901,6 +4180,15 @@ export interface operations {
             };
             /** @description rate-limited */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
