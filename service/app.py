@@ -28,6 +28,7 @@ from service.api.ratings import RatingsController
 from service.api.tarpit import slow_refusals
 from service.api.tournament import TournamentController
 from service.api.tournaments import TournamentsController
+from service.clock import Clock, clock_of
 from service.core import clocks
 from service.core import commands as command_bodies
 from service.settings import Settings
@@ -52,14 +53,23 @@ def after_commands(queries: Queries) -> Callable[[Commands], Queries]:
     return provide
 
 
-def create_app(settings: Settings | None = None, store: EventStore | None = None) -> Litestar:
-    """The app over ``store`` (by default the one the settings name)."""
+def create_app(
+    settings: Settings | None = None, store: EventStore | None = None, clock: Clock | None = None
+) -> Litestar:
+    """The app over ``store`` (by default the one the settings name), on ``clock`` (by
+    default the one the settings name: ``service.clock``). A store passed in keeps its own
+    clock for the times it stamps: give it the same one."""
     settings = settings or Settings()
     logs.configure(settings.log_format, settings.log_level)
+    clock = clock or clock_of(settings.clock_offset_file)
     store = store or open_store(
-        settings.database, settings.synchronous, settings.database_url, settings.idempotency_ttl
+        settings.database,
+        settings.synchronous,
+        settings.database_url,
+        settings.idempotency_ttl,
+        clock,
     )
-    cases = UseCases(store, settings.max_live_games)
+    cases = UseCases(store, settings.max_live_games, clock)
     commands, queries = cases.commands, cases.queries
     sweeper = Sweeper(commands.enforce_due)
     limits = Limits(settings)

@@ -20,13 +20,14 @@ from __future__ import annotations
 import bisect
 import threading
 from collections.abc import Iterator
-from datetime import UTC, datetime
+from datetime import datetime
 
 import msgspec
 from openskill.models import PlackettLuce
 
 from domain.registry import RULESETS
-from eventstore import EventStore, Summarised
+from eventstore import EventStore, Summarised, utcnow
+from service.clock import Clock
 from service.core.refusal import refuse
 from service.usecases import cursors, summaries
 from service.usecases.tournament import selection
@@ -170,10 +171,10 @@ def fold(games: list[Placing], onto: Fold | None = None) -> Fold:
     return kept
 
 
-def rated_games(store: EventStore, ruleset: str) -> list[Placing]:
+def rated_games(store: EventStore, ruleset: str, now: datetime) -> list[Placing]:
     """The rule set's rated finished games whose end their spectators may see (a delay in
     seconds still running hides it), in finishing order (time, then id)."""
-    query, now = selection(summaries.FINISHED, ruleset), datetime.now(UTC)
+    query = selection(summaries.FINISHED, ruleset)
     rows = (row for row in summaries.every(store, query) if not summaries.end_hidden(row, now))
     found = [p for row in rows if (p := placing(row)) is not None]
     return sorted(found, key=lambda game: (game.finished_at, game.game_id))
@@ -191,15 +192,15 @@ def check_ruleset(ruleset: str) -> str:
 class Ratings:
     """Every rule set's ratings, caught up with the summaries at each read."""
 
-    def __init__(self, store: EventStore) -> None:
-        self.store = store
+    def __init__(self, store: EventStore, now: Clock) -> None:
+        self.store, self.now = store, now
         self.lock = threading.Lock()
         self.kept: dict[str, Fold] = {}
 
     def of(self, ruleset: str) -> Fold:
         """The rule set's ratings after every rated game finished so far."""
         with self.lock:
-            kept = fold(rated_games(self.store, ruleset), self.kept.get(ruleset))
+            kept = fold(rated_games(self.store, ruleset, self.now()), self.kept.get(ruleset))
             self.kept[ruleset] = kept
             return kept
 
@@ -241,7 +242,7 @@ def board_key(rating: Rating) -> tuple[float, str]:
 def every_ruleset(store: EventStore) -> Iterator[tuple[str, list[Rating]]]:
     """Each rule set's whole leaderboard, folded afresh from the summaries."""
     for ruleset in RULESETS:
-        yield ruleset, fold(rated_games(store, ruleset)).board()
+        yield ruleset, fold(rated_games(store, ruleset, utcnow())).board()
 
 
 def rebuild(store: EventStore) -> Iterator[tuple[str, list[Rating]]]:
