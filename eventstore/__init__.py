@@ -3,6 +3,7 @@
 from .base import Announcing, EventStore
 from .clock import canonical_timestamp, iso_timestamp, utcnow
 from .commits import CommitSizes
+from .derived import Changed, Derived, DerivedRow, Drop
 from .errors import IdempotencyKeyReused, StoreError, StreamExists, VersionConflict
 from .hashing import GENESIS, canonical_json, chain_hash, verify_chain
 from .model import (
@@ -20,7 +21,11 @@ __all__ = [
     "GENESIS",
     "Announcing",
     "AppendResult",
+    "Changed",
     "CommitSizes",
+    "Derived",
+    "DerivedRow",
+    "Drop",
     "EventStore",
     "IdempotencyKeyReused",
     "NewEvent",

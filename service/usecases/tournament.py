@@ -124,9 +124,7 @@ def standings(tag: str | None, finished: Iterable[GameSummary]) -> Standings:
     return Standings(tag, rows)
 
 
-def archive(
-    games: Repository, selected: Iterable[GameSummary], now: Clock
-) -> Iterator[bytes]:
+def archive(games: Repository, selected: Iterable[GameSummary], now: Clock) -> Iterator[bytes]:
     """The records of the selected finished games as one ``Archive`` document in pieces, a
     page of one game's events at a time (each record ends at the version it had when its
     turn came; a game reopened meanwhile, or whose end its spectators do not see yet, is
