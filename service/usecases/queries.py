@@ -24,6 +24,7 @@ from service.usecases import records, tournament
 from service.usecases.ratings import Ratings
 from service.usecases.replies import EventOut, EventPage, GameSummary, LegalMoves, Played
 from service.usecases.repository import Game, Repository
+from service.usecases.standings_kept import KeptStandings
 from service.usecases.views import Sight, event_out, moves_for, sight, state_view
 
 
@@ -38,6 +39,7 @@ class Queries:
         self.verifications = records.Kept(records.VERIFICATIONS_KEPT)
         self.documents = records.Documents()
         self.ratings = Ratings(self.store, now)
+        self.kept_standings = KeptStandings(self.store)
 
     def state(self, game_id: str, token: str | None, at: int | None = None) -> GameView:
         """The state after event ``at`` (the current one without ``at``) as the caller sees it."""
@@ -113,7 +115,11 @@ class Queries:
         return tournament.listing(self.games, status, ruleset, tag, limit, cursor, self.now)
 
     def standings(self, tag: str | None) -> tournament.Standings:
-        """Wins per player name over the finished games with ``tag``, ties by pieces home."""
+        """Wins per player name over the finished games with ``tag`` (every finished game
+        without one: kept in the store, ``standings_kept``), ties by pieces home."""
+        if tag is None:
+            rows = self.kept_standings.rows(self.now())
+            return tournament.ordered(None, [tournament.Standing(*row) for row in rows])
         return tournament.standings(tag, tournament.finished_games(self.store, tag, self.now()))
 
     def archive(self, tag: str | None) -> Iterator[bytes]:

@@ -119,7 +119,11 @@ def standings(tag: str | None, finished: Iterable[GameSummary]) -> Standings:
             row[0] += 1
             row[1] += name in result.winners
             row[2] += result.pieces_home.get(name, 0)
-    rows = [Standing(name, g, w, h) for name, (g, w, h) in table.items()]
+    return ordered(tag, [Standing(name, g, w, h) for name, (g, w, h) in table.items()])
+
+
+def ordered(tag: str | None, rows: list[Standing]) -> Standings:
+    """Standings in order: wins, then pieces home, then name."""
     rows.sort(key=lambda s: (-s.wins, -s.pieces_home, s.name))
     return Standings(tag, rows)
 
