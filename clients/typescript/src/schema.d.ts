@@ -1192,6 +1192,7 @@ export interface components {
         /** PlayerRuleset */
         PlayerRuleset: {
             history: components["schemas"]["RatedGame"][];
+            next: string | null;
             rating: components["schemas"]["Rating"];
             ruleset: string;
         };
@@ -2853,7 +2854,11 @@ export interface operations {
     };
     getPlayer: {
         parameters: {
-            query?: never;
+            query?: {
+                ruleset?: string | null;
+                limit?: number | null;
+                cursor?: string | null;
+            };
             header?: never;
             path: {
                 name: string;
