@@ -112,7 +112,7 @@ TABLES = (
         score {real} NOT NULL,
         document {json} NOT NULL,
         PRIMARY KEY (space, key)
-    ){options}""",
+    ){clustered}""",
     "CREATE INDEX derived_ranked ON derived (space, score, key)",
     """CREATE TABLE derived_marks (
         name text PRIMARY KEY,
@@ -126,7 +126,9 @@ TABLES = (
     "CREATE INDEX summaries_kind_changed ON summaries (kind, changed)",
 )
 """Migration 2, with the dialect's json type, table options and names of a float and a large
-integer column (a STRICT SQLite table takes ``real`` and ``integer``) to fill in."""
+integer column (a STRICT SQLite table takes ``real`` and ``integer``) to fill in. SQLite keeps
+``derived`` in its primary key's order (``WITHOUT ROWID``), so a space's rows sit together
+however they were written: a page of a leaderboard reads a few pages of the file."""
 
 NEXT_POSITION = "(SELECT COALESCE(MAX(changed), 0) + 1 FROM summaries)"
 """The position a summary written now takes (read from ``summaries_changed``)."""

@@ -143,6 +143,8 @@ class Dialect(NamedTuple):
     """The type of a large integer column."""
     before_position: str = ""
     """What a summary's write runs before it takes its position (see derived.py)."""
+    clustered: str = " STRICT, WITHOUT ROWID"
+    """The options of a table kept in its primary key's order."""
 
     def sql(self, text: str) -> str:
         """``text``, written with ``?`` marks, in this dialect."""
@@ -185,6 +187,7 @@ POSTGRES = Dialect(
     "double precision",
     "bigint",
     f"SELECT pg_advisory_xact_lock({derived.CHANGES_LOCK})",
+    "",
 )
 
 
@@ -230,6 +233,7 @@ def derived_tables(dialect: Dialect) -> list[str]:
         "options": dialect.table_options,
         "real": dialect.real,
         "bigint": dialect.bigint,
+        "clustered": dialect.clustered,
     }
     return [statement.format(**names) for statement in derived.TABLES]
 
