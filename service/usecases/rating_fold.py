@@ -90,6 +90,7 @@ class RulesetFold:
         self.lock = threading.Lock()
         self.ratings, self.rated = ratings_space(ruleset), f"rated/{ruleset}"
         self.games, self.waiting = f"games/{ruleset}", f"waiting/{ruleset}"
+        self.fresh = model.rating(name="")  # a new name's rating
 
     def catch_up(self, now: datetime) -> None:
         """Fold every game finished since the last read (and every change before it)."""
@@ -161,9 +162,11 @@ class RulesetFold:
         for name in names(game):
             if name not in states:
                 states[name] = self.current(name)
-        fresh = self.model.rating()
         teams = [
-            [self.model.rating(mu=s.mu, sigma=s.sigma) for s in team_states(team, states, fresh)]
+            [
+                self.model.rating(mu=s.mu, sigma=s.sigma, name=name)
+                for name, s in zip(team, team_states(team, states, self.fresh), strict=True)
+            ]
             for team in game.teams
         ]
         rated = self.model.rate(teams, ranks=[float(place) for place in game.places])
