@@ -111,7 +111,9 @@ class RulesetFold:
         for waiting in follower.due(self.store, self.waiting, now):
             game_id = waiting.key.rsplit(" ", 1)[1]
             row = self.store.summary(game_id)
-            if row is not None and all(r.stream_id != game_id for r in rows):
+            if row is None:  # its summary is gone (dropped): nothing left to wait for
+                batch.delete(self.waiting, waiting.key)
+            elif all(r.stream_id != game_id for r in rows):
                 rows.append(row)
         for row in rows:
             known = follower.get(self.store, self.games, row.stream_id)

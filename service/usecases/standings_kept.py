@@ -55,7 +55,9 @@ class KeptStandings:
         for waiting in follower.due(self.store, WAITING, now):
             game_id = waiting.key.rsplit(" ", 1)[1]
             row = self.store.summary(game_id)
-            if row is not None and all(r.stream_id != game_id for r in rows):
+            if row is None:  # its summary is gone (dropped): nothing left to wait for
+                batch.delete(WAITING, waiting.key)
+            elif all(r.stream_id != game_id for r in rows):
                 rows.append(row)
         deltas: dict[str, list[int]] = {}
         for row in rows:

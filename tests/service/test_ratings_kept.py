@@ -159,3 +159,23 @@ def test_two_processes_on_one_file_serve_the_same_ratings(settings: Settings) ->
         for n in range(6):
             race(one if n % 2 else two, [NAMES[n % 5], NAMES[(n + 1) % 5]], f"two-{n}")
             assert board(one, "race35") == board(two, "race35")
+
+
+def test_the_standings_without_a_tag_count_a_delayed_game_once_its_delay_has_passed(
+    clocked: TestClient[Any], clock: ManualClock
+) -> None:
+    race(clocked, ["Ann", "Bob"], "on-time")
+    seats = [{"name": "Cal"}, {"name": "Dee"}]
+    body = {"ruleset": "race35", "seats": seats, "auto_chance": True, "seed": "late"}
+    reply = clocked.post("/games", json={**body, "spectator_delay": {"seconds": 60}})
+    assert reply.status_code == 201, reply.text
+
+    def names() -> list[str]:
+        return sorted(r["name"] for r in clocked.get("/standings").json()["standings"])
+
+    assert names() == ["Ann", "Bob"]
+    clock.advance(59)
+    assert names() == ["Ann", "Bob"]
+    clock.advance(2)
+    assert names() == ["Ann", "Bob", "Cal", "Dee"]
+    assert set(board(clocked, "race35")) == {"Ann", "Bob", "Cal", "Dee"}
