@@ -8,8 +8,10 @@ Layers (checked by import-linter, see pyproject.toml): ``service.api`` (the HTTP
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 
+import structlog
 from litestar import Litestar
 from litestar.datastructures import State
 from litestar.di import NamedDependency, Provide
@@ -51,6 +53,18 @@ def after_commands(queries: Queries) -> Callable[[Commands], Queries]:
         return queries
 
     return provide
+
+
+def in_background(doing: str, work: Callable[[], object]) -> None:
+    """Run ``work`` on a daemon thread; an error is logged, never fatal."""
+
+    def run() -> None:
+        try:
+            work()
+        except Exception:
+            structlog.get_logger().exception(f"{doing} failed")
+
+    threading.Thread(target=run, name=doing, daemon=True).start()
 
 
 def create_app(
@@ -109,7 +123,7 @@ def create_app(
             # Elements or YAML.
             render_plugins=[DocsPage()],
         ),
-        on_startup=[sweeper.start],
+        on_startup=[sweeper.start, lambda: in_background("catch up", queries.catch_up)],
         on_shutdown=[sweeper.stop, store.close],
         logging_config=None,
         debug=False,

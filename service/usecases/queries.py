@@ -122,6 +122,14 @@ class Queries:
             return tournament.ordered(None, [tournament.Standing(*row) for row in rows])
         return tournament.standings(tag, tournament.finished_games(self.store, tag, self.now()))
 
+    def catch_up(self) -> None:
+        """Bring the derived data (every rule set's ratings, the standings without a tag) up
+        to date with the summaries: what the app runs once in the background as it starts,
+        so that the first reads after many games were added find little left to fold."""
+        for ruleset in self.ratings.folds:
+            self.ratings.caught_up(ruleset)
+        self.kept_standings.rows(self.now())
+
     def archive(self, tag: str | None) -> Iterator[bytes]:
         """The records of the finished games with ``tag``, as one JSON document in pieces
         (one page of one game's events at a time)."""
