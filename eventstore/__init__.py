@@ -3,6 +3,7 @@
 from .base import Announcing, EventStore
 from .clock import canonical_timestamp, iso_timestamp, utcnow
 from .commits import CommitSizes
+from .derived import Changed, Derived, DerivedRow, Drop
 from .errors import (
     IdempotencyKeyReused,
     StoreError,
@@ -26,7 +27,11 @@ __all__ = [
     "GENESIS",
     "Announcing",
     "AppendResult",
+    "Changed",
     "CommitSizes",
+    "Derived",
+    "DerivedRow",
+    "Drop",
     "EventStore",
     "IdempotencyKeyReused",
     "NewEvent",

@@ -28,6 +28,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, Protocol, runtime_checkable
 
 from .commits import CommitSizes
+from .derived import Derived
 from .model import (
     AppendResult,
     NewEvent,
@@ -39,8 +40,9 @@ from .model import (
 )
 
 
-class EventStore(Protocol):
-    """An append-only log of streams of events with optimistic concurrency."""
+class EventStore(Derived, Protocol):
+    """An append-only log of streams of events with optimistic concurrency, and the data
+    derived from its summaries (``Derived``)."""
 
     def append(
         self,

@@ -53,9 +53,10 @@ from psycopg.conninfo import conninfo_to_dict, make_conninfo
 from psycopg.types.json import set_json_loads
 from psycopg_pool import ConnectionPool, PoolClosed, PoolTimeout
 
-from . import sql
+from . import derived, sql
 from .clock import canonical_timestamp, iso_timestamp, utcnow
 from .commits import CommitSizes, CommitTally
+from .derived import DerivedRow, Drop
 from .errors import StoreError, StoreUnavailable, VersionConflict
 from .faults import FaultTally
 from .hashing import GENESIS, seal
@@ -376,6 +377,23 @@ class PostgresEventStore(SqlStore):
             return True
 
         with _translated(f"cannot save the summary of stream {stream_id!r}"):
+            return self._transaction(work)
+
+    def derived_save(
+        self,
+        name: str,
+        expected: int,
+        position: int,
+        rows: Sequence[DerivedRow] = (),
+        drops: Sequence[Drop] = (),
+    ) -> bool:
+        """Move mark ``name`` from ``expected`` to ``position`` and write derived rows, in one
+        transaction; False (nothing written) if the mark was not at ``expected``."""
+
+        def work(conn: psycopg.Connection[Any]) -> bool:
+            return derived.save(conn, "%s", "json", name, expected, position, rows, drops)
+
+        with _translated("cannot save derived data"):
             return self._transaction(work)
 
     def drop_summaries(self) -> None:

@@ -71,9 +71,10 @@ from typing import Any, TypeVar
 import msgspec
 from sqlite_utils import Database
 
-from . import sql
+from . import derived, sql
 from .clock import canonical_timestamp, iso_timestamp, utcnow
 from .commits import CommitSizes, CommitTally
+from .derived import DerivedRow, Drop
 from .errors import StoreError, StoreUnavailable, VersionConflict
 from .faults import FaultTally, sqlite_kind
 from .hashing import GENESIS, seal
@@ -553,6 +554,23 @@ class SqliteEventStore(SqlStore):
             return True
 
         saved: bool = self._submit(f"cannot save the summary of stream {stream_id!r}", work)
+        return saved
+
+    def derived_save(
+        self,
+        name: str,
+        expected: int,
+        position: int,
+        rows: Sequence[DerivedRow] = (),
+        drops: Sequence[Drop] = (),
+    ) -> bool:
+        """Move mark ``name`` from ``expected`` to ``position`` and write derived rows, in one
+        transaction; False (nothing written) if the mark was not at ``expected``."""
+
+        def work(conn: sqlite3.Connection) -> bool:
+            return derived.save(conn, "?", "text", name, expected, position, rows, drops)
+
+        saved: bool = self._submit("cannot save derived data", work)
         return saved
 
     def drop_summaries(self) -> None:

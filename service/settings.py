@@ -59,6 +59,10 @@ class Settings(msgspec.Struct, frozen=True):
     ``head_timeout`` seconds; a body arrives at ``body_min_rate`` bytes a second after a grace
     of ``body_timeout`` seconds (408 and closed otherwise).
 
+    Clock (``service.clock``): ``clock_offset_file`` names a file holding a number of seconds
+    to add to the machine's time, read again whenever it changes; for tests that run the
+    service on a clock jumping forward and back. Empty (the default): the machine's time.
+
     Metrics: ``metrics_token`` set serves ``GET /metrics`` (Prometheus) to callers with
     ``Authorization: Bearer <metrics_token>``; empty (the default), there is no such route.
     """
@@ -98,6 +102,7 @@ class Settings(msgspec.Struct, frozen=True):
     body_timeout: float = 10.0
     body_min_rate: float = 1024.0
     metrics_token: str = ""
+    clock_offset_file: str = ""
 
     @classmethod
     def from_env(cls, environ: dict[str, str] | None = None) -> Settings:

@@ -159,7 +159,9 @@ class Session:
                             continue
                     read_at = news.next_read()
                     if page.due is not None:
-                        read_at = min(read_at, time.monotonic() + seconds_until(page.due))
+                        read_at = min(
+                            read_at, time.monotonic() + seconds_until(page.due, self.queries.now())
+                        )
                 if not await news.wait(read_at - time.monotonic()):
                     read = True  # the safety poll, or a delayed event come due
                     continue

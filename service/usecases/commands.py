@@ -20,7 +20,7 @@ from domain.model import BadOption, GameError, Viewer
 from domain.registry import RULESETS
 from domain.replay import Replay
 from domain.ruleset import RuleSet
-from eventstore import StoredEvent, iso_timestamp, utcnow
+from eventstore import StoredEvent, iso_timestamp
 from service.core import chance
 from service.core.actor import Actor
 from service.core.clocks import Clock, ClockState, clock_fault, clocked
@@ -64,7 +64,7 @@ class Holders(msgspec.Struct, frozen=True):
 class Commands:
     """The writes of the service."""
 
-    def __init__(self, games: Repository, now: Now = utcnow) -> None:
+    def __init__(self, games: Repository, now: Now) -> None:
         self.games = games
         self.store = games.store
         self.now = now
