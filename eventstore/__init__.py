@@ -7,6 +7,7 @@ from .errors import IdempotencyKeyReused, StoreError, StreamExists, VersionConfl
 from .hashing import GENESIS, canonical_json, chain_hash, verify_chain
 from .model import (
     AppendResult,
+    Appending,
     NewEvent,
     StoredEvent,
     StreamInfo,
@@ -20,6 +21,7 @@ __all__ = [
     "GENESIS",
     "Announcing",
     "AppendResult",
+    "Appending",
     "CommitSizes",
     "EventStore",
     "IdempotencyKeyReused",
