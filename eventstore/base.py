@@ -129,7 +129,6 @@ class Log(Protocol):
         ...
 
 
-
 @runtime_checkable
 class Snapshots(Protocol):
     """Derived folds of a stream kept beside the log (never read by the store)."""
@@ -145,7 +144,6 @@ class Snapshots(Protocol):
     def drop_snapshots(self, stream_id: str | None = None) -> None:
         """Delete the snapshots of one stream, or of every stream (they can be rebuilt)."""
         ...
-
 
 
 @runtime_checkable
@@ -174,7 +172,6 @@ class Summaries(Protocol):
         ...
 
 
-
 @runtime_checkable
 class Deadlines(Protocol):
     """The time each stream's latest append set, and the streams whose time has come."""
@@ -189,7 +186,6 @@ class Deadlines(Protocol):
         ...
 
 
-
 @runtime_checkable
 class IdempotencyKeys(Protocol):
     """The keys appends were made with, looked up before judging a retry again."""
@@ -201,7 +197,6 @@ class IdempotencyKeys(Protocol):
         or expired. Raise ``IdempotencyKeyReused`` when fingerprint and the key's stored
         fingerprint are both given and differ."""
         ...
-
 
 
 class EventStore(Log, Snapshots, Summaries, Deadlines, IdempotencyKeys, Protocol):

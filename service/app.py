@@ -62,6 +62,7 @@ def create_app(settings: Settings | None = None, store: EventStore | None = None
     cases = UseCases(store, settings.max_live_games)
     commands, queries = cases.commands, cases.queries
     sweeper = Sweeper(commands.enforce_due)
+    follower = Sweeper(cases.tournaments.results.sweep, interval=1.0, name="results-follower")
     limits = Limits(settings)
     # Metrics only with a token to read them: no route and no per-request timing otherwise.
     metrics = Metrics(cases.figures, limits.streams) if settings.metrics_token else None
@@ -99,8 +100,8 @@ def create_app(settings: Settings | None = None, store: EventStore | None = None
             # Elements or YAML.
             render_plugins=[DocsPage()],
         ),
-        on_startup=[sweeper.start],
-        on_shutdown=[sweeper.stop, store.close],
+        on_startup=[sweeper.start, follower.start],
+        on_shutdown=[sweeper.stop, follower.stop, store.close],
         logging_config=None,
         debug=False,
     )

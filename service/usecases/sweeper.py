@@ -1,4 +1,5 @@
-"""The clock sweeper: a daemon thread that enforces every timed game's clock."""
+"""The sweepers: daemon threads that enforce every timed game's clock, and that let the
+tournaments' results follower catch up."""
 
 from __future__ import annotations
 
@@ -9,12 +10,14 @@ import structlog
 
 
 class Sweeper:
-    """A daemon thread that enforces clocks every ``interval`` seconds."""
+    """A daemon thread that calls ``enforce`` every ``interval`` seconds."""
 
-    def __init__(self, enforce: Callable[[], object], interval: float = 0.25) -> None:
-        self.enforce, self.interval = enforce, interval
+    def __init__(
+        self, enforce: Callable[[], object], interval: float = 0.25, name: str = "clock-sweeper"
+    ) -> None:
+        self.enforce, self.interval, self.name = enforce, interval, name
         self.stopping = threading.Event()
-        self.thread = threading.Thread(target=self.run, name="clock-sweeper", daemon=True)
+        self.thread = threading.Thread(target=self.run, name=name, daemon=True)
 
     def start(self) -> None:
         self.thread.start()
@@ -28,4 +31,4 @@ class Sweeper:
             try:
                 self.enforce()
             except Exception:
-                structlog.get_logger().exception("clock sweep failed")
+                structlog.get_logger().exception("sweep failed", sweeper=self.name)

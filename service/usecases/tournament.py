@@ -93,7 +93,7 @@ def as_spectators_see(games: Repository, row: Summarised) -> GameSummary:
     listed = summaries.game_summary(row)
     if listed.status == summaries.FINISHED or "spectator_delay" not in row.summary.document:
         return listed
-    with games.glance(row.stream_id) as game:
+    with games.game(row.stream_id, keep=False) as game:
         version = sight(game, None, datetime.now(UTC)).version
     return msgspec.structs.replace(listed, version=min(version, listed.version))
 
@@ -128,7 +128,7 @@ def archive(games: Repository, selected: Iterable[GameSummary]) -> Iterator[byte
     yield b'{"records":['
     separator = b""
     for summary in selected:
-        with games.glance(summary.id) as game:
+        with games.game(summary.id, keep=False) as game:
             if not sight(game, None, datetime.now(UTC)).finished:
                 continue
             pieces = streamed_record(game, games.store)
