@@ -6,8 +6,8 @@ from .commits import CommitSizes
 from .errors import IdempotencyKeyReused, StoreError, StreamExists, VersionConflict
 from .hashing import GENESIS, canonical_json, chain_hash, verify_chain
 from .model import (
-    AppendResult,
     Appending,
+    AppendResult,
     NewEvent,
     StoredEvent,
     StreamInfo,

@@ -34,8 +34,8 @@ from typing import Any, Protocol, runtime_checkable
 
 from .commits import CommitSizes
 from .model import (
-    AppendResult,
     Appending,
+    AppendResult,
     NewEvent,
     StoredEvent,
     StreamInfo,

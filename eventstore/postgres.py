@@ -47,7 +47,7 @@ from .clock import canonical_timestamp, iso_timestamp, utcnow
 from .commits import CommitSizes, CommitTally
 from .errors import StoreError, VersionConflict
 from .hashing import GENESIS, seal
-from .model import AppendResult, Appending, NewEvent, StoredEvent, Summary
+from .model import Appending, AppendResult, NewEvent, StoredEvent, Summary
 from .sql import POSTGRES, SqlStore
 
 CHANNEL = "tabula_events"

@@ -43,8 +43,8 @@ from .clock import canonical_timestamp, iso_timestamp
 from .errors import IdempotencyKeyReused, StoreError, StreamExists, VersionConflict
 from .hashing import same_events
 from .model import (
-    AppendResult,
     Appending,
+    AppendResult,
     NewEvent,
     StoredEvent,
     StreamInfo,

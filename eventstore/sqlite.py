@@ -61,7 +61,7 @@ from .clock import canonical_timestamp, iso_timestamp, utcnow
 from .commits import CommitSizes, CommitTally
 from .errors import StoreError, VersionConflict
 from .hashing import GENESIS, seal
-from .model import AppendResult, Appending, NewEvent, StoredEvent, Summary
+from .model import Appending, AppendResult, NewEvent, StoredEvent, Summary
 from .sql import SQLITE, SqlStore
 
 SYNCHRONOUS_LEVELS = ("OFF", "NORMAL", "FULL", "EXTRA")
