@@ -11,6 +11,7 @@ import uuid
 from collections.abc import Callable, Sequence
 from contextlib import suppress
 from datetime import datetime
+from functools import partial
 from typing import Any
 
 import anyio.to_thread
@@ -51,7 +52,7 @@ from service.usecases.repository import (
     Secrets,
     next_deadline,
 )
-from service.usecases.writer import Conflict
+from service.usecases.writer import Conflict, retried
 
 WRITE_ATTEMPTS = 8  # a write judged again after another write came between
 TOURNAMENT_TAG = "tournament"
@@ -250,20 +251,16 @@ class Commands:
             role, scoped = self.identify(game, token, route, command, key)
         if scoped is not None and (earlier := self.games.writer.replayed(game_id, *scoped)):
             return earlier
-        for _ in range(WRITE_ATTEMPTS):
+
+        def attempt() -> list[StoredEvent] | None:
             with self.games.game(game_id) as game:
                 expiry = self.expiry(game, self.now())
                 judged = expiry or self.judged(game, role, command)
             key_used = scoped if scoped is not None and expiry is None else (None, "")
-            try:
-                result = self.games.commit(judged, *key_used)
-            except Refusal as refusal:
-                if not again(refusal, command):
-                    raise
-                continue
-            if expiry is None:
-                return self.counted(route, game, result)
-        raise refuse("version-conflict", f"game {game_id} kept changing; try again")
+            result = self.games.commit(judged, *key_used)
+            return self.counted(route, game, result) if expiry is None else None
+
+        return retried(attempt, partial(again, command=command), WRITE_ATTEMPTS, f"game {game_id}")
 
     async def play_async(
         self, game_id: str, token: str | None, command: PlayMove, key: str | None
