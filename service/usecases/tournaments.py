@@ -189,6 +189,7 @@ class Tournaments:
         """Pair the next round and create its games, all in one transaction (the director's).
         ``spend`` is told how many games the round creates before any is (it refuses a round
         over the caller's creation budget)."""
+        spent: list[int] = []
 
         def write(loaded: Loaded) -> RoundPairedReply:
             self.check_director(loaded, token)
@@ -199,10 +200,11 @@ class Tournaments:
                     current_version=loaded.version,
                 )
             state = loaded.state
-            check_can_pair(state)
+            count = check_can_pair(state)
+            if spend is not None and not spent:  # before pairing, which costs more than a 429
+                spend(count)
+                spent.append(count)  # once, though a conflict makes the write try again
             plan = plan_round(state)
-            if spend is not None:
-                spend(len(plan.tables))
             batch = round_batch(loaded, plan)
             games, made = self.commands.batch_games(batch, holders(loaded, plan))
             pairs = zip(made.games, plan.tables, strict=True)
@@ -359,8 +361,9 @@ def teammate(players: Sequence[str], name: str) -> str:
     return players[index + 1 if index % 2 == 0 else index - 1]
 
 
-def check_can_pair(state: Tournament) -> None:
-    """409 when the tournament is over or a round is still being played."""
+def check_can_pair(state: Tournament) -> int:
+    """How many tables the next round has; 409 when the tournament is over or a round is
+    still being played."""
     if len(state.rounds) >= state.created.rounds:
         raise refuse("tournament-finished", f"all {state.created.rounds} rounds were paired")
     current = state.current
@@ -374,8 +377,10 @@ def check_can_pair(state: Tournament) -> None:
     created = state.created
     count = len(state.active) // 2 if created.teams else len(state.active)
     seats = 2 if created.teams else created.seats_per_table
-    if not table_sizes(count, seats, 2 if created.teams else created.least_per_table)[0]:
+    sizes, _ = table_sizes(count, seats, 2 if created.teams else created.least_per_table)
+    if not sizes:
         raise refuse("bad-setup", f"{len(state.active)} active players cannot fill a table")
+    return len(sizes)
 
 
 def listed(row: Summarised) -> TournamentListed:
