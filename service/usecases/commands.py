@@ -50,7 +50,6 @@ from service.usecases.repository import (
     NewGame,
     Repository,
     Secrets,
-    next_deadline,
 )
 from service.usecases.writer import Conflict, retried
 
@@ -304,8 +303,7 @@ class Commands:
                 )
             self.games.complete(game)
         verdict = judge(game.replay, role, command, Seeded(game.secrets.seed))
-        deadline = next_deadline(game, verdict, self.now())
-        return Judged(game, game.version, game.replay, verdict, deadline)
+        return Judged(game, game.version, game.replay, verdict, self.now())
 
     def identify(
         self, game: Game, token: str | None, route: str, command: Command, key: str | None
@@ -359,7 +357,7 @@ class Commands:
         if not expired:
             return None
         verdict = judge(game.replay, "server", Timeout(expired[0]), Seeded(game.secrets.seed))
-        return Judged(game, game.version, game.replay, verdict, next_deadline(game, verdict, now))
+        return Judged(game, game.version, game.replay, verdict, now)
 
 
 def again(refusal: Refusal, command: Command) -> bool:

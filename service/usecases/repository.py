@@ -354,8 +354,8 @@ class Judged(NamedTuple):
     version: int
     before: Replay
     verdict: Verdict
-    deadline: str | None
-    """The game's next deadline once the verdict is stored (``next_deadline``)."""
+    at: datetime
+    """When it was judged: a timed game's next deadline is counted from then."""
 
 
 class NewGame(NamedTuple):
@@ -370,7 +370,8 @@ class NewGame(NamedTuple):
 
 def appending(judged: Judged, key: str | None, fingerprint: str) -> Appending:
     """The append of a judged verdict, at the version it was judged on, with the key and its
-    fingerprint; a verdict that finishes or reopens the game writes its summary with it."""
+    fingerprint and the game's next deadline; a verdict that finishes or reopens the game
+    writes its summary with it."""
     after = judged.verdict.after
     changed = summaries.changes_status(judged.before, after)
     return Appending(
@@ -379,7 +380,7 @@ def appending(judged: Judged, key: str | None, fingerprint: str) -> Appending:
         judged.version,
         key,
         fingerprint=fingerprint,
-        deadline=judged.deadline,
+        deadline=next_deadline(judged.game, judged.verdict, judged.at),
         summary=summaries.summary_of(after) if changed else None,
     )
 
