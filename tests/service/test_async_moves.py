@@ -113,3 +113,47 @@ def test_a_decision_illegal_on_the_game_as_held_is_judged_again_on_the_log(
     assert decision != "draw"
     events = asyncio.run(here.play_async(created.id, seat0, PlayMove(move=decision), None))
     assert events[0].data["move"] == decision
+
+
+WAITS = ("read", "lookup", "private", "load_snapshot", "version", "summary", "summaries")
+"""The store's reads: each waits for the database (PostgreSQL: for a pooled connection)."""
+
+
+class Watched(SqliteEventStore):
+    """A store that notes each read made on the thread running an event loop."""
+
+    on_loop: list[str]
+
+    def __getattribute__(self, name: str) -> object:
+        found = super().__getattribute__(name)
+        if name in WAITS:
+            try:
+                asyncio.get_running_loop()
+            except RuntimeError:
+                return found
+            super().__getattribute__("on_loop").append(name)
+        return found
+
+
+def test_a_move_on_the_event_loop_waits_for_the_database_only_off_the_loop(
+    tmp_path: Path,
+) -> None:
+    store = Watched(tmp_path / "w.db", synchronous="OFF")
+    store.on_loop = []
+    try:
+        made = Games(store)
+        created = made.create(CreateGame("race35", [SeatSpec("A"), SeatSpec("B")], seed="s"))
+        referee = created.tokens.referee
+        cold = Games(store)  # the game is in no memory here: its load must go to a thread
+
+        async def moves() -> None:
+            await cold.play_async(created.id, referee, roll(), None)
+            await cold.play_async(created.id, referee, roll(), "key-1")  # a key to look up
+            await cold.play_async(created.id, referee, roll(), "key-1")  # replayed
+            await made.play_async(created.id, referee, roll(), None)  # stale: a conflict
+
+        asyncio.run(moves())
+        assert store.on_loop == []
+        assert store.version(created.id) >= 4
+    finally:
+        store.close()
