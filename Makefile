@@ -41,6 +41,7 @@ unit: $(STAMP)
 
 openapi: $(STAMP)
 	$(BIN)/python -m service openapi > openapi/openapi.json
+	$(BIN)/python -m service socket-schema > openapi/socket.schema.json
 
 # The TypeScript client's types, generated from the committed document (run `make openapi`
 # first when the API changed).
