@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import msgspec
+import pytest
 from litestar.testing import TestClient
 
 from eventstore import SqliteEventStore
@@ -20,6 +22,7 @@ from service.core.refusal import Refusal
 from service.settings import Settings
 from service.usecases.tournaments_wire import CreateTournament
 from service.usecases.wiring import UseCases
+from tests.postgres import postgres_schema
 from tests.service.conftest import auth, play_to_end
 from tests.service.test_tournaments import QUICK, pair, problem, tournament, verify
 
@@ -46,37 +49,56 @@ def small() -> CreateTournament:
     return msgspec.convert(body, CreateTournament)
 
 
-def test_a_get_writes_nothing_and_the_follower_records_each_result_once(tmp_path: Path) -> None:
-    with SqliteEventStore(tmp_path / "t.db") as store:
-        here, there = UseCases(store), UseCases(store)
-        body = small()
-        created = here.tournaments.create(body)
-        paired = here.tournaments.pair(created.id, created.tokens.director)
-        (table,) = paired.round.tables
-        # ``there`` plays the table to its end: another process, whose writer ``here`` never sees.
-        there.writer.followers.clear()
-        seats = {p.name: p.token for p in created.tokens.players}
-        game_id = table.game_id
-        while there.queries.state(game_id, None).status != "finished":
-            for token in (seats[name] for name in table.seats):
-                legal = there.queries.legal_moves(game_id, token).moves
-                if legal:
-                    there.play(game_id, token, PlayMove(move=legal[0].id), None)
-                    break
-        version = store.version(created.id)
-        assert here.tournaments.view(created.id).status == "active"
-        assert here.tournaments.standings(created.id).rounds_closed == 0
-        assert store.version(created.id) == version  # the reads wrote nothing
-        sweeps = [here.tournaments.results.sweep, there.tournaments.results.sweep]
-        threads = [threading.Thread(target=s) for s in sweeps * 2]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
-        types = [e.type for e in store.read(created.id)]
-        assert types.count("TableFinished") == 1 and types.count("RoundClosed") == 1
-        assert UseCases(store).tournaments.results.sweep() == 0  # a restart records nothing again
-        assert here.tournaments.view(created.id).status == "finished"
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def two_stores(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[Any, Any]]:
+    """Two stores on one database, as two processes would have."""
+    if request.param == "sqlite":
+        with SqliteEventStore(tmp_path / "t.db") as one, SqliteEventStore(tmp_path / "t.db") as two:
+            yield one, two
+        return
+    from eventstore.postgres import PostgresEventStore
+
+    with (
+        postgres_schema("follower") as url,
+        PostgresEventStore(url) as one,
+        PostgresEventStore(url) as two,
+    ):
+        yield one, two
+
+
+def test_a_get_writes_nothing_and_the_follower_records_each_result_once(
+    two_stores: tuple[Any, Any],
+) -> None:
+    store, other = two_stores
+    here, there = UseCases(store), UseCases(other)
+    body = small()
+    created = here.tournaments.create(body)
+    paired = here.tournaments.pair(created.id, created.tokens.director)
+    (table,) = paired.round.tables
+    # ``there`` plays the table to its end: another process, whose writer ``here`` never sees.
+    there.writer.followers.clear()
+    seats = {p.name: p.token for p in created.tokens.players}
+    game_id = table.game_id
+    while there.queries.state(game_id, None).status != "finished":
+        for token in (seats[name] for name in table.seats):
+            legal = there.queries.legal_moves(game_id, token).moves
+            if legal:
+                there.play(game_id, token, PlayMove(move=legal[0].id), None)
+                break
+    version = store.version(created.id)
+    assert here.tournaments.view(created.id).status == "active"
+    assert here.tournaments.standings(created.id).rounds_closed == 0
+    assert store.version(created.id) == version  # the reads wrote nothing
+    sweeps = [here.tournaments.results.sweep, there.tournaments.results.sweep]
+    threads = [threading.Thread(target=s) for s in sweeps * 2]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    types = [e.type for e in store.read(created.id)]
+    assert types.count("TableFinished") == 1 and types.count("RoundClosed") == 1
+    assert UseCases(other).tournaments.results.sweep() == 0  # a restart records nothing again
+    assert here.tournaments.view(created.id).status == "finished"
 
 
 def test_the_finishing_move_records_the_result_before_its_reply(api: TestClient[Any]) -> None:
