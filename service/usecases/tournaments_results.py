@@ -6,7 +6,7 @@ table of the round has one) by this follower of the writer, never by a read. It 
 - when the writer commits a game's summary that says the game finished and the game is a
   tournament's table: at once, on the committing thread (the reply to the finishing move
   comes after the tournament recorded it);
-- on its sweep (``sweep``, every second in the app, and when a process starts): every
+- on its sweep (``sweep``, every second in the app from its start): every
   running tournament's open round is checked against its tables' summaries. That catches
   what another process finished, what a crash left between the game's commit and the
   tournament's, and results a spectator delay in seconds held back until it passed.
