@@ -13,6 +13,9 @@ LogFormat = Literal["json", "kv"]
 class Settings(msgspec.Struct, frozen=True):
     """Everything the composition root needs; defaults suit one local process.
 
+    Server: ``host`` and ``port`` to bind; ``log_format`` ``kv`` (lines for a terminal) or
+    ``json`` (one object a line, for production), at ``log_level`` and above.
+
     Limits: ``max_body_bytes`` per request body (413), ``max_page`` events per page of
     ``/events`` (400 over it), ``max_streams_per_client`` open event streams and game sockets
     per client address and ``max_streams`` in all (429 with Retry-After; a socket over either
@@ -25,7 +28,8 @@ class Settings(msgspec.Struct, frozen=True):
 
     Storage: ``database_url`` (``postgresql://user:pass@host/db``) puts the event store on
     PostgreSQL, shared by any number of service processes; empty (the default) keeps the
-    SQLite file ``database``.
+    SQLite file ``database``, in WAL mode with ``synchronous`` (``FULL``: every acknowledged
+    write is on disk).
 
     Idempotency: a key is remembered for ``idempotency_ttl`` seconds (a day); after that the
     same key is a new request.
