@@ -2198,7 +2198,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description version-conflict, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, tournament-finished */
+            /** @description version-conflict, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2445,7 +2445,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description version-conflict, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, tournament-finished */
+            /** @description version-conflict, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2822,7 +2822,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description version-conflict, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, tournament-finished */
+            /** @description version-conflict, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2944,7 +2944,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description version-conflict, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, tournament-finished */
+            /** @description version-conflict, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3062,7 +3062,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description version-conflict, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, tournament-finished */
+            /** @description version-conflict, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3242,7 +3242,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description version-conflict, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, tournament-finished */
+            /** @description version-conflict, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3964,7 +3964,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description version-conflict, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, tournament-finished */
+            /** @description version-conflict, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4147,7 +4147,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description version-conflict, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, tournament-finished */
+            /** @description version-conflict, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished */
             409: {
                 headers: {
                     [name: string]: unknown;
