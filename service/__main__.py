@@ -23,6 +23,14 @@ KEEP_ALIVE_SECONDS = 5  # an idle keep-alive connection is closed after this (uv
 SWITCH_INTERVAL = 0.001  # seconds a thread holds the GIL while another waits (Python's: 0.005)
 
 
+DESCRIPTION = (
+    "Tabula referee service. Settings also come from TABULA_* environment variables, one per"
+    " field of service/settings.py (TABULA_HOST, TABULA_PORT, TABULA_DATABASE,"
+    " TABULA_DATABASE_URL for PostgreSQL, the limits, TABULA_METRICS_TOKEN, ...); the manual's"
+    " settings page lists them all."
+)
+
+
 def parse(argv: list[str]) -> argparse.Namespace:
     """The command line: the server's options go before or after ``serve``, as one likes
     (``python -m service --port 8001`` and ``python -m service serve --port 8001``)."""
@@ -30,16 +38,7 @@ def parse(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog="python -m service",
         parents=[server_options(defaults, default_values=True)],
-        description="Tabula referee service. Settings also come from TABULA_HOST, TABULA_PORT, "
-        "TABULA_DATABASE, TABULA_DATABASE_URL (PostgreSQL), TABULA_SYNCHRONOUS, "
-        "TABULA_LOG_FORMAT, TABULA_LOG_LEVEL and the "
-        "limits TABULA_MAX_BODY_BYTES, TABULA_MAX_PAGE, TABULA_MAX_STREAMS_PER_CLIENT, "
-        "TABULA_MAX_STREAMS, TABULA_WRITE_RATE, TABULA_WRITE_BURST, TABULA_CORS_ORIGINS, "
-        "TABULA_MAX_LIVE_GAMES (games kept in memory), TABULA_REFUSAL_RATE, TABULA_REFUSAL_BURST, "
-        "TABULA_TRUSTED_PROXIES (whose X-Forwarded-For is believed), the protocol limits "
-        "TABULA_MAX_HEAD_BYTES, TABULA_MAX_HEADER_LINES, TABULA_HEAD_TIMEOUT, "
-        "TABULA_BODY_TIMEOUT and TABULA_BODY_MIN_RATE, and TABULA_METRICS_TOKEN (GET /metrics "
-        "for Prometheus, to that bearer token only; see service/settings.py).",
+        description=DESCRIPTION,
     )
     commands = parser.add_subparsers(dest="command")
     commands.add_parser(
