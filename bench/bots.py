@@ -133,7 +133,7 @@ def play(matchup: Matchup, g: int, seed: int) -> bool:
     game_seed = seed * 1_000_003 + g
     rng = random.Random(game_seed)
     names = tuple(COLOURS[s] for s in range(matchup.players))
-    log: list[Event] = [GameCreated(matchup.ruleset, {}, names)]
+    log: list[Event] = [GameCreated(matchup.ruleset, {}, names, ruleset_version=rules.VERSION)]
     state = rules.setup({}, matchup.players)
 
     def push(events: list[Event]) -> None:

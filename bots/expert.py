@@ -29,6 +29,11 @@ DANGER = 0.8
 WON = 1e6
 CANDIDATES = 6
 """Moves searched past the first look (the best by evaluation)."""
+OUTCOMES = 66
+SLOW = {"parchis-2dice": 24}
+"""Chance outcomes searched per decision, shared among the candidates: a chance node with
+more outcomes than its share is estimated from that many drawn by their probability. ``SLOW``
+rule sets, whose legal moves take longer to list, get fewer."""
 
 Places = dict[str, str]
 
@@ -43,6 +48,7 @@ class Judge:
         loop = board.loop
         self.reach = [board.reach.get(g if g <= loop // 2 else g - loop, 0.0) for g in range(loop)]
         self.memo: dict[tuple[int, str], tuple[float, int | None, int | None]] = {}
+        self.seen: dict[tuple[tuple[str, ...], int], float] = {}
 
     def place(self, seat: int, where: str) -> tuple[float, int | None, int | None]:
         """What a piece of ``seat`` at ``where`` is worth, the loop cell where it can be hit
@@ -82,12 +88,22 @@ class Judge:
                 hunters.append((team, cell))
         reach, loop = self.reach, self.board.loop
         for team, cell, value in exposed:
-            chance = sum(reach[(cell - other) % loop] for side, other in hunters if side != team)
+            chance = 0.0
+            for side, other in hunters:
+                if side != team:
+                    chance += reach[(cell - other) % loop]
             totals[team] -= DANGER * min(chance, 1.0) * value
         return totals
 
     def value(self, at: Places, seat: int) -> float:
         """How good ``at`` is for ``seat``: its team's standing less the other teams'."""
+        key = (tuple(at.values()), seat)
+        known = self.seen.get(key)
+        if known is None:
+            known = self.seen[key] = self._value(at, seat)
+        return known
+
+    def _value(self, at: Places, seat: int) -> float:
         scores = self.scores(at)
         mine = scores.pop(self.team_of[seat])
         if not scores:
@@ -115,10 +131,12 @@ def first_look(judge: Judge, at: Places, seat: int, moves: list[Move]) -> list[t
 class Search:
     """Expectimax to the next decision on the bot's copy of the game."""
 
-    def __init__(self, rules: Any, judge: Judge, seat: int) -> None:
+    def __init__(self, rules: Any, judge: Judge, seat: int, share: int, rng: random.Random):
         self.rules = rules
         self.judge = judge
         self.seat = seat
+        self.share = share
+        self.rng = rng
 
     def places(self, state: Any) -> Places:
         return {piece.id: piece.at for piece in self.rules.view(state, self.seat).pieces}
@@ -128,7 +146,7 @@ class Search:
             state = self.rules.apply(state, event)
         return settle(self.rules, state)[0]
 
-    def node(self, state: Any, chances: int = 2) -> float:
+    def node(self, state: Any, chances: int = 1) -> float:
         """The expected value for the bot of ``state``, searched to the next decision."""
         rules, seat = self.rules, self.seat
         pending = rules.to_act(state)
@@ -138,7 +156,10 @@ class Search:
             return WON if any(w in mine for w in winners) else -WON
         who = pending[0]
         if who.kind in CHANCE_KINDS:
-            outcomes = list(self.outcomes(state, who.seat)) if chances else []
+            outcomes = self.outcomes(state, who.seat) if chances else []
+            if len(outcomes) > self.share:
+                drawn = self.rng.choices(outcomes, [w for w, _ in outcomes], k=self.share)
+                outcomes = [(1 / self.share, event) for _, event in drawn]
             if not outcomes:
                 return self.judge.value(self.places(state), seat)
             return sum(
@@ -188,6 +209,8 @@ def choose(
     looked = first_look(judge, at, seat, shuffled)
     if state is None or len(moves) == 1:
         return looked[0][1]
-    search = Search(rules, judge, seat)
-    best = max(looked[:CANDIDATES], key=lambda pair: search.value(state, pair[1]))
+    candidates = looked[:CANDIDATES]
+    budget = SLOW.get(rules.NAME, OUTCOMES)
+    search = Search(rules, judge, seat, max(4, budget // len(candidates)), rng)
+    best = max(candidates, key=lambda pair: search.value(state, pair[1]))
     return best[1]
