@@ -30,7 +30,7 @@ WON = 1e6
 CANDIDATES = 6
 """Moves searched past the first look (the best by evaluation)."""
 OUTCOMES = 66
-SLOW = {"parchis-2dice": 24}
+SLOW = {"parchis-2dice": 12}
 """Chance outcomes searched per decision, shared among the candidates: a chance node with
 more outcomes than its share is estimated from that many drawn by their probability. ``SLOW``
 rule sets, whose legal moves take longer to list, get fewer."""

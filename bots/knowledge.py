@@ -28,7 +28,7 @@ from domain.replay import Replay
 Token = tuple[int, int]
 """A hidden card: (index of the event that brought it, its place in that event)."""
 
-TRIES = 4
+TRIES = 2
 
 
 class Inconsistent(Exception):
@@ -43,7 +43,7 @@ def rebuild(seen: list[Event], seat: int, rng: random.Random) -> Replay:
     if not any(_hidden(event) for event in seen):
         return _fold_public(created, seen, seat)
     for attempt in range(TRIES):
-        pinned, travels = _follow(seen, seat, rng, oldest=attempt == 0)
+        pinned, travels = _follow(seen, seat, rng, oldest=attempt == 0, deck=_deck(created))
         try:
             return _fold(created, _fill(created, seen, pinned, travels, rng))
         except (KeyError, ValueError, IndexError):
@@ -88,8 +88,32 @@ def _hidden(event: Event) -> bool:
     return False
 
 
+def _deck(created: GameCreated) -> Counter[str]:
+    """Every card of the game's deck (the pile of its first deal or draw)."""
+    rules = find_ruleset(created.ruleset, created.ruleset_version)
+    need = rules.chance(rules.setup(created.options, len(created.seats)))
+    return Counter(need.pile) if isinstance(need, Deal | Draw) else Counter()
+
+
+def _supply(seen: list[Event], epoch_of: list[int], deck: Counter[str]) -> list[Counter[str]]:
+    """How many of each card the pile can hold in each epoch (between two refills): the
+    whole deck in the first and in any that deals; else the cards played in the epoch before
+    (they made the discard pile the refill turns over)."""
+    played: list[Counter[str]] = [Counter() for _ in range(epoch_of[-1] + 1)]
+    deals = [False] * len(played)
+    for index, event in enumerate(seen):
+        match event:
+            case MovePlayed(uses=str() as card):
+                played[epoch_of[index]][card] += 1
+            case CardsDealt():
+                deals[epoch_of[index]] = True
+    return [
+        deck if epoch == 0 or deals[epoch] else played[epoch - 1] for epoch in range(len(played))
+    ]
+
+
 def _follow(
-    seen: list[Event], seat: int, rng: random.Random, oldest: bool
+    seen: list[Event], seat: int, rng: random.Random, oldest: bool, deck: Counter[str]
 ) -> tuple[dict[Token, str], dict[int, Token | str]]:
     """Follow the cards from hand to hand: the tokens a later play pins to a card, and what
     each hidden exchange passed (a token, or a card known to be in the giver's hand). A play
@@ -98,6 +122,20 @@ def _follow(
     hands: dict[int, list[Token | str]] = {}
     pinned: dict[Token, str] = {}
     travels: dict[int, Token | str] = {}
+    epoch_of: list[int] = []
+    for event in seen:
+        epoch_of.append((epoch_of[-1] if epoch_of else 0) + isinstance(event, DeckShuffled))
+    taken: Counter[tuple[int, str]] = Counter()
+    supply = _supply(seen, epoch_of, deck)
+    for index, event in enumerate(seen):
+        match event:
+            case CardDrawn(card=card) if card != HIDDEN:
+                taken[epoch_of[index], card] += 1
+            case CardsDealt(hands=dealt):
+                for cards in dealt:
+                    for card in cards:
+                        if card != HIDDEN:
+                            taken[epoch_of[index], card] += 1
 
     def take(owner: int, card: str) -> None:
         hand = hands.setdefault(owner, [])
@@ -105,9 +143,12 @@ def _follow(
             hand.remove(card)
             return
         free = [t for t in hand if not isinstance(t, str) and t not in pinned]
+        spare = [t for t in free if taken[epoch_of[t[0]], card] < supply[epoch_of[t[0]]][card]]
+        free = spare or free
         if free:
             token = free[0] if oldest else rng.choice(free)
             pinned[token] = card
+            taken[epoch_of[token[0]], card] += 1
             hand.remove(token)
 
     for index, event in enumerate(seen):
