@@ -61,7 +61,9 @@ def wilson(wins: int, games: int, z: float = Z95) -> tuple[float, float]:
 def service_bot(level: str) -> Chooser:
     """A seat played by the service's bot ``level``, from its redacted log."""
 
-    def choose(rules: Any, state: Any, seat: int, log: list[Event], moves: list[Any], g: int) -> str:
+    def choose(
+        rules: Any, state: Any, seat: int, log: list[Event], moves: list[Any], g: int
+    ) -> str:
         seen = [rules.redact(event, seat) for event in log]
         seed = hash((g, len(log), seat)) & 0xFFFFFFFF
         return bots.choose(level, rules.NAME, rules.VERSION, seat, seen, moves, seed)
@@ -74,7 +76,9 @@ def client_bot(kind: type[GreedyBot] | type[RandomBot]) -> Chooser:
 
     made: dict[tuple[int, int], Any] = {}
 
-    def choose(rules: Any, state: Any, seat: int, log: list[Event], moves: list[Any], g: int) -> str:
+    def choose(
+        rules: Any, state: Any, seat: int, log: list[Event], moves: list[Any], g: int
+    ) -> str:
         bot = made.setdefault((g, seat), kind(f"{g}:{seat}"))
         view = game_view(rules, state, seat, len(log))
         return bot.choose(view, wire_moves(moves)).id
@@ -116,7 +120,11 @@ CHOOSERS: dict[str, Callable[[], Chooser]] = {
 def matchups() -> list[Matchup]:
     four = ["sorry", "sorry-hand", "parchis", "parchis-2dice", "ludo"]
     table = [Matchup(f"{r}:expert-vs-3-GreedyBot", r, 4, "expert", "GreedyBot", 0.35) for r in four]
-    table.append(Matchup("partners:2-expert-vs-2-GreedyBot", "partners", 4, "expert", "GreedyBot", 0.60, True))
+    table.append(
+        Matchup(
+            "partners:2-expert-vs-2-GreedyBot", "partners", 4, "expert", "GreedyBot", 0.60, True
+        )
+    )
     table.append(Matchup("sorry:expert-vs-3-RandomBot", "sorry", 4, "expert", "RandomBot", 0.60))
     table.append(Matchup("ludo:expert-vs-3-RandomBot", "ludo", 4, "expert", "RandomBot", 0.45))
     for r in ["sorry", "sorry-hand", "parchis", "parchis-2dice", "ludo"]:
@@ -193,7 +201,10 @@ def row(m: Matchup) -> str:
     )
 
 
-HEADER = f"{'matchup':38} {'games':>5} {'won':>6} {'95% CI':>13} {'target':>5} {'':8} think ms p50 p95 max"
+HEADER = (
+    f"{'matchup':38} {'games':>5} {'won':>6} {'95% CI':>13} {'target':>5} {'':8} "
+    "think ms p50 p95 max"
+)
 
 
 def main() -> None:

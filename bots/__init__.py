@@ -13,13 +13,12 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from domain.events import Event, GameCreated, MovePlayed
-from domain.model import Move, Piece
-from domain.registry import RULESETS, find_ruleset
-
 from bots import expert, greedy
 from bots.boards import board
 from bots.knowledge import Inconsistent, rebuild
+from domain.events import Event, GameCreated, MovePlayed
+from domain.model import Move, Piece
+from domain.registry import RULESETS, find_ruleset
 
 
 @dataclass(frozen=True)

@@ -69,7 +69,9 @@ def _dice(count: int, bonus: bool = False) -> dict[int, float]:
     return reach
 
 
-def _cards(forward: tuple[int, ...], backward: tuple[int, ...], hand: int, kinds: int):
+def _cards(
+    forward: tuple[int, ...], backward: tuple[int, ...], hand: int, kinds: int
+) -> dict[int, float]:
     """Roughly the chance that a hand of ``hand`` cards of ``kinds`` equally likely kinds
     holds one that moves exactly ``d`` squares."""
     one = 1 - (1 - 1 / kinds) ** hand

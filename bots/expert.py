@@ -16,11 +16,10 @@ import random
 from itertools import combinations_with_replacement
 from typing import Any
 
+from bots.boards import Board
 from domain.events import CardDrawn, DiceRolled, Event
 from domain.model import CHANCE_KINDS, Draw, Move, Roll
 from domain.replay import settle
-
-from bots.boards import Board
 
 OUT = 15.0
 SAFE = 8.0
@@ -201,7 +200,12 @@ def _orderings(throw: tuple[int, ...]) -> int:
 
 
 def choose(
-    rules: Any, state: Any | None, judge: Judge, at: Places, seat: int, moves: list[Move],
+    rules: Any,
+    state: Any | None,
+    judge: Judge,
+    at: Places,
+    seat: int,
+    moves: list[Move],
     rng: random.Random,
 ) -> Move:
     """The move of best searched value (best first look when there is no state to search)."""

@@ -114,7 +114,9 @@ def score(table: Table, move: Move) -> float:
     return total
 
 
-def choose(pieces: list[Piece], teams: list[list[int]], moves: list[Move], rng: random.Random) -> Move:
+def choose(
+    pieces: list[Piece], teams: list[list[int]], moves: list[Move], rng: random.Random
+) -> Move:
     """The best-scoring move, a seeded random one among equals."""
     table = Table(pieces, teams, moves)
     return max(rng.sample(moves, len(moves)), key=lambda move: score(table, move))

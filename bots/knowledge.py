@@ -16,11 +16,17 @@ from collections import Counter, OrderedDict
 from typing import Any
 
 import msgspec
-
 from msgspec.structs import replace
 
-from domain.events import CardDrawn, CardExchanged, CardsDealt, DeckShuffled, Event, GameCreated
-from domain.events import MovePlayed
+from domain.events import (
+    CardDrawn,
+    CardExchanged,
+    CardsDealt,
+    DeckShuffled,
+    Event,
+    GameCreated,
+    MovePlayed,
+)
 from domain.model import HIDDEN, Deal, Draw
 from domain.registry import find_ruleset
 from domain.replay import Replay
@@ -197,7 +203,9 @@ def _fill(
     for index, event in enumerate(seen[1:], start=1):
         ahead.reach(index)
         if _hidden(event):
-            event = _fill_one(rules, replay.state, event, index, pinned, travels, values, ahead, rng)
+            event = _fill_one(
+                rules, replay.state, event, index, pinned, travels, values, ahead, rng
+            )
         replay.push(index + 1, event)
         filled.append(event)
     return filled
