@@ -29,10 +29,10 @@ WON = 1e6
 CANDIDATES = 6
 """Moves searched past the first look (the best by evaluation)."""
 OUTCOMES = 66
-SLOW = {"parchis-2dice": 12}
+SLOW = {"parchis-2dice": (3, 9)}
+"""(candidates, outcomes) of rule sets whose legal moves take long to list."""
 """Chance outcomes searched per decision, shared among the candidates: a chance node with
-more outcomes than its share is estimated from that many drawn by their probability. ``SLOW``
-rule sets, whose legal moves take longer to list, get fewer."""
+more outcomes than its share is estimated from that many drawn by their probability."""
 
 Places = dict[str, str]
 
@@ -213,8 +213,8 @@ def choose(
     looked = first_look(judge, at, seat, shuffled)
     if state is None or len(moves) == 1:
         return looked[0][1]
-    candidates = looked[:CANDIDATES]
-    budget = SLOW.get(rules.NAME, OUTCOMES)
-    search = Search(rules, judge, seat, max(4, budget // len(candidates)), rng)
+    wide, budget = SLOW.get(rules.NAME, (CANDIDATES, OUTCOMES))
+    candidates = looked[:wide]
+    search = Search(rules, judge, seat, max(3, budget // len(candidates)), rng)
     best = max(candidates, key=lambda pair: search.value(state, pair[1]))
     return best[1]

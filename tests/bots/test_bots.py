@@ -28,7 +28,7 @@ def test_levels_are_listed_weakest_first_and_each_plays_every_rule_set() -> None
 
 
 def test_an_unknown_level_is_refused_with_the_known_names() -> None:
-    with pytest.raises(KeyError, match="random.*greedy.*expert"):
+    with pytest.raises(KeyError, match=r"random.*greedy.*expert"):
         bots.find_level("grandmaster")
 
 
