@@ -70,14 +70,17 @@ from tabula_client.routes import (
     Call,
     Routes,
     StreamCall,
+    bot_seat,
     next_cursor,
 )
+from tabula_client.socket import AsyncGameSocket, GameSocket, SocketClosed
 
 __all__ = [
     "DEFAULT_URL",
     "OPERATIONS",
     "Archive",
     "AsyncClient",
+    "AsyncGameSocket",
     "Audit",
     "BadRequest",
     "BatchCreated",
@@ -93,6 +96,7 @@ __all__ = [
     "Forbidden",
     "GameList",
     "GameRecord",
+    "GameSocket",
     "GameStuck",
     "GameSummary",
     "GameView",
@@ -117,6 +121,7 @@ __all__ = [
     "RuleSetInfo",
     "Seat",
     "ServerError",
+    "SocketClosed",
     "Standing",
     "Standings",
     "Step",
@@ -127,6 +132,7 @@ __all__ = [
     "Unauthorized",
     "Unprocessable",
     "Verification",
+    "bot_seat",
     "next_cursor",
     "play_game",
     "play_game_async",

@@ -4,20 +4,25 @@ A seat's clock runs while the seat is pending (to act). ``per_decision`` limits 
 between two of the seat's acts; ``total`` limits the sum over the game, plus ``increment`` per
 act. When time runs out the server records ``TimeExpired`` and its consequence: the turn
 passes (``pass``: a pending move's card or throw is forfeited), a random legal move
-(``random_move``, the default) or a forfeit (``forfeit``: every other seat wins).
+(``random_move``, the default), a forfeit (``forfeit``: every other seat wins) or the seat is
+handed to a bot (``bot:<level>``), which plays it from then on.
 """
 
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
-from typing import Literal
+from typing import Annotated, Literal
 
 import msgspec
 
 from domain.events import CardDrawn, CardExchanged, CardsDealt, DiceRolled, Event, MovePlayed
 from domain.model import ClockView, Pending
+from domain.replay import Replay
+from service.core.fields import ON_TIMEOUT
 
 Consequence = Literal["pass", "random_move", "forfeit"]
+OnTimeout = Annotated[str, msgspec.Meta(pattern=ON_TIMEOUT)]
+"""``on_timeout``: a consequence, or ``bot:<level>`` (the seat is handed to that bot)."""
 
 
 class Clock(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -26,7 +31,7 @@ class Clock(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     per_decision: float | None = None
     total: float | None = None
     increment: float = 0.0
-    on_timeout: Consequence = "random_move"
+    on_timeout: OnTimeout = "random_move"
 
 
 def clock_fault(clock: Clock) -> str | None:
@@ -139,8 +144,13 @@ def acted_for(by: int | str, event: Event) -> int | None:
     None for what the server does and for what is nobody's act."""
     if isinstance(by, int):
         return by
-    if by == "referee" and isinstance(event, ACTS):
+    if by in ("referee", "bot") and isinstance(event, ACTS):
         return event.seat
-    if by == "referee" and isinstance(event, CardsDealt):
+    if by in ("referee", "bot") and isinstance(event, CardsDealt):
         return event.dealer
     return None
+
+
+def clocked(replay: Replay) -> list[Pending]:
+    """The pending seats whose clocks run: those people play (a bot's seat is on no clock)."""
+    return [p for p in replay.rules.to_act(replay.state) if replay.bot_of(p.seat) is None]

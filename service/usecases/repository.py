@@ -37,7 +37,7 @@ from eventstore import (
     iso_timestamp,
 )
 from service.core.actor import Actor
-from service.core.clocks import Clock, ClockState, acted_for, parse_at
+from service.core.clocks import Clock, ClockState, acted_for, clocked, parse_at
 from service.core.delay import Timeline, parse_delay
 from service.core.referee import Verdict
 from service.core.refusal import Refusal, refuse
@@ -207,7 +207,7 @@ class Repository:
                 event = to_domain(stored)
                 game.replay.push(stored.version, event, stored.by)
                 if game.clock is not None:
-                    pending = game.rules.to_act(game.replay.state)
+                    pending = clocked(game.replay)
                     game.clock.update(parse_at(stored.at), acted_for(stored.by, event), pending)
         except MissingHistory:
             game.replay = self.fold(game.id, from_start=True)
@@ -223,7 +223,7 @@ class Repository:
                 replay = Replay(game.created)
             else:
                 replay.push(stored.version, event, stored.by)
-            pending = game.rules.to_act(replay.state)
+            pending = clocked(replay)
             clock.update(parse_at(stored.at), acted_for(stored.by, event), pending)
         return clock
 
@@ -402,7 +402,7 @@ def next_deadline(game: Game, verdict: Verdict, now: datetime) -> str | None:
     if game.clock is None:
         return None
     trial = game.clock.copy()
-    pending = verdict.after.rules.to_act(verdict.after.state)
+    pending = clocked(verdict.after)
     for by, event in verdict.batch:
         trial.update(now, acted_for(by, event), pending)
     trial.update(now, None, pending)

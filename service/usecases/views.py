@@ -54,7 +54,7 @@ def state_view(game: Game, replay: Replay, viewer: Viewer, public: bool | None =
         game_id=game.id,
         version=replay.version,
         seats=[
-            SeatView(seat, name, colours.get(seat, COLOURS[seat]))
+            SeatView(seat, name, colours.get(seat, COLOURS[seat]), replay.bot_of(seat))
             for seat, name in enumerate(created.seats)
         ],
         options=created.options,

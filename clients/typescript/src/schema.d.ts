@@ -21,6 +21,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/bots": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Levels */
+        get: operations["listBots"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/games": {
         parameters: {
             query?: never;
@@ -238,6 +255,24 @@ export interface paths {
         /** Play */
         post: operations["playMove"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/games/{game_id}/seats/{seat}/bot": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** HandOver */
+        post: operations["handSeatToBot"];
+        /** HandBack */
+        delete: operations["handSeatBack"];
         options?: never;
         head?: never;
         patch?: never;
@@ -575,6 +610,17 @@ export interface components {
         BatchCreated: {
             games: components["schemas"]["Created"][];
         };
+        /** BotInfo */
+        BotInfo: {
+            description: string;
+            name: string;
+            rulesets: string[];
+            version: number;
+        };
+        /** BotList */
+        BotList: {
+            bots: components["schemas"]["BotInfo"][];
+        };
         /** CardDrawn */
         CardDrawnData: {
             card: string;
@@ -644,11 +690,8 @@ export interface components {
         Clock: {
             /** @default 0 */
             increment?: number;
-            /**
-             * @default random_move
-             * @enum {string}
-             */
-            on_timeout?: "pass" | "random_move" | "forfeit";
+            /** @default random_move */
+            on_timeout?: string;
             per_decision?: number | null;
             total?: number | null;
         };
@@ -792,7 +835,7 @@ export interface components {
             /** @default  */
             why?: string;
         };
-        EventOut: components["schemas"]["GameCreatedEvent"] | components["schemas"]["CardDrawnEvent"] | components["schemas"]["CardsDealtEvent"] | components["schemas"]["DiceRolledEvent"] | components["schemas"]["DeckShuffledEvent"] | components["schemas"]["MovePlayedEvent"] | components["schemas"]["TurnPassedEvent"] | components["schemas"]["CardExchangedEvent"] | components["schemas"]["MoveUndoneEvent"] | components["schemas"]["GameFinishedEvent"] | components["schemas"]["AdjudicatedEvent"] | components["schemas"]["TimeExpiredEvent"] | components["schemas"]["SeedRevealedEvent"];
+        EventOut: components["schemas"]["GameCreatedEvent"] | components["schemas"]["CardDrawnEvent"] | components["schemas"]["CardsDealtEvent"] | components["schemas"]["DiceRolledEvent"] | components["schemas"]["DeckShuffledEvent"] | components["schemas"]["MovePlayedEvent"] | components["schemas"]["TurnPassedEvent"] | components["schemas"]["CardExchangedEvent"] | components["schemas"]["MoveUndoneEvent"] | components["schemas"]["GameFinishedEvent"] | components["schemas"]["AdjudicatedEvent"] | components["schemas"]["TimeExpiredEvent"] | components["schemas"]["SeatHandedOverEvent"] | components["schemas"]["SeedRevealedEvent"];
         /** EventPage */
         EventPage: {
             events: components["schemas"]["EventOut"][];
@@ -814,6 +857,8 @@ export interface components {
             allow_undo?: boolean;
             /** @default false */
             auto_chance?: boolean;
+            /** @default [] */
+            bots?: components["schemas"]["SeatBotData"][];
             /** @default server */
             chance?: string;
             clock?: Record<string, never> | null;
@@ -1197,6 +1242,7 @@ export interface components {
         };
         /** PlayerSpec */
         PlayerSpec: {
+            bot?: string | null;
             name: string;
         };
         /** PlayerStanding */
@@ -1326,13 +1372,60 @@ export interface components {
         RuleSetList: {
             rulesets: components["schemas"]["RuleSetInfo"][];
         };
+        /**
+         * SeatBot
+         * @description A seat a bot plays from the start: its level and the version of that level's play.
+         */
+        SeatBotData: {
+            level: string;
+            seat: number;
+            version: number;
+        };
+        /**
+         * SeatHandedOver
+         * @description A seat handed to a bot (``bot`` its level, ``version`` that level's version) or, with
+         *     ``bot`` empty, back to its player.
+         */
+        SeatHandedOverData: {
+            /** @default  */
+            bot?: string;
+            /** @default  */
+            reason?: string;
+            seat: number;
+            /** @default 0 */
+            version?: number;
+        };
+        /** SeatHandedOverEvent */
+        SeatHandedOverEvent: {
+            at: string;
+            by: number | string;
+            data: components["schemas"]["SeatHandedOverData"];
+            game_id: string;
+            hash: string;
+            prev_hash: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "SeatHandedOver";
+            version: number;
+        };
         /** SeatSpec */
         SeatSpec: {
+            bot?: string | null;
             /** @default  */
             name?: string;
         };
+        /** SeatToBot */
+        SeatToBot: {
+            bot: string;
+            expected_version?: number | null;
+            /** @default  */
+            reason?: string;
+        };
         /** SeatView */
         SeatView: {
+            bot: string | null;
             colour: string;
             name: string;
             seat: number;
@@ -1662,13 +1755,33 @@ export interface operations {
                     "application/json": components["schemas"]["Archive"];
                 };
             };
-            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset */
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset, unknown-bot */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listBots: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BotList"];
                 };
             };
         };
@@ -1699,7 +1812,7 @@ export interface operations {
                     "application/x-ndjson": string;
                 };
             };
-            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset */
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset, unknown-bot */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1732,7 +1845,7 @@ export interface operations {
                     "application/json": components["schemas"]["Created"];
                 };
             };
-            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset */
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset, unknown-bot */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1801,7 +1914,7 @@ export interface operations {
                     "application/json": components["schemas"]["BatchCreated"];
                 };
             };
-            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset */
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset, unknown-bot */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1870,7 +1983,7 @@ export interface operations {
                     "application/json": components["schemas"]["Created"];
                 };
             };
-            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset */
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset, unknown-bot */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1937,7 +2050,7 @@ export interface operations {
                     "application/json": components["schemas"]["Race35View"] | components["schemas"]["SorryView"] | components["schemas"]["SorryHandView"] | components["schemas"]["PartnersView"] | components["schemas"]["ParchisView"] | components["schemas"]["ParchisTwoDiceView"] | components["schemas"]["LudoView"];
                 };
             };
-            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset */
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset, unknown-bot */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1994,7 +2107,7 @@ export interface operations {
                     "application/json": components["schemas"]["Played"];
                 };
             };
-            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset */
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset, unknown-bot */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2097,7 +2210,7 @@ export interface operations {
                     "application/json": components["schemas"]["Audit"];
                 };
             };
-            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset */
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset, unknown-bot */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2157,7 +2270,7 @@ export interface operations {
                     "image/svg+xml": string;
                 };
             };
-            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset */
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset, unknown-bot */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2214,7 +2327,7 @@ export interface operations {
                     "application/json": components["schemas"]["Played"];
                 };
             };
-            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset */
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset, unknown-bot */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2320,7 +2433,7 @@ export interface operations {
                     "application/json": components["schemas"]["EventPage"];
                 };
             };
-            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset */
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset, unknown-bot */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2373,7 +2486,7 @@ export interface operations {
                     "text/event-stream": unknown;
                 };
             };
-            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset */
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset, unknown-bot */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2431,7 +2544,7 @@ export interface operations {
                     "application/json": components["schemas"]["GameRecord"];
                 };
             };
-            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset */
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset, unknown-bot */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2489,7 +2602,7 @@ export interface operations {
                     "application/json": components["schemas"]["LegalMoves"];
                 };
             };
-            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset */
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset, unknown-bot */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2546,7 +2659,229 @@ export interface operations {
                     "application/json": components["schemas"]["Played"];
                 };
             };
-            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset */
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset, unknown-bot */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description game-not-found, tournament-not-found, ruleset-not-found, player-not-found, not-found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description version-conflict, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, tournament-finished */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload-too-large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported-media-type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description bad-setup, illegal-move, invalid-record, idempotency-key-reused */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate-limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    handSeatToBot: {
+        parameters: {
+            query?: never;
+            header?: {
+                "Idempotency-Key"?: string | null;
+                /** @description `return=minimal` (RFC 7240): the reply leaves out `state` */
+                Prefer?: string | null;
+            };
+            path: {
+                game_id: string;
+                /** @description the seat's number, from 0 */
+                seat: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SeatToBot"];
+            };
+        };
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Played"];
+                };
+            };
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset, unknown-bot */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description game-not-found, tournament-not-found, ruleset-not-found, player-not-found, not-found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description version-conflict, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, tournament-finished */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload-too-large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported-media-type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description bad-setup, illegal-move, invalid-record, idempotency-key-reused */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate-limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    handSeatBack: {
+        parameters: {
+            query?: never;
+            header?: {
+                "Idempotency-Key"?: string | null;
+                /** @description `return=minimal` (RFC 7240): the reply leaves out `state` */
+                Prefer?: string | null;
+            };
+            path: {
+                game_id: string;
+                /** @description the seat's number, from 0 */
+                seat: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Played"];
+                };
+            };
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset, unknown-bot */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2651,7 +2986,7 @@ export interface operations {
                     "application/json": components["schemas"]["Race35View"] | components["schemas"]["SorryView"] | components["schemas"]["SorryHandView"] | components["schemas"]["PartnersView"] | components["schemas"]["ParchisView"] | components["schemas"]["ParchisTwoDiceView"] | components["schemas"]["LudoView"];
                 };
             };
-            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset */
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset, unknown-bot */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2708,7 +3043,7 @@ export interface operations {
                     "application/json": components["schemas"]["Played"];
                 };
             };
-            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset */
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset, unknown-bot */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2811,7 +3146,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset */
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset, unknown-bot */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2919,7 +3254,7 @@ export interface operations {
                     "application/json": components["schemas"]["Leaderboard"];
                 };
             };
-            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset */
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset, unknown-bot */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3016,7 +3351,7 @@ export interface operations {
                     "application/json": components["schemas"]["Standings"];
                 };
             };
-            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset */
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset, unknown-bot */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3049,7 +3384,7 @@ export interface operations {
                     "application/json": components["schemas"]["TournamentList"];
                 };
             };
-            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset */
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset, unknown-bot */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3082,7 +3417,7 @@ export interface operations {
                     "application/json": components["schemas"]["TournamentCreatedReply"];
                 };
             };
-            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset */
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset, unknown-bot */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3149,7 +3484,7 @@ export interface operations {
                     "application/json": components["schemas"]["TournamentView"];
                 };
             };
-            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset */
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset, unknown-bot */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3207,7 +3542,7 @@ export interface operations {
                     "application/json": components["schemas"]["MyTable"];
                 };
             };
-            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset */
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset, unknown-bot */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3265,7 +3600,7 @@ export interface operations {
                     "application/json": components["schemas"]["TournamentRecord"];
                 };
             };
-            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset */
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset, unknown-bot */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3327,7 +3662,7 @@ export interface operations {
                     "application/json": components["schemas"]["RoundPairedReply"];
                 };
             };
-            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset */
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset, unknown-bot */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3430,7 +3765,7 @@ export interface operations {
                     "application/json": components["schemas"]["TournamentStandings"];
                 };
             };
-            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset */
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset, unknown-bot */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3492,7 +3827,7 @@ export interface operations {
                     "application/json": components["schemas"]["TournamentView"];
                 };
             };
-            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset */
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset, unknown-bot */
             400: {
                 headers: {
                     [name: string]: unknown;
