@@ -12,7 +12,6 @@ come. The bot never sees the game's seed or chance stream: its own generator pic
 from __future__ import annotations
 
 import random
-import threading
 from collections import Counter, OrderedDict
 from typing import Any
 
@@ -62,24 +61,23 @@ FOLDS: OrderedDict[tuple[bytes, int], tuple[list[Event], Replay]] = OrderedDict(
 """The latest folds of logs with nothing hidden, by game settings and seat: a bot asked again
 later in the same game folds only the events since (its log starts with the one folded)."""
 KEEP = 64
-LOCK = threading.Lock()
-"""Bots may run in several threads at once: one takes a fold out of the cache while it uses it."""
 
 
 def _fold_public(created: GameCreated, seen: list[Event], seat: int) -> Replay:
     key = (msgspec.json.encode(created), seat)
-    with LOCK:
-        cached = FOLDS.pop(key, None)
+    cached = FOLDS.pop(key, None)  # taken out while in use: another thread folds its own
     if cached is not None and len(cached[0]) <= len(seen) and seen[: len(cached[0])] == cached[0]:
         folded, replay = cached
         for version, event in enumerate(seen[len(folded) :], start=len(folded) + 1):
             replay.push(version, event)
     else:
         replay = _fold(created, seen)
-    with LOCK:
-        FOLDS[key] = (list(seen), replay)
-        while len(FOLDS) > KEEP:
+    FOLDS[key] = (list(seen), replay)
+    while len(FOLDS) > KEEP:
+        try:
             FOLDS.popitem(last=False)
+        except KeyError:  # emptied by another thread meanwhile
+            break
     return replay
 
 

@@ -80,7 +80,8 @@ def test_a_whole_game_of_experts_against_greedy_ends() -> None:
 def positions(ruleset: str, players: int, seed: int) -> list[tuple[Any, list[Event]]]:
     """(state, log) before each decision of a random game."""
     rules = RULESETS[ruleset]
-    log: list[Event] = [GameCreated(ruleset, {}, tuple(COLOURS[:players]))]
+    names = tuple(COLOURS[:players])
+    log: list[Event] = [GameCreated(ruleset, {}, names, ruleset_version=rules.VERSION)]
     found = []
     state = rules.setup({}, players)
     for after, batch in random_events(rules, state, random.Random(seed)):
@@ -98,8 +99,8 @@ def test_the_same_inputs_give_the_same_choice(level: str) -> None:
         seat = rules.to_act(state)[0].seat
         moves = rules.legal_moves(state, seat)
         seen = [rules.redact(event, seat) for event in log]
-        first = bots.choose(level, "sorry", 1, seat, seen, moves, 42)
-        assert bots.choose(level, "sorry", 1, seat, list(seen), moves, 42) == first
+        first = bots.choose(level, "sorry", rules.VERSION, seat, seen, moves, 42)
+        assert bots.choose(level, "sorry", rules.VERSION, seat, list(seen), moves, 42) == first
 
 
 @pytest.mark.parametrize("ruleset", ["sorry", "ludo", "parchis-2dice"])
@@ -163,14 +164,14 @@ def test_the_expert_chooses_as_the_honest_seat_would_whatever_the_hidden_cards()
         if other is None or other == log:
             continue
         assert [rules.redact(event, seat) for event in other] == seen
-        peeked_real = bots.choose("expert", "sorry-hand", 1, seat, log, moves, 1)
-        peeked_other = bots.choose("expert", "sorry-hand", 1, seat, other, moves, 1)
+        peeked_real = bots.choose("expert", "sorry-hand", rules.VERSION, seat, log, moves, 1)
+        peeked_other = bots.choose("expert", "sorry-hand", rules.VERSION, seat, other, moves, 1)
         if peeked_real == peeked_other:
             continue
         peeking_matters += 1
-        honest_real = bots.choose("expert", "sorry-hand", 1, seat, seen, moves, 1)
+        honest_real = bots.choose("expert", "sorry-hand", rules.VERSION, seat, seen, moves, 1)
         redacted_other = [rules.redact(event, seat) for event in other]
-        assert bots.choose("expert", "sorry-hand", 1, seat, redacted_other, moves, 1) == (
-            honest_real
-        )
+        assert bots.choose(
+            "expert", "sorry-hand", rules.VERSION, seat, redacted_other, moves, 1
+        ) == (honest_real)
     assert peeking_matters >= 1
