@@ -551,6 +551,7 @@ class PlayerRuleset(msgspec.Struct, frozen=True, kw_only=True):
     """``PlayerRuleset``."""
 
     history: list[RatedGame] = []
+    next: str | None = None
     rating: Rating
     ruleset: str
 

@@ -20,7 +20,7 @@ from domain.model import BadOption, GameError, Viewer
 from domain.registry import RULESETS
 from domain.replay import Replay
 from domain.ruleset import RuleSet
-from eventstore import StoredEvent, iso_timestamp, utcnow
+from eventstore import StoredEvent, iso_timestamp
 from service.core import chance
 from service.core.actor import Actor
 from service.core.clocks import Clock, ClockState, clock_fault, clocked
@@ -37,7 +37,7 @@ from service.core.commands import (
 from service.core.delay import delay_fault, parse_delay
 from service.core.fields import bad_field
 from service.core.luck import Seeded
-from service.core.referee import Batch, judge, open_game
+from service.core.referee import Batch, Verdict, judge, open_game
 from service.core.refusal import Refusal, refuse
 from service.core.seating import level_version, seat_bots, timeout_bot
 from service.usecases import tokens
@@ -64,7 +64,7 @@ class Holders(msgspec.Struct, frozen=True):
 class Commands:
     """The writes of the service."""
 
-    def __init__(self, games: Repository, now: Now = utcnow) -> None:
+    def __init__(self, games: Repository, now: Now) -> None:
         self.games = games
         self.store = games.store
         self.now = now
@@ -268,21 +268,28 @@ class Commands:
         A move refused on the game as held is judged again on the log before the refusal is
         final. Timed games take the threaded path (their clocks are enforced under the lock).
         """
+        if not self.games.holds(game_id):  # loading it reads the store: not on the event loop
+            await anyio.to_thread.run_sync(self.games.cached, game_id)
         if self.games.cached(game_id).clock is not None:
             return await anyio.to_thread.run_sync(self.play, game_id, token, command, key)
         role, scoped, fingerprint = self.identify(game_id, token, "moves", command, key)
-        if scoped is not None and (earlier := self.replayed(game_id, scoped, fingerprint)):
-            return earlier
+        if scoped is not None:  # the lookup reads the store: on a worker thread
+            earlier = await anyio.to_thread.run_sync(self.replayed, game_id, scoped, fingerprint)
+            if earlier is not None:
+                return earlier
         fresh = False  # the first try judges the game as held, unread: the append checks it
         for _ in range(WRITE_ATTEMPTS):
-            with self.games.open(game_id) if fresh else self.games.held(game_id) as game:
-                try:
-                    verdict = judge(game.replay, role, command, Seeded(game.secrets.seed))
-                except (Refusal, GameError):
-                    if fresh:
-                        raise
-                    verdict = None  # refused on the game as held: judge it again on the log
-                version = game.version
+            if fresh:  # judged again on the log, read on a worker thread
+                verdict, version = await anyio.to_thread.run_sync(
+                    self._judge_on_log, game_id, role, command
+                )
+            else:
+                with self.games.held(game_id) as game:
+                    try:
+                        verdict = judge(game.replay, role, command, Seeded(game.secrets.seed))
+                    except (Refusal, GameError):
+                        verdict = None  # refused on the game as held: judge it again on the log
+                    version = game.version
             fresh = True
             if verdict is None:
                 continue
@@ -295,10 +302,16 @@ class Commands:
                     raise
                 continue
             if not result.replayed:
-                self.moves.add(game.created.ruleset)
+                self.moves.add(self.games.cached(game_id).created.ruleset)
             self.announce(game_id)
             return list(result.events)
         raise refuse("version-conflict", f"game {game_id} kept changing; try again")
+
+    def _judge_on_log(self, game_id: str, role: Viewer, command: PlayMove) -> tuple[Verdict, int]:
+        """The move judged on the game caught up with its log (the store read: on a worker
+        thread), and the version it was judged on."""
+        with self.games.open(game_id) as game:
+            return judge(game.replay, role, command, Seeded(game.secrets.seed)), game.version
 
     def identify(
         self, game_id: str, token: str | None, route: str, command: Command, key: str | None

@@ -22,7 +22,7 @@ to it; game listings leave that kind out (``SummaryQuery.other_than``).
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 import msgspec
@@ -83,11 +83,11 @@ def changes_status(before: Replay, after: Replay) -> bool:
     return finishes or before.top.bots != after.top.bots
 
 
-def game_summary(row: Summarised) -> GameSummary:
-    """A stored summary as the API lists a game now: a game whose end its spectators' delay
-    still hides is listed as running, with no result."""
+def game_summary(row: Summarised, now: datetime) -> GameSummary:
+    """A stored summary as the API lists a game at ``now``: a game whose end its spectators'
+    delay still hides is listed as running, with no result."""
     summary, document = row.summary, row.summary.document
-    finished = summary.status == FINISHED and not end_hidden(row, datetime.now(UTC))
+    finished = summary.status == FINISHED and not end_hidden(row, now)
     seats = list(document["seats"])
     return GameSummary(
         id=row.stream_id,

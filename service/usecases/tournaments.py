@@ -17,7 +17,6 @@ import threading
 import uuid
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from datetime import UTC, datetime
 from typing import Any
 
 import msgspec
@@ -255,7 +254,7 @@ class Tournaments:
     def finished_tables(self, state: Tournament) -> dict[str, tuple[list[str], dict[str, int]]]:
         """The results (winners, pieces home) of the open round's finished games whose end
         their spectators may see (a delay in seconds holds the result back until it passes)."""
-        current, now = state.current, datetime.now(UTC)
+        current, now = state.current, self.commands.now()
         found: dict[str, tuple[list[str], dict[str, int]]] = {}
         if current is None or current.closed:
             return found
@@ -418,7 +417,8 @@ class Tournaments:
         separator = b""
         for game_id in game_ids:
             with self.games.glance(game_id) as game:
-                seen = game.finished if director else sight(game, None, datetime.now(UTC)).finished
+                now = self.commands.now()
+                seen = game.finished if director else sight(game, None, now).finished
                 if not seen:
                     continue
                 pieces = streamed_record(game, self.store)
