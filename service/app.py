@@ -17,6 +17,7 @@ from litestar.openapi import OpenAPIConfig
 
 from eventstore import EventStore
 from service.api import bodies, headers, logs
+from service.api.analysis import AnalysisController
 from service.api.apidoc import finish, strict_structs
 from service.api.docs import DocsPage, docs_asset
 from service.api.games import BoardController, GameController, MetaController
@@ -71,7 +72,7 @@ def create_app(settings: Settings | None = None, store: EventStore | None = None
     store = store or open_store(
         settings.database, settings.synchronous, settings.database_url, settings.idempotency_ttl
     )
-    cases = UseCases(store, settings.max_live_games)
+    cases = UseCases(store, settings.max_live_games, analysis_workers=settings.analysis_workers)
     commands, queries = cases.commands, cases.queries
     sweeper = Sweeper(commands.enforce_due)
     limits = Limits(settings)
@@ -81,6 +82,7 @@ def create_app(settings: Settings | None = None, store: EventStore | None = None
         route_handlers=[
             MetaController,
             GameController,
+            AnalysisController,
             BoardController,
             TournamentController,
             RatingsController,
@@ -97,6 +99,7 @@ def create_app(settings: Settings | None = None, store: EventStore | None = None
             "commands": Provide(lambda: commands, use_cache=True, sync_to_thread=False),
             "queries": Provide(after_commands(queries), use_cache=True, sync_to_thread=False),
             "tournaments": Provide(lambda: cases.tournaments, use_cache=True, sync_to_thread=False),
+            "analyses": Provide(lambda: cases.analyses, use_cache=True, sync_to_thread=False),
         },
         exception_handlers={Exception: handle},
         middleware=[import_limits, bodies.check_bodies],

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from eventstore import EventStore, utcnow
 from service.usecases import summaries
+from service.usecases.analyses import Analyses
 from service.usecases.commands import Commands, Now
 from service.usecases.figures import Figures
 from service.usecases.queries import Queries
@@ -17,13 +18,20 @@ class UseCases:
     with the calls tests and benchmarks use most at hand. Games without a summary (a
     database written before summaries existed) are summarised from their logs first."""
 
-    def __init__(self, store: EventStore, max_live: int = MAX_LIVE_GAMES, now: Now = utcnow):
+    def __init__(
+        self,
+        store: EventStore,
+        max_live: int = MAX_LIVE_GAMES,
+        now: Now = utcnow,
+        analysis_workers: int = 1,
+    ):
         self.store = store
         summaries.fill(store)
         self.games = Repository(store, max_live)
         self.commands = Commands(self.games, now)
         self.queries = Queries(self.games)
         self.tournaments = Tournaments(self.commands)
+        self.analyses = Analyses(self.games, analysis_workers)
         self.figures = Figures(self.games, self.commands.moves, now)
         self.create = self.commands.create
         self.play = self.commands.play
