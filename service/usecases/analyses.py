@@ -20,8 +20,9 @@ import msgspec
 
 from analysis.game import Analysis, analyse
 from domain.events import parse_event
+from service.clock import Clock
 from service.core.refusal import refuse
-from service.usecases.queries import check_may_see_all, now
+from service.usecases.queries import check_may_see_all
 from service.usecases.repository import Repository
 from service.usecases.views import sight
 
@@ -44,8 +45,8 @@ class Progress(msgspec.Struct, frozen=True):
 class Analyses:
     """The analyses of one process: those running and those kept."""
 
-    def __init__(self, games: Repository, workers: int = 1) -> None:
-        self.games = games
+    def __init__(self, games: Repository, now: Clock, workers: int = 1) -> None:
+        self.games, self.now = games, now
         self.limit = workers * (1 + QUEUE_PER_WORKER)
         self.pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="analysis")
         self.lock = threading.Lock()
@@ -56,7 +57,7 @@ class Analyses:
         """The analysis of a game up to the last version the caller may see, or its progress
         (starting it if needed); 403 for anyone but the referee while the game runs."""
         with self.games.open(game_id) as game:
-            seen = sight(game, game.role(token), now())
+            seen = sight(game, game.role(token), self.now())
             check_may_see_all(seen)
         key = (game_id, seen.version)
         with self.lock:
@@ -98,9 +99,9 @@ class Analyses:
                 self.kept.popitem(last=False)
         return result
 
-    def now(self, game_id: str, token: str | None) -> Analysis:
+    def computed(self, game_id: str, token: str | None) -> Analysis:
         """The analysis computed in this thread (the command line, tests)."""
         with self.games.open(game_id) as game:
-            seen = sight(game, game.role(token), now())
+            seen = sight(game, game.role(token), self.now())
             check_may_see_all(seen)
         return self.compute((game_id, seen.version))

@@ -21,6 +21,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/bots": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Levels */
+        get: operations["listBots"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/games": {
         parameters: {
             query?: never;
@@ -255,6 +272,24 @@ export interface paths {
         /** Play */
         post: operations["playMove"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/games/{game_id}/seats/{seat}/bot": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** HandOver */
+        post: operations["handSeatToBot"];
+        /** HandBack */
+        delete: operations["handSeatBack"];
         options?: never;
         head?: never;
         patch?: never;
@@ -600,6 +635,17 @@ export interface components {
         BatchCreated: {
             games: components["schemas"]["Created"][];
         };
+        /** BotInfo */
+        BotInfo: {
+            description: string;
+            name: string;
+            rulesets: string[];
+            version: number;
+        };
+        /** BotList */
+        BotList: {
+            bots: components["schemas"]["BotInfo"][];
+        };
         /** CardDrawn */
         CardDrawnData: {
             card: string;
@@ -669,11 +715,8 @@ export interface components {
         Clock: {
             /** @default 0 */
             increment?: number;
-            /**
-             * @default random_move
-             * @enum {string}
-             */
-            on_timeout?: "pass" | "random_move" | "forfeit";
+            /** @default random_move */
+            on_timeout?: string;
             per_decision?: number | null;
             total?: number | null;
         };
@@ -817,7 +860,7 @@ export interface components {
             /** @default  */
             why?: string;
         };
-        EventOut: components["schemas"]["GameCreatedEvent"] | components["schemas"]["CardDrawnEvent"] | components["schemas"]["CardsDealtEvent"] | components["schemas"]["DiceRolledEvent"] | components["schemas"]["DeckShuffledEvent"] | components["schemas"]["MovePlayedEvent"] | components["schemas"]["TurnPassedEvent"] | components["schemas"]["CardExchangedEvent"] | components["schemas"]["MoveUndoneEvent"] | components["schemas"]["GameFinishedEvent"] | components["schemas"]["AdjudicatedEvent"] | components["schemas"]["TimeExpiredEvent"] | components["schemas"]["SeedRevealedEvent"];
+        EventOut: components["schemas"]["GameCreatedEvent"] | components["schemas"]["CardDrawnEvent"] | components["schemas"]["CardsDealtEvent"] | components["schemas"]["DiceRolledEvent"] | components["schemas"]["DeckShuffledEvent"] | components["schemas"]["MovePlayedEvent"] | components["schemas"]["TurnPassedEvent"] | components["schemas"]["CardExchangedEvent"] | components["schemas"]["MoveUndoneEvent"] | components["schemas"]["GameFinishedEvent"] | components["schemas"]["AdjudicatedEvent"] | components["schemas"]["TimeExpiredEvent"] | components["schemas"]["SeatHandedOverEvent"] | components["schemas"]["SeedRevealedEvent"];
         /** EventPage */
         EventPage: {
             events: components["schemas"]["EventOut"][];
@@ -839,6 +882,8 @@ export interface components {
             allow_undo?: boolean;
             /** @default false */
             auto_chance?: boolean;
+            /** @default [] */
+            bots?: components["schemas"]["SeatBotData"][];
             /** @default server */
             chance?: string;
             clock?: Record<string, never> | null;
@@ -1217,11 +1262,13 @@ export interface components {
         /** PlayerRuleset */
         PlayerRuleset: {
             history: components["schemas"]["RatedGame"][];
+            next: string | null;
             rating: components["schemas"]["Rating"];
             ruleset: string;
         };
         /** PlayerSpec */
         PlayerSpec: {
+            bot?: string | null;
             name: string;
         };
         /** PlayerStanding */
@@ -1372,13 +1419,60 @@ export interface components {
         RuleSetList: {
             rulesets: components["schemas"]["RuleSetInfo"][];
         };
+        /**
+         * SeatBot
+         * @description A seat a bot plays from the start: its level and the version of that level's play.
+         */
+        SeatBotData: {
+            level: string;
+            seat: number;
+            version: number;
+        };
+        /**
+         * SeatHandedOver
+         * @description A seat handed to a bot (``bot`` its level, ``version`` that level's version) or, with
+         *     ``bot`` empty, back to its player.
+         */
+        SeatHandedOverData: {
+            /** @default  */
+            bot?: string;
+            /** @default  */
+            reason?: string;
+            seat: number;
+            /** @default 0 */
+            version?: number;
+        };
+        /** SeatHandedOverEvent */
+        SeatHandedOverEvent: {
+            at: string;
+            by: number | string;
+            data: components["schemas"]["SeatHandedOverData"];
+            game_id: string;
+            hash: string;
+            prev_hash: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "SeatHandedOver";
+            version: number;
+        };
         /** SeatSpec */
         SeatSpec: {
+            bot?: string | null;
             /** @default  */
             name?: string;
         };
+        /** SeatToBot */
+        SeatToBot: {
+            bot: string;
+            expected_version?: number | null;
+            /** @default  */
+            reason?: string;
+        };
         /** SeatView */
         SeatView: {
+            bot: string | null;
             colour: string;
             name: string;
             seat: number;
@@ -1708,13 +1802,42 @@ export interface operations {
                     "application/json": components["schemas"]["Archive"];
                 };
             };
-            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset */
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset, unknown-bot */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listBots: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BotList"];
                 };
             };
         };
@@ -1745,8 +1868,17 @@ export interface operations {
                     "application/x-ndjson": string;
                 };
             };
-            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset */
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset, unknown-bot */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1778,7 +1910,7 @@ export interface operations {
                     "application/json": components["schemas"]["Created"];
                 };
             };
-            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset */
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset, unknown-bot */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1816,6 +1948,15 @@ export interface operations {
             };
             /** @description rate-limited */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1847,7 +1988,7 @@ export interface operations {
                     "application/json": components["schemas"]["BatchCreated"];
                 };
             };
-            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset */
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset, unknown-bot */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1885,6 +2026,15 @@ export interface operations {
             };
             /** @description rate-limited */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1916,7 +2066,7 @@ export interface operations {
                     "application/json": components["schemas"]["Created"];
                 };
             };
-            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset */
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset, unknown-bot */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1961,6 +2111,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getGame: {
@@ -1983,7 +2142,7 @@ export interface operations {
                     "application/json": components["schemas"]["Race35View"] | components["schemas"]["SorryView"] | components["schemas"]["SorryHandView"] | components["schemas"]["PartnersView"] | components["schemas"]["ParchisView"] | components["schemas"]["ParchisTwoDiceView"] | components["schemas"]["LudoView"];
                 };
             };
-            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset */
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset, unknown-bot */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2003,6 +2162,15 @@ export interface operations {
             };
             /** @description game-not-found, tournament-not-found, ruleset-not-found, player-not-found, not-found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2040,7 +2208,7 @@ export interface operations {
                     "application/json": components["schemas"]["Played"];
                 };
             };
-            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset */
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset, unknown-bot */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2114,6 +2282,15 @@ export interface operations {
             };
             /** @description rate-limited */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2152,7 +2329,7 @@ export interface operations {
                     "application/json": components["schemas"]["Progress"];
                 };
             };
-            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset */
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset, unknown-bot */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2197,6 +2374,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     audit: {
@@ -2219,7 +2405,7 @@ export interface operations {
                     "application/json": components["schemas"]["Audit"];
                 };
             };
-            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset */
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset, unknown-bot */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2255,6 +2441,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getBoardSvg: {
@@ -2279,7 +2474,7 @@ export interface operations {
                     "image/svg+xml": string;
                 };
             };
-            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset */
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset, unknown-bot */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2299,6 +2494,15 @@ export interface operations {
             };
             /** @description game-not-found, tournament-not-found, ruleset-not-found, player-not-found, not-found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2336,7 +2540,7 @@ export interface operations {
                     "application/json": components["schemas"]["Played"];
                 };
             };
-            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset */
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset, unknown-bot */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2417,6 +2621,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     listEvents: {
@@ -2442,7 +2655,7 @@ export interface operations {
                     "application/json": components["schemas"]["EventPage"];
                 };
             };
-            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset */
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset, unknown-bot */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2462,6 +2675,15 @@ export interface operations {
             };
             /** @description game-not-found, tournament-not-found, ruleset-not-found, player-not-found, not-found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2495,7 +2717,7 @@ export interface operations {
                     "text/event-stream": unknown;
                 };
             };
-            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset */
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset, unknown-bot */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2531,6 +2753,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     exportGame: {
@@ -2553,7 +2784,7 @@ export interface operations {
                     "application/json": components["schemas"]["GameRecord"];
                 };
             };
-            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset */
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset, unknown-bot */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2589,6 +2820,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getLegalMoves: {
@@ -2611,7 +2851,7 @@ export interface operations {
                     "application/json": components["schemas"]["LegalMoves"];
                 };
             };
-            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset */
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset, unknown-bot */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2631,6 +2871,15 @@ export interface operations {
             };
             /** @description game-not-found, tournament-not-found, ruleset-not-found, player-not-found, not-found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2668,7 +2917,7 @@ export interface operations {
                     "application/json": components["schemas"]["Played"];
                 };
             };
-            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset */
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset, unknown-bot */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2749,6 +2998,255 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    handSeatToBot: {
+        parameters: {
+            query?: never;
+            header?: {
+                "Idempotency-Key"?: string | null;
+                /** @description `return=minimal` (RFC 7240): the reply leaves out `state` */
+                Prefer?: string | null;
+            };
+            path: {
+                game_id: string;
+                /** @description the seat's number, from 0 */
+                seat: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SeatToBot"];
+            };
+        };
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Played"];
+                };
+            };
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset, unknown-bot */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description game-not-found, tournament-not-found, ruleset-not-found, player-not-found, not-found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description version-conflict, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, tournament-finished */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload-too-large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported-media-type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description bad-setup, illegal-move, invalid-record, idempotency-key-reused */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate-limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    handSeatBack: {
+        parameters: {
+            query?: never;
+            header?: {
+                "Idempotency-Key"?: string | null;
+                /** @description `return=minimal` (RFC 7240): the reply leaves out `state` */
+                Prefer?: string | null;
+            };
+            path: {
+                game_id: string;
+                /** @description the seat's number, from 0 */
+                seat: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Played"];
+                };
+            };
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset, unknown-bot */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description game-not-found, tournament-not-found, ruleset-not-found, player-not-found, not-found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description version-conflict, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, tournament-finished */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload-too-large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported-media-type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description bad-setup, illegal-move, invalid-record, idempotency-key-reused */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate-limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getStateAt: {
@@ -2773,7 +3271,7 @@ export interface operations {
                     "application/json": components["schemas"]["Race35View"] | components["schemas"]["SorryView"] | components["schemas"]["SorryHandView"] | components["schemas"]["PartnersView"] | components["schemas"]["ParchisView"] | components["schemas"]["ParchisTwoDiceView"] | components["schemas"]["LudoView"];
                 };
             };
-            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset */
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset, unknown-bot */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2793,6 +3291,15 @@ export interface operations {
             };
             /** @description game-not-found, tournament-not-found, ruleset-not-found, player-not-found, not-found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2830,7 +3337,7 @@ export interface operations {
                     "application/json": components["schemas"]["Played"];
                 };
             };
-            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset */
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset, unknown-bot */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2911,6 +3418,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     viewGame: {
@@ -2933,7 +3449,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset */
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset, unknown-bot */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2944,6 +3460,15 @@ export interface operations {
             };
             /** @description game-not-found, tournament-not-found, ruleset-not-found, player-not-found, not-found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2975,7 +3500,11 @@ export interface operations {
     };
     getPlayer: {
         parameters: {
-            query?: never;
+            query?: {
+                ruleset?: string | null;
+                limit?: number | null;
+                cursor?: string | null;
+            };
             header?: never;
             path: {
                 name: string;
@@ -3017,6 +3546,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     listRatings: {
@@ -3041,8 +3579,17 @@ export interface operations {
                     "application/json": components["schemas"]["Leaderboard"];
                 };
             };
-            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset */
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset, unknown-bot */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3116,6 +3663,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     standings: {
@@ -3138,8 +3694,17 @@ export interface operations {
                     "application/json": components["schemas"]["Standings"];
                 };
             };
-            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset */
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset, unknown-bot */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3171,8 +3736,17 @@ export interface operations {
                     "application/json": components["schemas"]["TournamentList"];
                 };
             };
-            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset */
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset, unknown-bot */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3204,7 +3778,7 @@ export interface operations {
                     "application/json": components["schemas"]["TournamentCreatedReply"];
                 };
             };
-            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset */
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset, unknown-bot */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3249,6 +3823,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getTournament: {
@@ -3271,7 +3854,7 @@ export interface operations {
                     "application/json": components["schemas"]["TournamentView"];
                 };
             };
-            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset */
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset, unknown-bot */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3300,6 +3883,15 @@ export interface operations {
             };
             /** @description game-not-found, tournament-not-found, ruleset-not-found, player-not-found, not-found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3329,7 +3921,7 @@ export interface operations {
                     "application/json": components["schemas"]["MyTable"];
                 };
             };
-            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset */
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset, unknown-bot */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3358,6 +3950,15 @@ export interface operations {
             };
             /** @description game-not-found, tournament-not-found, ruleset-not-found, player-not-found, not-found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3387,7 +3988,7 @@ export interface operations {
                     "application/json": components["schemas"]["TournamentRecord"];
                 };
             };
-            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset */
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset, unknown-bot */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3416,6 +4017,15 @@ export interface operations {
             };
             /** @description game-not-found, tournament-not-found, ruleset-not-found, player-not-found, not-found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3449,7 +4059,7 @@ export interface operations {
                     "application/json": components["schemas"]["RoundPairedReply"];
                 };
             };
-            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset */
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset, unknown-bot */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3530,6 +4140,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     tournamentStandings: {
@@ -3552,7 +4171,7 @@ export interface operations {
                     "application/json": components["schemas"]["TournamentStandings"];
                 };
             };
-            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset */
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset, unknown-bot */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3581,6 +4200,15 @@ export interface operations {
             };
             /** @description game-not-found, tournament-not-found, ruleset-not-found, player-not-found, not-found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3614,7 +4242,7 @@ export interface operations {
                     "application/json": components["schemas"]["TournamentView"];
                 };
             };
-            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset */
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset, unknown-bot */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3688,6 +4316,15 @@ export interface operations {
             };
             /** @description rate-limited */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
