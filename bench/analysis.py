@@ -3,9 +3,9 @@
 For each rule set, over held-out self-play games between equal random bots (seeds never used
 for training):
 
-- calibration: the expected calibration error of every seat's predicted win chance by tenths
-  of the predicted range, and the Brier score (summed over seats, per position) against the
-  best single-feature baseline, a logistic model over the pieces' distance to home alone
+- calibration: the expected calibration error of every seat's (in ``partners`` every team's)
+  predicted win chance by tenths of the predicted range, and the Brier score (summed over
+  seats, per position) against the best single-feature baseline, a logistic model over the pieces' distance to home alone
   (fitted on the very positions it is scored on, which favours it);
 - speed: CPU seconds of one position's chances, of one position's hint (every legal move
   valued) and of the analysis of a game's first 400 events;
@@ -82,7 +82,12 @@ def calibration(ruleset: str, games: int) -> str:
     found = positions(ruleset, games)
     feats = [(seat_features(rules, s, model.table(), model.start), w) for s, w in found]
     rows = [(predict(model.weights, f), w) for f, w in feats]
-    pairs = [(p, float(s in w)) for probs, w in rows for s, p in probs.items()]
+    teams = getattr(rules.view(found[0][0], None), "teams", None) or [[s] for s in rows[0][0]]
+    pairs = [
+        (sum(probs[s] for s in team), float(any(s in w for s in team)))
+        for probs, w in rows
+        for team in teams
+    ]
     alone = [({s: [v[0]] for s, v in f.items()}, w) for f, w in feats]
     base_w = fit(alone, steps=150)
     base = brier([(predict(base_w, f), w) for f, w in alone])
