@@ -510,6 +510,44 @@ def heavy_json(target: Target, stop: threading.Event) -> Seen:
     return json_flood(target, stop, b'{"ruleset": "race35", "seats": [' + chains + b"]}")
 
 
+def tournament_rounds(target: Target, stop: threading.Event) -> Seen:
+    """Eight clients each creating a tournament of 256 players and pairing its first round
+    (128 games) over and over: every game a round makes counts against the creation budget
+    like any other, so the rounds soon meet 429s."""
+    players = [{"name": f"P{i}"} for i in range(256)]
+    body = json.dumps(
+        {"name": "flood", "ruleset": "race35", "seats_per_table": 2, "players": players}
+    ).encode()
+
+    def one(c: http.client.HTTPConnection) -> str:
+        status, reply = call(c, "POST", "/tournaments", body)
+        if status != 201:
+            return f"create {status}"
+        created = json.loads(reply)
+        headers = {
+            "Content-Type": "application/json",
+            "Authorization": f"Bearer {created['tokens']['director']}",
+        }
+        c.request("POST", f"/tournaments/{created['id']}/rounds", body=b"{}", headers=headers)
+        answer = c.getresponse()
+        answer.read()
+        return f"pair {answer.status}"
+
+    return requests_in_threads(target, 8, stop, one)
+
+
+def unknown_tournaments(target: Target, stop: threading.Event) -> Seen:
+    """Thirty-two clients asking for the standings of tournaments that do not exist, each
+    id 8,000 characters and new (a lock per unknown id would grow memory for good)."""
+    serial = iter(range(10**9))
+
+    def one(c: http.client.HTTPConnection) -> str:
+        path = f"/tournaments/{next(serial):08x}{'x' * 7992}/standings"
+        return str(call(c, "GET", path)[0])
+
+    return requests_in_threads(target, 32, stop, one)
+
+
 # Each attack, in the order printed.
 ATTACKS: list[Attack] = [
     Attack("busy attacker CPU", burn),
@@ -528,6 +566,8 @@ ATTACKS: list[Attack] = [
     Attack("creation flood", creation_flood),
     Attack("bogus tokens", bogus_tokens),
     Attack("undo the finish", undo_the_finish, min_seconds=10.0),
+    Attack("tournament rounds", tournament_rounds),
+    Attack("unknown tournaments", unknown_tournaments),
 ]
 
 

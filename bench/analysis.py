@@ -5,8 +5,9 @@ for training):
 
 - calibration: the expected calibration error of every seat's (in ``partners`` every team's)
   predicted win chance by tenths of the predicted range, and the Brier score (summed over
-  seats, per position) against the best single-feature baseline, a logistic model over the pieces' distance to home alone
-  (fitted on the very positions it is scored on, which favours it);
+  seats, per position) against the best single-feature baseline, a logistic model over the
+  pieces' distance to home alone (fitted on the very positions it is scored on, which
+  favours it);
 - speed: CPU seconds of one position's chances, of one position's hint (every legal move
   valued) and of the analysis of a game's first 400 events;
 - luck: each seat's luck summed over a game, its mean over the games and a 95% interval

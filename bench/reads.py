@@ -86,7 +86,7 @@ def templates(rng: random.Random) -> tuple[list[Template], list[Template]]:
         created = cases.create(CreateGame(ruleset, seats, auto_chance=True))
         game_id, referee = created.id, created.tokens.referee
         for _ in range(rng.randrange(0, 8)):
-            with cases.open(game_id) as game:
+            with cases.game(game_id) as game:
                 state, rules = game.replay.state, game.rules
                 seat = rules.to_act(state)[0].seat
                 move = rng.choice(rules.legal_moves(state, seat)).id
@@ -100,7 +100,7 @@ def templates(rng: random.Random) -> tuple[list[Template], list[Template]]:
             else:
                 ending = Adjudicate("forfeit", "bench", seat=seat)
             cases.commands.adjudicate(game_id, referee, ending, None)
-        with cases.open(game_id) as game:
+        with cases.game(game_id) as game:
             summary = summary_of(game.replay)
         stored = cases.store.read(game_id)
         private = cases.store.private(game_id) or {}

@@ -13,6 +13,7 @@ from .errors import (
 )
 from .hashing import GENESIS, canonical_json, chain_hash, verify_chain
 from .model import (
+    Appending,
     AppendResult,
     NewEvent,
     StoredEvent,
@@ -27,6 +28,7 @@ __all__ = [
     "GENESIS",
     "Announcing",
     "AppendResult",
+    "Appending",
     "Changed",
     "CommitSizes",
     "Derived",

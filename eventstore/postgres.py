@@ -60,7 +60,7 @@ from .derived import DerivedRow, Drop
 from .errors import StoreError, StoreUnavailable, VersionConflict
 from .faults import FaultTally
 from .hashing import GENESIS, seal
-from .model import AppendResult, NewEvent, StoredEvent, Summary
+from .model import Appending, AppendResult, NewEvent, StoredEvent, Summary
 from .sql import POSTGRES, SqlStore
 
 CHANNEL = "tabula_events"
@@ -316,6 +316,24 @@ class PostgresEventStore(SqlStore):
             deadline=deadline,
             summary=summary,
         )
+
+    def append_batch(self, appends: Sequence[Appending]) -> list[AppendResult]:
+        """Several appends in one transaction: all or none."""
+        asked = sql.requests(appends)
+
+        def work(conn: psycopg.Connection[Any]) -> list[AppendResult]:
+            return [self._append(conn, a) for a in asked]
+
+        with _translated(f"cannot append a batch of {len(asked)}"):
+            try:
+                results = self._transaction(work)
+            except pg_errors.UniqueViolation:  # a racing append took a version first
+                for a in asked:
+                    sql.check_version(a.stream_id, a.expected, self.version(a.stream_id))
+                raise
+        self._count()
+        self._commits.record(sum(len(r.events) for r in results if not r.replayed))
+        return results
 
     def _transaction(self, work: Callable[[psycopg.Connection[Any]], T]) -> T:
         """Run work in one transaction on a pooled connection."""

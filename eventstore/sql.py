@@ -44,6 +44,7 @@ from .clock import canonical_timestamp, iso_timestamp
 from .errors import IdempotencyKeyReused, StoreError, StreamExists, VersionConflict
 from .hashing import same_events
 from .model import (
+    Appending,
     AppendResult,
     NewEvent,
     StoredEvent,
@@ -344,6 +345,27 @@ def request(
         raise ValueError(f"append to stream {stream_id!r} needs at least one event")
     deadline = deadline_value(deadline)
     return Append(stream_id, events, expected, key, fingerprint, deadline, meta, private, summary)
+
+
+def requests(appends: Sequence[Appending]) -> list[Append]:
+    """Check a batch's appends (ValueError: as ``request``, or one stream twice)."""
+    ids = [a.stream_id for a in appends]
+    if len(set(ids)) != len(ids):
+        raise ValueError("a batch appends to each stream at most once")
+    return [
+        request(
+            a.stream_id,
+            a.events,
+            a.expected_version,
+            a.idempotency_key,
+            fingerprint=a.fingerprint,
+            deadline=a.deadline,
+            meta=a.meta,
+            private=a.private,
+            summary=a.summary,
+        )
+        for a in appends
+    ]
 
 
 def check_version(stream_id: str, expected: int, actual: int) -> None:

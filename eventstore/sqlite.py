@@ -78,7 +78,7 @@ from .derived import DerivedRow, Drop
 from .errors import StoreError, StoreUnavailable, VersionConflict
 from .faults import FaultTally, sqlite_kind
 from .hashing import GENESIS, seal
-from .model import AppendResult, NewEvent, StoredEvent, Summary
+from .model import Appending, AppendResult, NewEvent, StoredEvent, Summary
 from .sql import SQLITE, SqlStore
 
 SYNCHRONOUS_LEVELS = ("OFF", "NORMAL", "FULL", "EXTRA")
@@ -306,6 +306,24 @@ class SqliteEventStore(SqlStore):
         result: AppendResult = await asyncio.wrap_future(self._queue_append(asked))
         return result
 
+    def append_batch(self, appends: Sequence[Appending]) -> list[AppendResult]:
+        """Several appends as one job of the writer: one savepoint, so all or none."""
+        asked = sql.requests(appends)
+        ids = [a.stream_id for a in asked]
+
+        def work(conn: sqlite3.Connection) -> list[AppendResult]:
+            before = {i: self._new_heads[i] for i in ids if i in self._new_heads}
+            try:
+                return [self._append(conn, a) for a in asked]
+            except BaseException:  # rolled back to the job's savepoint: so are its heads
+                for i in ids:
+                    self._new_heads.pop(i, None)
+                self._new_heads.update(before)
+                raise
+
+        result: list[AppendResult] = self._submit(f"cannot append a batch of {len(ids)}", work)
+        return result
+
     def _queue_append(self, asked: sql.Append) -> Future[Any]:
         """Queue one append for the writer; the future resolves once its batch has committed."""
 
@@ -505,13 +523,8 @@ class SqliteEventStore(SqlStore):
         self._counts["appends"] += sum(ok for ok, _ in outcomes)
         self._counts["commits"] += 1
         self._counts["largest_batch"] = max(self._counts["largest_batch"], len(batch))
-        self._commits.record(
-            sum(
-                len(value.events)
-                for ok, value in outcomes
-                if ok and isinstance(value, AppendResult) and not value.replayed
-            )
-        )
+        results = [v for ok, value in outcomes if ok for v in _results(value)]
+        self._commits.record(sum(len(r.events) for r in results if not r.replayed))
 
     def _append(self, conn: sqlite3.Connection, asked: sql.Append) -> AppendResult:
         """One append inside the batch's transaction: idempotency, version check, insert."""
@@ -765,6 +778,15 @@ def _write(
     if asked.key is not None:
         statement = sql.REPLACE_KEY if replaces else sql.INSERT_KEY
         conn.execute(statement, sql.key_row(stored, asked.key, asked.fingerprint))
+
+
+def _results(value: Any) -> list[AppendResult]:
+    """The append results a job's value holds (a batch's list, one append's result, none)."""
+    if isinstance(value, AppendResult):
+        return [value]
+    if isinstance(value, list):
+        return [v for v in value if isinstance(v, AppendResult)]
+    return []
 
 
 def _stored_version(conn: sqlite3.Connection, stream_id: str) -> int:

@@ -105,6 +105,7 @@ def create_app(
     commands, queries = cases.commands, cases.queries
     sweeper = Sweeper(commands.enforce_due)
     driver = BotDriver(commands)
+    follower = Sweeper(cases.tournaments.results.sweep, interval=1.0, name="results-follower")
     limits = Limits(settings)
     # Metrics only with a token to read them: no route and no per-request timing otherwise.
     metrics = Metrics(cases.figures, limits.streams) if settings.metrics_token else None
@@ -157,10 +158,11 @@ def create_app(
         ),
         on_startup=[
             sweeper.start,
+            follower.start,
             driver.start,
             lambda: in_background("catch up", queries.catch_up),
         ],
-        on_shutdown=[sweeper.stop, driver.stop, store.close],
+        on_shutdown=[sweeper.stop, follower.stop, driver.stop, store.close],
         logging_config=None,
         debug=False,
     )

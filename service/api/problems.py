@@ -47,6 +47,7 @@ PROBLEMS: dict[str, tuple[int, str]] = {
     "waiting-for-chance": (409, "Waiting for a chance outcome"),
     "nothing-to-undo": (409, "Nothing to undo"),
     "round-in-progress": (409, "A round is still being played"),
+    "result-final": (409, "A tournament table's result is final"),
     "tournament-finished": (409, "Tournament finished"),
     "payload-too-large": (413, "Request body too large"),
     "unsupported-media-type": (415, "Writes take application/json"),

@@ -56,7 +56,7 @@ class Analyses:
     def read(self, game_id: str, token: str | None) -> Analysis | Progress:
         """The analysis of a game up to the last version the caller may see, or its progress
         (starting it if needed); 403 for anyone but the referee while the game runs."""
-        with self.games.open(game_id) as game:
+        with self.games.game(game_id) as game:
             seen = sight(game, game.role(token), self.now())
             check_may_see_all(seen)
         key = (game_id, seen.version)
@@ -101,7 +101,7 @@ class Analyses:
 
     def computed(self, game_id: str, token: str | None) -> Analysis:
         """The analysis computed in this thread (the command line, tests)."""
-        with self.games.open(game_id) as game:
+        with self.games.game(game_id) as game:
             seen = sight(game, game.role(token), self.now())
             check_may_see_all(seen)
         return self.compute((game_id, seen.version))

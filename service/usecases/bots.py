@@ -28,7 +28,7 @@ import structlog
 import bots
 from domain.events import Event
 from domain.model import CHANCE_KINDS, GameError, Move
-from eventstore import StoredEvent, SummaryQuery
+from eventstore import Appending, StoredEvent, SummaryQuery
 from service.core.actor import Actor
 from service.core.commands import HandOver, PlayMove
 from service.core.refusal import Refusal
@@ -62,9 +62,9 @@ def act(commands: Commands, game_id: str, command: PlayMove, key: str) -> list[S
     seat's move is (``by: "bot"``), its Idempotency-Key ``key`` scoped to the bots."""
     body = msgspec.json.encode(command)
     scoped, fingerprint = tokens.scoped_key(key, str(BOT), "moves"), tokens.fingerprint(body)
-    if earlier := commands.replayed(game_id, scoped, fingerprint):
+    if earlier := commands.games.writer.replayed(game_id, scoped, fingerprint):
         return earlier
-    return commands.commit(game_id, BOT, "moves", command, scoped, fingerprint)
+    return commands.commit(game_id, BOT, "moves", command, (scoped, fingerprint))
 
 
 def hand_over(
@@ -72,7 +72,8 @@ def hand_over(
 ) -> list[StoredEvent]:
     """The referee hands a seat to a bot (a level that plays the game's rule set) or back."""
     if command.bot is not None:
-        ruleset = commands.games.cached(game_id).created.ruleset
+        with commands.games.game(game_id, fresh=False) as game:
+            ruleset = game.created.ruleset
         level = seated(("bot",), command.bot, ruleset)
         command = msgspec.structs.replace(command, version=level.version)
     return commands.write(game_id, token, "seats", command, key)
@@ -105,7 +106,7 @@ class BotDriver:
             threading.Thread(target=self.run, name=f"bot-{n}", daemon=True) for n in range(workers)
         ]
         self.decided = 0  # decisions submitted (appended or not)
-        commands.committed.append(self.poke)
+        commands.games.writer.followers.append(self.follow)
 
     def start(self) -> None:
         """Start the workers, and play the running games bots have seats in."""
@@ -134,14 +135,32 @@ class BotDriver:
         except Exception:
             structlog.get_logger().exception("bot resume failed")
 
+    def follow(self, appending: Appending) -> None:
+        """The writer's follower, told of each commit before the game in memory has taken it
+        in: a commit that seats a bot (a game created with bots, a seat handed to one) is
+        looked at whatever the game in memory says; any other, if the game in memory has
+        bots (nothing is read on the committing thread, which may be the event loop's). The
+        worker reads the game afresh. Other processes' games: ``resume``."""
+        seats_a_bot = any(
+            (e.type == "GameCreated" and e.data.get("bots")) or e.type == "SeatHandedOver"
+            for e in appending.events
+        )
+        if seats_a_bot:
+            self.queue(appending.stream_id)
+        elif self.games.holds(appending.stream_id):
+            self.poke(appending.stream_id)
+
     def poke(self, game_id: str) -> None:
         """Look at ``game_id`` soon (on a worker) if a bot plays one of its seats."""
         try:
-            held = self.games.cached(game_id).replay
+            with self.games.game(game_id, fresh=False) as game:
+                held = game.replay
         except Refusal:
             return
-        if not held.top.bots or held.state.finished:
-            return
+        if held.top.bots and not held.state.finished:
+            self.queue(game_id)
+
+    def queue(self, game_id: str) -> None:
         with self.lock:
             if game_id in self.queued:
                 return
@@ -191,7 +210,7 @@ class BotDriver:
 
     def turn(self, game_id: str) -> Turn | None:
         """The first pending seat of ``game_id`` a bot plays and can act for, if any."""
-        with self.games.open(game_id) as game:
+        with self.games.game(game_id) as game:
             replay = game.replay
             if replay.state.finished:
                 return None
@@ -223,7 +242,8 @@ class BotDriver:
             self.logs[game_id] = events
             while len(self.logs) > LOGS_KEPT:
                 self.logs.popitem(last=False)
-        rules = self.games.cached(game_id).rules
+        with self.games.game(game_id, fresh=False) as game:
+            rules = game.rules
         return [rules.redact(event, turn.seat) for event in events[: turn.version]]
 
 

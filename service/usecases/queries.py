@@ -52,7 +52,7 @@ class Queries:
         """The game, its replay after event ``at`` (the last the caller sees without ``at``)
         and how far the caller (``token``, checked first) sees it. An ``at`` beyond that is
         400, with the spectators' last version as the end."""
-        with self.games.open(game_id) as game:
+        with self.games.game(game_id) as game:
             seen = sight(game, game.role(token), self.now())
             at = seen.version if at is None else at
             if not 1 <= at <= seen.version:
@@ -68,14 +68,14 @@ class Queries:
 
     def legal_moves(self, game_id: str, token: str | None) -> LegalMoves:
         """The caller's legal moves (every pending seat's for the referee or a spectator)."""
-        with self.games.open(game_id) as game:
+        with self.games.game(game_id) as game:
             seen = sight(game, game.role(token), self.now())
             replay = self.games.behind(game, seen.version)
             return LegalMoves(seen.version, moves_for(game, seen.viewer, replay))
 
     def events(self, game_id: str, token: str | None, after: int, limit: int) -> EventPage:
         """The log after version ``after``, a page at a time, redacted for the caller."""
-        with self.games.open(game_id) as game:
+        with self.games.game(game_id) as game:
             seen = sight(game, game.role(token), self.now())
         check_after(after, seen.version)
         stored = self.store.read(game_id, after=after, until=seen.version, limit=limit)
@@ -90,7 +90,7 @@ class Queries:
     def joining(self, game_id: str, token: str | None, after: int) -> tuple[Viewer, int]:
         """The caller's role for a live view of the log after ``after`` (checked), and the
         version the caller sees now."""
-        with self.games.open(game_id) as game:
+        with self.games.game(game_id) as game:
             seen = sight(game, game.role(token), self.now())
         check_after(after, seen.version)
         return seen.viewer, seen.version
@@ -99,7 +99,7 @@ class Queries:
         """Events after ``cursor`` as ``viewer`` sees them now, whether the game has finished
         for them with nothing after ``cursor`` (the end of a stream), and when the next
         event hidden by a delay in seconds comes due."""
-        with self.games.open(game_id) as game:
+        with self.games.game(game_id) as game:
             seen = sight(game, viewer, self.now())
             finished = seen.finished and game.version <= cursor
             due = game.timeline.due(seen.version) if viewer is None and game.timeline else None
@@ -148,7 +148,7 @@ class Queries:
         once (a log up to a version never changes), before the first piece; a finished game's
         document is kept whole (within ``Documents``' budget), any other's events are read a
         page at a time as the pieces are taken."""
-        with self.games.open(game_id) as game:
+        with self.games.game(game_id) as game:
             check_may_see_all(sight(game, game.role(token), self.now()))
             head, version, finished = records.audit_head(game), game.version, game.finished
             seed, chance = game.secrets.seed, game.created.chance
@@ -165,7 +165,7 @@ class Queries:
     def export(self, game_id: str, token: str | None) -> Iterator[bytes]:
         """The self-contained game record, as one JSON document in pieces (a finished game's
         kept whole, like its audit)."""
-        with self.games.open(game_id) as game:
+        with self.games.game(game_id) as game:
             check_may_see_all(sight(game, game.role(token), self.now()))
             version, finished = game.version, game.finished
             pieces = records.streamed_record(game, self.store)
@@ -177,7 +177,8 @@ class Queries:
         """Who ``token`` is in a game: a seat or the referee, or None when it is no token of
         the game or there is no such game (never refused: the write limit keys on it)."""
         try:
-            return self.games.cached(game_id).role(token)
+            with self.games.game(game_id, fresh=False) as game:
+                return game.role(token)
         except Refusal:
             return None
 
@@ -190,11 +191,13 @@ class Queries:
 
     def role(self, game_id: str, token: str | None) -> Viewer:
         """Who ``token`` is in a game (None: no token)."""
-        return self.games.cached(game_id).role(token)
+        with self.games.game(game_id, fresh=False) as game:
+            return game.role(token)
 
     def exists(self, game_id: str) -> None:
         """Refuse an unknown game (404)."""
-        self.games.cached(game_id)
+        with self.games.game(game_id, fresh=False):
+            pass
 
     def played(
         self, game_id: str, token: str | None, stored: list[StoredEvent], with_state: bool = True
@@ -203,8 +206,9 @@ class Queries:
         the caller's moves.
         The game as held unless that is behind the events (a retry of a write whose first try
         has not yet been taken into the game, or a write of another process): then the log."""
-        behind = bool(stored) and self.games.cached(game_id).version < stored[-1].version
-        with self.games.open(game_id) if behind else self.games.held(game_id) as game:
+        with self.games.game(game_id, fresh=False) as game:
+            behind = bool(stored) and game.version < stored[-1].version
+        with self.games.game(game_id, fresh=behind) as game:
             viewer = game.role(token)
             events = [event_out(game, e, viewer) for e in stored]
             moves = moves_for(game, viewer)

@@ -1,4 +1,5 @@
-"""The clock sweeper: a daemon thread that enforces every timed game's clock."""
+"""The sweepers: daemon threads that enforce every timed game's clock, and that let the
+tournaments' results follower catch up."""
 
 from __future__ import annotations
 
@@ -11,12 +12,14 @@ from eventstore import StoreUnavailable
 
 
 class Sweeper:
-    """A daemon thread that enforces clocks every ``interval`` seconds."""
+    """A daemon thread that calls ``enforce`` every ``interval`` seconds."""
 
-    def __init__(self, enforce: Callable[[], object], interval: float = 0.25) -> None:
-        self.enforce, self.interval = enforce, interval
+    def __init__(
+        self, enforce: Callable[[], object], interval: float = 0.25, name: str = "clock-sweeper"
+    ) -> None:
+        self.enforce, self.interval, self.name = enforce, interval, name
         self.stopping = threading.Event()
-        self.thread = threading.Thread(target=self.run, name="clock-sweeper", daemon=True)
+        self.thread = threading.Thread(target=self.run, name=name, daemon=True)
 
     def start(self) -> None:
         self.thread.start()
@@ -33,9 +36,11 @@ class Sweeper:
                 self.enforce()
             except StoreUnavailable as error:
                 if error.kind != fault:
-                    structlog.get_logger().error("clock sweep: store fault", fault=error.kind)
+                    structlog.get_logger().error(
+                        "sweep: store fault", sweeper=self.name, fault=error.kind
+                    )
                 fault = error.kind
                 continue
             except Exception:
-                structlog.get_logger().exception("clock sweep failed")
+                structlog.get_logger().exception("sweep failed", sweeper=self.name)
             fault = None

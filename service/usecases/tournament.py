@@ -96,7 +96,7 @@ def as_spectators_see(games: Repository, row: Summarised, now: datetime) -> Game
     listed = summaries.game_summary(row, now)
     if listed.status == summaries.FINISHED or "spectator_delay" not in row.summary.document:
         return listed
-    with games.glance(row.stream_id) as game:
+    with games.game(row.stream_id, keep=False) as game:
         version = sight(game, None, now).version
     return msgspec.structs.replace(listed, version=min(version, listed.version))
 
@@ -136,7 +136,7 @@ def archive(games: Repository, selected: Iterable[GameSummary], now: Clock) -> I
     yield b'{"records":['
     separator = b""
     for summary in selected:
-        with games.glance(summary.id) as game:
+        with games.game(summary.id, keep=False) as game:
             if not sight(game, None, now()).finished:
                 continue
             pieces = streamed_record(game, games.store)

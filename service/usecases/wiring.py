@@ -12,13 +12,15 @@ from service.usecases.figures import Figures
 from service.usecases.queries import Queries
 from service.usecases.repository import MAX_LIVE_GAMES, Repository
 from service.usecases.tournaments import Tournaments
+from service.usecases.writer import Writer
 
 
 class UseCases:
     """A repository and the commands and queries over it (one process's view of a store),
     all on the clock ``now`` (which should be the store's too: ``service.clock``), with the
-    calls tests and benchmarks use most at hand. Games without a summary (a
-    database written before summaries existed) are summarised from their logs first."""
+    calls tests and benchmarks use most at hand. Games without a summary (a database written
+    before summaries existed) are summarised from their logs first; the tournaments' results
+    follower catches up with what finished while no process ran."""
 
     def __init__(
         self,
@@ -29,17 +31,18 @@ class UseCases:
     ):
         self.store = store
         summaries.fill(store)
-        self.games = Repository(store, max_live)
+        self.writer = Writer(store)
+        self.games = Repository(self.writer, max_live)
         self.commands = Commands(self.games, now)
         self.queries = Queries(self.games, now)
         self.tournaments = Tournaments(self.commands)
+        self.writer.followers.append(self.tournaments.results.follow)
         self.analyses = Analyses(self.games, now, analysis_workers)
         self.figures = Figures(self.games, self.commands.moves, now)
         self.create = self.commands.create
         self.play = self.commands.play
         self.play_async = self.commands.play_async
         self.undo = self.commands.undo
-        self.open = self.games.open
-        self.held = self.games.held
+        self.game = self.open = self.games.game  # the repository's one way to a game
         self.replay_at = self.games.replay_at
         self.live = self.games.live

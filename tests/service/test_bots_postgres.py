@@ -30,8 +30,9 @@ def test_two_processes_play_a_bot_game_each_decision_appended_once(url: str) -> 
     stores = [PostgresEventStore(url), PostgresEventStore(url)]
     first, second = (UseCases(store) for store in stores)
     drivers = [BotDriver(first.commands), BotDriver(second.commands)]
-    first.commands.committed.append(drivers[1].poke)  # each hears of the other's appends
-    second.commands.committed.append(drivers[0].poke)
+    # each hears of the other's appends
+    first.games.writer.followers.append(lambda a: drivers[1].poke(a.stream_id))
+    second.games.writer.followers.append(lambda a: drivers[0].poke(a.stream_id))
     for driver in drivers:
         for thread in driver.threads:
             thread.start()

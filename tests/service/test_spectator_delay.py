@@ -16,6 +16,7 @@ from tests.service.conftest import auth, create
 from tests.service.test_records import rehash
 from tests.service.test_stream import read_stream
 from tests.service.test_tournaments import pair, tournament
+from tests.waiting import wait_until
 
 
 def play(api: TestClient[Any], created: dict[str, Any], moves: int) -> dict[str, Any]:
@@ -225,9 +226,14 @@ def test_a_tournament_shows_a_table_s_result_only_once_its_delay_in_seconds_has_
     assert [(r["wins"], r["points"]) for r in standings] == [(0, 0), (0, 0)]
     assert api.get(f"/tournaments/{tid}/record").status_code == 403
     clock.advance(0.2)
-    shown = api.get(f"/tournaments/{tid}").json()
+
+    def recorded() -> dict[str, Any] | None:  # by the results follower's next sweep
+        shown: dict[str, Any] = api.get(f"/tournaments/{tid}").json()
+        return shown if shown["status"] == "finished" else None
+
+    shown = wait_until(recorded, 5, "the follower never recorded the table's result")
     (row,) = shown["rounds"][0]["tables"]
-    assert shown["status"] == "finished" and row["status"] == "finished" and row["winners"]
+    assert row["status"] == "finished" and row["winners"]
     standings = api.get(f"/tournaments/{tid}/standings").json()["standings"]
     assert sorted(r["wins"] for r in standings) == [0, 1]
     record = api.get(f"/tournaments/{tid}/record", headers=director)

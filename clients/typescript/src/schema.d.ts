@@ -2244,7 +2244,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description version-conflict, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, tournament-finished */
+            /** @description version-conflict, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2576,7 +2576,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description version-conflict, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, tournament-finished */
+            /** @description version-conflict, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2953,7 +2953,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description version-conflict, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, tournament-finished */
+            /** @description version-conflict, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3075,7 +3075,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description version-conflict, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, tournament-finished */
+            /** @description version-conflict, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3193,7 +3193,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description version-conflict, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, tournament-finished */
+            /** @description version-conflict, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3373,7 +3373,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description version-conflict, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, tournament-finished */
+            /** @description version-conflict, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4095,7 +4095,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description version-conflict, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, tournament-finished */
+            /** @description version-conflict, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4278,7 +4278,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description version-conflict, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, tournament-finished */
+            /** @description version-conflict, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished */
             409: {
                 headers: {
                     [name: string]: unknown;
