@@ -65,6 +65,15 @@ def parse(argv: list[str]) -> argparse.Namespace:
         "set (the whole leaderboard, as GET /ratings pages it). A running server's ratings "
         "catch up with the rebuilt summaries at their next read.",
     )
+    analyse = commands.add_parser(
+        "analyse",
+        parents=[server_options(defaults, default_values=False)],
+        help="print a game's analysis (win chances, luck, decisions) as JSON",
+        description="Analyse a game from its log on the database the options name, as its "
+        "referee sees it (running games included), and print the analysis as JSON: the same "
+        "as GET /games/{id}/analysis gives.",
+    )
+    analyse.add_argument("game", help="the game's id")
     verify = commands.add_parser(
         "verify", help="check exported game and tournament records offline"
     )
@@ -217,6 +226,24 @@ def report_tournament(name: str, record: TournamentRecord) -> bool:
     return True
 
 
+def analyse_game(settings: Settings, game_id: str) -> int:
+    """Print the analysis of a game of the database the settings name; 1 if there is none."""
+    from analysis.game import analyse
+    from domain.events import parse_event
+    from service.store import open_store
+
+    store = open_store(settings.database, settings.synchronous, settings.database_url)
+    try:
+        log = [(e.version, parse_event(e.type, e.data)) for e in store.read(game_id)]
+    finally:
+        store.close()
+    if not log:
+        print(f"no game {game_id!r} in the database", file=sys.stderr)
+        return 1
+    sys.stdout.write(msgspec.json.encode(analyse(log, seed=game_id)).decode() + "\n")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse(sys.argv[1:] if argv is None else argv)
     if args.command == "openapi":
@@ -233,6 +260,8 @@ def main(argv: list[str] | None = None) -> int:
         return rebuild_summaries(args.settings)
     if args.command == "rebuild-ratings":
         return rebuild_ratings(args.settings)
+    if args.command == "analyse":
+        return analyse_game(args.settings, args.game)
     import uvicorn
 
     from eventstore import StoreError

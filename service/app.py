@@ -20,6 +20,7 @@ from litestar.types import ControllerRouterHandler
 
 from eventstore import EventStore
 from service.api import bodies, headers, logs
+from service.api.analysis import AnalysisController
 from service.api.apidoc import finish, strict_structs
 from service.api.bots import BotsController
 from service.api.docs import DocsPage, docs_asset
@@ -85,6 +86,7 @@ def in_background(doing: str, work: Callable[[], object]) -> None:
 ROUTES: list[ControllerRouterHandler] = [
     MetaController,
     GameController,
+    AnalysisController,
     BoardController,
     TournamentController,
     RatingsController,
@@ -135,7 +137,9 @@ def create_app(
     logs.configure(settings.log_format, settings.log_level)
     clock = clock or clock_of(settings.clock_offset_file)
     store = store or settings_store(settings, clock)
-    cases = UseCases(store, settings.max_live_games, clock)
+    cases = UseCases(
+        store, settings.max_live_games, clock, analysis_workers=settings.analysis_workers
+    )
     commands, queries = cases.commands, cases.queries
     sweeper = Sweeper(commands.enforce_due)
     driver = BotDriver(commands)
@@ -149,6 +153,7 @@ def create_app(
             "commands": Provide(lambda: commands, use_cache=True, sync_to_thread=False),
             "queries": Provide(after_commands(queries), use_cache=True, sync_to_thread=False),
             "tournaments": Provide(lambda: cases.tournaments, use_cache=True, sync_to_thread=False),
+            "analyses": Provide(lambda: cases.analyses, use_cache=True, sync_to_thread=False),
         },
         exception_handlers={Exception: handle},
         middleware=[import_limits, bodies.check_bodies],
