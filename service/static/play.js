@@ -7,6 +7,7 @@
 
 import { boardSvg, call, follow } from "./api.js";
 import { makePlayable, showBoard } from "./board.js";
+import { createAccount, readLog } from "./account.js";
 import { openSocket } from "./live.js";
 import { renderSeats, tickClocks } from "./table.js";
 import { describeMove, pendingChance, seatName, whoseTurn } from "./words.js";
@@ -37,6 +38,7 @@ let posting = false;
 let live = null; // the game's socket, while it works
 let refreshing = false;
 let again = false;
+const account = createAccount($("account"), () => (state ? state.seats : []));
 
 function say(text) {
   $("message").textContent = text;
@@ -178,6 +180,7 @@ async function play(move) {
     if (me.referee) body.seat = move.seat;
     if (live) {
       const reply = await live.play(body);
+      account.add(reply.events);
       const [view, svg] = await Promise.all([
         call(`/games/${gameId}`, { token: me.token }),
         boardSvg(gameId, reply.version, me.token),
@@ -185,6 +188,7 @@ async function play(move) {
       render(view, reply.legal_moves.moves, reply.legal_moves.version, svg);
     } else {
       const reply = await call(`/games/${gameId}/moves`, { token: me.token, body });
+      account.add(reply.events);
       render(reply.state, reply.legal_moves, reply.version, await boardSvg(gameId, reply.version, me.token));
     }
   } catch (error) {
@@ -200,6 +204,7 @@ async function play(move) {
   if (!me.token) say("This page has no seat token: open it from the link the lobby gave you. You can watch meanwhile.");
   await refresh();
   if (!state) return;
+  account.history(await readLog(gameId, me.token));
   const connection = (now) => {
     $("connection").textContent = now === "live" ? "" : `(${now})`;
   };
@@ -208,6 +213,7 @@ async function play(move) {
     document.body.dataset.transport = "stream";
     let dropped = false;
     follow(gameId, state.version, (event) => {
+      account.add([event]);
       if (event.version > state.version) refresh();
     }, {
       token: me.token,
@@ -221,6 +227,7 @@ async function play(move) {
   };
   live = await openSocket(gameId, me.token, state.version, {
     onEvents: (events) => {
+      account.add(events);
       if (events[events.length - 1].version > state.version) refresh();
     },
     onState: (now) => {
