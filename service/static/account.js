@@ -4,7 +4,8 @@
 // left no move, and is held a little longer before the next line.
 
 import { call } from "./api.js";
-import { describeMove, seatName } from "./words.js";
+import { t } from "./i18n.js";
+import { describeMove, diceWords, names, seatName } from "./words.js";
 
 export const PACE_MS = 700; // between two lines told
 const PASS_HOLD_MS = 1600; // after a passed turn, before the next line
@@ -34,55 +35,60 @@ function chip(chance) {
   return made;
 }
 
-function chanceWords(chance) {
-  if (chance.card !== undefined) return `card ${chance.card}`;
-  return chance.dice.length === 1 ? `a ${chance.dice[0]}` : chance.dice.join(" and ");
-}
-
 /** What kind of move it was, for the line's `data-kind`: a capture, a bump, a slide or a move. */
 function moveKind(data) {
   const whys = (data.effects || []).map((e) => e.why || "");
+  if (/(^|,)bonus\d/.test(data.move || "")) return "bonus";
   if (whys.some((w) => w.includes("captured"))) return "capture";
   if ((data.effects || []).some((e) => e.to === "start")) return "bump";
   if (whys.some((w) => w.includes("slide"))) return "slide";
   return "move";
 }
 
-/** One event in words (with the chance that caused a pass): `{ text, kind, chance }`. */
-export function tell(event, seats, lastChance) {
+function passed(name, reason, chance) {
+  if (!chance) return t("account.passes", { name, reason });
+  if (chance.card !== undefined) return t("account.cannotMoveCard", { name, card: chance.card, reason });
+  return t("account.cannotMoveDice", { name, dice: diceWords(chance.dice), reason });
+}
+
+function finished(d, seats) {
+  const won = names(d.winners.map((s) => seatName(seats, s)));
+  const count = d.winners.length;
+  if (won) return t(d.reason ? "account.wonWhy" : "account.won", { names: won, count, reason: d.reason });
+  return t(d.reason ? "account.noWinnerWhy" : "account.noWinner", { reason: d.reason });
+}
+
+/** One event in words (with the chance that caused a pass): `{ text, kind, chance }`;
+ * `lastChance` holds each seat's last card or dice. */
+export function tell(event, seats, lastChance = new Map()) {
   const d = event.data || {};
-  const who = d.seat === undefined || d.seat === null ? "" : seatName(seats, d.seat);
+  const name = d.seat === undefined || d.seat === null ? "" : seatName(seats, d.seat);
   switch (event.type) {
-    case "GameCreated": return { text: `The game begins: ${d.seats.join(", ")}.`, kind: "start" };
-    case "CardDrawn": return { text: `${who} draws card ${d.card}.`, kind: "draw", chance: { card: d.card } };
-    case "DiceRolled": return { text: `${who} rolls ${d.dice.join(" and ")}.`, kind: "roll", chance: { dice: d.dice } };
+    case "GameCreated": return { text: t("account.begins", { names: names([...d.seats]) }), kind: "start" };
+    case "CardDrawn": return { text: t("account.draws", { name, card: d.card }), kind: "draw", chance: { card: d.card } };
+    case "DiceRolled": return { text: t("account.rolls", { name, dice: diceWords(d.dice) }), kind: "roll", chance: { dice: d.dice } };
     case "CardsDealt": {
       const count = (d.hands[0] || []).length;
-      return { text: `${seatName(seats, d.dealer)} deals ${count} ${count === 1 ? "card" : "cards"} to each player.`, kind: "deal" };
+      return { text: t("account.deals", { name: seatName(seats, d.dealer), count }), kind: "deal" };
     }
-    case "DeckShuffled": return { text: `The ${d.cards} discarded cards are shuffled into a new pile.`, kind: "shuffle" };
-    case "MovePlayed": {
-      const bonus = /(^|,)bonus\d/.test(d.move || "") ? "bonus" : null;
-      const kind = bonus || moveKind(d);
-      return { text: `${who}${d.auto ? " (played by itself)" : ""}: ${describeMove(d)}.`, kind };
-    }
+    case "DeckShuffled": return { text: t("account.shuffled", { count: d.cards }), kind: "shuffle" };
+    case "MovePlayed":
+      return { text: t(d.auto ? "account.movesAuto" : "account.moves", { name, move: describeMove(d) }), kind: moveKind(d) };
     case "TurnPassed": {
       const chance = lastChance.get(d.seat);
-      const text = chance
-        ? `${who} cannot move with ${chanceWords(chance)}: ${d.reason}. The turn passes.`
-        : `${who} passes: ${d.reason}.`;
-      return { text, kind: "pass", chance };
+      return { text: passed(name, d.reason, chance), kind: "pass", chance };
     }
-    case "CardExchanged":
-      return { text: `${who} gives ${d.card ? `card ${d.card}` : "a card"} to ${seatName(seats, d.to)}.`, kind: "exchange" };
-    case "MoveUndone": return { text: `Taken back: everything from event ${d.reverts} on${d.reason ? ` (${d.reason})` : ""}.`, kind: "undo" };
-    case "GameFinished": {
-      const won = d.winners.map((s) => seatName(seats, s)).join(" and ");
-      return { text: `Game over: ${won ? `${won} won` : "no winner"}${d.reason ? ` (${d.reason})` : ""}.`, kind: "finish" };
+    case "CardExchanged": {
+      const to = seatName(seats, d.to);
+      return { text: d.card ? t("account.gives", { name, card: d.card, to }) : t("account.givesHidden", { name, to }), kind: "exchange" };
     }
-    case "Adjudicated": return { text: `The referee's ${d.kind}${who ? ` for ${who}` : ""}: ${d.reason}.`, kind: "referee" };
-    case "TimeExpired": return { text: `${who} ran out of time: ${d.consequence}.`, kind: "timeout" };
-    case "SeedRevealed": return { text: "The seed is revealed: the game's chance can be checked.", kind: "seed" };
+    case "MoveUndone":
+      return { text: t(d.reason ? "account.undoneWhy" : "account.undone", { version: d.reverts, reason: d.reason }), kind: "undo" };
+    case "GameFinished": return { text: finished(d, seats), kind: "finish" };
+    case "Adjudicated":
+      return { text: t(name ? "account.refereeFor" : "account.referee", { kind: d.kind, name, reason: d.reason }), kind: "referee" };
+    case "TimeExpired": return { text: t("account.timeout", { name, consequence: d.consequence }), kind: "timeout" };
+    case "SeedRevealed": return { text: t("account.seed"), kind: "seed" };
     default: return { text: event.type, kind: "other" };
   }
 }
@@ -96,6 +102,8 @@ export function createAccount(root, seats) {
   const lastChance = new Map(); // the last card or dice each seat drew or rolled
   let last = 0; // the latest version queued or told
   let timer = null;
+  let ready = false; // whether the log so far is told (news wait until it is)
+  const early = [];
 
   const line = (event) => {
     const said = tell(event, seats(), lastChance);
@@ -136,14 +144,20 @@ export function createAccount(root, seats) {
   return {
     history(events) {
       const told = fresh(events);
-      if (!told.length) return;
-      last = told[told.length - 1].version;
-      const quiet = root.getAttribute("aria-live");
-      root.setAttribute("aria-live", "off"); // the past is not announced
-      told.forEach(line);
-      root.setAttribute("aria-live", quiet || "polite");
+      if (told.length) {
+        last = told[told.length - 1].version;
+        root.setAttribute("aria-live", "off"); // the past is not announced
+        told.forEach(line);
+        root.setAttribute("aria-live", "polite");
+      }
+      ready = true;
+      this.add(early.splice(0));
     },
     add(events) {
+      if (!ready) {
+        early.push(...events);
+        return;
+      }
       const told = fresh(events);
       if (!told.length) return;
       last = told[told.length - 1].version;

@@ -8,6 +8,7 @@
 import { boardSvg, call, follow } from "./api.js";
 import { makePlayable, showBoard } from "./board.js";
 import { createAccount, readLog } from "./account.js";
+import { loadLanguage, t } from "./i18n.js";
 import { openSocket } from "./live.js";
 import { renderSeats, tickClocks } from "./table.js";
 import { describeMove, pendingChance, seatName, whoseTurn } from "./words.js";
@@ -56,14 +57,14 @@ function button(text, move, className = "") {
 
 function moveText(move) {
   const text = describeMove(move);
-  return me.referee ? `${seatName(state.seats, move.seat)}: ${text}` : text;
+  return me.referee ? t("play.refereeMove", { name: seatName(state.seats, move.seat), move: text }) : text;
 }
 
 function renderHands() {
   const hands = (state.hands || []).filter((h) => h.cards);
   $("hands").replaceChildren(...hands.map((hand) => {
     const heading = document.createElement("h2");
-    heading.textContent = hand.seat === me.seat ? "Your hand" : `${seatName(state.seats, hand.seat)}'s hand`;
+    heading.textContent = hand.seat === me.seat ? t("play.yourHand") : t("play.theirHand", { name: seatName(state.seats, hand.seat) });
     const list = document.createElement("ul");
     list.className = "hand";
     list.dataset.seat = hand.seat;
@@ -71,7 +72,7 @@ function renderHands() {
       const item = document.createElement("li");
       item.className = "card";
       item.textContent = card;
-      item.setAttribute("aria-label", `card ${card}`);
+      item.setAttribute("aria-label", t("play.card", { card }));
       return item;
     }));
     const part = document.createElement("div");
@@ -89,7 +90,7 @@ function choose(moves) {
     item.classList.toggle("choice", ids.has(item.dataset.move));
     if (!first && ids.has(item.dataset.move)) first = item;
   }
-  $("hint").textContent = "More than one move ends there: choose one in the list.";
+  $("hint").textContent = t("play.choose");
   first?.focus();
 }
 
@@ -103,12 +104,12 @@ function renderMoves(moves, root) {
     item.append(playable ? button(moveText(m), m) : moveText(m));
     return item;
   }));
-  $("all-moves-summary").textContent = `All legal moves (${others.length})`;
+  $("all-moves-summary").textContent = t("play.allMovesCount", { count: others.length });
   const onBoard = playable && root ? makePlayable(root, others, { play, choose }).pieces.length : 0;
   $("all-moves").open = others.length > 0 && onBoard === 0;
   $("all-moves").hidden = others.length === 0;
   $("hint").textContent = onBoard
-    ? "Click a piece (or Tab to it and press Enter) to mark where it can go, then click a marked square (or use the arrow keys and Enter). Moves of several pieces or cards are in the list below."
+    ? t("play.hint")
     : "";
 }
 
@@ -121,9 +122,9 @@ function render(view, moves, version, svg) {
   if (shown === lastShown) return; // nothing new: keep the page as it is (and a chosen piece)
   lastShown = shown;
   state = view;
-  const who = me.referee ? "referee" : me.seat === null ? "spectator" : seatName(view.seats, me.seat);
-  $("title").textContent = `${view.ruleset}: ${who}`;
-  document.title = `Tabula: ${view.ruleset}, ${who}`;
+  const who = me.referee ? t("play.referee") : me.seat === null ? t("play.spectator") : seatName(view.seats, me.seat);
+  $("title").textContent = t("play.title", { ruleset: view.ruleset, who });
+  document.title = t("play.documentTitle", { ruleset: view.ruleset, who });
   renderSeats($("seats"), view, me.seat);
   $("turn").textContent = whoseTurn(view, me.seat).join(" ");
   $("turn").dataset.winners = view.winners.join(",");
@@ -200,13 +201,14 @@ async function play(move) {
 }
 
 (async () => {
+  await loadLanguage();
   $("view-link").href = `/games/${gameId}/view`;
-  if (!me.token) say("This page has no seat token: open it from the link the lobby gave you. You can watch meanwhile.");
+  if (!me.token) say(t("play.noToken"));
   await refresh();
   if (!state) return;
-  account.history(await readLog(gameId, me.token));
+  readLog(gameId, me.token).then((log) => account.history(log), () => account.history([]));
   const connection = (now) => {
-    $("connection").textContent = now === "live" ? "" : `(${now})`;
+    $("connection").textContent = { reconnecting: t("play.reconnecting"), ended: t("play.ended") }[now] || "";
   };
   const stream = () => {
     live = null;
