@@ -45,6 +45,13 @@ function say(text) {
   $("message").textContent = text;
 }
 
+/** A refusal in the page's language: its type's title, then the server's detail. */
+function problemText(error) {
+  const title = error.slug ? t(`problem.${error.slug}`) : "";
+  if (!title || title.startsWith("problem.")) return error.message;
+  return error.slug === "connection" ? title : t("problem.shown", { title, detail: error.message });
+}
+
 function button(text, move, className = "") {
   const made = document.createElement("button");
   made.type = "button";
@@ -166,7 +173,7 @@ async function refresh() {
       if (legal.version !== view.version) again = true;
     } while (again);
   } catch (error) {
-    say(error.message);
+    say(problemText(error));
   } finally {
     refreshing = false;
   }
@@ -193,7 +200,7 @@ async function play(move) {
       render(reply.state, reply.legal_moves, reply.version, await boardSvg(gameId, reply.version, me.token));
     }
   } catch (error) {
-    say(error.message);
+    say(problemText(error));
     if (error.slug === "version-conflict" || error.slug === "not-your-turn") refresh();
   } finally {
     posting = false;

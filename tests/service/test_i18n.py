@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from service.api.problems import PROBLEMS
+
 STATIC = Path(__file__).parents[2] / "service" / "static"
 LANGUAGES = ("en", "es", "nl", "da", "de", "fr")
 CATALOGUES = {
@@ -72,8 +74,16 @@ def test_every_translation_has_the_english_messages_arguments(lang: str) -> None
 
 
 def test_every_key_is_used_by_a_page() -> None:
-    unused = [key for key in ENGLISH if f'"{key}"' not in PAGES]
+    named = [key for key in ENGLISH if not key.startswith("problem.")] + ["problem.shown"]
+    unused = [key for key in named if f'"{key}"' not in PAGES]
     assert not unused, unused
+
+
+def test_every_problem_type_has_a_message_and_every_problem_message_a_type() -> None:
+    """Pages show a refusal by its type (``problem.<slug>``); the page's own "connection"."""
+    slugs = {key.removeprefix("problem.") for key in ENGLISH if key.startswith("problem.")}
+    assert slugs - {"shown"} == set(PROBLEMS) | {"connection"}
+    assert "`problem.${error.slug}`" in PAGES
 
 
 def test_every_key_a_page_asks_for_is_in_the_catalogue() -> None:
