@@ -5,7 +5,7 @@
 
 import { call } from "./api.js";
 import { t } from "./i18n.js";
-import { describeMove, diceWords, names, seatName } from "./words.js";
+import { cardName, describeMove, diceWords, names, seatName } from "./words.js";
 
 export const PACE_MS = 700; // between two lines told
 const PASS_HOLD_MS = 1600; // after a passed turn, before the next line
@@ -22,7 +22,8 @@ function chip(chance) {
   const made = document.createElement("span");
   if (chance.card !== undefined) {
     made.className = "card mini";
-    made.textContent = chance.card;
+    made.dataset.card = chance.card;
+    made.textContent = cardName(chance.card);
   } else {
     made.className = "dice";
     for (const value of chance.dice) {
@@ -47,7 +48,7 @@ function moveKind(data) {
 
 function passed(name, reason, chance) {
   if (!chance) return t("account.passes", { name, reason });
-  if (chance.card !== undefined) return t("account.cannotMoveCard", { name, card: chance.card, reason });
+  if (chance.card !== undefined) return t("account.cannotMoveCard", { name, card: cardName(chance.card), reason });
   return t("account.cannotMoveDice", { name, dice: diceWords(chance.dice), reason });
 }
 
@@ -65,7 +66,7 @@ export function tell(event, seats, lastChance = new Map()) {
   const name = d.seat === undefined || d.seat === null ? "" : seatName(seats, d.seat);
   switch (event.type) {
     case "GameCreated": return { text: t("account.begins", { names: names([...d.seats]) }), kind: "start" };
-    case "CardDrawn": return { text: t("account.draws", { name, card: d.card }), kind: "draw", chance: { card: d.card } };
+    case "CardDrawn": return { text: t("account.draws", { name, card: cardName(d.card) }), kind: "draw", chance: { card: d.card } };
     case "DiceRolled": return { text: t("account.rolls", { name, dice: diceWords(d.dice) }), kind: "roll", chance: { dice: d.dice } };
     case "CardsDealt": {
       const count = (d.hands[0] || []).length;
@@ -80,7 +81,7 @@ export function tell(event, seats, lastChance = new Map()) {
     }
     case "CardExchanged": {
       const to = seatName(seats, d.to);
-      return { text: d.card ? t("account.gives", { name, card: d.card, to }) : t("account.givesHidden", { name, to }), kind: "exchange" };
+      return { text: d.card ? t("account.gives", { name, card: cardName(d.card), to }) : t("account.givesHidden", { name, to }), kind: "exchange" };
     }
     case "MoveUndone":
       return { text: t(d.reason ? "account.undoneWhy" : "account.undone", { version: d.reverts, reason: d.reason }), kind: "undo" };

@@ -11,7 +11,7 @@ import { createAccount, readLog } from "./account.js";
 import { loadLanguage, t } from "./i18n.js";
 import { openSocket } from "./live.js";
 import { renderSeats, tickClocks } from "./table.js";
-import { describeMove, pendingChance, seatName, whoseTurn } from "./words.js";
+import { cardName, describeMove, pendingChance, seatName, whoseTurn } from "./words.js";
 
 const gameId = location.pathname.split("/")[2];
 const CHANCE = new Set(["draw", "roll", "deal"]);
@@ -78,8 +78,9 @@ function renderHands() {
     list.append(...hand.cards.map((card) => {
       const item = document.createElement("li");
       item.className = "card";
-      item.textContent = card;
-      item.setAttribute("aria-label", t("play.card", { card }));
+      item.dataset.card = card;
+      item.textContent = cardName(card);
+      item.setAttribute("aria-label", t("play.card", { card: cardName(card) }));
       return item;
     }));
     const part = document.createElement("div");

@@ -33,6 +33,9 @@ export function pieceName(piece) {
   return cut < 0 ? piece : t("piece.name", { colour: piece.slice(0, cut), number: piece.slice(cut + 1) });
 }
 
+/** A card's name, as printed on it: `Start or 8` for `START_8`, `7` for `7`. */
+export const cardName = (card) => t("card.name", { card });
+
 /** A colour's name. */
 export const colourName = (colour) => t("colour.name", { colour });
 
@@ -64,7 +67,7 @@ export function uses(used) {
   }
   const bonus = /^bonus(\d+)$/.exec(String(used));
   if (bonus) return t("uses.bonus", { count: bonus[1] });
-  return t("uses.card", { card: used });
+  return t("uses.card", { card: cardName(used) });
 }
 
 const then = (parts) => parts.reduce((first, second) => t("move.then", { first, second }));
@@ -90,11 +93,11 @@ export function describeMove(move) {
   if (CHANCE_MOVES[id]) return t(CHANCE_MOVES[id]);
   if (id === "decline") return t("move.decline");
   let match = /^11:decline\+discard:(.+)$/.exec(id);
-  if (match) return t("move.declineDiscard", { card: match[1] });
+  if (match) return t("move.declineDiscard", { card: cardName(match[1]) });
   match = /^discard:(.+)$/.exec(id);
-  if (match) return t("move.discard", { card: match[1] });
+  if (match) return t("move.discard", { card: cardName(match[1]) });
   match = /^exchange:(.+)$/.exec(id);
-  if (match) return t("move.exchange", { card: match[1] });
+  if (match) return t("move.exchange", { card: cardName(match[1]) });
   const steps = move.steps || [];
   const effects = (move.effects || []).map(effectText);
   let what;
@@ -120,6 +123,10 @@ export function whoseTurn(state, me = null) {
     const won = state.winners.map((s) => seatName(state.seats, s));
     return [won.length ? t("turn.won", { names: names(won), count: won.length }) : t("turn.over")];
   }
+  if (state.to_act.length > 1 && state.to_act.every((p) => p.kind === "exchange")) {
+    const mine = state.to_act.some((p) => p.seat === me); // the exchange, said once
+    return [mine ? t("turn.you", { todo: toDo("exchange") }) : t("turn.exchange")];
+  }
   return state.to_act.map((p) => (p.seat === me
     ? t("turn.you", { todo: toDo(p.kind) })
     : t("turn.seat", { name: seatName(state.seats, p.seat), todo: toDo(p.kind) })));
@@ -128,7 +135,7 @@ export function whoseTurn(state, me = null) {
 /** The card or dice the pending decision uses, in words, or "" when none is pending. */
 export function pendingChance(state) {
   const parts = [];
-  if (state.chance && state.chance.card) parts.push(t("chance.card", { card: state.chance.card }));
+  if (state.chance && state.chance.card) parts.push(t("chance.card", { card: cardName(state.chance.card) }));
   if (state.chance && state.chance.dice) parts.push(t("chance.dice", { dice: diceWords(state.chance.dice) }));
   if (state.dice_left && state.dice_left.length) parts.push(t("chance.left", { dice: diceWords(state.dice_left) }));
   return parts.length ? parts.reduce((first, second) => t("chance.join", { first, second })) : "";

@@ -58,7 +58,7 @@ def lines(page: Page) -> list[dict[str, str]]:
         "#account li",
         "els => els.map(e => ({version: e.dataset.version, type: e.dataset.type,"
         " kind: e.dataset.kind, text: e.textContent,"
-        " card: e.querySelector('.card')?.textContent}))",
+        " card: e.querySelector('.card')?.dataset.card}))",
     )
     return found
 
