@@ -424,6 +424,74 @@ def bogus_tokens(target: Target, stop: threading.Event) -> Seen:
     return requests_in_threads(target, 8, stop, one)
 
 
+RATED_GAMES = 40
+"""Rated games finished before the undo attack, so that its rule set has ratings to fold."""
+
+
+def as_referee(
+    conn: http.client.HTTPConnection, method: str, path: str, token: str, body: Any = None
+) -> tuple[int, Any]:
+    """One JSON request with the referee's token: its status and decoded body."""
+    headers = {"Authorization": f"Bearer {token}"}
+    data = None if body is None else json.dumps(body).encode()
+    if data is not None:
+        headers["Content-Type"] = "application/json"
+    conn.request(method, path, body=data, headers=headers)
+    reply = conn.getresponse()
+    raw = reply.read()
+    return reply.status, json.loads(raw) if raw else None
+
+
+def rated_sorry(conn: http.client.HTTPConnection, names: list[str], stop: Any) -> dict[str, Any]:
+    """A new rated Sorry! game (automatic draws, undo allowed), waiting out the budget."""
+    body = {"ruleset": "sorry", "seats": [{"name": n} for n in names], "auto_chance": True}
+    body["allow_undo"] = True
+    status, created = as_referee(conn, "POST", "/games", "", body)
+    while status == 429 and not stop.wait(1):  # an attack before spent the address's budget
+        status, created = as_referee(conn, "POST", "/games", "", body)
+    return dict(created) if status == 201 else {}
+
+
+def undo_the_finish(target: Target, stop: threading.Event) -> Seen:
+    """One referee ending a rated game (a decision, then an agreement), undoing it (which
+    reopens the game) and ending it again, over and over, reading the rule set's ratings
+    after each round; 40 rated games of the rule set are finished first. Each finish and
+    each reopening changes the ratings (refolded from that game on)."""
+    seen, agreement = Seen(), {"kind": "agreement", "reason": "bench", "winners": [0]}
+    conn = http.client.HTTPConnection(target.host, target.port, timeout=60)
+    for n in range(RATED_GAMES):
+        created = rated_sorry(conn, [f"P{n % 12}", f"P{(n + 5) % 12}"], stop)
+        if not created:
+            return seen
+        path = f"/games/{created['id']}/adjudicate"
+        as_referee(conn, "POST", path, created["tokens"]["referee"], agreement)
+    created = rated_sorry(conn, ["Ann", "Bob"], stop)
+    if not created:
+        return seen
+    game, referee = f"/games/{created['id']}", created["tokens"]["referee"]
+    while not stop.is_set():
+        began = time.monotonic()
+        try:
+            _, state = as_referee(conn, "GET", game, referee)
+            _, legal = as_referee(conn, "GET", f"{game}/legal-moves", referee)
+            seat = state["to_act"][0]["seat"]
+            move = next(m["id"] for m in legal["moves"] if m.get("seat", seat) == seat)
+            steps = [
+                as_referee(conn, "POST", f"{game}/moves", referee, {"move": move, "seat": seat}),
+                as_referee(conn, "POST", f"{game}/adjudicate", referee, agreement),
+                as_referee(conn, "POST", f"{game}/undo", referee, {"reason": "bench"}),
+                as_referee(conn, "GET", "/ratings?ruleset=sorry", referee),
+            ]
+            outcome = str(max(status for status, _ in steps))  # the worst of the round
+        except (OSError, http.client.HTTPException, KeyError, StopIteration, TypeError):
+            outcome = "failed"
+            conn.close()
+            conn = http.client.HTTPConnection(target.host, target.port, timeout=60)
+        seen.add(outcome, 0, time.monotonic() - began)
+    conn.close()
+    return seen
+
+
 def json_flood(target: Target, stop: threading.Event, body: bytes) -> Seen:
     """Eight clients posting ``body`` as a new game, as fast as they are answered."""
     return requests_in_threads(target, 8, stop, lambda c: str(call(c, "POST", "/games", body)[0]))
@@ -459,6 +527,7 @@ ATTACKS: list[Attack] = [
     Attack("request flood", request_flood, calibration=True),
     Attack("creation flood", creation_flood),
     Attack("bogus tokens", bogus_tokens),
+    Attack("undo the finish", undo_the_finish, min_seconds=10.0),
 ]
 
 

@@ -28,6 +28,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, Protocol, runtime_checkable
 
 from .commits import CommitSizes
+from .derived import Derived
 from .model import (
     AppendResult,
     NewEvent,
@@ -39,8 +40,9 @@ from .model import (
 )
 
 
-class EventStore(Protocol):
-    """An append-only log of streams of events with optimistic concurrency."""
+class EventStore(Derived, Protocol):
+    """An append-only log of streams of events with optimistic concurrency, and the data
+    derived from its summaries (``Derived``)."""
 
     def append(
         self,
@@ -145,6 +147,15 @@ class EventStore(Protocol):
     def commit_sizes(self) -> CommitSizes:
         """Return how many events each commit appended since opening, in buckets (a commit
         that appended none is not counted); the service's metrics read it."""
+        ...
+
+    def faults(self) -> dict[str, int]:
+        """Return how many operations a fault of the database refused since opening, by kind
+        (``faults.KINDS``); the service's metrics read it."""
+        ...
+
+    def readiness(self) -> dict[str, str]:
+        """Return whether writes can be taken, by check (``ok`` or the kind of fault)."""
         ...
 
     def summaries(self, query: SummaryQuery) -> list[Summarised]:

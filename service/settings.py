@@ -13,6 +13,9 @@ LogFormat = Literal["json", "kv"]
 class Settings(msgspec.Struct, frozen=True):
     """Everything the composition root needs; defaults suit one local process.
 
+    Server: ``host`` and ``port`` to bind; ``log_format`` ``kv`` (lines for a terminal) or
+    ``json`` (one object a line, for production), at ``log_level`` and above.
+
     Limits: ``max_body_bytes`` per request body (413), ``max_page`` events per page of
     ``/events`` (400 over it), ``max_streams_per_client`` open event streams and game sockets
     per client address and ``max_streams`` in all (429 with Retry-After; a socket over either
@@ -25,7 +28,10 @@ class Settings(msgspec.Struct, frozen=True):
 
     Storage: ``database_url`` (``postgresql://user:pass@host/db``) puts the event store on
     PostgreSQL, shared by any number of service processes; empty (the default) keeps the
-    SQLite file ``database``.
+    SQLite file ``database``, in WAL mode with ``synchronous`` (``FULL``: every acknowledged
+    write is on disk). ``store_timeout`` bounds every wait for PostgreSQL (a pooled
+    connection, a connection): past it, or at once while the server is known to be down, the
+    request gets a 503 ``store-unavailable``.
 
     Idempotency: a key is remembered for ``idempotency_ttl`` seconds (a day); after that the
     same key is a new request.
@@ -53,6 +59,10 @@ class Settings(msgspec.Struct, frozen=True):
     ``head_timeout`` seconds; a body arrives at ``body_min_rate`` bytes a second after a grace
     of ``body_timeout`` seconds (408 and closed otherwise).
 
+    Clock (``service.clock``): ``clock_offset_file`` names a file holding a number of seconds
+    to add to the machine's time, read again whenever it changes; for tests that run the
+    service on a clock jumping forward and back. Empty (the default): the machine's time.
+
     Metrics: ``metrics_token`` set serves ``GET /metrics`` (Prometheus) to callers with
     ``Authorization: Bearer <metrics_token>``; empty (the default), there is no such route.
     """
@@ -61,6 +71,7 @@ class Settings(msgspec.Struct, frozen=True):
     port: int = 8000
     database: str = "tabula.db"
     database_url: str = ""
+    store_timeout: float = 5.0
     synchronous: str = "FULL"
     log_format: LogFormat = "kv"
     log_level: str = "info"
@@ -91,6 +102,7 @@ class Settings(msgspec.Struct, frozen=True):
     body_timeout: float = 10.0
     body_min_rate: float = 1024.0
     metrics_token: str = ""
+    clock_offset_file: str = ""
 
     @classmethod
     def from_env(cls, environ: dict[str, str] | None = None) -> Settings:

@@ -20,9 +20,10 @@ from domain.model import BadOption, GameError, Viewer
 from domain.registry import RULESETS
 from domain.replay import Replay
 from domain.ruleset import RuleSet
-from eventstore import StoredEvent, iso_timestamp, utcnow
+from eventstore import StoredEvent, iso_timestamp
 from service.core import chance
-from service.core.clocks import Clock, ClockState, clock_fault
+from service.core.actor import Actor
+from service.core.clocks import Clock, ClockState, clock_fault, clocked
 from service.core.commands import (
     Adjudicate,
     Command,
@@ -36,8 +37,9 @@ from service.core.commands import (
 from service.core.delay import delay_fault, parse_delay
 from service.core.fields import bad_field
 from service.core.luck import Seeded
-from service.core.referee import Batch, judge, open_game
+from service.core.referee import Batch, Verdict, judge, open_game
 from service.core.refusal import Refusal, refuse
+from service.core.seating import level_version, seat_bots, timeout_bot
 from service.usecases import tokens
 from service.usecases.figures import Tally
 from service.usecases.records import GameRecord, judged_record
@@ -47,6 +49,8 @@ from service.usecases.summaries import summary_of
 
 WRITE_ATTEMPTS = 8  # an async move judged again after another write came between
 Now = Callable[[], datetime]
+Committed = Callable[[str], None]
+"""Told the id of a game after each append to it (the bot driver listens)."""
 
 
 class Holders(msgspec.Struct, frozen=True):
@@ -60,11 +64,12 @@ class Holders(msgspec.Struct, frozen=True):
 class Commands:
     """The writes of the service."""
 
-    def __init__(self, games: Repository, now: Now = utcnow) -> None:
+    def __init__(self, games: Repository, now: Now) -> None:
         self.games = games
         self.store = games.store
         self.now = now
         self.moves = Tally()  # moves played (appended, not replayed), by rule set
+        self.committed: list[Committed] = []
 
     def create(self, command: CreateGame, holders: Holders | None = None) -> Created:
         """Validate and store a new game; the tokens are shown only in this reply. With
@@ -135,6 +140,8 @@ class Commands:
         for key, value in command.tags.items():
             if "\x00" in key + value:  # listings index tags as text, which PostgreSQL's cannot be
                 raise bad_field(("tags", key), "a tag may not hold a NUL character")
+        on_timeout = command.clock.on_timeout if command.clock is not None else None
+        bots = seat_bots([s.bot for s in command.seats], on_timeout, rules.NAME)
         names = tuple(s.name or f"Player {i + 1}" for i, s in enumerate(command.seats))
         clock = msgspec.to_builtins(command.clock) if command.clock else None
         delay = command.spectator_delay
@@ -151,6 +158,7 @@ class Commands:
             command.rated,
             msgspec.to_builtins(delay) if delay else None,
             rules.VERSION,
+            bots,
         )
 
     def store_new(
@@ -183,6 +191,7 @@ class Commands:
             deadline=first_deadline(after, self.now()),
             summary=summary_of(after),
         )
+        self.announce(game_id)
         return Created(game_id, len(batch), created.seed_commitment, Tokens(referee, seats))
 
     def play(
@@ -217,6 +226,19 @@ class Commands:
         role, scoped, fingerprint = self.identify(game_id, token, route, command, key)
         if scoped is not None and (earlier := self.replayed(game_id, scoped, fingerprint)):
             return earlier
+        return self.commit(game_id, role, route, command, scoped, fingerprint)
+
+    def commit(
+        self,
+        game_id: str,
+        role: Actor | Viewer,
+        route: str,
+        command: Command,
+        scoped: str | None,
+        fingerprint: str,
+    ) -> list[StoredEvent]:
+        """Judge ``command`` by ``role`` on the game as its log has it, and append the verdict
+        (``scoped``: the Idempotency-Key as stored, ``fingerprint``: the command's)."""
         with self.games.open(game_id) as game:
             self.expire(game)  # a seat out of time first, on the same read of the log
             if isinstance(command, Undo):
@@ -225,7 +247,13 @@ class Commands:
             result = self.games.append(game, verdict, scoped, fingerprint, self.now())
             if route == "moves" and not result.replayed:
                 self.moves.add(game.created.ruleset)
-            return list(result.events)
+        self.announce(game_id)
+        return list(result.events)
+
+    def announce(self, game_id: str) -> None:
+        """Tell whoever listens that ``game_id`` was appended to."""
+        for listener in self.committed:
+            listener(game_id)
 
     async def play_async(
         self, game_id: str, token: str | None, command: PlayMove, key: str | None
@@ -240,21 +268,28 @@ class Commands:
         A move refused on the game as held is judged again on the log before the refusal is
         final. Timed games take the threaded path (their clocks are enforced under the lock).
         """
+        if not self.games.holds(game_id):  # loading it reads the store: not on the event loop
+            await anyio.to_thread.run_sync(self.games.cached, game_id)
         if self.games.cached(game_id).clock is not None:
             return await anyio.to_thread.run_sync(self.play, game_id, token, command, key)
         role, scoped, fingerprint = self.identify(game_id, token, "moves", command, key)
-        if scoped is not None and (earlier := self.replayed(game_id, scoped, fingerprint)):
-            return earlier
+        if scoped is not None:  # the lookup reads the store: on a worker thread
+            earlier = await anyio.to_thread.run_sync(self.replayed, game_id, scoped, fingerprint)
+            if earlier is not None:
+                return earlier
         fresh = False  # the first try judges the game as held, unread: the append checks it
         for _ in range(WRITE_ATTEMPTS):
-            with self.games.open(game_id) if fresh else self.games.held(game_id) as game:
-                try:
-                    verdict = judge(game.replay, role, command, Seeded(game.secrets.seed))
-                except (Refusal, GameError):
-                    if fresh:
-                        raise
-                    verdict = None  # refused on the game as held: judge it again on the log
-                version = game.version
+            if fresh:  # judged again on the log, read on a worker thread
+                verdict, version = await anyio.to_thread.run_sync(
+                    self._judge_on_log, game_id, role, command
+                )
+            else:
+                with self.games.held(game_id) as game:
+                    try:
+                        verdict = judge(game.replay, role, command, Seeded(game.secrets.seed))
+                    except (Refusal, GameError):
+                        verdict = None  # refused on the game as held: judge it again on the log
+                    version = game.version
             fresh = True
             if verdict is None:
                 continue
@@ -267,9 +302,16 @@ class Commands:
                     raise
                 continue
             if not result.replayed:
-                self.moves.add(game.created.ruleset)
+                self.moves.add(self.games.cached(game_id).created.ruleset)
+            self.announce(game_id)
             return list(result.events)
         raise refuse("version-conflict", f"game {game_id} kept changing; try again")
+
+    def _judge_on_log(self, game_id: str, role: Viewer, command: PlayMove) -> tuple[Verdict, int]:
+        """The move judged on the game caught up with its log (the store read: on a worker
+        thread), and the version it was judged on."""
+        with self.games.open(game_id) as game:
+            return judge(game.replay, role, command, Seeded(game.secrets.seed)), game.version
 
     def identify(
         self, game_id: str, token: str | None, route: str, command: Command, key: str | None
@@ -309,7 +351,10 @@ class Commands:
         if self.games.cached(game_id).clock is None:
             return []  # no clock: no need to read the log
         with self.games.open(game_id) as game:
-            return self.expire(game, now)
+            events = self.expire(game, now)
+        if events:
+            self.announce(game_id)
+        return events
 
     def expire(self, game: Game, now: datetime | None = None) -> list[StoredEvent]:
         """``enforce_clock`` on a game held open (caught up and locked)."""
@@ -319,7 +364,10 @@ class Commands:
         expired = game.clock.expired(now)
         if not expired:
             return []
-        verdict = judge(game.replay, "server", Timeout(expired[0]), Seeded(game.secrets.seed))
+        to_bot = level_version(timeout_bot(msgspec.convert(game.created.clock, Clock).on_timeout))
+        verdict = judge(
+            game.replay, "server", Timeout(expired[0], to_bot), Seeded(game.secrets.seed)
+        )
         return list(self.games.append(game, verdict, None, "", now).events)
 
 
@@ -328,7 +376,7 @@ def first_deadline(game: Replay, now: datetime) -> str | None:
     if game.created.clock is None:
         return None
     clock = ClockState(msgspec.convert(game.created.clock, Clock), len(game.created.seats))
-    clock.update(now, None, game.rules.to_act(game.state))
+    clock.update(now, None, clocked(game))
     moment = clock.deadline(now)
     return iso_timestamp(moment) if moment is not None else None
 

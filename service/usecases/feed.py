@@ -21,6 +21,31 @@ from service.usecases.queries import Queries, StreamPage
 from service.usecases.replies import EventOut, Played
 from service.usecases.stream import PAGE, News, news_of
 
+Key = tuple[str, Viewer, int]
+
+
+class SharedReads:
+    """Reads of the log made at the same moment for the same game, viewer and cursor, made
+    once: the sockets watching a game wake together on its news and would each read the same
+    page. Nothing is kept once a read is over, so no read is ever stale."""
+
+    def __init__(self) -> None:
+        self.running: dict[Key, asyncio.Future[StreamPage]] = {}
+
+    async def page(self, queries: Queries, game_id: str, viewer: Viewer, cursor: int) -> StreamPage:
+        key = (game_id, viewer, cursor)
+        running = self.running.get(key)
+        if running is None:
+            running = asyncio.ensure_future(
+                anyio.to_thread.run_sync(queries.page, game_id, viewer, cursor, PAGE)
+            )
+            self.running[key] = running
+            running.add_done_callback(lambda _: self.running.pop(key, None))
+        return await asyncio.shield(running)
+
+
+SHARED = SharedReads()
+
 
 class Feed:
     """The events of ``game_id`` after ``cursor`` as ``viewer`` may see them."""
@@ -37,10 +62,9 @@ class Feed:
             yield news
 
     async def read(self) -> StreamPage:
-        """The next page after the cursor (read on a worker thread: it reads the log)."""
-        return await anyio.to_thread.run_sync(
-            self.queries.page, self.game_id, self.viewer, self.cursor, PAGE
-        )
+        """The next page after the cursor (read on a worker thread: it reads the log; shared
+        with the other sockets reading the same page at the same moment)."""
+        return await SHARED.page(self.queries, self.game_id, self.viewer, self.cursor)
 
     async def after_write(self, reply: Played, stored: list[StoredEvent]) -> list[EventOut]:
         """The events to send with the reply to a write that stored ``stored``: every event

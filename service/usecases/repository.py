@@ -33,11 +33,12 @@ from eventstore import (
     IdempotencyKeyReused,
     NewEvent,
     StoredEvent,
+    StoreUnavailable,
     VersionConflict,
     iso_timestamp,
 )
 from service.core.actor import Actor
-from service.core.clocks import Clock, ClockState, acted_for, parse_at
+from service.core.clocks import Clock, ClockState, acted_for, clocked, parse_at
 from service.core.delay import Timeline, parse_delay
 from service.core.referee import Verdict
 from service.core.refusal import Refusal, refuse
@@ -169,6 +170,11 @@ class Repository:
             self._evict()
             return game
 
+    def holds(self, game_id: str) -> bool:
+        """Whether the game is in memory (using it reads nothing from the store)."""
+        with self._lock:
+            return game_id in self._games
+
     def live(self) -> int:
         """How many games are held in memory."""
         with self._lock:
@@ -207,7 +213,7 @@ class Repository:
                 event = to_domain(stored)
                 game.replay.push(stored.version, event, stored.by)
                 if game.clock is not None:
-                    pending = game.rules.to_act(game.replay.state)
+                    pending = clocked(game.replay)
                     game.clock.update(parse_at(stored.at), acted_for(stored.by, event), pending)
         except MissingHistory:
             game.replay = self.fold(game.id, from_start=True)
@@ -223,7 +229,7 @@ class Repository:
                 replay = Replay(game.created)
             else:
                 replay.push(stored.version, event, stored.by)
-            pending = game.rules.to_act(replay.state)
+            pending = clocked(replay)
             clock.update(parse_at(stored.at), acted_for(stored.by, event), pending)
         return clock
 
@@ -275,7 +281,10 @@ class Repository:
         except MissingHistory:  # not expected: _restore starts before every undo's target
             return self.fold(game_id, at, from_start=True)
         if passed := [v for v in replay.snapshots if v > start]:
-            self.store.save_snapshot(game_id, max(passed), frame_bytes(replay, max(passed)))
+            try:
+                self.store.save_snapshot(game_id, max(passed), frame_bytes(replay, max(passed)))
+            except StoreUnavailable as fault:  # derived data: a read never fails for it
+                structlog.get_logger().warning("snapshot not saved", fault=fault.kind)
         return replay
 
     def _restore(
@@ -402,7 +411,7 @@ def next_deadline(game: Game, verdict: Verdict, now: datetime) -> str | None:
     if game.clock is None:
         return None
     trial = game.clock.copy()
-    pending = verdict.after.rules.to_act(verdict.after.state)
+    pending = clocked(verdict.after)
     for by, event in verdict.batch:
         trial.update(now, acted_for(by, event), pending)
     trial.update(now, None, pending)

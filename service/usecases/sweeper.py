@@ -7,6 +7,8 @@ from collections.abc import Callable
 
 import structlog
 
+from eventstore import StoreUnavailable
+
 
 class Sweeper:
     """A daemon thread that enforces clocks every ``interval`` seconds."""
@@ -23,9 +25,17 @@ class Sweeper:
         self.stopping.set()
 
     def run(self) -> None:
-        """Enforce until stopped; an error is logged, never fatal."""
+        """Enforce until stopped; an error is logged, never fatal (a fault of the store once
+        when it begins, not at every sweep while it lasts)."""
+        fault: str | None = None
         while not self.stopping.wait(self.interval):
             try:
                 self.enforce()
+            except StoreUnavailable as error:
+                if error.kind != fault:
+                    structlog.get_logger().error("clock sweep: store fault", fault=error.kind)
+                fault = error.kind
+                continue
             except Exception:
                 structlog.get_logger().exception("clock sweep failed")
+            fault = None

@@ -6,11 +6,12 @@ standings and archives go through every selected summary a page at a time."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from datetime import UTC, datetime
+from datetime import datetime
 
 import msgspec
 
 from eventstore import EventStore, Summarised, SummaryQuery
+from service.clock import Clock
 from service.core.refusal import refuse
 from service.usecases import cursors, summaries
 from service.usecases.records import GameRecord, streamed_record
@@ -71,6 +72,7 @@ def listing(
     tag: str | None,
     limit: int,
     cursor: str | None,
+    now: Clock,
 ) -> tuple[list[GameSummary], str | None]:
     """A page of games, oldest first, and the cursor of the next page (None on the last).
     Listings are everyone's, so a game with a spectator delay is listed as its spectators
@@ -81,28 +83,30 @@ def listing(
     more = len(rows) > limit
     rows = rows[:limit]
     after = cursors.make(rows[-1].created_at, rows[-1].stream_id) if more else None
-    listed = [as_spectators_see(games, row) for row in rows]
+    moment = now()
+    listed = [as_spectators_see(games, row, moment) for row in rows]
     if status is not None:
         listed = [game for game in listed if game.status == status]
     return listed, after
 
 
-def as_spectators_see(games: Repository, row: Summarised) -> GameSummary:
-    """A game's listing as its spectators see it now (read from its log only when it has a
-    delay and they do not see its end)."""
-    listed = summaries.game_summary(row)
+def as_spectators_see(games: Repository, row: Summarised, now: datetime) -> GameSummary:
+    """A game's listing as its spectators see it at ``now`` (read from its log only when it
+    has a delay and they do not see its end)."""
+    listed = summaries.game_summary(row, now)
     if listed.status == summaries.FINISHED or "spectator_delay" not in row.summary.document:
         return listed
     with games.glance(row.stream_id) as game:
-        version = sight(game, None, datetime.now(UTC)).version
+        version = sight(game, None, now).version
     return msgspec.structs.replace(listed, version=min(version, listed.version))
 
 
-def finished_games(store: EventStore, tag: str | None) -> Iterator[GameSummary]:
-    """Every finished game with ``tag`` whose end its spectators see, oldest first, read from
-    the summaries a page at a time (a bad tag is refused at once, before anything is read)."""
+def finished_games(store: EventStore, tag: str | None, now: datetime) -> Iterator[GameSummary]:
+    """Every finished game with ``tag`` whose end its spectators see at ``now``, oldest first,
+    read from the summaries a page at a time (a bad tag is refused at once, before anything
+    is read)."""
     query = selection(summaries.FINISHED, tag=tag)
-    listed = (summaries.game_summary(row) for row in summaries.every(store, query))
+    listed = (summaries.game_summary(row, now) for row in summaries.every(store, query))
     return (game for game in listed if game.status == summaries.FINISHED)
 
 
@@ -115,12 +119,16 @@ def standings(tag: str | None, finished: Iterable[GameSummary]) -> Standings:
             row[0] += 1
             row[1] += name in result.winners
             row[2] += result.pieces_home.get(name, 0)
-    rows = [Standing(name, g, w, h) for name, (g, w, h) in table.items()]
+    return ordered(tag, [Standing(name, g, w, h) for name, (g, w, h) in table.items()])
+
+
+def ordered(tag: str | None, rows: list[Standing]) -> Standings:
+    """Standings in order: wins, then pieces home, then name."""
     rows.sort(key=lambda s: (-s.wins, -s.pieces_home, s.name))
     return Standings(tag, rows)
 
 
-def archive(games: Repository, selected: Iterable[GameSummary]) -> Iterator[bytes]:
+def archive(games: Repository, selected: Iterable[GameSummary], now: Clock) -> Iterator[bytes]:
     """The records of the selected finished games as one ``Archive`` document in pieces, a
     page of one game's events at a time (each record ends at the version it had when its
     turn came; a game reopened meanwhile, or whose end its spectators do not see yet, is
@@ -129,7 +137,7 @@ def archive(games: Repository, selected: Iterable[GameSummary]) -> Iterator[byte
     separator = b""
     for summary in selected:
         with games.glance(summary.id) as game:
-            if not sight(game, None, datetime.now(UTC)).finished:
+            if not sight(game, None, now()).finished:
                 continue
             pieces = streamed_record(game, games.store)
         for piece in pieces:

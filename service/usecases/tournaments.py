@@ -17,7 +17,6 @@ import threading
 import uuid
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from datetime import UTC, datetime
 from typing import Any
 
 import msgspec
@@ -46,6 +45,7 @@ from service.core.commands import CreateBatch, CreateGame, SeatSpec
 from service.core.delay import SpectatorDelay, delay_fault
 from service.core.fields import bad_field
 from service.core.refusal import Refusal, refuse
+from service.core.seating import seated
 from service.usecases import cursors, tokens
 from service.usecases.commands import Commands, Holders, find
 from service.usecases.records import streamed_record
@@ -100,7 +100,7 @@ def table_game(
     become its games' (``rated`` and ``spectator_delay`` included, as given)."""
     return CreateGame(
         ruleset=created.ruleset,
-        seats=[SeatSpec(name) for name in seats],
+        seats=[SeatSpec(name, created.bots.get(name)) for name in seats],
         options=dict(created.options),
         chance="external" if created.chance == "external" else "server",
         clock=msgspec.convert(created.clock, Clock) if created.clock else None,
@@ -150,9 +150,14 @@ class Tournaments:
         for index, name in enumerate(names):
             if name in names[:index]:
                 raise bad_field(("players", index, "name"), f"`{name}` is registered twice")
+
         if body.spectator_delay is not None and (fault := delay_fault(body.spectator_delay)):
             raise bad_field(("spectator_delay",), fault)
         rules, seats = find(body.ruleset), body.seats_per_table
+        bots = {p.name: p.bot for p in body.players if p.bot is not None}
+        for index, player in enumerate(body.players):
+            if player.bot is not None:
+                seated(("players", index, "bot"), player.bot, rules.NAME)
         teams = rules.NAME == partners.NAME
         if teams and len(names) % 2:
             raise refuse("bad-setup", "partners pairs teams of two: register an even number")
@@ -182,6 +187,7 @@ class Tournaments:
             ),
             teams,
         )
+        created = msgspec.structs.replace(created, bots=bots)
         least = self.least_table(created, rules.MIN_PLAYERS)
         if not table_sizes(len(names), seats, least)[0]:
             raise refuse("bad-setup", f"{len(names)} players cannot fill a table of {least}")
@@ -248,7 +254,7 @@ class Tournaments:
     def finished_tables(self, state: Tournament) -> dict[str, tuple[list[str], dict[str, int]]]:
         """The results (winners, pieces home) of the open round's finished games whose end
         their spectators may see (a delay in seconds holds the result back until it passes)."""
-        current, now = state.current, datetime.now(UTC)
+        current, now = state.current, self.commands.now()
         found: dict[str, tuple[list[str], dict[str, int]]] = {}
         if current is None or current.closed:
             return found
@@ -411,7 +417,8 @@ class Tournaments:
         separator = b""
         for game_id in game_ids:
             with self.games.glance(game_id) as game:
-                seen = game.finished if director else sight(game, None, datetime.now(UTC)).finished
+                now = self.commands.now()
+                seen = game.finished if director else sight(game, None, now).finished
                 if not seen:
                     continue
                 pieces = streamed_record(game, self.store)

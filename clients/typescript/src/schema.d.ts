@@ -21,6 +21,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/bots": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Levels */
+        get: operations["listBots"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/games": {
         parameters: {
             query?: never;
@@ -238,6 +255,24 @@ export interface paths {
         /** Play */
         post: operations["playMove"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/games/{game_id}/seats/{seat}/bot": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** HandOver */
+        post: operations["handSeatToBot"];
+        /** HandBack */
+        delete: operations["handSeatBack"];
         options?: never;
         head?: never;
         patch?: never;
@@ -575,6 +610,17 @@ export interface components {
         BatchCreated: {
             games: components["schemas"]["Created"][];
         };
+        /** BotInfo */
+        BotInfo: {
+            description: string;
+            name: string;
+            rulesets: string[];
+            version: number;
+        };
+        /** BotList */
+        BotList: {
+            bots: components["schemas"]["BotInfo"][];
+        };
         /** CardDrawn */
         CardDrawnData: {
             card: string;
@@ -644,11 +690,8 @@ export interface components {
         Clock: {
             /** @default 0 */
             increment?: number;
-            /**
-             * @default random_move
-             * @enum {string}
-             */
-            on_timeout?: "pass" | "random_move" | "forfeit";
+            /** @default random_move */
+            on_timeout?: string;
             per_decision?: number | null;
             total?: number | null;
         };
@@ -792,7 +835,7 @@ export interface components {
             /** @default  */
             why?: string;
         };
-        EventOut: components["schemas"]["GameCreatedEvent"] | components["schemas"]["CardDrawnEvent"] | components["schemas"]["CardsDealtEvent"] | components["schemas"]["DiceRolledEvent"] | components["schemas"]["DeckShuffledEvent"] | components["schemas"]["MovePlayedEvent"] | components["schemas"]["TurnPassedEvent"] | components["schemas"]["CardExchangedEvent"] | components["schemas"]["MoveUndoneEvent"] | components["schemas"]["GameFinishedEvent"] | components["schemas"]["AdjudicatedEvent"] | components["schemas"]["TimeExpiredEvent"] | components["schemas"]["SeedRevealedEvent"];
+        EventOut: components["schemas"]["GameCreatedEvent"] | components["schemas"]["CardDrawnEvent"] | components["schemas"]["CardsDealtEvent"] | components["schemas"]["DiceRolledEvent"] | components["schemas"]["DeckShuffledEvent"] | components["schemas"]["MovePlayedEvent"] | components["schemas"]["TurnPassedEvent"] | components["schemas"]["CardExchangedEvent"] | components["schemas"]["MoveUndoneEvent"] | components["schemas"]["GameFinishedEvent"] | components["schemas"]["AdjudicatedEvent"] | components["schemas"]["TimeExpiredEvent"] | components["schemas"]["SeatHandedOverEvent"] | components["schemas"]["SeedRevealedEvent"];
         /** EventPage */
         EventPage: {
             events: components["schemas"]["EventOut"][];
@@ -814,6 +857,8 @@ export interface components {
             allow_undo?: boolean;
             /** @default false */
             auto_chance?: boolean;
+            /** @default [] */
+            bots?: components["schemas"]["SeatBotData"][];
             /** @default server */
             chance?: string;
             clock?: Record<string, never> | null;
@@ -1192,11 +1237,13 @@ export interface components {
         /** PlayerRuleset */
         PlayerRuleset: {
             history: components["schemas"]["RatedGame"][];
+            next: string | null;
             rating: components["schemas"]["Rating"];
             ruleset: string;
         };
         /** PlayerSpec */
         PlayerSpec: {
+            bot?: string | null;
             name: string;
         };
         /** PlayerStanding */
@@ -1326,13 +1373,60 @@ export interface components {
         RuleSetList: {
             rulesets: components["schemas"]["RuleSetInfo"][];
         };
+        /**
+         * SeatBot
+         * @description A seat a bot plays from the start: its level and the version of that level's play.
+         */
+        SeatBotData: {
+            level: string;
+            seat: number;
+            version: number;
+        };
+        /**
+         * SeatHandedOver
+         * @description A seat handed to a bot (``bot`` its level, ``version`` that level's version) or, with
+         *     ``bot`` empty, back to its player.
+         */
+        SeatHandedOverData: {
+            /** @default  */
+            bot?: string;
+            /** @default  */
+            reason?: string;
+            seat: number;
+            /** @default 0 */
+            version?: number;
+        };
+        /** SeatHandedOverEvent */
+        SeatHandedOverEvent: {
+            at: string;
+            by: number | string;
+            data: components["schemas"]["SeatHandedOverData"];
+            game_id: string;
+            hash: string;
+            prev_hash: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "SeatHandedOver";
+            version: number;
+        };
         /** SeatSpec */
         SeatSpec: {
+            bot?: string | null;
             /** @default  */
             name?: string;
         };
+        /** SeatToBot */
+        SeatToBot: {
+            bot: string;
+            expected_version?: number | null;
+            /** @default  */
+            reason?: string;
+        };
         /** SeatView */
         SeatView: {
+            bot: string | null;
             colour: string;
             name: string;
             seat: number;
@@ -1662,13 +1756,42 @@ export interface operations {
                     "application/json": components["schemas"]["Archive"];
                 };
             };
-            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset */
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset, unknown-bot */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listBots: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BotList"];
                 };
             };
         };
@@ -1699,8 +1822,17 @@ export interface operations {
                     "application/x-ndjson": string;
                 };
             };
-            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset */
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset, unknown-bot */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1732,7 +1864,7 @@ export interface operations {
                     "application/json": components["schemas"]["Created"];
                 };
             };
-            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset */
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset, unknown-bot */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1770,6 +1902,15 @@ export interface operations {
             };
             /** @description rate-limited */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1801,7 +1942,7 @@ export interface operations {
                     "application/json": components["schemas"]["BatchCreated"];
                 };
             };
-            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset */
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset, unknown-bot */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1839,6 +1980,15 @@ export interface operations {
             };
             /** @description rate-limited */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1870,7 +2020,7 @@ export interface operations {
                     "application/json": components["schemas"]["Created"];
                 };
             };
-            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset */
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset, unknown-bot */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1915,6 +2065,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getGame: {
@@ -1937,7 +2096,7 @@ export interface operations {
                     "application/json": components["schemas"]["Race35View"] | components["schemas"]["SorryView"] | components["schemas"]["SorryHandView"] | components["schemas"]["PartnersView"] | components["schemas"]["ParchisView"] | components["schemas"]["ParchisTwoDiceView"] | components["schemas"]["LudoView"];
                 };
             };
-            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset */
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset, unknown-bot */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1957,6 +2116,15 @@ export interface operations {
             };
             /** @description game-not-found, tournament-not-found, ruleset-not-found, player-not-found, not-found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1994,7 +2162,7 @@ export interface operations {
                     "application/json": components["schemas"]["Played"];
                 };
             };
-            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset */
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset, unknown-bot */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2075,6 +2243,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     audit: {
@@ -2097,7 +2274,7 @@ export interface operations {
                     "application/json": components["schemas"]["Audit"];
                 };
             };
-            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset */
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset, unknown-bot */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2133,6 +2310,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getBoardSvg: {
@@ -2157,7 +2343,7 @@ export interface operations {
                     "image/svg+xml": string;
                 };
             };
-            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset */
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset, unknown-bot */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2177,6 +2363,15 @@ export interface operations {
             };
             /** @description game-not-found, tournament-not-found, ruleset-not-found, player-not-found, not-found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2214,7 +2409,7 @@ export interface operations {
                     "application/json": components["schemas"]["Played"];
                 };
             };
-            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset */
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset, unknown-bot */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2295,6 +2490,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     listEvents: {
@@ -2320,7 +2524,7 @@ export interface operations {
                     "application/json": components["schemas"]["EventPage"];
                 };
             };
-            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset */
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset, unknown-bot */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2340,6 +2544,15 @@ export interface operations {
             };
             /** @description game-not-found, tournament-not-found, ruleset-not-found, player-not-found, not-found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2373,7 +2586,7 @@ export interface operations {
                     "text/event-stream": unknown;
                 };
             };
-            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset */
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset, unknown-bot */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2409,6 +2622,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     exportGame: {
@@ -2431,7 +2653,7 @@ export interface operations {
                     "application/json": components["schemas"]["GameRecord"];
                 };
             };
-            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset */
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset, unknown-bot */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2467,6 +2689,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getLegalMoves: {
@@ -2489,7 +2720,7 @@ export interface operations {
                     "application/json": components["schemas"]["LegalMoves"];
                 };
             };
-            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset */
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset, unknown-bot */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2509,6 +2740,15 @@ export interface operations {
             };
             /** @description game-not-found, tournament-not-found, ruleset-not-found, player-not-found, not-found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2546,7 +2786,7 @@ export interface operations {
                     "application/json": components["schemas"]["Played"];
                 };
             };
-            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset */
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset, unknown-bot */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2627,6 +2867,255 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    handSeatToBot: {
+        parameters: {
+            query?: never;
+            header?: {
+                "Idempotency-Key"?: string | null;
+                /** @description `return=minimal` (RFC 7240): the reply leaves out `state` */
+                Prefer?: string | null;
+            };
+            path: {
+                game_id: string;
+                /** @description the seat's number, from 0 */
+                seat: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SeatToBot"];
+            };
+        };
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Played"];
+                };
+            };
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset, unknown-bot */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description game-not-found, tournament-not-found, ruleset-not-found, player-not-found, not-found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description version-conflict, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, tournament-finished */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload-too-large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported-media-type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description bad-setup, illegal-move, invalid-record, idempotency-key-reused */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate-limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    handSeatBack: {
+        parameters: {
+            query?: never;
+            header?: {
+                "Idempotency-Key"?: string | null;
+                /** @description `return=minimal` (RFC 7240): the reply leaves out `state` */
+                Prefer?: string | null;
+            };
+            path: {
+                game_id: string;
+                /** @description the seat's number, from 0 */
+                seat: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Played"];
+                };
+            };
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset, unknown-bot */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description game-not-found, tournament-not-found, ruleset-not-found, player-not-found, not-found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description version-conflict, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, tournament-finished */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload-too-large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported-media-type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description bad-setup, illegal-move, invalid-record, idempotency-key-reused */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate-limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getStateAt: {
@@ -2651,7 +3140,7 @@ export interface operations {
                     "application/json": components["schemas"]["Race35View"] | components["schemas"]["SorryView"] | components["schemas"]["SorryHandView"] | components["schemas"]["PartnersView"] | components["schemas"]["ParchisView"] | components["schemas"]["ParchisTwoDiceView"] | components["schemas"]["LudoView"];
                 };
             };
-            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset */
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset, unknown-bot */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2671,6 +3160,15 @@ export interface operations {
             };
             /** @description game-not-found, tournament-not-found, ruleset-not-found, player-not-found, not-found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2708,7 +3206,7 @@ export interface operations {
                     "application/json": components["schemas"]["Played"];
                 };
             };
-            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset */
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset, unknown-bot */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2789,6 +3287,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     viewGame: {
@@ -2811,7 +3318,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset */
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset, unknown-bot */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2822,6 +3329,15 @@ export interface operations {
             };
             /** @description game-not-found, tournament-not-found, ruleset-not-found, player-not-found, not-found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2853,7 +3369,11 @@ export interface operations {
     };
     getPlayer: {
         parameters: {
-            query?: never;
+            query?: {
+                ruleset?: string | null;
+                limit?: number | null;
+                cursor?: string | null;
+            };
             header?: never;
             path: {
                 name: string;
@@ -2895,6 +3415,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     listRatings: {
@@ -2919,8 +3448,17 @@ export interface operations {
                     "application/json": components["schemas"]["Leaderboard"];
                 };
             };
-            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset */
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset, unknown-bot */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2994,6 +3532,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     standings: {
@@ -3016,8 +3563,17 @@ export interface operations {
                     "application/json": components["schemas"]["Standings"];
                 };
             };
-            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset */
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset, unknown-bot */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3049,8 +3605,17 @@ export interface operations {
                     "application/json": components["schemas"]["TournamentList"];
                 };
             };
-            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset */
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset, unknown-bot */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3082,7 +3647,7 @@ export interface operations {
                     "application/json": components["schemas"]["TournamentCreatedReply"];
                 };
             };
-            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset */
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset, unknown-bot */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3127,6 +3692,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getTournament: {
@@ -3149,7 +3723,7 @@ export interface operations {
                     "application/json": components["schemas"]["TournamentView"];
                 };
             };
-            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset */
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset, unknown-bot */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3178,6 +3752,15 @@ export interface operations {
             };
             /** @description game-not-found, tournament-not-found, ruleset-not-found, player-not-found, not-found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3207,7 +3790,7 @@ export interface operations {
                     "application/json": components["schemas"]["MyTable"];
                 };
             };
-            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset */
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset, unknown-bot */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3236,6 +3819,15 @@ export interface operations {
             };
             /** @description game-not-found, tournament-not-found, ruleset-not-found, player-not-found, not-found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3265,7 +3857,7 @@ export interface operations {
                     "application/json": components["schemas"]["TournamentRecord"];
                 };
             };
-            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset */
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset, unknown-bot */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3294,6 +3886,15 @@ export interface operations {
             };
             /** @description game-not-found, tournament-not-found, ruleset-not-found, player-not-found, not-found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3327,7 +3928,7 @@ export interface operations {
                     "application/json": components["schemas"]["RoundPairedReply"];
                 };
             };
-            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset */
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset, unknown-bot */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3408,6 +4009,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     tournamentStandings: {
@@ -3430,7 +4040,7 @@ export interface operations {
                     "application/json": components["schemas"]["TournamentStandings"];
                 };
             };
-            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset */
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset, unknown-bot */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3459,6 +4069,15 @@ export interface operations {
             };
             /** @description game-not-found, tournament-not-found, ruleset-not-found, player-not-found, not-found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3492,7 +4111,7 @@ export interface operations {
                     "application/json": components["schemas"]["TournamentView"];
                 };
             };
-            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset */
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset, unknown-bot */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3566,6 +4185,15 @@ export interface operations {
             };
             /** @description rate-limited */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
