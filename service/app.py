@@ -27,7 +27,7 @@ from service.api.docs import DocsPage, docs_asset
 from service.api.games import BoardController, GameController, MetaController
 from service.api.limits import Limits, cors_config, import_limits
 from service.api.metrics import Metrics, metrics_route
-from service.api.pages import lobby, play_page, static_asset, tournament_page
+from service.api.pages import catalogue, lobby, play_page, static_asset, tournament_page
 from service.api.problems import handle
 from service.api.ratings import RatingsController
 from service.api.socket import game_socket
@@ -97,6 +97,7 @@ ROUTES: list[ControllerRouterHandler] = [
     play_page,
     tournament_page,
     static_asset,
+    catalogue,
     game_socket,
 ]
 """Every route of the app (``GET /metrics`` too, when a token is set)."""
