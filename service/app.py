@@ -32,7 +32,7 @@ from service.core import clocks
 from service.core import commands as command_bodies
 from service.settings import Settings
 from service.store import open_store
-from service.usecases import tournaments_wire
+from service.usecases import cursors, tournaments_wire
 from service.usecases.commands import Commands
 from service.usecases.queries import Queries
 from service.usecases.sweeper import Sweeper
@@ -56,6 +56,7 @@ def create_app(settings: Settings | None = None, store: EventStore | None = None
     """The app over ``store`` (by default the one the settings name)."""
     settings = settings or Settings()
     logs.configure(settings.log_format, settings.log_level)
+    cursors.use_key(settings.cursor_key)
     store = store or open_store(
         settings.database, settings.synchronous, settings.database_url, settings.idempotency_ttl
     )
