@@ -21,7 +21,7 @@ from domain.registry import RULESETS
 from domain.replay import Replay
 from domain.ruleset import RuleSet
 from eventstore import StoredEvent, iso_timestamp, utcnow
-from service.core import chance
+from service.core import chance, names
 from service.core.clocks import Clock, ClockState, clock_fault
 from service.core.commands import (
     Adjudicate,
@@ -135,13 +135,15 @@ class Commands:
         for key, value in command.tags.items():
             if "\x00" in key + value:  # listings index tags as text, which PostgreSQL's cannot be
                 raise bad_field(("tags", key), "a tag may not hold a NUL character")
-        names = tuple(s.name or f"Player {i + 1}" for i, s in enumerate(command.seats))
+        given = [names.normal(s.name, ("seats", i, "name")) for i, s in enumerate(command.seats)]
+        names.distinct(((("seats", i, "name"), n) for i, n in enumerate(given) if n), "seated")
+        seated = tuple(name or f"Player {i + 1}" for i, name in enumerate(given))
         clock = msgspec.to_builtins(command.clock) if command.clock else None
         delay = command.spectator_delay
         return GameCreated(
             rules.NAME,
             merged,
-            names,
+            seated,
             command.chance,
             commitment,
             clock,

@@ -44,7 +44,8 @@ from eventstore import NewEvent, Summarised, SummaryQuery, VersionConflict
 from service.core.clocks import Clock
 from service.core.commands import CreateBatch, CreateGame, SeatSpec
 from service.core.delay import SpectatorDelay, delay_fault
-from service.core.fields import bad_field
+from service.core.fields import Path, bad_field
+from service.core.names import distinct, normal
 from service.core.refusal import Refusal, refuse
 from service.usecases import cursors, tokens
 from service.usecases.commands import Commands, Holders, find
@@ -54,6 +55,7 @@ from service.usecases.tournaments_wire import (
     CreateTournament,
     MyTable,
     PlayerOut,
+    PlayerSpec,
     PlayerToken,
     RoundOut,
     RoundPairedReply,
@@ -114,6 +116,14 @@ def table_game(
     )
 
 
+def player_name(name: str, path: Path) -> str:
+    """A registered player's name as kept (``names.normal``); empty once trimmed is refused."""
+    kept = normal(name, path)
+    if not kept:
+        raise bad_field(path, "a player's name needs a character other than spaces")
+    return kept
+
+
 class Tournaments:
     """The tournament use cases over the games' commands (and their store)."""
 
@@ -126,6 +136,11 @@ class Tournaments:
 
     def create(self, body: CreateTournament) -> TournamentCreatedReply:
         """Check and store a new tournament; its tokens are shown only in this reply."""
+        kept = [
+            PlayerSpec(player_name(p.name, ("players", i, "name")))
+            for i, p in enumerate(body.players)
+        ]
+        body = msgspec.structs.replace(body, players=kept)
         created = self.settings(body)
         director = tokens.new_token()
         players = [tokens.new_token() for _ in body.players]
@@ -147,9 +162,7 @@ class Tournaments:
         """The tournament's first event, every setting checked (a table of every size it may
         seat is set up as a game would be)."""
         names = [p.name for p in body.players]
-        for index, name in enumerate(names):
-            if name in names[:index]:
-                raise bad_field(("players", index, "name"), f"`{name}` is registered twice")
+        distinct(((("players", i, "name"), name) for i, name in enumerate(names)), "registered")
         if body.spectator_delay is not None and (fault := delay_fault(body.spectator_delay)):
             raise bad_field(("spectator_delay",), fault)
         rules, seats = find(body.ruleset), body.seats_per_table
@@ -309,8 +322,11 @@ class Tournaments:
             state, role = loaded.state, loaded.role(token)
             if role is None:
                 raise refuse("unauthorized", "withdrawing needs the director's or player's token")
-            if body.player not in state.players:
+            named = normal(body.player, ("player",)).casefold()
+            found = next((p for p in state.players if p.casefold() == named), None)
+            if found is None:
                 raise bad_field(("player",), f"no player `{body.player}` in this tournament")
+            body = msgspec.structs.replace(body, player=found)
             if role != DIRECTOR and state.players[int(role)] != body.player:
                 raise refuse("forbidden", "a player may withdraw only themselves")
             if state.finished:
