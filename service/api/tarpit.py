@@ -64,7 +64,7 @@ def large(scope: Scope) -> bool:
     with a body and no Content-Length at most that."""
     length = next((v for k, v in scope["headers"] if k == b"content-length"), None)
     if length is None:
-        return scope["method"] in BODY_METHODS
+        return scope.get("method") in BODY_METHODS
     return not length.isdigit() or int(length) > SMALL_BODY
 
 
