@@ -12,6 +12,7 @@ from litestar.testing import TestClient
 
 from service.core import referee
 from tests.service.test_bad_input import expect_problem
+from tests.service.test_records import rehash
 
 ALL_RED = {"special_squares": {str(square): "red" for square in range(2, 35)}}
 SEATS = [{"name": "A"}, {"name": "B"}, {"name": "C"}]
@@ -47,3 +48,15 @@ def test_automatic_play_past_the_bound_is_a_422_and_writes_nothing(
     reply = api.post("/games", json=a_game(options={"special_squares": {}}))
     expect_problem(reply, 422, "bad-setup", "did not settle within 20 steps")
     assert api.get("/games").json()["games"] == []
+
+
+def test_an_imported_record_of_a_game_that_could_never_end_is_invalid(
+    api: TestClient[Any],
+) -> None:
+    created = api.post("/games", json=a_game(options={"special_squares": {}})).json()
+    record = api.get(f"/games/{created['id']}/export").json()
+    record["events"] = record["events"][:1]
+    record["events"][0]["data"]["options"] = record["options"] = ALL_RED
+    reply = api.post("/games/import", json=rehash(record))
+    expect_problem(reply, 422, "invalid-record", "event 1", "could never end")
+    assert len(api.get("/games").json()["games"]) == 1
