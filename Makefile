@@ -8,7 +8,8 @@ STAMP := $(VENV)/.installed
 # held no longer excludes anyone).
 LOCK := .venv.lock
 
-.PHONY: run test lint typecheck unit openapi client-models ts-types bench clean
+.PHONY: run test lint typecheck unit docs docs-serve docs-settings docs-screenshot openapi \
+	client-models ts-types bench clean
 
 ifdef VENV_LOCKED
 $(STAMP): pyproject.toml clients/pyproject.toml
@@ -26,7 +27,7 @@ endif
 run: $(STAMP)
 	$(BIN)/python -m service
 
-test: lint typecheck unit
+test: lint typecheck docs unit
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
@@ -39,8 +40,26 @@ typecheck: $(STAMP)
 unit: $(STAMP)
 	$(BIN)/pytest
 
+# The manual (mkdocs.yml, docs/): built strictly into site/, so a broken link, a missing page
+# or a route the routes page does not describe fails the build. (Not --quiet: it hides the
+# warnings from --strict, which then fails nothing.)
+docs: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
+
+docs-serve: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs serve --strict -a 127.0.0.1:8001
+
+# The settings page, generated from service/settings.py (a test fails when it is stale).
+docs-settings: $(STAMP)
+	$(BIN)/python docsgen/settings_page.py > docs/reference/settings.md
+
+# The play page's screenshot for the README (Debian's chromium through Playwright).
+docs-screenshot: $(STAMP)
+	$(BIN)/python docsgen/screenshot.py docs/images/play.png
+
 openapi: $(STAMP)
 	$(BIN)/python -m service openapi > openapi/openapi.json
+	$(BIN)/python -m service socket-schema > openapi/socket.schema.json
 
 # The TypeScript client's types, generated from the committed document (run `make openapi`
 # first when the API changed).
@@ -56,4 +75,4 @@ bench: $(STAMP)
 	$(BIN)/python bench/domain.py
 
 clean:
-	rm -rf $(VENV)
+	rm -rf $(VENV) site

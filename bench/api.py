@@ -44,6 +44,7 @@ import msgspec  # noqa: E402
 from bench.ceiling import Floor, empty_server, floor  # noqa: E402
 from bench.harness import (  # noqa: E402
     Client,
+    WebSocketClient,
     cpu_seconds,
     percentile,
     raw_commits_per_second,
@@ -64,21 +65,33 @@ class Tally(msgspec.Struct):
     conflicts: int = 0
 
 
-def play_games(url: str, ruleset: str, deadline: float, seed: int) -> Tally:
-    """One client: create a game, play it to the end with random moves, again until time."""
+def play_games(url: str, ruleset: str, deadline: float, seed: int, transport: str) -> Tally:
+    """One client: create a game, play it to the end with random moves, again until time.
+    Over ``http`` each move is a POST /moves; over ``socket`` each game has its own socket
+    (as the peer's ``wire`` mode has one socket.io connection a match) and each move is a
+    ``play`` message answered by ``played``."""
     client, rng, tally = Client(url), random.Random(seed), Tally()
     while time.perf_counter() < deadline:
         seats = [{"name": f"P{i}"} for i in range(PLAYERS[ruleset])]
+        if transport == "socket":  # its HTTP connection has been idle for a whole game
+            client.close()
+            client = Client(url)
         status, created = client.call("POST", "/games", {"ruleset": ruleset, "seats": seats})
         if status != 201:
             raise RuntimeError(f"POST /games answered {status}: {created}")
         game, token = created["id"], created["tokens"]["referee"]
         _, legal = client.call("GET", f"/games/{game}/legal-moves", token=token)
+        player = SocketPlayer(url, game, token) if transport == "socket" else None
         while time.perf_counter() < deadline:
             if not legal["moves"]:
                 tally.games += 1
                 break
-            legal = play_one(client, game, token, legal, rng, tally)
+            if player is None:
+                legal = play_one(client, game, token, legal, rng, tally)
+            else:
+                legal = player.play(legal, rng, tally)
+        if player is not None:
+            player.close()
     client.close()
     return tally
 
@@ -100,13 +113,43 @@ def play_one(
     return {"version": reply["version"], "moves": reply["legal_moves"]}
 
 
-def run_clients(urls: list[str], clients: int, seconds: float, ruleset: str) -> Tally:
+class SocketPlayer:
+    """A game's socket, said hello to as the referee, on which moves are played."""
+
+    def __init__(self, url: str, game: str, token: str) -> None:
+        self.socket = WebSocketClient(url, f"/games/{game}/socket")
+        self.socket.send({"type": "hello", "token": token, "after": 0})
+        self.refs = 0
+
+    def play(self, legal: Any, rng: random.Random, tally: Tally) -> Any:
+        """Play one random legal move; the legal moves after it."""
+        move = rng.choice(legal["moves"])
+        self.refs += 1
+        ref = str(self.refs)
+        message = {"type": "play", "ref": ref, "move": move["id"], "seat": move["seat"]}
+        message["expected_version"] = legal["version"]
+        began = time.perf_counter()
+        self.socket.send(message)
+        while (reply := self.socket.recv()).get("ref") != ref:
+            pass  # the welcome and the pushes of the game's first events
+        tally.latencies.append(time.perf_counter() - began)
+        if reply["type"] != "played":
+            raise RuntimeError(f"a play was refused: {reply}")
+        return reply["legal_moves"]
+
+    def close(self) -> None:
+        self.socket.close()
+
+
+def run_clients(
+    urls: list[str], clients: int, seconds: float, ruleset: str, transport: str = "http"
+) -> Tally:
     """N client threads, each on its own connection to one of the servers in turn, for
     ``seconds``; their tallies merged."""
     deadline = time.perf_counter() + seconds
 
     def client(n: int) -> Tally:
-        return play_games(urls[n % len(urls)], ruleset, deadline, n)
+        return play_games(urls[n % len(urls)], ruleset, deadline, n, transport)
 
     with ThreadPoolExecutor(max_workers=clients) as pool:
         tallies = list(pool.map(client, range(clients)))
@@ -194,35 +237,48 @@ def main(argv: list[str] | None = None) -> None:
         help="a PostgreSQL database to run several service processes over (scratch schemas)",
     )
     parser.add_argument("--processes", type=int, nargs="+", default=[1, 2, 4])
+    parser.add_argument(
+        "--transport",
+        nargs="+",
+        default=["http", "socket"],
+        choices=["http", "socket"],
+        help="how moves are sent: a POST each, or a message on the game's WebSocket",
+    )
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(dir=args.folder) as tmp:
         folder = Path(tmp)
         raw_before = raw_commits_per_second(folder, args.raw_seconds)
         print(f"raw one-row durable commits (WAL, synchronous=FULL): {raw_before:.0f}/s")
-        print(
-            "clients   moves   moves/s  p50 ms   p99 ms  games  cpu ms/move  clients ms"
-            "  raw c/s  ratio"
-        )
-        floors: list[tuple[int, float, float, Floor]] = []
+        floors: list[tuple[str, int, float, float, Floor]] = []
         with server(folder / "tabula.db", url=args.url) as (url, pid), empty_server() as empty:
-            for clients in args.clients:
-                cpu, mine = cpu_seconds(pid), cpu_seconds(os.getpid())
-                tally = run_clients([url], clients, args.seconds, args.ruleset)
-                cpu, mine = cpu_seconds(pid) - cpu, cpu_seconds(os.getpid()) - mine
-                raw = raw_commits_per_second(folder, args.raw_seconds)
-                print(report(clients, args.seconds, tally, cpu, raw, mine), flush=True)
-                moves = max(len(tally.latencies), 1)
-                rate = len(tally.latencies) / args.seconds
-                floors.append((clients, rate, cpu / moves, floor(*empty, clients, args.seconds)))
+            for transport in args.transport:
+                print(f"\nover {transport}:")
+                print(
+                    "clients   moves   moves/s  p50 ms   p99 ms  games  cpu ms/move  clients ms"
+                    "  raw c/s  ratio"
+                )
+                for clients in args.clients:
+                    cpu, mine = cpu_seconds(pid), cpu_seconds(os.getpid())
+                    tally = run_clients([url], clients, args.seconds, args.ruleset, transport)
+                    cpu, mine = cpu_seconds(pid) - cpu, cpu_seconds(os.getpid()) - mine
+                    raw = raw_commits_per_second(folder, args.raw_seconds)
+                    print(report(clients, args.seconds, tally, cpu, raw, mine), flush=True)
+                    moves = max(len(tally.latencies), 1)
+                    rate = len(tally.latencies) / args.seconds
+                    empty_run = floor(*empty, clients, args.seconds)
+                    floors.append((transport, clients, rate, cpu / moves, empty_run))
         print(
             "\nthe floor, in the same run: the same clients posting to an empty Litestar app on"
             " the same uvicorn (bench/ceiling.py):"
         )
-        print("clients  requests/s  p50 ms  p99 ms  server ms/req  moves : floor  cpu : floor")
-        for clients, rate, cpu_per_move, empty_run in floors:
+        print(
+            "transport  clients  requests/s  p50 ms  p99 ms  server ms/req  moves : floor"
+            "  cpu : floor"
+        )
+        for transport, clients, rate, cpu_per_move, empty_run in floors:
             p50, p99 = (1000 * percentile(empty_run.latencies, q) for q in (0.50, 0.99))
             print(
-                f"{clients:>7}  {empty_run.rate:>10.0f}  {p50:>6.1f}  {p99:>6.1f}"
+                f"{transport:>9}  {clients:>7}  {empty_run.rate:>10.0f}  {p50:>6.1f}  {p99:>6.1f}"
                 f"  {empty_run.server_ms:>13.2f}  {rate / empty_run.rate:>13.2f}"
                 f"  {1000 * cpu_per_move / empty_run.server_ms:>11.2f}",
                 flush=True,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import os
 import socket
 import sqlite3
@@ -214,6 +215,86 @@ class Client:
             data += self.receive()
         self.pending = data[length:]
         return status, data[:length]
+
+    def receive(self) -> bytes:
+        chunk = self.sock.recv(65536)
+        if not chunk:
+            raise ConnectionError("the server closed the connection")
+        return chunk
+
+    def close(self) -> None:
+        self.sock.close()
+
+
+class WebSocketClient:
+    """One WebSocket connection speaking JSON text frames over a plain socket, for the same
+    reason as ``Client``: a library's client would spend the machine's second core. It masks
+    what it sends (as a client must), reads unmasked frames, answers pings, and fails on a
+    close frame."""
+
+    def __init__(self, url: str, path: str) -> None:
+        parts = urlsplit(url)
+        host, port = parts.hostname or "127.0.0.1", parts.port or 80
+        self.sock = socket.create_connection((host, port))
+        self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        key = base64.b64encode(os.urandom(16)).decode()
+        self.sock.sendall(
+            f"GET {path} HTTP/1.1\r\nHost: {host}:{port}\r\nUpgrade: websocket\r\n"
+            f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
+            "Sec-WebSocket-Version: 13\r\n\r\n".encode()
+        )
+        data = b""
+        while (end := data.find(b"\r\n\r\n")) < 0:
+            data += self.receive()
+        if not data.startswith(b"HTTP/1.1 101"):
+            raise ConnectionError(f"no upgrade: {data[:end].decode(errors='replace')}")
+        self.pending = data[end + 4 :]
+
+    def send(self, message: Any) -> None:
+        """Send one JSON text frame."""
+        self.frame(0x1, msgspec.json.encode(message))
+
+    def frame(self, opcode: int, payload: bytes) -> None:
+        mask = os.urandom(4)
+        size = len(payload)
+        if size < 126:
+            head = bytes([0x80 | opcode, 0x80 | size])
+        elif size < 65536:
+            head = bytes([0x80 | opcode, 0x80 | 126]) + size.to_bytes(2, "big")
+        else:
+            head = bytes([0x80 | opcode, 0x80 | 127]) + size.to_bytes(8, "big")
+        repeated = (mask * (size // 4 + 1))[:size]
+        masked = (int.from_bytes(payload, "big") ^ int.from_bytes(repeated, "big")).to_bytes(
+            size, "big"
+        )
+        self.sock.sendall(head + mask + masked)
+
+    def recv(self) -> Any:
+        """The next JSON text message (pings answered on the way)."""
+        while True:
+            opcode, payload = self.read_frame()
+            if opcode == 0x1:
+                return msgspec.json.decode(payload)
+            if opcode == 0x9:
+                self.frame(0xA, payload)
+            elif opcode == 0x8:
+                code = int.from_bytes(payload[:2], "big") if payload else 1005
+                raise ConnectionError(f"closed by the server: {code} {payload[2:].decode()}")
+
+    def read_frame(self) -> tuple[int, bytes]:
+        head = self.take(2)
+        opcode, size = head[0] & 0x0F, head[1] & 0x7F
+        if size == 126:
+            size = int.from_bytes(self.take(2), "big")
+        elif size == 127:
+            size = int.from_bytes(self.take(8), "big")
+        return opcode, self.take(size)
+
+    def take(self, count: int) -> bytes:
+        while len(self.pending) < count:
+            self.pending += self.receive()
+        data, self.pending = self.pending[:count], self.pending[count:]
+        return data
 
     def receive(self) -> bytes:
         chunk = self.sock.recv(65536)

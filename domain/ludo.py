@@ -11,17 +11,24 @@ Move ids: ``<die>:<from>><to>``, e.g. ``6:start>track:0`` or ``3:track:10>track:
 square holds one piece, so (from, to) identifies a move.
 
 Turn machinery: ``die`` is the throw to play (0 when the seat must throw), ``sixes`` the 6s
-thrown this turn, ``tries`` the extra throws left under the three-tries rule. A throw with no
-legal move passes by itself (``TurnPassed`` with the reason; the same seat throws again after a
-6 or while tries remain). The third 6 sends the last moved piece to the yard (``MovePlayed``
-with ``auto``, move ``three-sixes``) or, with ``forfeit_turn`` or nothing to send, ends the turn.
+thrown in a row, ``trying`` whether the turn is still in its three tries (§9.2.1) and ``tries``
+the throws left after this one. A throw with no legal move passes by itself (``TurnPassed``
+with the reason): during the tries it uses up a try, whatever it shows, and the third ends the
+turn; after the tries the same seat throws again after a 6 (§9.2.2). The third 6 in a row
+(§9.2.3) sends the last moved piece to the yard (``MovePlayed`` with ``auto``, move
+``three-sixes``) or, with ``forfeit_turn`` or nothing to send, ends the turn.
+
+This is version 2. Version 1 (``domain/ludo_v1.py``, kept to replay the games recorded under
+it) let an unusable 6 during the tries throw again without using a try and counted every 6 of
+the turn towards the three; ``Throws`` holds what the two versions do differently.
 
 Errors: ``GameError`` > ``BadSetup``, ``IllegalMove``, ``NotYourTurn``, ``GameOver``.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from collections.abc import Callable
+from typing import Annotated, Any, Literal, NamedTuple
 
 import msgspec
 from msgspec.structs import replace
@@ -48,7 +55,7 @@ from domain.model import (
 from domain.parchis_board import LUDO, LUDO_SAFE, PIECES, START
 
 NAME = "ludo"
-VERSION = 1
+VERSION = 2
 MIN_PLAYERS = 2
 MAX_PLAYERS = 4
 STACKING = False
@@ -117,6 +124,7 @@ class State(msgspec.Struct, frozen=True):
     sixes: int = 0
     tries: int = 0
     last_moved: int = -1
+    trying: bool = False
     finished: bool = False
     winners: tuple[int, ...] = ()
 
@@ -226,19 +234,55 @@ def chance(state: State) -> ChanceNeed | None:
 
 def automatic(state: State) -> list[Event]:
     """The three-6 penalty, and throws that cannot be used."""
+    return throw_events(state, CURRENT)
+
+
+def throw_events(state: State, throws: Throws) -> list[Event]:
+    """``automatic`` under the throw rules of one version."""
     if state.finished or not state.die:
         return []
-    seat = state.turn
     if state.sixes == PENALTY:
         return [penalty(state)]
     if moves(state):
         return []
+    return [TurnPassed(state.turn, throws.unused_reason(state))]
+
+
+def unused_reason(state: State) -> str:
+    """Why a throw passes: during the tries, the tries left (none: the turn is over); after
+    them, a 6 throws again (§9.2.1, §9.2.2)."""
     reason = f"no legal move for a {state.die}"
-    if state.die == SIX:
-        reason += "; throws again"
-    elif state.tries:
-        reason += f"; {state.tries} more {'try' if state.tries == 1 else 'tries'}"
-    return [TurnPassed(seat, reason)]
+    if state.trying:
+        if state.tries:
+            return reason + f"; {state.tries} more {'try' if state.tries == 1 else 'tries'}"
+        return reason + "; no tries left"
+    return reason + "; throws again" if state.die == SIX else reason
+
+
+def passed(state: State) -> State:
+    """After a throw that could not be used (§9.2.1, §9.2.2)."""
+    if state.sixes == PENALTY:
+        return end_turn(state)
+    if state.trying:
+        return replace(state, die=0, tries=state.tries - 1) if state.tries else end_turn(state)
+    return replace(state, die=0) if state.die == SIX else end_turn(state)
+
+
+def sixes_after(state: State, die: int) -> int:
+    """6s in a row after a throw of ``die`` (§9.2.3: consecutive)."""
+    return state.sixes + 1 if die == SIX else 0
+
+
+class Throws(NamedTuple):
+    """What a version decides about throws: the 6s counted after a throw, the state after an
+    unusable one and the reason it gives."""
+
+    sixes_after: Callable[[State, int], int]
+    passed: Callable[[State], State]
+    unused_reason: Callable[[State], str]
+
+
+CURRENT = Throws(sixes_after, passed, unused_reason)
 
 
 def penalty(state: State) -> Event:
@@ -288,18 +332,21 @@ def events_of(state: State, move: Move) -> list[Event]:
 
 def apply(state: State, event: Event) -> State:
     """The reducer."""
+    return reduce(state, event, CURRENT)
+
+
+def reduce(state: State, event: Event, throws: Throws) -> State:
+    """``apply`` under the throw rules of one version."""
     match event:
         case DiceRolled(dice=dice):
-            return replace(state, die=dice[0], sixes=state.sixes + (dice[0] == SIX))
+            return replace(state, die=dice[0], sixes=throws.sixes_after(state, dice[0]))
         case MovePlayed():
             after = moved(state, event)
             if state.sixes == PENALTY or state.die != SIX:
                 return end_turn(after)
             return replace(after, die=0)
         case TurnPassed():
-            if state.sixes == PENALTY or (state.die != SIX and not state.tries):
-                return end_turn(state)
-            return replace(state, die=0, tries=state.tries - (state.die != SIX))
+            return throws.passed(state)
         case GameFinished(winners=winners):
             return replace(state, finished=True, winners=winners)
     return state
@@ -314,7 +361,7 @@ def moved(state: State, event: MovePlayed) -> State:
         pos[last] = BOARD.parse(colours[last // PIECES], step.to)
     for effect in event.effects:
         pos[BOARD.piece_index(colours, effect.piece)] = START
-    return replace(state, pos=tuple(pos), last_moved=last, tries=0)
+    return replace(state, pos=tuple(pos), last_moved=last, tries=0, trying=False)
 
 
 def end_turn(state: State) -> State:
@@ -335,6 +382,7 @@ def start_turn(state: State, seat: int) -> State:
         sixes=0,
         last_moved=-1,
         tries=EXTRA_TRIES if tries else 0,
+        trying=tries,
         started=started,
     )
 

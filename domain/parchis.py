@@ -21,15 +21,17 @@ Turn machinery: ``throw`` is the latest throw, ``dice`` the part of it still to 
 (``TurnPassed`` with the reason, then the same seat throws again after a 6 or doubles); the
 third repeat sends the last moved piece to jail (``MovePlayed`` with ``auto``, move
 ``three-sixes`` or ``three-doubles``) or, with nothing to send back, passes the turn.
-With ``Rules.whole_throw`` (``parchis-2dice`` from version 2) a two-dice throw is decided as
-one unit by ``domain/parchis_throw.py``: ``origin`` is where the throw began and ``played`` the
-decisions made in it so far.
+The protocol is the methods of ``Engine``, bound at the end of this module; a variant
+subclasses it and overrides what it plays differently: ``parchis_throw.WholeThrow``
+(``parchis-2dice`` from version 2) decides a two-dice throw as one unit, keeping in ``origin``
+where the throw began and in ``played`` the decisions made in it so far.
 
 Errors: ``GameError`` > ``BadSetup``, ``IllegalMove``, ``NotYourTurn``, ``GameOver``.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import lru_cache
 from typing import Annotated, Any, NamedTuple
 
@@ -119,8 +121,6 @@ class Rules(msgspec.Struct, frozen=True):
     home_bonus: int = 0
     six_counts_seven: bool = False
     exempt_home_column: bool = False
-    whole_throw: bool = False
-    """Version 2 of parchis-2dice: a throw is decided as one unit (``parchis_throw``)."""
 
 
 class State(msgspec.Struct, frozen=True):
@@ -140,9 +140,9 @@ class State(msgspec.Struct, frozen=True):
     finished: bool = False
     winners: tuple[int, ...] = ()
     origin: Spot | None = None
-    """With ``whole_throw``: the position the throw started from."""
+    """Under ``WholeThrow``: the position the throw started from."""
     played: tuple[str, ...] = ()
-    """With ``whole_throw``: the decisions already made in this throw."""
+    """Under ``WholeThrow``: the decisions already made in this throw."""
 
 
 class Spot(NamedTuple):
@@ -181,10 +181,8 @@ def setup(options: dict[str, Any], seats: int) -> State:
     return new_state(NAME, options, seats, dice=1)
 
 
-def new_state(
-    name: str, options: dict[str, Any], seats: int, dice: int, whole_throw: bool = False
-) -> State:
-    """The initial state of ``parchis`` or ``parchis-2dice`` (``whole_throw`` from version 2)."""
+def new_state(name: str, options: dict[str, Any], seats: int, dice: int) -> State:
+    """The initial state of ``parchis`` or ``parchis-2dice``."""
     opts = parse_options(name, Options, options)
     check_players(name, seats, MIN_PLAYERS, MAX_PLAYERS)
     rules = Rules(
@@ -193,7 +191,6 @@ def new_state(
         home_bonus=opts.home_bonus,
         six_counts_seven=opts.six_counts_seven,
         exempt_home_column=opts.three_sixes_exempt_home_column,
-        whole_throw=whole_throw,
     )
     count = seats * PIECES
     return State(rules, BOARD.seatings[seats], (START,) * count, (0,) * count)
@@ -296,14 +293,9 @@ def is_repeat(throw: tuple[int, ...]) -> bool:
 # --- legal plays --------------------------------------------------------------------------
 
 
-@lru_cache(maxsize=256)
-def choices(state: State) -> tuple[Play, ...]:
-    """Every legal play of the seat to move (empty when it must roll); memoised, since
-    ``to_act``, ``legal_moves``, ``automatic`` and ``decide`` all ask for the same state."""
-    if state.rules.whole_throw and state.origin is not None:
-        from domain.parchis_throw import throw_choices  # it builds on this module
-
-        return tuple(throw_choices(state))
+def part_plays(state: State) -> tuple[Play, ...]:
+    """The legal plays when a throw is played a part at a time (a bonus, or the dice until a
+    part earns a bonus)."""
     if state.bonus:
         return tuple(bonus_plays(state))
     if state.dice:
@@ -469,43 +461,123 @@ def pending(state: State) -> Pending | None:
     return Pending(state.turn, "move" if state.dice or state.bonus else "roll")
 
 
-def to_act(state: State) -> list[Pending]:
-    """The seat to throw or to move, unless the game is over or the rules act by themselves."""
-    now = pending(state)
-    if now is None or automatic(state):
-        return []
-    return [now]
+@lru_cache(maxsize=256)
+def cached_choices(engine: Engine, state: State) -> tuple[Play, ...]:
+    """``engine.plays(state)``, memoised: ``to_act``, ``legal_moves``, ``automatic`` and
+    ``decide`` all ask for the same state."""
+    return engine.plays(state)
 
 
-def legal_moves(state: State, seat: int) -> list[Move]:
-    """``roll`` for the seat to throw; every legal play for the seat to move."""
-    now = to_act(state)
-    if not now or now[0].seat != seat:
-        return []
-    if now[0].kind == "roll":
-        return [chance_move(now[0])]
-    return [play.move for play in choices(state)]
+class Engine:
+    """The rules of a turn over ``State``: the rule set protocol as methods, so that a variant
+    overrides only what it plays differently (``plays``, ``ignoring_duty``, ``rolled``,
+    ``recorded``)."""
 
+    def plays(self, state: State) -> tuple[Play, ...]:
+        """Every legal play of the seat to move (empty when it must roll)."""
+        return part_plays(state)
 
-def chance(state: State) -> ChanceNeed | None:
-    """One die (or two) when a seat is to throw."""
-    now = to_act(state)
-    return Roll(state.rules.dice) if now and now[0].kind == "roll" else None
+    def ignoring_duty(self, state: State) -> list[str]:
+        """The plays there would be without the barrier duty (for error messages)."""
+        spot = Spot(state.pos, state.stamp, state.clock)
+        exits, spot, dice, _ = jail_exits(state, spot)
+        found = best(sequences(state, spot, dice), duty=False) if dice else []
+        return [play.move.id for play in unique(state, [(exits + s, e) for s, e, _ in found])]
 
+    def rolled(self, state: State, dice: tuple[int, ...]) -> State:
+        """The state once ``dice`` are thrown."""
+        return replace(state, throw=dice, dice=dice, repeats=state.repeats + is_repeat(dice))
 
-def automatic(state: State) -> list[Event]:
-    """The three-repeat penalty, and throws or bonuses that cannot be used."""
-    if state.finished or not (state.dice or state.bonus):
-        return []
-    seat = state.turn
-    if state.dice and state.repeats == PENALTY:
-        return [penalty(state)]
-    if choices(state):
-        return []
-    if state.bonus:
-        return [TurnPassed(seat, f"no legal move for the bonus of {state.bonus[0]}: it is lost")]
-    again = "; throws again" if is_repeat(state.throw) else ""
-    return [TurnPassed(seat, f"no legal move for {describe(state.dice)}{again}")]
+    def recorded(self, after: State, event: MovePlayed) -> State:
+        """What the state keeps of a play besides its pieces (nothing here)."""
+        return after
+
+    def choices(self, state: State) -> tuple[Play, ...]:
+        """``plays``, memoised."""
+        return cached_choices(self, state)
+
+    def to_act(self, state: State) -> list[Pending]:
+        """The seat to throw or to move, unless the game is over or the rules act by
+        themselves."""
+        now = pending(state)
+        if now is None or self.automatic(state):
+            return []
+        return [now]
+
+    def legal_moves(self, state: State, seat: int) -> list[Move]:
+        """``roll`` for the seat to throw; every legal play for the seat to move."""
+        now = self.to_act(state)
+        if not now or now[0].seat != seat:
+            return []
+        if now[0].kind == "roll":
+            return [chance_move(now[0])]
+        return [play.move for play in self.choices(state)]
+
+    def chance(self, state: State) -> ChanceNeed | None:
+        """One die (or two) when a seat is to throw."""
+        now = self.to_act(state)
+        return Roll(state.rules.dice) if now and now[0].kind == "roll" else None
+
+    def automatic(self, state: State) -> list[Event]:
+        """The three-repeat penalty, and throws or bonuses that cannot be used."""
+        if state.finished or not (state.dice or state.bonus):
+            return []
+        seat = state.turn
+        if state.dice and state.repeats == PENALTY:
+            return [penalty(state)]
+        if self.choices(state):
+            return []
+        if state.bonus:
+            why = f"no legal move for the bonus of {state.bonus[0]}: it is lost"
+            return [TurnPassed(seat, why)]
+        again = "; throws again" if is_repeat(state.throw) else ""
+        return [TurnPassed(seat, f"no legal move for {describe(state.dice)}{again}")]
+
+    def decide(self, state: State, seat: int, move_id: str) -> list[Event]:
+        """The events of ``seat`` playing ``move_id``; raises a GameError saying why not."""
+        if state.finished:
+            raise GameOver(f"the game is over: move {move_id!r} cannot be played")
+        now = self.to_act(state)
+        if not now:
+            raise NotYourTurn(f"no seat may act before the automatic events: not seat {seat}")
+        if now[0].seat != seat:
+            raise NotYourTurn(f"it is seat {now[0].seat}'s turn, not seat {seat}'s")
+        if now[0].kind == "roll":
+            raise IllegalMove(
+                f"move {move_id!r} is not legal: seat {seat} must throw first ('roll')"
+            )
+        plays = self.choices(state)
+        for play in plays:
+            if play.move.id == move_id:
+                return events_of(state, play)
+        raise IllegalMove(self.why_not(state, move_id, [play.move.id for play in plays]))
+
+    def why_not(self, state: State, move_id: str, legal: list[str]) -> str:
+        """An error message for a move that is not among the legal ones."""
+        what = f"the bonus of {state.bonus[0]}" if state.bonus else describe(state.dice)
+        reason = "it is not a legal move"
+        if legal and all(":start>" in move for move in legal) and ":start>" not in move_id:
+            reason = "a piece must leave jail first"
+        elif state.dice and is_repeat(state.throw) and len(legal) < len(self.ignoring_duty(state)):
+            reason = "a barrier must be opened"
+        return f"move {move_id!r} is not legal with {what}: {reason}; legal: {legal}"
+
+    def apply(self, state: State, event: Event) -> State:
+        """The reducer."""
+        match event:
+            case DiceRolled(dice=dice):
+                return self.rolled(state, dice)
+            case MovePlayed():
+                return moved(state, event, self.recorded)
+            case TurnPassed():
+                if state.dice and state.repeats == PENALTY:
+                    return end_turn(state)
+                if state.bonus:
+                    return advance(replace(state, bonus=state.bonus[1:]))
+                return advance(replace(state, dice=()))
+            case GameFinished(winners=winners):
+                return replace(state, finished=True, winners=winners)
+        return state
 
 
 def penalty(state: State) -> Event:
@@ -528,24 +600,6 @@ def describe(dice: tuple[int, ...]) -> str:
     return f"a {dice[0]}" if len(dice) == 1 else f"({dice[0]}, {dice[1]})"
 
 
-def decide(state: State, seat: int, move_id: str) -> list[Event]:
-    """The events of ``seat`` playing ``move_id``; raises a GameError saying why not."""
-    if state.finished:
-        raise GameOver(f"the game is over: move {move_id!r} cannot be played")
-    now = to_act(state)
-    if not now:
-        raise NotYourTurn(f"no seat may act before the automatic events: not seat {seat}")
-    if now[0].seat != seat:
-        raise NotYourTurn(f"it is seat {now[0].seat}'s turn, not seat {seat}'s")
-    if now[0].kind == "roll":
-        raise IllegalMove(f"move {move_id!r} is not legal: seat {seat} must throw first ('roll')")
-    plays = choices(state)
-    for play in plays:
-        if play.move.id == move_id:
-            return events_of(state, play)
-    raise IllegalMove(why_not(state, move_id, [play.move.id for play in plays]))
-
-
 def events_of(state: State, play: Play) -> list[Event]:
     """MovePlayed, and GameFinished when the play brings the fourth piece home."""
     move = play.move
@@ -555,52 +609,9 @@ def events_of(state: State, play: Play) -> list[Event]:
     return events
 
 
-def why_not(state: State, move_id: str, legal: list[str]) -> str:
-    """An error message for a move that is not among the legal ones."""
-    what = f"the bonus of {state.bonus[0]}" if state.bonus else describe(state.dice)
-    reason = "it is not a legal move"
-    if legal and all(":start>" in move for move in legal) and ":start>" not in move_id:
-        reason = "a piece must leave jail first"
-    elif state.dice and is_repeat(state.throw) and len(legal) < len(legal_ignoring_duty(state)):
-        reason = "a barrier must be opened"
-    return f"move {move_id!r} is not legal with {what}: {reason}; legal: {legal}"
-
-
-def legal_ignoring_duty(state: State) -> list[str]:
-    """The plays there would be without the barrier duty (for error messages)."""
-    if state.rules.whole_throw and state.origin is not None:
-        from domain.parchis_throw import throw_choices
-
-        return [play.move.id for play in throw_choices(state, duty=False)]
-    spot = Spot(state.pos, state.stamp, state.clock)
-    exits, spot, dice, _ = jail_exits(state, spot)
-    found = best(sequences(state, spot, dice), duty=False) if dice else []
-    return [play.move.id for play in unique(state, [(exits + s, e) for s, e, _ in found])]
-
-
-def apply(state: State, event: Event) -> State:
-    """The reducer."""
-    match event:
-        case DiceRolled(dice=dice):
-            state = replace(state, throw=dice, dice=dice, repeats=state.repeats + is_repeat(dice))
-            if state.rules.whole_throw:
-                state = replace(state, origin=Spot(state.pos, state.stamp, state.clock))
-            return state
-        case MovePlayed():
-            return moved(state, event)
-        case TurnPassed():
-            if state.dice and state.repeats == PENALTY:
-                return end_turn(state)
-            if state.bonus:
-                return advance(replace(state, bonus=state.bonus[1:]))
-            return advance(replace(state, dice=()))
-        case GameFinished(winners=winners):
-            return replace(state, finished=True, winners=winners)
-    return state
-
-
-def moved(state: State, event: MovePlayed) -> State:
-    """Apply a play (its steps and captures), then owe its bonuses or end the throw."""
+def moved(state: State, event: MovePlayed, recorded: Callable[[State, MovePlayed], State]) -> State:
+    """Apply a play (its steps and captures, and what ``recorded`` keeps of it), then owe its
+    bonuses or end the throw."""
     colours = state.colours
     pos, stamp, clock, last = list(state.pos), list(state.stamp), state.clock, state.last_moved
     for step in event.steps:
@@ -610,8 +621,7 @@ def moved(state: State, event: MovePlayed) -> State:
     for effect in event.effects:
         pos[BOARD.piece_index(colours, effect.piece)] = START
     after = replace(state, pos=tuple(pos), stamp=tuple(stamp), clock=clock, last_moved=last)
-    if state.rules.whole_throw:
-        after = replace(after, played=(*state.played, event.move))
+    after = recorded(after, event)
     if state.dice and state.repeats == PENALTY:
         return end_turn(after)
     earned = earned_bonus(state.rules, event)
@@ -656,7 +666,7 @@ def end_turn(state: State) -> State:
 
 def finished(state: State) -> dict[int, int]:
     """Pieces home per seat."""
-    return home_counts(view(state, "referee").pieces)
+    return home_counts(BOARD.pieces(state.colours, state.pos))
 
 
 class ParchisView(model.View, frozen=True, kw_only=True, tag=NAME):
@@ -677,12 +687,12 @@ class ParchisTwoDiceView(model.View, frozen=True, kw_only=True, tag="parchis-2di
     doubles_in_a_row: int
 
 
-def view(state: State, viewer: Viewer) -> ParchisView | ParchisTwoDiceView:
-    """Everything is public in Parchís."""
+def view_with(state: State, to_act: list[Pending]) -> ParchisView | ParchisTwoDiceView:
+    """Everything is public in Parchís: the state with the seats ``to_act``."""
     shared: dict[str, Any] = {
         "status": status_of(state.finished),
         "pieces": BOARD.pieces(state.colours, state.pos),
-        "to_act": to_act(state),
+        "to_act": to_act,
         "chance": Outcome(dice=list(state.throw)) if state.dice and not state.bonus else None,
         "winners": list(state.winners),
         "colours": [BOARD.colours[colour] for colour in state.colours],
@@ -695,3 +705,36 @@ def view(state: State, viewer: Viewer) -> ParchisView | ParchisTwoDiceView:
 
 
 redact = no_secrets
+
+
+class Protocol(NamedTuple):
+    """A rule set's protocol functions, bound to one engine (see ``bind``)."""
+
+    to_act: Callable[[State], list[Pending]]
+    legal_moves: Callable[[State, int], list[Move]]
+    chance: Callable[[State], ChanceNeed | None]
+    automatic: Callable[[State], list[Event]]
+    decide: Callable[[State, int, str], list[Event]]
+    apply: Callable[[State, Event], State]
+    view: Callable[[State, Viewer], ParchisView | ParchisTwoDiceView]
+
+
+def bind(engine: Engine) -> Protocol:
+    """The protocol functions of a rule set played by ``engine``."""
+
+    def view_of(state: State, viewer: Viewer) -> ParchisView | ParchisTwoDiceView:
+        """Everything is public in Parchís."""
+        return view_with(state, engine.to_act(state))
+
+    return Protocol(
+        engine.to_act,
+        engine.legal_moves,
+        engine.chance,
+        engine.automatic,
+        engine.decide,
+        engine.apply,
+        view_of,
+    )
+
+
+to_act, legal_moves, chance, automatic, decide, apply, view = bind(Engine())

@@ -6,10 +6,12 @@ throw again, impose the barrier duty and count towards the three-doubles penalty
 ordered list of its sub-moves, e.g. ``5:start>track:5,3:track:5>track:8`` or
 ``2:track:30>track:32,4:track:32>track:36``; plays ending in the same position are one play.
 
-Version 2 (issue 21) decides each throw as one unit, bonus counts and wins included
-(``domain/parchis_throw.py`` holds the readings it chose); version 1, where a die move that
-earned a bonus or won ended the play and the dice left made a new throw, is
-``domain/parchis_2dice_v1.py``, kept so games recorded under it replay as they were played.
+This is version 3: each throw is decided as one unit, bonus counts and wins included
+(``parchis_throw.WholeThrow``, whose docstring holds the readings it chose), with the barrier
+duty judged once the exits are made, before an exit's bonus. Earlier versions are kept so that
+games recorded under them replay as they were played: version 2 (``parchis_2dice_v2``) judged
+the duty after that bonus; version 1 (``parchis_2dice_v1``) ended the play at a die move that
+earned a bonus or won, the dice left making a new throw.
 """
 
 from __future__ import annotations
@@ -18,9 +20,10 @@ from typing import Any
 
 from domain import parchis
 from domain.parchis import State
+from domain.parchis_throw import WholeThrow
 
 NAME = "parchis-2dice"
-VERSION = 2
+VERSION = 3
 MIN_PLAYERS = parchis.MIN_PLAYERS
 MAX_PLAYERS = parchis.MAX_PLAYERS
 STACKING = True
@@ -32,16 +35,9 @@ BOARD = parchis.BOARD
 
 def setup(options: dict[str, Any], seats: int) -> State:
     """All pieces in jail, Yellow (seat 0) to throw two dice, each throw one unit."""
-    return parchis.new_state(NAME, options, seats, dice=2, whole_throw=True)
+    return parchis.new_state(NAME, options, seats, dice=2)
 
 
-to_act = parchis.to_act
-legal_moves = parchis.legal_moves
-chance = parchis.chance
-automatic = parchis.automatic
-decide = parchis.decide
-apply = parchis.apply
-view = parchis.view
+to_act, legal_moves, chance, automatic, decide, apply, view = parchis.bind(WholeThrow(True))
 finished = parchis.finished
-
 redact = parchis.redact

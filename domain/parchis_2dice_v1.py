@@ -2,17 +2,15 @@
 
 Under version 1 a die move that earned a bonus count (or won) ended the play, as if it had used
 the whole throw, and the dice left after the bonus were played as a new throw (exits and the
-barrier duty judged again). Version 2 (``domain/parchis_2dice.py``) decides the throw as one
-unit. Only games whose ``GameCreated`` says ``ruleset_version`` 1 (or says none: every game
-before version 2) are played by this module.
+barrier duty judged again): ``parchis.Engine``, which plays a throw a part at a time. Version 2
+(``domain/parchis_2dice_v2.py``) and version 3 (``domain/parchis_2dice.py``) decide the throw
+as one unit. Only games whose ``GameCreated`` says ``ruleset_version`` 1 (or says none: every
+game before version 2) are played by this module.
 """
 
 from __future__ import annotations
 
-from typing import Any
-
 from domain import parchis, parchis_2dice
-from domain.parchis import State
 
 NAME = parchis_2dice.NAME
 VERSION = 1
@@ -22,19 +20,8 @@ STACKING = parchis_2dice.STACKING
 Options = parchis_2dice.Options
 OPTIONS = parchis_2dice.OPTIONS
 BOARD = parchis_2dice.BOARD
+setup = parchis_2dice.setup
 
-
-def setup(options: dict[str, Any], seats: int) -> State:
-    """All pieces in jail, Yellow (seat 0) to throw two dice, bonuses ending a play."""
-    return parchis.new_state(NAME, options, seats, dice=2)
-
-
-to_act = parchis.to_act
-legal_moves = parchis.legal_moves
-chance = parchis.chance
-automatic = parchis.automatic
-decide = parchis.decide
-apply = parchis.apply
-view = parchis.view
+to_act, legal_moves, chance, automatic, decide, apply, view = parchis.bind(parchis.Engine())
 finished = parchis.finished
 redact = parchis.redact

@@ -1,4 +1,5 @@
-"""A two-dice throw decided as one unit (``parchis-2dice`` version 2, rules/parchis.md §8.1).
+"""A two-dice throw decided as one unit (``parchis-2dice`` from version 2, rules/parchis.md
+§8.1): ``WholeThrow``, the variant of ``parchis.Engine`` that plays it.
 
 Every complete play of the throw is enumerated from the position where the dice fell: exits
 first (§8.1.2), then the remaining dice as forward moves in either order (§8.1.3), each bonus
@@ -18,7 +19,9 @@ Readings where the rules file is silent:
 - Where exits compete with dice (a bonus between two exits decides whether the second exit is
   possible), the plays using the most dice are kept first, then those with the most exits.
 - The barrier duty arises from the barriers the seat owns once its exits are made (as in
-  version 1) and is met by a die move, not a bonus count, that leaves an own barrier.
+  version 1), before the bonus an exit's capture earns is played (from version 3; version 2
+  judged it after that bonus, so a bonus that opened the barrier lifted the duty), and is met
+  by a die move, not a bonus count, that leaves an own barrier.
 - A win ends the play; it counts only the dice it used, so a one-die win competes with
   another one-die play (issue 21, position 1).
 - Plays of one decision that end in the same position (own pieces, pieces captured, dice used)
@@ -30,10 +33,14 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any, NamedTuple
 
+from msgspec.structs import replace
+
+from domain.events import MovePlayed
 from domain.parchis import (
     BOARD,
     EXIT_DIE,
     GOAL,
+    Engine,
     Occupancy,
     Play,
     Rules,
@@ -55,14 +62,47 @@ from domain.parchis import (
 from domain.parchis_board import PIECES, START
 
 
+class WholeThrow(Engine):
+    """``parchis.Engine`` deciding each two-dice throw as one unit; ``exits_set_duty``: the
+    barrier duty is judged right after the exits, before an exit's bonus (version 3), else once
+    the die moves begin (version 2)."""
+
+    def __init__(self, exits_set_duty: bool) -> None:
+        self.exits_set_duty = exits_set_duty
+
+    def plays(self, state: State) -> tuple[Play, ...]:
+        """The next decisions of the throw's best plays (parts a time before the throw)."""
+        if state.origin is None:
+            return super().plays(state)
+        return tuple(throw_choices(state, self.exits_set_duty))
+
+    def ignoring_duty(self, state: State) -> list[str]:
+        """The next decisions there would be without the barrier duty."""
+        if state.origin is None:
+            return super().ignoring_duty(state)
+        return [play.move.id for play in throw_choices(state, self.exits_set_duty, duty=False)]
+
+    def rolled(self, state: State, dice: tuple[int, ...]) -> State:
+        """The throw, and the position it starts from."""
+        return replace(
+            super().rolled(state, dice), origin=Spot(state.pos, state.stamp, state.clock)
+        )
+
+    def recorded(self, after: State, event: MovePlayed) -> State:
+        """The decision joins those made in the throw."""
+        return replace(after, played=(*after.played, event.move))
+
+
 class Throw(NamedTuple):
-    """What a throw's plays depend on: the rules, the seats, who threw what, and where."""
+    """What a throw's plays depend on: the rules, the seats, who threw what, and where, and
+    when the barrier duty is judged (``WholeThrow.exits_set_duty``)."""
 
     rules: Rules
     colours: tuple[int, ...]
     turn: int
     dice: tuple[int, ...]
     origin: Spot
+    exits_set_duty: bool
 
 
 class Line(NamedTuple):
@@ -83,10 +123,10 @@ class Decision(NamedTuple):
     bonus: bool
 
 
-def throw_choices(state: State, duty: bool = True) -> list[Play]:
+def throw_choices(state: State, exits_set_duty: bool, duty: bool = True) -> list[Play]:
     """The next decisions of the throw's best plays that extend what was already played."""
     assert state.origin is not None
-    throw = Throw(state.rules, state.colours, state.turn, state.throw, state.origin)
+    throw = Throw(state.rules, state.colours, state.turn, state.throw, state.origin, exits_set_duty)
     depth, seen, plays = len(state.played), set(), []
     for decisions in best_plays(throw, duty):
         if len(decisions) <= depth or decisions[depth].bonus != bool(state.bonus):
@@ -155,11 +195,13 @@ def explore(
         end, rest = do(spot, out), dice
         for die in out.uses:
             rest = without(rest, die)
+        if throw.exits_set_duty:
+            duty = duty_of(throw, end, rest)
         owe = earned(rules, out)
         explore(throw, end, rest, owe, True, duty, opened, (*steps, (out, end)), found)
         return
     if duty is None:
-        duty = bool(dice) and is_repeat(throw.dice) and owns_barrier(throw.colours, spot, seat)
+        duty = duty_of(throw, spot, dice)
     before = len(found)
     if dice:
         occ, pieces = occupancy(throw.colours, spot), movers(spot, seat)
@@ -173,6 +215,11 @@ def explore(
                 explore(throw, end, rest, owe, False, duty, opens, (*steps, (sub, end)), found)
     if len(found) == before:
         found.append(Line(steps, duty, opened))
+
+
+def duty_of(throw: Throw, spot: Spot, dice: tuple[int, ...]) -> bool:
+    """Whether the die moves left must open a barrier, if some play can (§8.1.5)."""
+    return bool(dice) and is_repeat(throw.dice) and owns_barrier(throw.colours, spot, throw.turn)
 
 
 def exit_move(throw: Throw, spot: Spot, dice: tuple[int, ...]) -> Sub | None:

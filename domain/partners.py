@@ -41,7 +41,8 @@ Move ids (a pawn of the partner's colour, moved by a done player, is written ``<
 
 A move's ``steps`` are each moved pawn's own walk (``from`` -> where it ends); ``effects`` are
 captures (``captured by ...``), a mover sent to its circle by a stack, and the swapped pawn.
-``apply`` replays steps, then effects.
+``apply`` replays steps, then effects. The board, the walks and the moves of each card are in
+``domain/partners_board.py``; this module holds the cards, the deal cycle and the protocol.
 
 Errors (``domain.model``)::
 
@@ -54,14 +55,13 @@ Errors (``domain.model``)::
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from functools import lru_cache
-from typing import Annotated, Any, Literal, NamedTuple, get_args
+from typing import Annotated, Any, Literal, get_args
 
 import msgspec
 from msgspec.structs import replace
 
-from domain import model
+from domain import model, partners_board
 from domain.events import (
     CardExchanged,
     CardsDealt,
@@ -76,7 +76,6 @@ from domain.model import (
     BadSetup,
     ChanceNeed,
     Deal,
-    Effect,
     GameOver,
     Hand,
     IllegalMove,
@@ -84,13 +83,19 @@ from domain.model import (
     NotYourTurn,
     Pending,
     Piece,
-    Step,
     Viewer,
     chance_move,
     check_players,
     parse_options,
     status_of,
 )
+from domain.partners_board import COLOURS as COLOURS
+from domain.partners_board import LANE as LANE
+from domain.partners_board import NAMES, PAWNS, PIECE, Board, move_reason, partner
+from domain.partners_board import PLAYS as PLAYS
+from domain.partners_board import SEATS as SEATS
+from domain.partners_board import geometry as geometry
+from domain.track import NOWHERE, hand_view, listed, sorted_by
 
 NAME = "partners"
 VERSION = 1
@@ -101,13 +106,8 @@ STACKING = True
 STACK_LIMIT = 4
 """A stack has no limit but the 4 pawns of a colour (partners.md 3.4)."""
 
-COLOURS = ("yellow", "red", "blue", "green")
-SEATS = 4
-PAWNS = 4
-LANE = 4
 HAND = 4
 DEALS_PER_DEALER = 3
-NOWHERE = -1
 
 Card = Literal[
     "N2",
@@ -126,20 +126,7 @@ Card = Literal[
     "SWAP",
 ]
 CARDS: tuple[Card, ...] = get_args(Card)
-CARD_RANK = {card: rank for rank, card in enumerate(CARDS)}
-START_CARDS = ("START", "START_8", "START_13")
-
-# What each card allows (partners.md 5.6): (kind of move, number of steps).
-PLAYS: dict[str, tuple[tuple[str, int], ...]] = {
-    **{f"N{n}": (("forward", n),) for n in (2, 3, 5, 6, 9, 10, 12)},
-    "START": (("start", 0),),
-    "START_8": (("start", 0), ("forward", 8)),
-    "START_13": (("start", 0), ("forward", 13)),
-    "BACK_4": (("backward", 4),),
-    "ONE_14": (("forward", 1), ("forward", 14)),
-    "SEVEN": (("seven", 7),),
-    "SWAP": (("swap", 0),),
-}
+CARD_RANK: dict[str, int] = {card: rank for rank, card in enumerate(CARDS)}
 
 
 class Options(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -177,77 +164,10 @@ class Options(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
 
 OPTIONS: dict[str, Any] = msgspec.to_builtins(Options())
 
-NAMES = tuple(f"{COLOURS[seat]}-{n}" for seat in range(SEATS) for n in range(1, PAWNS + 1))
-PIECE = {name: index for index, name in enumerate(NAMES)}
-
-# Walk failures (negative results of ``_walk``); a blocked start space S is ``BLOCKED - S``.
-NO_ENTRY = -1  # the next lane square is occupied and the pawn may not turn around
-JUMP = -2  # a lane pawn is in the way of the backward part of a bounce
-BLOCKED = -3
-
-
-def partner(seat: int) -> int:
-    """The seat opposite ``seat``."""
-    return (seat + 2) % SEATS
-
 
 def team(seat: int) -> tuple[int, int]:
     """The two seats of ``seat``'s team, lower first."""
     return (seat % 2, seat % 2 + 2)
-
-
-# --- board geometry -----------------------------------------------------------------------------
-
-
-class Geometry(NamedTuple):
-    """The board for one ``section_length``: location names and one-step tables per colour."""
-
-    track: int
-    circle: int
-    names: tuple[str, ...]
-    codes: dict[str, int]
-    starts: tuple[int, ...]
-    forward: tuple[tuple[int, ...], ...]
-    backward: tuple[tuple[int, ...], ...]
-
-
-def _forward_step(track: int, entry: int, loc: int) -> int:
-    """partners.md 3.3: the lane entry square leads into lane 1; lane 4 leads nowhere."""
-    if loc < track:
-        return track if loc == entry else (loc + 1) % track
-    return loc + 1 if loc < track + LANE - 1 else NOWHERE
-
-
-def _backward_step(track: int, entry: int, loc: int) -> int:
-    """partners.md 3.3: never into a lane; lane 1 leads back to the lane entry square."""
-    if loc < track:
-        return (loc - 1) % track
-    if loc == track:
-        return entry
-    return loc - 1 if loc < track + LANE else NOWHERE
-
-
-@lru_cache(maxsize=8)
-def geometry(length: int) -> Geometry:
-    """The tables for a track of 4 sections of ``length`` squares."""
-    track = SEATS * length
-    names = (
-        *(f"track:{n}" for n in range(track)),
-        *(f"lane:{k}" for k in range(1, LANE + 1)),
-        "start",
-    )
-    starts = tuple(length * seat for seat in range(SEATS))
-    entries = tuple((start - 1) % track for start in starts)
-    locs = range(track + LANE + 1)
-    return Geometry(
-        track=track,
-        circle=track + LANE,
-        names=names,
-        codes={name: code for code, name in enumerate(names)},
-        starts=starts,
-        forward=tuple(tuple(_forward_step(track, e, loc) for loc in locs) for e in entries),
-        backward=tuple(tuple(_backward_step(track, e, loc) for loc in locs) for e in entries),
-    )
 
 
 # --- state --------------------------------------------------------------------------------------
@@ -276,7 +196,7 @@ class State(msgspec.Struct, frozen=True):
 
 
 def _sorted_cards(cards: Any) -> tuple[str, ...]:
-    return tuple(sorted(cards, key=CARD_RANK.__getitem__))
+    return sorted_by(CARD_RANK, cards)
 
 
 def _without(cards: tuple[str, ...], taken: tuple[str, ...]) -> tuple[str, ...]:
@@ -344,306 +264,13 @@ def _after_turn(state: State, hands: tuple[tuple[str, ...], ...], seat: int) -> 
     return replace(state, hands=hands, turn=turn, phase=phase)
 
 
-# --- move generation ----------------------------------------------------------------------------
-
-
-class Board:
-    """A scratch copy of the pawns while a move is worked out (never part of the state)."""
-
-    __slots__ = ("capture", "effects", "geo", "locs", "parts", "steps")
-
-    def __init__(self, geo: Geometry, locs: list[int], capture: bool) -> None:
-        self.geo = geo
-        self.locs = locs
-        self.capture = capture
-        self.steps: list[Step] = []
-        self.effects: list[Effect] = []
-        self.parts: list[str] = []
-
-    def copy(self) -> Board:
-        board = Board(self.geo, self.locs.copy(), self.capture)
-        board.steps, board.effects, board.parts = (
-            self.steps.copy(),
-            self.effects.copy(),
-            self.parts.copy(),
-        )
-        return board
-
-    def done(self, colour: int) -> bool:
-        """All four pawns of ``colour`` in the lane (so the lane is full: all finished)."""
-        track, circle = self.geo.track, self.geo.circle
-        return all(track <= loc < circle for loc in self.locs[colour * PAWNS : colour * PAWNS + 4])
-
-    def pawn_at(self, colour: int, loc: int, skip: int = 0) -> int:
-        """The lowest-numbered pawn of ``colour`` on ``loc`` not in the bit set ``skip``."""
-        for pawn in range(colour * PAWNS, colour * PAWNS + PAWNS):
-            if self.locs[pawn] == loc and not skip >> pawn & 1:
-                return pawn
-        return NOWHERE
-
-    def blocked(self, colour: int) -> frozenset[int]:
-        """Start spaces of other colours with a pawn of their colour on them (3.4)."""
-        starts, locs = self.geo.starts, self.locs
-        return frozenset(
-            starts[x]
-            for x in range(SEATS)
-            if x != colour and starts[x] in locs[x * PAWNS : x * PAWNS + PAWNS]
-        )
-
-    def lane_busy(self, colour: int, mover: int) -> frozenset[int]:
-        first = colour * PAWNS
-        track = self.geo.track
-        return frozenset(
-            loc
-            for p, loc in enumerate(self.locs[first : first + PAWNS], first)
-            if p != mover and loc >= track
-        )
-
-    def others_on(self, square: int, mover: int) -> list[int]:
-        locs = self.locs
-        if square not in locs:
-            return []
-        return [p for p, loc in enumerate(locs) if loc == square and p != mover]
-
-
-def _walk(board: Board, pawn: int, steps: int) -> int:
-    """Where ``pawn`` ends after ``steps`` forward steps (bounce included, 5.2), or a failure."""
-    path = _path(board, pawn, steps)
-    return path[-1] if len(path) == steps or path[-1] < 0 else NO_ENTRY
-
-
-def _path(board: Board, pawn: int, steps: int) -> list[int]:
-    """Where ``pawn`` stands after each of up to ``steps`` forward steps; a failure (negative)
-    ends the list, since a longer count would meet it too."""
-    geo, colour = board.geo, pawn // PAWNS
-    fwd, back, track = geo.forward[colour], geo.backward[colour], geo.track
-    busy, blocked = board.lane_busy(colour, pawn), board.blocked(colour)
-    pos, forward = board.locs[pawn], True
-    path: list[int] = []
-    for taken in range(steps):
-        if forward:
-            nxt = fwd[pos]
-            if pos >= track and (nxt == NOWHERE or nxt in busy):
-                if taken == 0:
-                    return [NO_ENTRY]
-                forward, nxt = False, back[pos]
-            elif nxt in busy:
-                return [*path, NO_ENTRY]
-        else:
-            nxt = back[pos]
-        if nxt >= track:
-            if nxt in busy:
-                return [*path, JUMP]
-        elif nxt in blocked:
-            return [*path, BLOCKED - nxt]
-        path.append(nxt)
-        pos = nxt
-    return path
-
-
-def _walk_back(board: Board, pawn: int, steps: int) -> int:
-    """Where a track pawn ends after ``steps`` backward steps (5.3), or a failure."""
-    colour = pawn // PAWNS
-    back, blocked = board.geo.backward[colour], board.blocked(colour)
-    pos = board.locs[pawn]
-    for _ in range(steps):
-        pos = back[pos]
-        if pos in blocked:
-            return BLOCKED - pos
-    return pos
-
-
-def _landing(board: Board, pawn: int, square: int) -> str | None:
-    """Why ``pawn`` may not end on the track square ``square`` (5.4), or None."""
-    others = board.others_on(square, pawn)
-    if not others or others[0] // PAWNS == pawn // PAWNS:
-        return None
-    owner = others[0] // PAWNS
-    if owner == partner(pawn // PAWNS) and not board.capture:
-        return f"{board.geo.names[square]} holds a pawn of the partner's colour"
-    return None
-
-
-def _arrive(board: Board, pawn: int, square: int, label: str) -> None:
-    """Put ``pawn`` on ``square`` and apply the destination rules (5.4); legality checked."""
-    geo, locs = board.geo, board.locs
-    origin = locs[pawn]
-    name = NAMES[pawn]
-    board.steps.append(Step(name, geo.names[origin], geo.names[square]))
-    board.parts.append(f"{label}{geo.names[origin]}>{geo.names[square]}")
-    others = board.others_on(square, pawn) if square < geo.track else []
-    locs[pawn] = square
-    if not others or others[0] // PAWNS == pawn // PAWNS:
-        return
-    if len(others) == 1:
-        locs[others[0]] = geo.circle
-        board.effects.append(
-            Effect(NAMES[others[0]], geo.names[square], "start", f"captured by {name}")
-        )
-        return
-    locs[pawn] = geo.circle
-    stack = COLOURS[others[0] // PAWNS]
-    why = f"ended on the {stack} stack on {geo.names[square]}"
-    board.effects.append(Effect(name, geo.names[square], "start", why))
-
-
-def _label(seat: int, pawn: int) -> str:
-    colour = pawn // PAWNS
-    return "" if colour == seat else f"{COLOURS[colour]}@"
-
-
-def _start(board: Board, seat: int, colour: int) -> str | None:
-    """Start a pawn of ``colour`` in place (5.5); why not, if it cannot."""
-    geo = board.geo
-    pawn = board.pawn_at(colour, geo.circle)
-    if pawn == NOWHERE:
-        return f"{COLOURS[colour]} has no pawn in its circle"
-    square = geo.starts[colour]
-    others = board.others_on(square, pawn)
-    if len(others) > 1 and others[0] // PAWNS != colour:
-        return f"the start space {geo.names[square]} holds a {COLOURS[others[0] // PAWNS]} stack"
-    reason = _landing(board, pawn, square)
-    if reason is None:
-        _arrive(board, pawn, square, _label(seat, pawn))
-    return reason
-
-
-def _go(board: Board, seat: int, pawn: int, steps: int, backward: bool = False) -> bool:
-    """Move ``pawn`` forward (or backward) ``steps`` in place; False (board spoilt) if illegal."""
-    square = _walk_back(board, pawn, steps) if backward else _walk(board, pawn, steps)
-    if square < 0 or (square < board.geo.track and _landing(board, pawn, square)):
-        return False
-    _arrive(board, pawn, square, _label(seat, pawn))
-    return True
-
-
-def _mover(board: Board, seat: int) -> int:
-    """The colour ``seat`` moves: its own, or its partner's once it is done (5.1)."""
-    return partner(seat) if board.done(seat) else seat
-
-
-def _origins(board: Board, colour: int, skip: int = 0) -> list[tuple[int, int]]:
-    """(location, pawn) of each location holding movable pawns of ``colour`` (circle excluded)."""
-    found: dict[int, int] = {}
-    for pawn in range(colour * PAWNS, colour * PAWNS + PAWNS):
-        loc = board.locs[pawn]
-        if loc != board.geo.circle and not skip >> pawn & 1 and loc not in found:
-            found[loc] = pawn
-    return sorted(found.items())
-
-
-def _move(board: Board, seat: int, card: str) -> Move:
-    move_id = f"{card}:" + "+".join(board.parts)
-    return Move(move_id, seat, card, tuple(board.steps), tuple(board.effects))
-
-
-def _start_moves(board: Board, seat: int, card: str, _: int) -> list[Move]:
-    moved = board.copy()
-    if _start(moved, seat, _mover(board, seat)) is not None:
-        return []
-    return [_move(moved, seat, card)]
-
-
-def _count_moves(board: Board, seat: int, card: str, steps: int, backward: bool) -> list[Move]:
-    moves = []
-    track = board.geo.track
-    for loc, pawn in _origins(board, _mover(board, seat)):
-        if backward and loc >= track:
-            continue
-        moved = board.copy()
-        if _go(moved, seat, pawn, steps, backward):
-            moves.append(_move(moved, seat, card))
-    return moves
-
-
-def _forward_moves(board: Board, seat: int, card: str, steps: int) -> list[Move]:
-    return _count_moves(board, seat, card, steps, False)
-
-
-def _backward_moves(board: Board, seat: int, card: str, steps: int) -> list[Move]:
-    return _count_moves(board, seat, card, steps, True)
-
-
-def _position(locs: list[int]) -> tuple[int, ...]:
-    """A position up to interchangeable pawns of one colour."""
-    return tuple(loc for c in range(SEATS) for loc in sorted(locs[c * PAWNS : c * PAWNS + PAWNS]))
-
-
-def _seven_moves(board: Board, seat: int, card: str, total: int) -> list[Move]:
-    """Every split of the 7 (5.7), one move per final position, in search order."""
-    found: dict[tuple[int, ...], Board] = {}
-    seen: set[tuple[tuple[int, ...], int, int]] = set()
-
-    def search(current: Board, used: int, left: int) -> None:
-        if left == 0:
-            found.setdefault(_position(current.locs), current)
-            return
-        key = (tuple(current.locs), used, left)
-        if key in seen:
-            return
-        seen.add(key)
-        track = current.geo.track
-        for _, pawn in _origins(current, _mover(current, seat), used):
-            for steps, square in enumerate(_path(current, pawn, left), 1):
-                if square < 0 or (square < track and _landing(current, pawn, square)):
-                    continue
-                moved = current.copy()
-                _arrive(moved, pawn, square, _label(seat, pawn))
-                search(moved, used | 1 << pawn, left - steps)
-
-    search(board, 0, total)
-    return [_move(moved, seat, card) for moved in found.values()]
-
-
-def _swappable(board: Board) -> list[int]:
-    """Pawns that may be swapped (5.8), by square: alone on a track square that is no start."""
-    geo, locs = board.geo, board.locs
-    count: dict[int, int] = {}
-    for loc in locs:
-        count[loc] = count.get(loc, 0) + 1
-    starts = set(geo.starts)
-    eligible = [
-        p for p, loc in enumerate(locs) if loc < geo.track and loc not in starts and count[loc] == 1
-    ]
-    return sorted(eligible, key=locs.__getitem__)
-
-
-def _swap_moves(board: Board, seat: int, card: str, _: int) -> list[Move]:
-    geo, locs = board.geo, board.locs
-    eligible = _swappable(board)
-    moves = []
-    for i, a in enumerate(eligible):
-        for b in eligible[i + 1 :]:
-            if a // PAWNS == b // PAWNS:
-                continue
-            here, there = geo.names[locs[a]], geo.names[locs[b]]
-            step = Step(NAMES[a], here, there)
-            effect = Effect(NAMES[b], there, here, f"swapped with {NAMES[a]}")
-            moves.append(Move(f"{card}:{here}<>{there}", seat, card, (step,), (effect,)))
-    return moves
-
-
-GENERATORS: dict[str, Callable[[Board, int, str, int], list[Move]]] = {
-    "start": _start_moves,
-    "forward": _forward_moves,
-    "backward": _backward_moves,
-    "seven": _seven_moves,
-    "swap": _swap_moves,
-}
-
-
 def _board(state: State) -> Board:
     return Board(geometry(state.length), list(state.pawns), state.partner_capture)
 
 
 def card_moves(state: State, seat: int, card: str) -> list[Move]:
     """Every legal move of ``seat`` with ``card`` in this position (whatever its hand)."""
-    board = _board(state)
-    moves: dict[str, Move] = {}
-    for kind, steps in PLAYS[card]:
-        for move in GENERATORS[kind](board, seat, card, steps):
-            moves.setdefault(move.id, move)
-    return list(moves.values())
+    return partners_board.card_moves(_board(state), seat, card)
 
 
 @lru_cache(maxsize=256)
@@ -867,18 +494,11 @@ def view(state: State, viewer: Viewer) -> PartnersView:
         dealer=dealer(state),
         deals=state.deals,
         turn=None if state.turn == NOWHERE else state.turn,
-        hands=[_hand_view(state, seat, viewer) for seat in range(SEATS)],
+        hands=[hand_view(state.hands[seat], seat, viewer) for seat in range(SEATS)],
         exchange=_exchange_view(state, viewer) if state.phase == "exchange" else None,
         draw_pile=len(state.pile),
         discard=list(state.discard),
     )
-
-
-def _hand_view(state: State, seat: int, viewer: Viewer) -> Hand:
-    hand = state.hands[seat]
-    if viewer == "referee" or viewer == seat:
-        return Hand(seat, cards=list(hand))
-    return Hand(seat, count=len(hand))
 
 
 def _exchange_view(state: State, viewer: Viewer) -> list[Exchange]:
@@ -905,81 +525,9 @@ def explain(state: State, seat: int, move_id: str) -> str:
     if card not in hand:
         return f"move {move_id!r}: card {card!r} is not in the hand ({', '.join(hand)})"
     legal = [move.id for move in _plays(state) if move.uses == card]
-    reason = _reason(state, seat, card, rest)
-    shown = ", ".join(repr(m) for m in legal) or "none"
+    reason = move_reason(_board(state), seat, card, rest)
+    shown = listed(legal)
     fold = "" if _plays(state) else "; no card has a legal move, so the hand is laid down"
     if reason:
         return f"move {move_id!r} is not legal: {reason}; legal moves with {card!r}: {shown}{fold}"
     return f"move {move_id!r} is not legal; legal moves with {card!r}: {shown}{fold}"
-
-
-def _reason(state: State, seat: int, card: str, rest: str) -> str | None:
-    """A specific reason, when one is evident, for a single-pawn move or a swap."""
-    board = _board(state)
-    geo = board.geo
-    if card == "SWAP":
-        return _swap_reason(board, rest)
-    if "+" in rest:
-        return None
-    label, at, origin_name = rest.partition("@")
-    origin_name = origin_name if at else label
-    origin_name, _, _ = origin_name.partition(">")
-    colour = _mover(board, seat)
-    if at and label != COLOURS[colour]:
-        return f"{COLOURS[seat]} moves {COLOURS[colour]} pawns now, not {label} ones"
-    if origin_name not in geo.codes:
-        return f"{origin_name!r} is not a location"
-    origin = geo.codes[origin_name]
-    if origin == geo.circle:
-        if card not in START_CARDS:
-            return f"card {card!r} cannot start a pawn: only {', '.join(START_CARDS)} can"
-        return _start(board.copy(), seat, colour)
-    pawn = board.pawn_at(colour, origin)
-    if pawn == NOWHERE:
-        return f"no {COLOURS[colour]} pawn stands on {origin_name}"
-    reasons = [
-        _count_reason(board, pawn, steps, kind == "backward")
-        for kind, steps in PLAYS[card]
-        if kind in ("forward", "backward", "seven")
-    ]
-    return reasons[0] if reasons and all(reasons) else None
-
-
-def _count_reason(board: Board, pawn: int, steps: int, backward: bool) -> str | None:
-    geo = board.geo
-    where = f"{NAMES[pawn]} on {geo.names[board.locs[pawn]]}"
-    if backward and board.locs[pawn] >= geo.track:
-        return f"the 4 backward never moves a pawn in its lane ({where})"
-    if _walk(board, pawn, 1) == NO_ENTRY and board.locs[pawn] >= geo.track:
-        return f"{where} cannot move forward: the lane square after it is occupied or it is last"
-    square = _walk_back(board, pawn, steps) if backward else _walk(board, pawn, steps)
-    way = "backward" if backward else "forward"
-    if square == NO_ENTRY:
-        return f"{where} cannot go {steps} {way}: the next lane square is occupied"
-    if square == JUMP:
-        return f"{where} cannot go {steps} {way}: it would jump a pawn in its lane"
-    if square <= BLOCKED:
-        start = geo.names[BLOCKED - square]
-        return f"{where} cannot go {steps} {way}: the start space {start} is blocked"
-    if square < geo.track:
-        return _landing(board, pawn, square)
-    return None
-
-
-def _swap_reason(board: Board, rest: str) -> str | None:
-    geo = board.geo
-    names = rest.split("<>")
-    if len(names) != 2 or any(name not in geo.codes for name in names):
-        return f"{rest!r} is not two squares: expected 'SWAP:<square><><square>'"
-    eligible = {board.locs[p] for p in _swappable(board)}
-    for name in names:
-        square = geo.codes[name]
-        if square >= geo.track:
-            return f"{name} is not a track square"
-        if square in geo.starts:
-            return f"a pawn on a start space ({name}) is safe from swaps"
-        if not board.others_on(square, NOWHERE):
-            return f"no pawn stands on {name}"
-        if square not in eligible:
-            return f"the stack on {name} is safe from swaps"
-    return None

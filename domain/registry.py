@@ -7,9 +7,11 @@ from typing import Any
 
 from domain import (
     ludo,
+    ludo_v1,
     parchis,
     parchis_2dice,
     parchis_2dice_v1,
+    parchis_2dice_v2,
     partners,
     race35,
     sorry,
@@ -41,6 +43,8 @@ RULESETS: dict[str, RuleSet[Any]] = {
 
 EARLIER: dict[tuple[str, int], RuleSet[Any]] = {
     (parchis_2dice_v1.NAME, parchis_2dice_v1.VERSION): parchis_2dice_v1,
+    (parchis_2dice_v2.NAME, parchis_2dice_v2.VERSION): parchis_2dice_v2,
+    (ludo_v1.NAME, ludo_v1.VERSION): ludo_v1,
 }
 """Earlier versions of rule sets, by (name, version), kept to replay the games played under
 them; a new game always gets the version in ``RULESETS``."""

@@ -27,7 +27,9 @@ Move ids (``<to>`` is where a count or a placement lands, before any slide):
 =============================  ===============================================================
 
 A move's ``steps`` are each moved pawn's own displacement (execution order); its ``effects``
-are bumps, slides, sweeps and swaps, in order. ``apply`` replays steps, then effects.
+are bumps, slides, sweeps and swaps, in order. ``apply`` replays steps, then effects. The loop,
+its walks, the scratch board and the card dispatch are ``domain.track``'s; ``Board.ended`` is
+the hook a variant's landing rule overrides (sorry-hand's rule L4).
 
 Errors (``domain.model``)::
 
@@ -47,7 +49,7 @@ from typing import Annotated, Any, Literal, NamedTuple
 import msgspec
 from msgspec.structs import replace
 
-from domain import model
+from domain import model, track
 from domain.events import (
     CardDrawn,
     DeckShuffled,
@@ -79,6 +81,7 @@ from domain.model import (
     piece_id,
     status_of,
 )
+from domain.track import NOWHERE, Loop, Plays, Scratch, listed, walks
 
 NAME = "sorry"
 VERSION = 1
@@ -114,7 +117,6 @@ SIDE = 15
 LANE = 5
 HOME = TRACK + LANE
 START = HOME + 1
-NOWHERE = -1
 TURN_REL = 2
 CIRCLE_REL = 4
 SLIDES_REL = ((1, 4), (9, 13))
@@ -129,7 +131,7 @@ DECKS: dict[str, dict[str, int]] = {
 DECLINE = "decline"
 
 # What each card allows (sorry.md 5.3): (kind of move, number of squares).
-PLAYS: dict[str, tuple[tuple[str, int], ...]] = {
+PLAYS: Plays = {
     "1": (("start", 0), ("forward", 1)),
     "2": (("start", 0), ("forward", 2)),
     "3": (("forward", 3),),
@@ -158,28 +160,14 @@ def _location_names() -> tuple[str, ...]:
     return (*track, *lane, "home", "start")
 
 
-def _forward_step(colour: int, loc: int) -> int:
-    """One forward step (3.3): the turn square leads into the lane, lane 5 into home."""
-    if loc < TRACK:
-        return TRACK if loc == colour * SIDE + TURN_REL else (loc + 1) % TRACK
-    return loc + 1 if loc < HOME else NOWHERE
+LOOP = Loop(TRACK, ahead=LANE + 1, behind=LANE)
+"""The loop, each colour's five lane squares and home (3.3)."""
 
 
-def _backward_step(colour: int, loc: int) -> int:
-    """One backward step (3.3): never into a lane; lane 1 leads out to the turn square."""
-    if loc < TRACK:
-        return (loc - 1) % TRACK
-    if loc == TRACK:
-        return colour * SIDE + TURN_REL
-    return loc - 1 if loc < HOME else NOWHERE
-
-
-def _walks(step: Callable[[int, int], int], colour: int) -> tuple[tuple[int, ...], ...]:
-    """``walks[n][loc]``: where ``n`` single steps lead, or NOWHERE."""
-    table = [tuple(range(START + 1))]
-    for _ in range(MOST_STEPS):
-        table.append(tuple(NOWHERE if at == NOWHERE else step(colour, at) for at in table[-1]))
-    return tuple(table)
+def _walk_tables(colour: int) -> tuple[tuple[tuple[int, ...], ...], ...]:
+    """(forward, backward) walks of ``colour``: the turn square leads into the lane."""
+    forward, backward = LOOP.steps(colour * SIDE + TURN_REL, START + 1)
+    return walks(forward, MOST_STEPS), walks(backward, MOST_STEPS)
 
 
 def _interiors() -> tuple[int, ...]:
@@ -204,8 +192,7 @@ def _slides() -> tuple[Slide | None, ...]:
 
 LOCATION = _location_names()
 CODE = {name: code for code, name in enumerate(LOCATION)}
-FORWARD = tuple(_walks(_forward_step, colour) for colour in range(MAX_PLAYERS))
-BACKWARD = tuple(_walks(_backward_step, colour) for colour in range(MAX_PLAYERS))
+FORWARD, BACKWARD = zip(*(_walk_tables(colour) for colour in range(MAX_PLAYERS)), strict=True)
 SLIDE_AT = _slides()
 INTERIOR_OF = _interiors()
 NAMES = tuple(
@@ -233,14 +220,25 @@ class State(msgspec.Struct, frozen=True):
 def setup(options: dict[str, Any], seats: int) -> State:
     """Pawns in Start (one on its start circle with ``fast_start``), the full deck to draw."""
     opts = parse_options(NAME, Options, options)
-    check_players(NAME, seats, MIN_PLAYERS, MAX_PLAYERS)
-    check_seat("first_player", opts.first_player, seats)
+    check_table(NAME, seats, opts.first_player)
+    pile = tuple(card for card in CARDS for _ in range(DECKS[opts.deck][card]))
+    pawns = start_pawns(seats, opts.fast_start)
+    return State(seats=seats, pawns=pawns, pile=pile, turn=opts.first_player)
+
+
+def check_table(name: str, seats: int, first_player: int) -> None:
+    """Refuse a player count or a first player the board does not have (sorry, sorry-hand)."""
+    check_players(name, seats, MIN_PLAYERS, MAX_PLAYERS)
+    check_seat("first_player", first_player, seats)
+
+
+def start_pawns(seats: int, fast_start: bool) -> tuple[int, ...]:
+    """Every pawn in Start, or with ``fast_start`` one per colour on its start circle."""
     pawns = [START] * (seats * PAWNS)
-    if opts.fast_start:
+    if fast_start:
         for seat in range(seats):
             pawns[seat * PAWNS] = _circle(seat)
-    pile = tuple(card for card in CARDS for _ in range(DECKS[opts.deck][card]))
-    return State(seats=seats, pawns=tuple(pawns), pile=pile, turn=opts.first_player)
+    return tuple(pawns)
 
 
 def _circle(seat: int) -> int:
@@ -250,34 +248,29 @@ def _circle(seat: int) -> int:
 # --- move generation ---------------------------------------------------------------------------
 
 
-class Board:
-    """A scratch copy of the pawns while a move is worked out (never part of the state).
+class Board(Scratch):
+    """The scratch board of a move: pawn locations and the pawn on each track square."""
 
-    ``mid_slide``: the sorry-hand rule L4 (a pawn ending a movement inside a slide of another
-    colour goes to its Start); always False in sorry.
-    """
+    __slots__ = ("occ",)
 
-    __slots__ = ("effects", "locs", "mid_slide", "occ", "steps")
-
-    def __init__(self, locs: list[int], occ: list[int], mid_slide: bool = False) -> None:
-        self.locs = locs
+    def __init__(self, locs: list[int], occ: list[int]) -> None:
+        super().__init__(locs)
         self.occ = occ
-        self.mid_slide = mid_slide
-        self.steps: list[Step] = []
-        self.effects: list[Effect] = []
 
     @classmethod
-    def of(cls, pawns: tuple[int, ...], mid_slide: bool = False) -> Board:
+    def of(cls, pawns: tuple[int, ...]) -> Board:
         occ = [NOWHERE] * TRACK
         for pawn, loc in enumerate(pawns):
             if loc < TRACK:
                 occ[loc] = pawn
-        return cls(list(pawns), occ, mid_slide)
+        return cls(list(pawns), occ)
 
-    def copy(self) -> Board:
-        board = Board(self.locs.copy(), self.occ.copy(), self.mid_slide)
-        board.steps, board.effects = self.steps.copy(), self.effects.copy()
-        return board
+    def copy_into(self, board: Board) -> None:
+        board.occ = self.occ.copy()
+
+    def ended(self, pawn: int, square: int) -> None:
+        """A movement of ``pawn`` ends on the track ``square``, not a slide of another colour:
+        nothing more happens in sorry (the hook of sorry-hand's rule L4)."""
 
 
 def _blocked(board: Board, pawn: int, dest: int) -> bool:
@@ -286,7 +279,8 @@ def _blocked(board: Board, pawn: int, dest: int) -> bool:
     return dest != HOME and dest in board.locs[first : first + PAWNS]
 
 
-def _to_start(board: Board, pawn: int, why: str) -> None:
+def to_start(board: Board, pawn: int, why: str) -> None:
+    """``pawn`` goes back to its Start (an effect saying why)."""
     loc = board.locs[pawn]
     board.effects.append(Effect(NAMES[pawn], LOCATION[loc], "start", why))
     board.occ[loc] = NOWHERE
@@ -305,7 +299,7 @@ def _land(board: Board, pawn: int, dest: int, why: str) -> None:
         return
     other = occ[dest]
     if other >= 0:
-        _to_start(board, other, f"{why} by {NAMES[pawn]}")
+        to_start(board, other, f"{why} by {NAMES[pawn]}")
     occ[dest] = pawn
     _slide(board, pawn, dest)
 
@@ -314,8 +308,7 @@ def _slide(board: Board, pawn: int, square: int) -> None:
     """L3: on a triangle of another colour, slide to its end and sweep the slide to Start."""
     slide = SLIDE_AT[square]
     if slide is None or slide.colour == pawn // PAWNS:
-        if board.mid_slide and INTERIOR_OF[square] not in (NOWHERE, pawn // PAWNS):
-            _to_start(board, pawn, f"landed inside the slide of {COLOURS[INTERIOR_OF[square]]}")
+        board.ended(pawn, square)
         return
     board.occ[square] = NOWHERE
     why = f"slide of {COLOURS[slide.colour]}"
@@ -323,7 +316,7 @@ def _slide(board: Board, pawn: int, square: int) -> None:
     for swept in slide.swept:
         other = board.occ[swept]
         if other >= 0:
-            _to_start(board, other, f"swept by the slide of {NAMES[pawn]}")
+            to_start(board, other, f"swept by the slide of {NAMES[pawn]}")
     board.occ[slide.end] = pawn
     board.locs[pawn] = slide.end
 
@@ -335,10 +328,6 @@ def _count(board: Board, pawn: int, walk: tuple[int, ...]) -> bool:
         return False
     _land(board, pawn, dest, "bumped")
     return True
-
-
-def _move(move_id: str, seat: int, card: str, board: Board) -> Move:
-    return Move(move_id, seat, card, tuple(board.steps), tuple(board.effects))
 
 
 def _own(seat: int) -> range:
@@ -364,7 +353,7 @@ def _start_moves(board: Board, seat: int, card: str, _: int) -> list[Move]:
         return []
     moved = board.copy()
     _land(moved, pawn, _circle(seat), "bumped")
-    return [_move(f"{card}:start>{LOCATION[_circle(seat)]}", seat, card, moved)]
+    return [moved.move(f"{card}:start>{LOCATION[_circle(seat)]}", seat, card)]
 
 
 def _walk_moves(board: Board, seat: int, card: str, walk: tuple[int, ...]) -> list[Move]:
@@ -376,7 +365,7 @@ def _walk_moves(board: Board, seat: int, card: str, walk: tuple[int, ...]) -> li
             continue
         moved = board.copy()
         _land(moved, pawn, dest, "bumped")
-        moves.append(_move(f"{card}:{LOCATION[origin]}>{LOCATION[dest]}", seat, card, moved))
+        moves.append(moved.move(f"{card}:{LOCATION[origin]}>{LOCATION[dest]}", seat, card))
     return moves
 
 
@@ -416,7 +405,7 @@ def _split_pair(board: Board, seat: int, p: int, q: int, steps: int) -> list[Mov
         seats = len(board.locs) // PAWNS
         if _position(legal[0].locs, seats) == _position(legal[1].locs, seats):
             legal = [legal[0] if board.locs[p] < board.locs[q] else legal[1]]
-    return [_move(_split_id(moved), seat, "7", moved) for moved in legal]
+    return [moved.move(_split_id(moved), seat, "7") for moved in legal]
 
 
 def _split_moves(board: Board, seat: int, card: str, total: int) -> list[Move]:
@@ -451,7 +440,7 @@ def _swap_moves(board: Board, seat: int, card: str, _: int) -> list[Move]:
             moved.occ[target], moved.occ[mine] = pawn, other
             _slide(moved, pawn, target)
             move_id = f"{card}:{LOCATION[mine]}<>{LOCATION[target]}"
-            moves.append(_move(move_id, seat, card, moved))
+            moves.append(moved.move(move_id, seat, card))
     return moves
 
 
@@ -464,11 +453,11 @@ def _sorry_moves(board: Board, seat: int, card: str, _: int) -> list[Move]:
         target = board.locs[other]
         moved = board.copy()
         _land(moved, pawn, target, "sorry!")
-        moves.append(_move(f"{card}:start>{LOCATION[target]}", seat, card, moved))
+        moves.append(moved.move(f"{card}:start>{LOCATION[target]}", seat, card))
     return moves
 
 
-GENERATORS: dict[str, Callable[[Board, int, str, int], list[Move]]] = {
+GENERATORS: dict[str, track.Generator[Board]] = {
     "start": _start_moves,
     "forward": _forward_moves,
     "backward": _backward_moves,
@@ -496,16 +485,13 @@ def _moves(pawns: tuple[int, ...], seat: int, card: str) -> tuple[Move, ...]:
 
 @lru_cache(maxsize=256)
 def card_moves(
-    pawns: tuple[int, ...], seat: int, card: str, mid_slide: bool = False
+    pawns: tuple[int, ...], seat: int, card: str, board: type[Board] = Board
 ) -> tuple[Move, ...]:
-    """Every move ``card`` allows ``seat`` on ``pawns`` (never ``decline``); ``mid_slide``
-    adds sorry-hand's rule L4. Memoised, since legal_moves and decide ask for the same ones
-    (a pure function of its arguments, so the cache is invisible)."""
-    board = Board.of(pawns, mid_slide)
-    moves: list[Move] = []
-    for kind, steps in PLAYS[card]:
-        moves.extend(GENERATORS[kind](board, seat, card, steps))
-    return tuple(moves)
+    """Every move ``card`` allows ``seat`` on ``pawns`` (never ``decline``), worked out on a
+    ``board`` (a subclass for a variant's landing rule). Memoised, since legal_moves and
+    decide ask for the same ones (a pure function of its arguments, so the cache is
+    invisible)."""
+    return tuple(track.card_moves(board.of(pawns), seat, card, PLAYS, GENERATORS))
 
 
 def is_swap(move: Move) -> bool:
@@ -614,10 +600,17 @@ def decide(state: State, seat: int, move_id: str) -> list[Event]:
     move = moves.get(move_id) or moves.get(reversed_split(move_id))
     if move is None:
         raise IllegalMove(explain(state, move_id, list(moves)))
-    played = MovePlayed(seat, move.id, move.uses, move.steps, move.effects)
-    after = apply(state, played)
-    if all(after.pawns[pawn] == HOME for pawn in _own(seat)):
-        return [played, GameFinished((seat,), f"{COLOURS[seat]} has all 4 pawns home")]
+    return played_events(move, state.pawns)
+
+
+def played_events(move: Move, pawns: tuple[int, ...]) -> list[Event]:
+    """MovePlayed for ``move`` made on ``pawns``, and GameFinished when all 4 of its seat's
+    pawns are then home."""
+    played = MovePlayed(move.seat, move.id, move.uses, move.steps, move.effects)
+    after = moved_pawns(pawns, played)
+    if all(after[pawn] == HOME for pawn in _own(move.seat)):
+        colour = COLOURS[move.seat]
+        return [played, GameFinished((move.seat,), f"{colour} has all 4 pawns home")]
     return [played]
 
 
@@ -634,13 +627,8 @@ def apply(state: State, event: Event) -> State:
         case CardDrawn(card=card):
             at = state.pile.index(card)
             return replace(state, pile=state.pile[:at] + state.pile[at + 1 :], card=card)
-        case MovePlayed(steps=steps, effects=effects):
-            pawns = list(state.pawns)
-            for step in steps:
-                pawns[PIECE[step.piece]] = CODE[step.to]
-            for effect in effects:
-                pawns[PIECE[effect.piece]] = CODE[effect.to]
-            return _card_done(replace(state, pawns=tuple(pawns)))
+        case MovePlayed():
+            return _card_done(replace(state, pawns=moved_pawns(state.pawns, event)))
         case TurnPassed():
             return _card_done(state)
         case DeckShuffled():
@@ -649,6 +637,21 @@ def apply(state: State, event: Event) -> State:
         case GameFinished(winners=winners):
             return replace(state, finished=True, winners=winners)
     return state
+
+
+def moved_pawns(pawns: tuple[int, ...], played: MovePlayed) -> tuple[int, ...]:
+    """The pawns after ``played``: its steps, then its effects."""
+    after = list(pawns)
+    for step in played.steps:
+        after[PIECE[step.piece]] = CODE[step.to]
+    for effect in played.effects:
+        after[PIECE[effect.piece]] = CODE[effect.to]
+    return tuple(after)
+
+
+def pieces(pawns: tuple[int, ...]) -> list[Piece]:
+    """The pawns as the public model shows them."""
+    return [Piece(NAMES[pawn], pawn // PAWNS, LOCATION[loc]) for pawn, loc in enumerate(pawns)]
 
 
 def _card_done(state: State) -> State:
@@ -660,7 +663,7 @@ def _card_done(state: State) -> State:
 
 def finished(state: State) -> dict[int, int]:
     """Pieces home per seat."""
-    return home_counts(view(state, "referee").pieces)
+    return home_counts(pieces(state.pawns))
 
 
 class SorryView(model.View, frozen=True, kw_only=True, tag=NAME):
@@ -676,9 +679,7 @@ def view(state: State, viewer: Viewer) -> SorryView:
     """Everything is public in sorry except the order of the draw pile (which is not kept)."""
     return SorryView(
         status=status_of(state.finished),
-        pieces=[
-            Piece(NAMES[pawn], pawn // PAWNS, LOCATION[loc]) for pawn, loc in enumerate(state.pawns)
-        ],
+        pieces=pieces(state.pawns),
         to_act=to_act(state),
         chance=None if state.card is None else Outcome(card=state.card),
         winners=list(state.winners),
@@ -708,8 +709,7 @@ def explain(state: State, move_id: str, legal: list[str]) -> str:
     reason = _reason(state, card, [part for part in parts if part is not None])
     if reason:
         return reason
-    shown = ", ".join(repr(move) for move in legal) or "none"
-    return f"move {move_id!r} is not legal with card {card!r}; legal moves: {shown}"
+    return f"move {move_id!r} is not legal with card {card!r}; legal moves: {listed(legal)}"
 
 
 def _parse_part(part: str) -> tuple[int, int] | None:

@@ -5,6 +5,7 @@ Board, pawns, positions, piece ids and card moves are those of ``domain.sorry`` 
 copied), with rule L4 of sorry-hand.md section 5 switched on by the option
 ``mid_slide_landing_returns_to_start``: a pawn ending a movement inside a slide of another
 colour goes back to its Start (an effect with why ``landed inside the slide of <colour>``).
+That rule is ``MidSlide``, sorry's scratch board with its ``ended`` hook overridden.
 
 Turn procedure (sorry-hand.md section 4), as pending actions:
 
@@ -74,16 +75,8 @@ from typing import Annotated, Any, Literal
 import msgspec
 from msgspec.structs import replace
 
-from domain import model, sorry
-from domain.events import (
-    CardDrawn,
-    CardsDealt,
-    DeckShuffled,
-    Event,
-    GameFinished,
-    MovePlayed,
-    TurnPassed,
-)
+from domain import events, model, sorry, track
+from domain.events import CardDrawn, CardsDealt, DeckShuffled, Event, MovePlayed, TurnPassed
 from domain.model import (
     COLOURS,
     HIDDEN,
@@ -91,26 +84,21 @@ from domain.model import (
     Deal,
     Draw,
     GameOver,
-    Hand,
     IllegalMove,
     Move,
     NotYourTurn,
     Pending,
-    Piece,
     Viewer,
     chance_move,
-    check_players,
-    check_seat,
-    home_counts,
-    parse_options,
     status_of,
 )
-from domain.sorry import CARD_RANK, CODE, HOME, LOCATION, NAMES, PAWNS, PIECE, START
+from domain.sorry import CARD_RANK, PAWNS
+from domain.track import NOWHERE
 
 NAME = "sorry-hand"
 VERSION = 1
-MIN_PLAYERS = 2
-MAX_PLAYERS = 4
+MIN_PLAYERS = sorry.MIN_PLAYERS
+MAX_PLAYERS = sorry.MAX_PLAYERS
 
 
 class Options(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -182,17 +170,12 @@ class State(msgspec.Struct, frozen=True):
 
 def setup(options: dict[str, Any], seats: int) -> State:
     """Pawns in Start (one on its start circle with ``fast_start``), the deck still to deal."""
-    opts = parse_options(NAME, Options, options)
-    check_players(NAME, seats, MIN_PLAYERS, MAX_PLAYERS)
-    check_seat("first_player", opts.first_player, seats)
-    pawns = [START] * (seats * PAWNS)
-    if opts.fast_start:
-        for seat in range(seats):
-            pawns[seat * PAWNS] = seat * sorry.SIDE + sorry.CIRCLE_REL
+    opts = model.parse_options(NAME, Options, options)
+    sorry.check_table(NAME, seats, opts.first_player)
     deck = {**DECK, "sorry": 4} if opts.include_sorry_cards else DECK
     return State(
         seats=seats,
-        pawns=tuple(pawns),
+        pawns=sorry.start_pawns(seats, opts.fast_start),
         pile=tuple(card for card in sorry.CARDS for _ in range(deck[card])),
         hands=((),) * seats,
         turn=opts.first_player,
@@ -205,7 +188,19 @@ def setup(options: dict[str, Any], seats: int) -> State:
 
 
 def _sorted(cards: Any) -> tuple[str, ...]:
-    return tuple(sorted(cards, key=CARD_RANK.__getitem__))
+    return track.sorted_by(CARD_RANK, cards)
+
+
+class MidSlide(sorry.Board):
+    """Rule L4: a pawn ending a movement inside a slide of another colour (between its
+    triangle and its end) goes back to its Start."""
+
+    __slots__ = ()
+
+    def ended(self, pawn: int, square: int) -> None:
+        colour = sorry.INTERIOR_OF[square]
+        if colour not in (NOWHERE, pawn // PAWNS):
+            sorry.to_start(self, pawn, f"landed inside the slide of {COLOURS[colour]}")
 
 
 @lru_cache(maxsize=128)
@@ -216,8 +211,9 @@ def hand_moves(
     them with the discard of each card (section 4, steps 1-4). Memoised: to_act, legal_moves
     and decide ask for the same ones."""
     moves: list[Move] = []
+    board = MidSlide if mid_slide else sorry.Board
     for card in dict.fromkeys(hand):
-        moves.extend(sorry.card_moves(pawns, seat, card, mid_slide))
+        moves.extend(sorry.card_moves(pawns, seat, card, board))
     if moves and all(sorry.is_swap(move) for move in moves):
         moves.extend(Move(DECLINE_DISCARD + card, seat, card) for card in dict.fromkeys(hand))
     return tuple(moves)
@@ -313,11 +309,7 @@ def decide(state: State, seat: int, move_id: str) -> list[Event]:
     move = legal.get(move_id) or legal.get(sorry.reversed_split(move_id))
     if move is None:
         raise IllegalMove(explain(state, pending, move_id, list(legal)))
-    played = MovePlayed(seat, move.id, move.uses, move.steps, move.effects)
-    after = apply(state, played)
-    if all(loc == HOME for loc in after.pawns[seat * PAWNS : (seat + 1) * PAWNS]):
-        return [played, GameFinished((seat,), f"{COLOURS[seat]} has all 4 pawns home")]
-    return [played]
+    return sorry.played_events(move, state.pawns)
 
 
 def apply(state: State, event: Event) -> State:
@@ -333,14 +325,10 @@ def apply(state: State, event: Event) -> State:
             )
         case MovePlayed(move=move_id) if move_id == DECLINE:
             return replace(state, phase="discard")
-        case MovePlayed(move=move_id, uses=str(card), steps=steps, effects=effects):
-            pawns = list(state.pawns)
-            for step in steps:
-                pawns[PIECE[step.piece]] = CODE[step.to]
-            for effect in effects:
-                pawns[PIECE[effect.piece]] = CODE[effect.to]
+        case MovePlayed(move=move_id, uses=str(card)):
+            pawns = sorry.moved_pawns(state.pawns, event)
             again = state.two_plays_again and card == "2" and not _discarded(move_id)
-            return replace(_play_card(state, card), pawns=tuple(pawns), phase="draw", again=again)
+            return replace(_play_card(state, card), pawns=pawns, phase="draw", again=again)
         case CardDrawn(seat=seat, card=card):
             drawn = _put(state.hands, seat, _sorted((*state.hands[seat], card)))
             state = replace(state, pile=_without(state.pile, [card]), hands=drawn)
@@ -351,7 +339,7 @@ def apply(state: State, event: Event) -> State:
             return _next_turn(state)
         case DeckShuffled():
             return replace(state, pile=_sorted(state.pile + state.discard), discard=())
-        case GameFinished(winners=winners):
+        case events.GameFinished(winners=winners):
             return replace(state, finished=True, winners=winners)
     return state
 
@@ -399,7 +387,7 @@ def _sees(viewer: Viewer, seat: int) -> bool:
 
 def finished(state: State) -> dict[int, int]:
     """Pieces home per seat."""
-    return home_counts(view(state, "referee").pieces)
+    return model.home_counts(sorry.pieces(state.pawns))
 
 
 class SorryHandView(model.View, frozen=True, kw_only=True, tag=NAME):
@@ -408,7 +396,7 @@ class SorryHandView(model.View, frozen=True, kw_only=True, tag=NAME):
 
     turn: int
     colours: list[str]
-    hands: list[Hand]
+    hands: list[model.Hand]
     draw_pile: int
     discard: list[str]
     extra_play: bool
@@ -418,18 +406,13 @@ def view(state: State, viewer: Viewer) -> SorryHandView:
     """The board, piles (sizes and public discards) and hands as ``viewer`` may see them."""
     return SorryHandView(
         status=status_of(state.finished),
-        pieces=[
-            Piece(NAMES[pawn], pawn // PAWNS, LOCATION[loc]) for pawn, loc in enumerate(state.pawns)
-        ],
+        pieces=sorry.pieces(state.pawns),
         to_act=to_act(state),
         chance=None,
         winners=list(state.winners),
         turn=state.turn,
         colours=list(COLOURS[: state.seats]),
-        hands=[
-            Hand(seat, cards=list(hand)) if _sees(viewer, seat) else Hand(seat, count=len(hand))
-            for seat, hand in enumerate(state.hands)
-        ],
+        hands=[track.hand_view(hand, seat, viewer) for seat, hand in enumerate(state.hands)],
         draw_pile=len(state.pile),
         discard=list(state.discard),
         extra_play=bool(state.extra),

@@ -182,6 +182,7 @@ class Announcing(Protocol):
     """A store that can wake callers after appends to a stream (PostgreSQL: by any process;
     SQLite: by its own at once, by other processes on the file within about a second)."""
 
-    def subscribe(self, stream_id: str, wake: Callable[[], None]) -> Callable[[], None]:
-        """Call wake (from another thread) after appends to the stream; return the unsubscribe."""
+    def subscribe(self, stream_id: str, wake: Callable[[int | None], None]) -> Callable[[], None]:
+        """Call wake (from another thread) after appends to the stream, with the version the
+        stream reached (None when it is not known); return the unsubscribe."""
         ...

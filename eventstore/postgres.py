@@ -121,7 +121,8 @@ UPSERT_SNAPSHOT = (
 )
 
 T = TypeVar("T")
-Wake = Callable[[], None]
+Wake = Callable[[int | None], None]
+"""Told the version a stream reached (None: unknown)."""
 
 
 class PostgresEventStore(SqlStore):
@@ -404,11 +405,12 @@ class _Listener:
             self._wake(None)  # appends made before LISTEN took effect
             while not self._stop.is_set():
                 for note in conn.notifies(timeout=LISTEN_TICK_SECONDS):
-                    stream_id, _, _ = note.payload.rpartition(":")
-                    self._wake(stream_id or None)
+                    stream_id, _, version = note.payload.rpartition(":")
+                    self._wake(stream_id or None, int(version) if version.isdigit() else None)
 
-    def _wake(self, stream_id: str | None) -> None:
-        """Call the subscribers of one stream, or of every stream for None."""
+    def _wake(self, stream_id: str | None, version: int | None = None) -> None:
+        """Call the subscribers of one stream (with the version it reached, if known), or of
+        every stream for None."""
         with self._lock:
             if stream_id is None:
                 waiting = [wake for group in self._subscribers.values() for wake in group]
@@ -416,7 +418,7 @@ class _Listener:
                 waiting = list(self._subscribers.get(stream_id, ()))
         for wake in waiting:
             with suppress(Exception):  # one broken subscriber must not stop the others
-                wake()
+                wake(version)
 
     def close(self) -> None:
         """Stop the listening thread."""

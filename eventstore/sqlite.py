@@ -46,7 +46,7 @@ import queue
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import Future
 from contextlib import contextmanager, suppress
 from datetime import datetime
@@ -75,7 +75,8 @@ WATCH_SECONDS = 1.0
 
 T = TypeVar("T")
 Work = Callable[[sqlite3.Connection], Any]
-Wake = Callable[[], None]
+Wake = Callable[[int | None], None]
+"""Told the version a stream reached (None: unknown, another process appended)."""
 
 
 class _Job(msgspec.Struct):
@@ -316,14 +317,14 @@ class SqliteEventStore(SqlStore):
                 job.future.set_exception(value)
         self._announce(appended)
 
-    def _run_batch(self, batch: list[_Job]) -> tuple[list[tuple[bool, Any]], list[str]]:
+    def _run_batch(self, batch: list[_Job]) -> tuple[list[tuple[bool, Any]], dict[str, int]]:
         """Begin, run the jobs, commit; a failed begin or commit fails every job. Returns
         the outcomes and the streams the committed batch appended to."""
         conn = self._conn
         try:
             conn.execute("BEGIN IMMEDIATE")
         except sqlite3.Error as exc:
-            return [(False, StoreError(f"{job.doing}: {exc}")) for job in batch], []
+            return [(False, StoreError(f"{job.doing}: {exc}")) for job in batch], {}
         outcomes = [self._run_job(job) for job in batch]
         try:
             conn.execute("COMMIT")
@@ -331,10 +332,10 @@ class SqliteEventStore(SqlStore):
             conn.rollback()
             self._new_heads.clear()
             failed = [(False, StoreError(f"{job.doing}: commit failed: {exc}")) for job in batch]
-            return failed, []
+            return failed, {}
         if len(self._heads) > MAX_HEADS:  # a cache: forgetting costs two reads per stream
             self._heads.clear()
-        appended = list(self._new_heads)
+        appended = {stream: version for stream, (version, _) in self._new_heads.items()}
         self._heads.update(self._new_heads)
         self._new_heads.clear()
         self._count(batch, outcomes)
@@ -457,18 +458,23 @@ class SqliteEventStore(SqlStore):
         seen, self._data_version = self._data_version, now
         if seen is not None and seen != now and self._subscribers:
             with self._subscribing:
-                streams = list(self._subscribers)
+                streams: dict[str, int | None] = dict.fromkeys(self._subscribers)
             self._announce(streams)
 
-    def _announce(self, appended: list[str]) -> None:
-        """Wake the subscribers of the streams a committed batch appended to."""
+    def _announce(self, appended: Mapping[str, int | None]) -> None:
+        """Wake the subscribers of the streams a committed batch appended to, telling each the
+        version its stream reached (None when another process committed)."""
         if not appended or not self._subscribers:
             return
         with self._subscribing:
-            waiting = [w for s in appended for w in self._subscribers.get(s, {}).values()]
-        for wake in waiting:
+            waiting = [
+                (wake, version)
+                for stream, version in appended.items()
+                for wake in self._subscribers.get(stream, {}).values()
+            ]
+        for wake, version in waiting:
             with suppress(Exception):  # one broken subscriber must not stop the writer
-                wake()
+                wake(version)
 
     # reading
 

@@ -49,6 +49,7 @@ def parse(argv: list[str]) -> argparse.Namespace:
         description="Serve the API. The options may also come before the command.",
     )
     commands.add_parser("openapi", help="print the OpenAPI document as JSON")
+    commands.add_parser("socket-schema", help="print the JSON Schema of the game socket's messages")
     commands.add_parser(
         "rebuild-summaries",
         parents=[server_options(defaults, default_values=False)],
@@ -221,6 +222,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "openapi":
         sys.stdout.write(openapi_document())
         return 0
+    if args.command == "socket-schema":
+        from service.api.socket_messages import schema
+
+        sys.stdout.write(json.dumps(schema(), indent=2, sort_keys=True) + "\n")
+        return 0
     if args.command == "verify":
         return verify_files(args.records)
     if args.command == "rebuild-summaries":
@@ -244,22 +250,31 @@ def server_config(settings: Settings, app: Any) -> uvicorn.Config:
 
     The HTTP/1.1 protocol is uvicorn's httptools (llhttp) one with limits on what a client may
     send (``service.http_limits``, set in ``Settings``: by default 16 KiB and 100 header lines
-    per head, else 431; a head within 10 s, a body at 1 KiB/s after 10 s, else 408); no
-    WebSocket upgrades (the API has none); no ``server`` header; an idle keep-alive
-    connection is closed after 5 s. ``X-Forwarded-For`` is believed only from the addresses
-    in ``settings.trusted_proxies`` (none by default: any client could otherwise send it and
-    pass for as many addresses as it likes, each with its own budgets).
+    per head, else 431; a head within 10 s, a body at 1 KiB/s after 10 s, else 408); WebSocket
+    upgrades for the game socket (``service.socket_protocol``, websockets' sans-I/O protocol
+    whose close never waits for a stalled reader: a frame at most the largest
+    request body, else closed with 1009; a ping every 20 s, closed when its pong takes 20 s;
+    no compression, which would cost every socket a buffer); no ``server`` header; an idle
+    keep-alive connection is closed after 5 s. ``X-Forwarded-For`` is believed only from the
+    addresses in ``settings.trusted_proxies`` (none by default: any client could otherwise send
+    it and pass for as many addresses as it likes, each with its own budgets).
     """
     import uvicorn
 
+    from service.api.socket import PING_SECONDS
     from service.http_limits import ProtocolLimits, bounded_protocol
+    from service.socket_protocol import bounded_socket_protocol
 
     return uvicorn.Config(
         app,
         host=settings.host,
         port=settings.port,
         http=bounded_protocol(ProtocolLimits.of(settings)),
-        ws="none",
+        ws=bounded_socket_protocol(settings.socket_send_buffer),
+        ws_max_size=settings.max_body_bytes,
+        ws_ping_interval=PING_SECONDS,
+        ws_ping_timeout=PING_SECONDS,
+        ws_per_message_deflate=False,
         server_header=False,
         proxy_headers=bool(settings.trusted_proxies),
         forwarded_allow_ips=settings.trusted_proxies or None,

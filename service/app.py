@@ -25,6 +25,7 @@ from service.api.metrics import Metrics, metrics_route
 from service.api.pages import lobby, play_page, static_asset, tournament_page
 from service.api.problems import handle
 from service.api.ratings import RatingsController
+from service.api.socket import game_socket
 from service.api.tarpit import slow_refusals
 from service.api.tournament import TournamentController
 from service.api.tournaments import TournamentsController
@@ -39,6 +40,17 @@ from service.usecases.sweeper import Sweeper
 from service.usecases.wiring import UseCases
 
 VERSION = "0.1.0"
+SOCKET_DESCRIPTION = """An event-sourced referee for race board games.
+
+Live play over one connection: `GET /games/{game_id}/socket` is a WebSocket (JSON text
+frames), not listed among the paths below. The client says `hello` (`token`: a seat's or the
+referee's token, or null; `after`: the last version seen) and is answered `welcome` (`role`,
+`seat`, `version`); every event it may see is then pushed as `events`, as `GET
+/games/{game_id}/events` shows them. `play`, `undo` and `chance` (each with the client's
+`ref` and the body of its HTTP route, plus an optional `idempotency_key`) are answered
+`played` (`version`, `events`, `legal_moves`) once durable, or `refused` with the problem the
+HTTP route would give; `ping` is answered `pong`. The JSON Schema of every message, and the
+close codes, are in `openapi/socket.schema.json` (`python -m service socket-schema`)."""
 
 
 def after_commands(queries: Queries) -> Callable[[Commands], Queries]:
@@ -79,6 +91,7 @@ def create_app(settings: Settings | None = None, store: EventStore | None = None
             play_page,
             tournament_page,
             static_asset,
+            game_socket,
             *([metrics_route(settings.metrics_token)] if metrics else []),
         ],
         dependencies={
@@ -90,10 +103,13 @@ def create_app(settings: Settings | None = None, store: EventStore | None = None
         middleware=[import_limits, bodies.check_bodies],
         request_max_body_size=settings.max_body_bytes,
         cors_config=cors_config(settings),
-        state=State({"limits": limits, "queries": queries, "metrics": metrics}),
+        state=State(
+            {"limits": limits, "commands": commands, "queries": queries, "metrics": metrics}
+        ),
         openapi_config=OpenAPIConfig(
             title="Tabula",
             version=VERSION,
+            description=SOCKET_DESCRIPTION,
             path="/schema",
             # One reference page (Swagger UI served from this origin, at /schema and
             # /schema/swagger) and the document at /schema/openapi.json; no Redoc, RapiDoc,

@@ -15,7 +15,7 @@ is that protocol with
   ``body_timeout`` seconds from the end of the head: otherwise ``408`` (or, once the app has
   begun its reply, just closed). The app sees the client disconnected.
 
-Everything else is uvicorn's. See the README (Reliability: protocol limits) for the figures
+Everything else is uvicorn's. See docs/design/reliability.md (Protocol limits) for the figures
 that chose this over uvicorn's h11 protocol.
 """
 

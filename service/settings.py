@@ -13,15 +13,23 @@ LogFormat = Literal["json", "kv"]
 class Settings(msgspec.Struct, frozen=True):
     """Everything the composition root needs; defaults suit one local process.
 
+    Server: ``host`` and ``port`` to bind; ``log_format`` ``kv`` (lines for a terminal) or
+    ``json`` (one object a line, for production), at ``log_level`` and above.
+
     Limits: ``max_body_bytes`` per request body (413), ``max_page`` events per page of
-    ``/events`` (400 over it), ``max_streams_per_client`` open event streams per client address
-    and ``max_streams`` in all (429 with Retry-After), ``write_rate`` writes a second per token
-    with bursts of ``write_burst`` (429 with Retry-After; 0 turns it off), ``cors_origins`` the
-    comma-separated origins browsers may call from (none by default: no CORS headers).
+    ``/events`` (400 over it), ``max_streams_per_client`` open event streams and game sockets
+    per client address and ``max_streams`` in all (429 with Retry-After; a socket over either
+    is closed with 4429), a game socket whose push cannot be sent for ``socket_send_timeout``
+    seconds closed with 4409 (a reader that stopped reading; each socket's kernel send buffer
+    is ``socket_send_buffer`` bytes), ``write_rate`` writes a second
+    per token with bursts of ``write_burst`` (429 with Retry-After; 0 turns it off),
+    ``cors_origins`` the comma-separated origins browsers may call from (none by default: no
+    CORS headers).
 
     Storage: ``database_url`` (``postgresql://user:pass@host/db``) puts the event store on
     PostgreSQL, shared by any number of service processes; empty (the default) keeps the
-    SQLite file ``database``.
+    SQLite file ``database``, in WAL mode with ``synchronous`` (``FULL``: every acknowledged
+    write is on disk).
 
     Idempotency: a key is remembered for ``idempotency_ttl`` seconds (a day); after that the
     same key is a new request.
@@ -68,6 +76,8 @@ class Settings(msgspec.Struct, frozen=True):
     max_page: int = 1000
     max_streams_per_client: int = 32
     max_streams: int = 1000
+    socket_send_timeout: float = 10.0
+    socket_send_buffer: int = 256 * 1024
     write_rate: float = 0.0
     write_burst: int = 30
     cors_origins: str = ""

@@ -72,12 +72,14 @@ from tabula_client.routes import (
     StreamCall,
     next_cursor,
 )
+from tabula_client.socket import AsyncGameSocket, GameSocket, SocketClosed
 
 __all__ = [
     "DEFAULT_URL",
     "OPERATIONS",
     "Archive",
     "AsyncClient",
+    "AsyncGameSocket",
     "Audit",
     "BadRequest",
     "BatchCreated",
@@ -93,6 +95,7 @@ __all__ = [
     "Forbidden",
     "GameList",
     "GameRecord",
+    "GameSocket",
     "GameStuck",
     "GameSummary",
     "GameView",
@@ -117,6 +120,7 @@ __all__ = [
     "RuleSetInfo",
     "Seat",
     "ServerError",
+    "SocketClosed",
     "Standing",
     "Standings",
     "Step",

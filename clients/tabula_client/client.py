@@ -22,6 +22,7 @@ from tabula_client import flows
 from tabula_client.flows import Done, Emit, Flow, Open, Read, Runner, Wait
 from tabula_client.models import StoredEvent
 from tabula_client.routes import DEFAULT_URL, Call, Routes, StreamCall
+from tabula_client.socket import AsyncGameSocket, GameSocket
 from tabula_client.sse import amessages, messages
 
 P = ParamSpec("P")
@@ -141,6 +142,10 @@ class Client(Acting):
             stream.close()
             runner.close()
 
+    def socket(self, game_id: str, *, after: int = 0) -> GameSocket:
+        """The game's WebSocket with this client's token (open it with ``with``)."""
+        return GameSocket(self.routes.base_url, game_id, self.token, after=after)
+
     def follow(self, game_id: str, *, after: int = 0) -> Iterator[StoredEvent]:
         """The game's events after version ``after`` as they happen, until it has finished;
         a dropped connection resumes after the last event received (``flows.follow``)."""
@@ -250,6 +255,10 @@ class AsyncClient(Acting):
         finally:
             await stream.close()
             runner.close()
+
+    def socket(self, game_id: str, *, after: int = 0) -> AsyncGameSocket:
+        """The game's WebSocket with this client's token (open it with ``async with``)."""
+        return AsyncGameSocket(self.routes.base_url, game_id, self.token, after=after)
 
     def follow(self, game_id: str, *, after: int = 0) -> AsyncIterator[StoredEvent]:
         """The game's events after version ``after`` as they happen, until it has finished;

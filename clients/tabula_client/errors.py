@@ -137,6 +137,19 @@ def error_for(response: httpx.Response) -> TabulaError:
     return ERRORS_BY_STATUS.get(status, TabulaError)(problem)
 
 
+def error_from_problem(body: dict[str, Any]) -> TabulaError:
+    """The exception for a problem received as a value (a refused socket message)."""
+    extra = {k: v for k, v in body.items() if k not in PROBLEM_MEMBERS}
+    known = {k: v for k, v in body.items() if k in PROBLEM_MEMBERS}
+    problem = msgspec.structs.replace(msgspec.convert(known, Problem), extra=extra)
+    if problem.status == 429:
+        after = extra.get("retry_after")
+        return RateLimited(problem, float(after) if isinstance(after, int | float) else None)
+    if problem.status >= 500:
+        return ServerError(problem)
+    return ERRORS_BY_STATUS.get(problem.status, TabulaError)(problem)
+
+
 def retry_after(response: httpx.Response, problem: Problem) -> float | None:
     """Seconds to wait, from the ``Retry-After`` header or a ``retry_after`` member."""
     candidates: list[Any] = [response.headers.get("retry-after"), problem.extra.get("retry_after")]

@@ -31,8 +31,8 @@ it again counts the keys kept; only when they differ is the body decoded once mo
 the repeated key (``check_keys``). Small bodies (at most ``MAX_DEPTH`` brackets and one colon)
 skip it all; bodies over ``INLINE`` (4 KiB: no move's or new game's, a large batch's, every
 import) are checked on a worker thread, so the event loop goes on serving meanwhile. Costs
-(README, Reliability): a move's body a few microseconds, the dearest 64 KiB body found a few
-milliseconds, a 30 MB record about as long as decoding it.
+(docs/design/reliability.md, Request bodies): a move's body a few microseconds, the dearest
+64 KiB body found a few milliseconds, a 30 MB record about as long as decoding it.
 """
 
 from __future__ import annotations

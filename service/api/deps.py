@@ -73,7 +73,12 @@ def limits_of(connection: AnyConnection) -> Limits:
 def referee_only(connection: AnyConnection, _: BaseRouteHandler) -> None:
     """Guard: the route is the referee's (401 without a token of the game, 403 for a seat's)."""
     queries: Queries = connection.app.state.queries
-    role = queries.role(connection.path_params["game_id"], bearer(connection))
+    check_referee(queries, connection.path_params["game_id"], bearer(connection))
+
+
+def check_referee(queries: Queries, game_id: str, token: str | None) -> None:
+    """Refuse anyone but the game's referee (401 without a token of the game, 403 a seat)."""
+    role = queries.role(game_id, token)
     if role is None:
         raise refuse("unauthorized", "this route needs the referee's token")
     if role != "referee":

@@ -66,19 +66,24 @@ DOMAIN_SLUGS: tuple[tuple[type[Exception], str], ...] = (
 
 def problem_response(request: Request[Any, Any, Any], error: Refusal) -> Response[Any]:
     """The problem+json response for an error."""
+    body = problem_body(error, request.url.path)
+    headers = (
+        {"Retry-After": str(error.extra["retry_after"])} if "retry_after" in error.extra else {}
+    )
+    return Response(body, status_code=body["status"], media_type=MEDIA_TYPE, headers=headers)
+
+
+def problem_body(error: Refusal, instance: str) -> dict[str, Any]:
+    """The RFC 9457 problem of an error, at ``instance`` (the path it answers)."""
     status, title = PROBLEMS[error.slug]
-    body = {
+    return {
         "type": PROBLEM_BASE + error.slug,
         "title": title,
         "status": status,
         "detail": shortened(error.detail),
-        "instance": request.url.path,
+        "instance": instance,
         **error.extra,
     }
-    headers = (
-        {"Retry-After": str(error.extra["retry_after"])} if "retry_after" in error.extra else {}
-    )
-    return Response(body, status_code=status, media_type=MEDIA_TYPE, headers=headers)
 
 
 def shortened(detail: str) -> str:

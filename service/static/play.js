@@ -1,10 +1,13 @@
 // The play page: one seat (or the referee) at a game. The token comes in the URL fragment
 // (`#token=...&seat=N`), is kept in sessionStorage and taken out of the address bar; it is
-// sent only as the Authorization header. The page follows the game's event stream and reads
-// the state, the board and the caller's legal moves again after each event.
+// sent only as the Authorization header (or in the socket's hello). The page hears the game's
+// events on its WebSocket and plays its moves there, or, where no socket can be opened, follows
+// the event stream and POSTs its moves; it reads the state, the board and the caller's legal
+// moves again after each event. `data-transport` on the body says which ("socket", "stream").
 
 import { boardSvg, call, follow } from "./api.js";
 import { makePlayable, showBoard } from "./board.js";
+import { openSocket } from "./live.js";
 import { renderSeats, tickClocks } from "./table.js";
 import { describeMove, pendingChance, seatName, whoseTurn } from "./words.js";
 
@@ -31,6 +34,7 @@ let state = null; // the state view shown
 let movesVersion = 0; // the version the legal moves shown were listed at
 let lastShown = ""; // the version and moves on the page
 let posting = false;
+let live = null; // the game's socket, while it works
 let refreshing = false;
 let again = false;
 
@@ -172,8 +176,17 @@ async function play(move) {
   try {
     const body = { move: move.id, expected_version: movesVersion };
     if (me.referee) body.seat = move.seat;
-    const reply = await call(`/games/${gameId}/moves`, { token: me.token, body });
-    render(reply.state, reply.legal_moves, reply.version, await boardSvg(gameId, reply.version, me.token));
+    if (live) {
+      const reply = await live.play(body);
+      const [view, svg] = await Promise.all([
+        call(`/games/${gameId}`, { token: me.token }),
+        boardSvg(gameId, reply.version, me.token),
+      ]);
+      render(view, reply.legal_moves.moves, reply.legal_moves.version, svg);
+    } else {
+      const reply = await call(`/games/${gameId}/moves`, { token: me.token, body });
+      render(reply.state, reply.legal_moves, reply.version, await boardSvg(gameId, reply.version, me.token));
+    }
   } catch (error) {
     say(error.message);
     if (error.slug === "version-conflict" || error.slug === "not-your-turn") refresh();
@@ -187,17 +200,36 @@ async function play(move) {
   if (!me.token) say("This page has no seat token: open it from the link the lobby gave you. You can watch meanwhile.");
   await refresh();
   if (!state) return;
-  let dropped = false;
-  follow(gameId, state.version, (event) => {
-    if (event.version > state.version) refresh();
-  }, {
-    token: me.token,
-    done: () => state.status === "finished",
+  const connection = (now) => {
+    $("connection").textContent = now === "live" ? "" : `(${now})`;
+  };
+  const stream = () => {
+    live = null;
+    document.body.dataset.transport = "stream";
+    let dropped = false;
+    follow(gameId, state.version, (event) => {
+      if (event.version > state.version) refresh();
+    }, {
+      token: me.token,
+      done: () => state.status === "finished",
+      onState: (now) => {
+        connection(now);
+        if (now === "reconnecting") dropped = true;
+        if (now === "live" && dropped) refresh(); // catch up with what happened meanwhile
+      },
+    });
+  };
+  live = await openSocket(gameId, me.token, state.version, {
+    onEvents: (events) => {
+      if (events[events.length - 1].version > state.version) refresh();
+    },
     onState: (now) => {
-      $("connection").textContent = now === "live" ? "" : `(${now})`;
-      if (now === "reconnecting") dropped = true;
-      if (now === "live" && dropped) refresh(); // catch up with what happened meanwhile
+      if (now === "lost") return stream(); // the socket is given up: the stream instead
+      connection(now);
+      if (now === "live") refresh(); // (again) live: catch up with what happened meanwhile
     },
   });
+  if (live) document.body.dataset.transport = "socket";
+  else stream();
   setInterval(() => tickClocks($("seats"), state), 500);
 })();

@@ -81,10 +81,15 @@ class Queries:
 
     def following(self, game_id: str, token: str | None, after: int) -> Viewer:
         """The caller's role for a stream of the log after ``after`` (checked)."""
+        return self.joining(game_id, token, after)[0]
+
+    def joining(self, game_id: str, token: str | None, after: int) -> tuple[Viewer, int]:
+        """The caller's role for a live view of the log after ``after`` (checked), and the
+        version the caller sees now."""
         with self.games.open(game_id) as game:
             seen = sight(game, game.role(token), now())
         check_after(after, seen.version)
-        return seen.viewer
+        return seen.viewer, seen.version
 
     def page(self, game_id: str, viewer: Viewer, cursor: int, size: int) -> StreamPage:
         """Events after ``cursor`` as ``viewer`` sees them now, whether the game has finished

@@ -42,21 +42,43 @@ PAGE = 200
 
 
 class News:
-    """Set from any thread when the stream may have new events; awaited with a timeout."""
+    """Set from any thread when the stream may have new events; awaited with a timeout. It
+    remembers the newest version it was told of (``latest``), unless some wake-up could not
+    say (``unknown``: another process's append on SQLite, a reconnect), so a reader that has
+    already been sent that version need not read the log."""
 
     def __init__(self, seconds: float) -> None:
         self.seconds = seconds
         self._loop = asyncio.get_running_loop()
         self._event = asyncio.Event()
+        self.latest, self.considered, self.unknown = 0, 0, True
 
-    def wake(self) -> None:
-        """Mark news (thread-safe); a no-op once the loop has closed."""
+    def wake(self, version: int | None = None) -> None:
+        """Mark news (thread-safe) of the version the game reached, if known; a no-op once
+        the loop has closed."""
         with suppress(RuntimeError):
-            self._loop.call_soon_threadsafe(self._event.set)
+            self._loop.call_soon_threadsafe(self._mark, version)
+
+    def _mark(self, version: int | None) -> None:
+        if version is None:
+            self.unknown = True
+        else:
+            self.latest = max(self.latest, version)
+        self._event.set()
 
     def clear(self) -> None:
         """Forget earlier news (call before reading the log, so nothing is missed)."""
         self._event.clear()
+        self.unknown, self.considered = False, self.latest
+
+    def beyond(self, cursor: int) -> bool:
+        """Whether the news since the last ``clear`` may hold a version after ``cursor``: a
+        wake-up that could not say, or one of a version after both ``cursor`` and what the
+        last read after a ``clear`` took in. Otherwise the news is forgotten."""
+        if self.unknown or self.latest > max(cursor, self.considered):
+            return True
+        self._event.clear()
+        return False
 
     def next_read(self) -> float:
         """When to read the log if no news comes (``time.monotonic``), jittered."""
@@ -124,7 +146,10 @@ async def game_events(
             read_at = news.next_read()
             if page.due is not None:  # a delay in seconds: read again when the next comes due
                 read_at = min(read_at, time.monotonic() + seconds_until(page.due))
-            while not await news.wait(min(read_at, keep_alive) - time.monotonic()):
+            while True:
+                woken = await news.wait(min(read_at, keep_alive) - time.monotonic())
+                if woken and news.beyond(cursor):
+                    break
                 now = time.monotonic()
                 if now >= keep_alive:
                     keep_alive = now + KEEPALIVE_SECONDS

@@ -127,6 +127,20 @@ def test_example_plays_a_whole_game(node: str, server_url: str, ruleset: str, pl
     assert "a further move is refused: 409 game-over" in out
 
 
+@pytest.mark.usefixtures("built")
+def test_socket_example_plays_a_whole_game_over_the_socket(node: str, server_url: str) -> None:
+    """``examples/socket.ts`` plays a game to its end over the referee's socket (``connect``,
+    ``play``) while a spectator's socket is pushed every event once, in order."""
+    example = str(BUILD / "examples" / "socket.js")
+    out = run(node, example, server_url, "--ruleset", "sorry", "--players", "2", timeout=240).stdout
+    game = re.search(r"^game (\w+) ", out, re.MULTILINE)
+    end = re.search(r"^finished at version (\d+) after \d+ moves over the socket$", out, re.M)
+    assert game and end, out
+    view = httpx.get(f"{server_url}/games/{game[1]}", timeout=10).json()
+    assert view["status"] == "finished" and view["version"] == int(end[1])
+    assert f"the spectator's socket was pushed {end[1]} events in order" in out
+
+
 def play(url: str, created: dict[str, Any], moves: int) -> int:
     """Play up to ``moves`` first legal moves, each seat with its token; the version after."""
     tokens = created["tokens"]["seats"]

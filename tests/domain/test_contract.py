@@ -1,7 +1,8 @@
 """The contract every rule set passes: random games end, pieces are conserved, replay is exact.
 
 Every rule set plays with its default options; Parchís also with its bonus counts on, and
-``parchis-2dice`` also at version 1 (kept to replay games recorded under it)."""
+``parchis-2dice`` and ``ludo`` also at their earlier versions (kept to replay games recorded
+under them)."""
 
 from __future__ import annotations
 
@@ -28,10 +29,14 @@ VARIANTS = [
     ("parchis-2dice", None, BONUSES),
     ("parchis-2dice", 1, {}),
     ("parchis-2dice", 1, BONUSES),
+    ("parchis-2dice", 2, BONUSES),
+    ("ludo", 1, {}),
+    ("ludo", 1, {"three_tries": "whenever_no_piece_out", "safe_squares": "starts"}),
+    ("ludo", None, {"three_tries": "whenever_no_piece_out", "safe_squares": "starts"}),
 ]
 """(rule set, version or None for the current one, options)."""
 VARIANT_IDS = [
-    f"{name}{'' if version is None else f'-v{version}'}{'+bonuses' if options else ''}"
+    f"{name}{'' if version is None else f'-v{version}'}{'+options' if options else ''}"
     for name, version, options in VARIANTS
 ]
 

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from domain import ludo as rules
-from domain.events import DiceRolled, GameFinished, TurnPassed
+from domain import ludo_v1
+from domain.events import DiceRolled, GameFinished, MovePlayed, TurnPassed
+from domain.ludo import start_turn as ludo_start_turn
 from domain.model import BadSetup, Effect, IllegalMove, Step
+from domain.registry import find_ruleset
 from tests.domain.race_positions import arrange, at, ids, play, rolling, throw
 
 YARD = ["start"] * 4
@@ -150,3 +155,73 @@ def test_options_are_validated_and_two_players_sit_opposite() -> None:
         rules.setup({"capture_bonus": 20}, 2)
     pieces = rules.view(rules.setup({}, 2), None).pieces
     assert {p.id.split("-")[0] for p in pieces} == {"red", "yellow"}
+
+
+# --- version 2: three tries are three throws, and only 6s in a row count ---
+
+TRIES = {"three_tries": "whenever_no_piece_out", "safe_squares": "starts"}
+
+
+def blocked_yard(rules: Any = rules) -> Any:
+    """Red with every piece in the yard, its start square held (safe) by yellow: no 6 can be
+    used; red's turn has its three tries."""
+    state = arrange(rules, {"yellow": ["track:0"]}, seats=2, rest="start", options=TRIES)
+    return ludo_start_turn(state, 0)
+
+
+def passes(rules: Any, state: Any) -> list[str]:
+    """The reasons of the automatic passes due now."""
+    return [event.reason for event in rules.automatic(state) if isinstance(event, TurnPassed)]
+
+
+def test_9_2_1_an_unusable_six_uses_up_a_try_and_the_third_throw_ends_the_turn() -> None:
+    state = blocked_yard()
+    assert rules.view(state, None).tries_left == 2
+    state = throw(rules, state, 2)
+    assert rules.view(state, None).tries_left == 1
+    assert passes(rules, rules.apply(state, DiceRolled(0, (6,)))) == [
+        "no legal move for a 6; 1 more try"
+    ]
+    state = throw(rules, state, 6)
+    assert rules.view(state, None).tries_left == 0
+    assert passes(rules, rules.apply(state, DiceRolled(0, (6,)))) == [
+        "no legal move for a 6; no tries left"
+    ]
+    state = throw(rules, state, 6)
+    assert at(rules, state, "red") == YARD
+    assert rolling(rules, state, 1), "three throws, then yellow's turn"
+
+
+def test_9_2_3_only_consecutive_sixes_count_towards_the_third() -> None:
+    state = throw(rules, blocked_yard(), 6)
+    assert rules.view(state, None).sixes_in_a_row == 1
+    state = throw(rules, state, 2)
+    assert rules.view(state, None).sixes_in_a_row == 0
+    last = rules.apply(state, DiceRolled(0, (6,)))
+    assert rules.view(last, None).sixes_in_a_row == 1
+    assert passes(rules, last) == ["no legal move for a 6; no tries left"]
+
+
+def test_9_2_3_three_sixes_in_a_row_after_a_six_played() -> None:
+    state = throw(rules, position({"red": ["track:10"]}), 6)
+    state = throw(rules, play(rules, state, "6:track:10>track:16"), 6)
+    state = rules.apply(play(rules, state, "6:track:16>track:22"), DiceRolled(0, (6,)))
+    assert rules.view(state, None).sixes_in_a_row == 3
+    [penalty] = rules.automatic(state)
+    assert isinstance(penalty, MovePlayed) and penalty.move == "three-sixes"
+
+
+def test_version_1_kept_its_tries_and_its_count_of_sixes() -> None:
+    assert find_ruleset("ludo") is rules and rules.VERSION == 2
+    old = find_ruleset("ludo", 1)
+    assert old is ludo_v1
+    state = blocked_yard(old)
+    for die in (2, 6, 6):
+        state = throw(old, state, die)
+    assert rolling(old, state, 0), "version 1: an unusable 6 throws again, no try used"
+    assert old.view(state, None).tries_left == 1
+    state = blocked_yard(old)
+    for die in (6, 2, 6):
+        state = throw(old, state, die)
+    last = old.apply(state, DiceRolled(0, (6,)))
+    assert passes(old, last) == ["third 6 in a row: not played, turn over"]

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from domain import parchis_2dice as rules
 from domain.events import DiceRolled, MovePlayed
 from domain.model import BadSetup, Effect, IllegalMove, Pending, Roll
+from domain.registry import find_ruleset
 from tests.domain.playout import random_events
 from tests.domain.race_positions import arrange, at, ids, play, rolling, throw
 
@@ -265,3 +266,32 @@ def test_8_1_every_way_through_a_throw_uses_as_many_dice_and_exits(seed: int, se
             assert len(throw_outcomes(state)) == 1, (state.throw, state.pos)
             throws += 1
     assert throws > 0
+
+
+# --- version 3: the barrier duty is judged once the exits are made, before an exit's bonus ---
+
+DUTY_AFTER_EXIT = {"yellow": ["start", "track:5", "track:50", "lane:2"], "red": ["track:5"]}
+"""Yellow throws (5, 5): the exit captures red on 5 and forms a barrier there (bonus 20)."""
+
+
+def test_8_1_5_the_barrier_formed_by_the_exits_binds_the_die_left_after_the_exit_bonus() -> None:
+    state = throw(rules, arrange(rules, DUTY_AFTER_EXIT, options=BONUSES), 5, 5)
+    state = play(rules, state, EXIT)
+    # a bonus from the barrier would leave the second 5 no barrier to open
+    assert ids(rules, state) == {"bonus20:track:50>lane:2"}
+    with pytest.raises(IllegalMove, match="a barrier must be opened"):
+        rules.decide(state, 0, "bonus20:track:5>track:25")
+    state = play(rules, state, "bonus20:track:50>lane:2")
+    assert ids(rules, state) == {"5:track:5>track:10"}
+    state = play(rules, state, "5:track:5>track:10")
+    assert at(rules, state, "yellow") == ["lane:2", "lane:2", "track:10", "track:5"]
+    assert rolling(rules, state, 0)
+
+
+def test_version_2_judged_the_barrier_duty_after_the_exit_bonus() -> None:
+    old = find_ruleset("parchis-2dice", 2)
+    state = throw(old, arrange(old, DUTY_AFTER_EXIT, options=BONUSES), 5, 5)
+    state = play(old, state, EXIT)
+    assert ids(old, state) == {"bonus20:track:50>lane:2", "bonus20:track:5>track:25"}
+    state = play(old, state, "bonus20:track:5>track:25")
+    assert "5:track:50>track:55" in ids(old, state)

@@ -27,15 +27,18 @@ def store(tmp_path: Path) -> Iterator[SqliteEventStore]:
 
 
 class Counter:
-    """A wake callback that counts its calls and remembers the version the store had then."""
+    """A wake callback that counts its calls and remembers the version the store had then, and
+    the version it was told (None: unknown)."""
 
     def __init__(self, store: SqliteEventStore, stream_id: str) -> None:
         self.store, self.stream_id = store, stream_id
         self.versions: list[int] = []
+        self.told: list[int | None] = []
         self.woken = threading.Event()
 
-    def __call__(self) -> None:
+    def __call__(self, version: int | None) -> None:
         self.versions.append(self.store.version(self.stream_id))
+        self.told.append(version)
         self.woken.set()
 
 
@@ -53,6 +56,7 @@ def test_a_subscriber_is_woken_after_the_commit_of_its_stream(store: SqliteEvent
     store.append("g1", [event(3)], 2)
     wait_until(lambda: len(mine.versions) == 2, message="the second append woke nobody")
     assert mine.versions == [2, 3]
+    assert mine.told == [2, 3]  # each wake says the version the stream reached
     assert other.versions == []
 
 
@@ -96,7 +100,7 @@ def test_a_failing_wake_breaks_neither_the_writer_nor_the_others(
 ) -> None:
     calls: list[str] = []
 
-    def broken() -> None:
+    def broken(_: int | None) -> None:
         calls.append("broken")
         raise RuntimeError("a broken subscriber")
 
@@ -130,4 +134,5 @@ def test_an_append_by_another_process_wakes_every_subscriber(
     subprocess.run(command, check=True, timeout=60, cwd=Path(__file__).parents[2])
     assert woken.woken.wait(5), "another process's append was never announced"
     assert woken.versions[-1] == 1
+    assert woken.told[-1] is None  # another process's version is not known
     assert elsewhere.woken.wait(5)  # which stream changed is not known: everyone is woken

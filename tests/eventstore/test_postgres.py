@@ -34,8 +34,8 @@ def test_an_append_by_another_store_wakes_the_streams_subscribers(
     store: PostgresEventStore, url: str
 ) -> None:
     woken, other_woken = threading.Event(), threading.Event()
-    store.subscribe("g1", woken.set)
-    store.subscribe("g2", other_woken.set)
+    store.subscribe("g1", lambda _: woken.set())
+    store.subscribe("g2", lambda _: other_woken.set())
     woken.wait(WAKE_SECONDS)  # subscribing wakes once, for appends made before it listened
     woken.clear()
     other_woken.clear()
@@ -47,10 +47,10 @@ def test_an_append_by_another_store_wakes_the_streams_subscribers(
 
 def test_unsubscribed_callbacks_are_not_called(store: PostgresEventStore) -> None:
     calls: list[str] = []
-    stop = store.subscribe("g1", lambda: calls.append("old"))
+    stop = store.subscribe("g1", lambda _: calls.append("old"))
     stop()
     woken = threading.Event()
-    store.subscribe("g1", woken.set)
+    store.subscribe("g1", lambda _: woken.set())
     woken.wait(WAKE_SECONDS)
     woken.clear()
     store.append("g1", event(), 0)
@@ -59,12 +59,12 @@ def test_unsubscribed_callbacks_are_not_called(store: PostgresEventStore) -> Non
 
 
 def test_a_failing_subscriber_does_not_stop_the_others(store: PostgresEventStore) -> None:
-    def broken() -> None:
+    def broken(_: int | None) -> None:
         raise RuntimeError("boom")
 
     woken = threading.Event()
     store.subscribe("g1", broken)
-    store.subscribe("g1", woken.set)
+    store.subscribe("g1", lambda _: woken.set())
     woken.wait(WAKE_SECONDS)
     woken.clear()
     store.append("g1", event(), 0)

@@ -42,7 +42,8 @@ def square_key(ruleset: str, at: str, colour: str) -> str:
 
 
 def expected_label(key: str) -> str:
-    """The label the README promises on a square: N, LK, a colour's letter and start/home."""
+    """The label docs/reference/boards.md promises on a square: N, LK, a colour's letter and
+    start/home."""
     kind, _, rest = key.partition(":")
     if kind == "track":
         return rest

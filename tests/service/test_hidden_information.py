@@ -210,8 +210,8 @@ def moment(at: str) -> datetime:
 
 class Log(msgspec.Struct):
     """A delayed game's whole log as the referee reads it, and what its delay lets spectators
-    see, worked out here from the events (the rule the README states) and not asked of the
-    server."""
+    see, worked out here from the events (the rule docs/guides/delayed-broadcast.md states)
+    and not asked of the server."""
 
     delay: dict[str, int]
     events: list[dict[str, Any]]

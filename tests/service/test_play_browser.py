@@ -404,6 +404,28 @@ def test_lobby_play_and_view_pages_pass_axe_and_fit_a_phone(url: str, person: An
     assert not serious(viewer), serious(viewer)
 
 
+def test_two_seats_play_a_whole_game_over_their_sockets_by_clicks(url: str, person: Any) -> None:
+    """Each page plays on the game's WebSocket: no move is POSTed, and each page hears the
+    other's moves pushed on its socket."""
+    body = {"ruleset": "race35", "seats": [{"name": "Ann"}, {"name": "Bob"}], "seed": "race35-16"}
+    created = HTTP.post(f"{url}/games", json=body).json()
+    game, tokens = created["id"], created["tokens"]["seats"]
+    links = [f"{url}/games/{game}/play#token={t}&seat={i}" for i, t in enumerate(tokens)]
+    ann, bob = person(links[0]), person(links[1])
+    posted: list[str] = []
+    for page in (ann, bob):
+        page.on("request", lambda r: posted.append(r.url) if r.method == "POST" else None)
+        page.wait_for_function("() => document.body.dataset.transport === 'socket'")
+    final = play_to_the_end(url, [ann, bob], links, limit=200)
+    for page in (ann, bob):
+        shows(page, final["version"])
+        assert page.evaluate("document.body.dataset.transport") == "socket"
+    assert posted == []
+
+
+NO_WEBSOCKET = "delete window.WebSocket;"  # the page falls back to the stream and POSTs
+
+
 def test_a_stale_page_says_why_reads_the_state_again_and_resumes_its_stream(
     url: str, browser: Browser
 ) -> None:
@@ -413,6 +435,7 @@ def test_a_stale_page_says_why_reads_the_state_again_and_resumes_its_stream(
         game, ann = created["id"], created["tokens"]["seats"][0]
         context = browser.new_context(viewport=WIDE)  # type: ignore[arg-type]
         try:
+            context.add_init_script(NO_WEBSOCKET)
             context.route("**/events/stream*", lambda route: route.abort())  # a dead connection
             page = context.new_page()
             page.goto(f"{url}/games/{game}/play#token={ann}&seat=0")
@@ -476,6 +499,7 @@ def test_a_late_read_of_an_older_version_does_not_set_the_next_moves_version_bac
     game, ann = created["id"], created["tokens"]["seats"][0]
     context = browser.new_context(viewport=WIDE)  # type: ignore[arg-type]
     try:
+        context.add_init_script(NO_WEBSOCKET)
         context.add_init_script(LATE_LEGAL_MOVES)
         page = context.new_page()
         page.goto(f"{url}/games/{game}/play#token={ann}&seat=0")

@@ -152,10 +152,10 @@ class ListeningStore(PostgresEventStore):
         self.heard = threading.Event()
         self.waiting = threading.Event()
 
-    def subscribe(self, stream_id: str, wake: Callable[[], None]) -> Callable[[], None]:
-        def heard() -> None:
+    def subscribe(self, stream_id: str, wake: Callable[[int | None], None]) -> Callable[[], None]:
+        def heard(version: int | None) -> None:
             self.heard.set()
-            wake()
+            wake(version)
 
         return super().subscribe(stream_id, heard)
 

@@ -1,0 +1,287 @@
+"""``GET /games/{id}/socket``: live play over one WebSocket (messages in ``socket_messages``).
+
+A socket is a seat's, the referee's or a spectator's view of one game, named by the token in
+its first message (never in the URL, so it reaches no log). The server pushes every event the
+caller may see as it is appended, whoever caused it (another socket, an HTTP write, a bot, a
+clock, another process on PostgreSQL), and plays the caller's writes through the same use
+cases, body checks, rate limit and idempotency scope as the HTTP routes: a write is answered
+once it is durable. The caller's ``Feed`` sends each event once, in order, in a push or in the
+reply to the write that caused it.
+
+A socket holds one of the client's stream slots (as an SSE stream does) while it is open. A
+frame over the largest request body is closed by the server (1009); a push that cannot be sent
+for ``Settings.socket_send_timeout`` seconds (a reader that stopped reading) closes the socket
+(4409) instead of buffering (``service.socket_protocol``); uvicorn pings every
+``PING_SECONDS`` and closes a socket whose pong does not come (1011).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from contextlib import suppress
+from typing import Any, Literal
+
+import anyio
+import msgspec
+import structlog
+from litestar import WebSocket, websocket
+from litestar.exceptions import WebSocketDisconnect
+from litestar.params import FromPath
+
+from domain.model import Viewer
+from service.api.bodies import checked
+from service.api.deps import check_referee
+from service.api.limits import Limits
+from service.api.problems import problem_body, translate
+from service.api.socket_messages import (
+    ClientMessage,
+    Events,
+    Hello,
+    Ping,
+    Play,
+    Played,
+    Pong,
+    Refused,
+    ServerMessage,
+    UndoRequest,
+    Welcome,
+    Write,
+)
+from service.api.streams import StreamSlots, address
+from service.core.refusal import Refusal, refuse
+from service.usecases.commands import Commands
+from service.usecases.feed import Feed
+from service.usecases.queries import Queries
+from service.usecases.replies import LegalMoves
+from service.usecases.replies import Played as PlayedReply
+from service.usecases.stream import seconds_until
+
+HELLO_SECONDS = 10.0
+PING_SECONDS = 20.0
+log = structlog.get_logger()
+encoder = msgspec.json.Encoder()
+
+
+class Closed(Exception):
+    """The socket is to be closed with ``code`` (``socket_messages.CLOSE_CODES``)."""
+
+    def __init__(self, code: int, reason: str) -> None:
+        super().__init__(reason)
+        self.code, self.reason = code, reason
+
+
+class Session:
+    """One open socket: its caller, its feed and how it sends."""
+
+    def __init__(self, socket: WebSocket[Any, Any, Any], game_id: str) -> None:
+        self.socket, self.game_id = socket, game_id
+        state = socket.app.state
+        self.commands: Commands = state.commands
+        self.queries: Queries = state.queries
+        self.limits: Limits = state.limits
+        self.token: str | None = None
+        self.role: Viewer = None
+        self.feed: Feed | None = None
+
+    async def send(self, message: ServerMessage) -> None:
+        """Send one message, or close the socket (4409) when it cannot go for too long."""
+        text = encoder.encode(message).decode()
+        seconds = self.limits.settings.socket_send_timeout
+        try:
+            async with asyncio.timeout(seconds):
+                await self.socket.send_text(text)
+        except TimeoutError:
+            raise Closed(4409, f"a message could not be sent for {seconds:g} s") from None
+
+    async def receive(self) -> bytes:
+        """The next frame's bytes (text frames; a binary frame is read as its bytes)."""
+        message = await self.socket.receive()
+        if message["type"] == "websocket.disconnect":
+            raise WebSocketDisconnect(detail="closed", code=message.get("code", 1000))
+        text, data = message.get("text"), message.get("bytes")
+        if isinstance(text, str):
+            return text.encode()
+        return data if isinstance(data, bytes) else b""
+
+    async def hello(self) -> None:
+        """Read the hello (within ``HELLO_SECONDS``) and welcome the caller."""
+        frame = None
+        with anyio.move_on_after(HELLO_SECONDS):
+            frame = await self.receive()
+        if frame is None:
+            raise Closed(4408, f"no hello within {HELLO_SECONDS:.0f} s")
+        try:
+            message = checked(frame, ClientMessage)
+        except Refusal as refusal:
+            raise Closed(4400, refusal.detail[:120]) from None
+        if not isinstance(message, Hello):
+            raise Closed(4400, f"the first message must be a hello, not {message_type(message)}")
+        try:
+            self.role, version = await anyio.to_thread.run_sync(
+                self.queries.joining, self.game_id, message.token, message.after
+            )
+        except Refusal as refusal:
+            raise Closed(close_code(refusal), refusal.detail[:120]) from None
+        self.token = message.token
+        self.feed = Feed(self.queries, self.game_id, self.role, message.after)
+        seat = self.role if isinstance(self.role, int) else None
+        await self.send(Welcome(role_name(self.role), seat, version))
+
+    async def run(self) -> None:
+        """Push the log's news and answer the caller's messages, until either ends."""
+        try:
+            async with anyio.create_task_group() as tasks:
+                tasks.start_soon(self.push)
+                await self.answer()
+                tasks.cancel_scope.cancel()
+        except ExceptionGroup as group:  # the first reason to close, not the group
+            closed = [e for e in group.exceptions if isinstance(e, Closed)]
+            raise (closed[0] if closed else group.exceptions[0]) from None
+
+    async def push(self) -> None:
+        """Send the log's news to the caller as it comes, until the socket closes. The log is
+        read when the store's news may hold something the caller has not been sent (not for
+        the caller's own writes, whose replies carried their events), when a delayed event
+        comes due, and by the slow safety poll."""
+        feed = self.feed
+        assert feed is not None
+        with feed.news() as news:
+            read = True
+            while True:
+                if read:
+                    async with feed.lock:
+                        news.clear()
+                        page = await feed.read()
+                        if page.events:
+                            await self.send(Events(page.events))
+                            feed.sent(page.events)
+                            continue
+                    read_at = news.next_read()
+                    if page.due is not None:
+                        read_at = min(read_at, time.monotonic() + seconds_until(page.due))
+                if not await news.wait(read_at - time.monotonic()):
+                    read = True  # the safety poll, or a delayed event come due
+                    continue
+                async with feed.lock:  # a write of this socket's in flight answers first
+                    read = news.beyond(feed.cursor)
+
+    async def answer(self) -> None:
+        """Answer the caller's messages until the socket closes."""
+        while True:
+            frame = await self.receive()
+            try:
+                message = checked(frame, ClientMessage)
+            except Refusal as refusal:
+                await self.refuse(ref_of(frame), refusal)
+                continue
+            if isinstance(message, Ping):
+                await self.send(Pong(message.ref))
+            elif isinstance(message, Hello):
+                await self.refuse(None, refuse("malformed-request", "hello was already said"))
+            else:
+                await self.write(message)
+
+    async def write(self, message: Write) -> None:
+        """Play one write through the use cases; answer ``played`` or ``refused``. The feed is
+        held from before the write to its answer, so the pushes wait for it and the answer
+        carries the write's events (and any the caller had not been sent before them)."""
+        feed = self.feed
+        assert feed is not None
+        async with feed.lock:
+            try:
+                if self.limits.writes.rate > 0:
+                    self.limits.check_write(f"game:{self.game_id}:{self.role}")
+                stored = await self.stored(message)
+                reply = self.queries.played(self.game_id, self.token, stored, with_state=False)
+            except Exception as error:  # every refusal is answered, the rest logged
+                await self.refuse(message.ref, known(error))
+                return
+            events = await feed.after_write(reply, stored)
+            await self.send(Played(message.ref, reply.version, events, legal(reply)))
+            feed.sent(events)
+        log.info("socket write", game_id=self.game_id, ref=message.ref, outcome="played")
+
+    async def stored(self, message: Write) -> list[Any]:
+        """The events the write stored (or had stored, for a retried key)."""
+        key, token, game_id = message.idempotency_key, self.token, self.game_id
+        if isinstance(message, Play):
+            return await self.commands.play_async(game_id, token, message.command(), key)
+        if isinstance(message, UndoRequest):
+            return await anyio.to_thread.run_sync(
+                self.commands.undo, game_id, token, message.command(), key
+            )
+        check_referee(self.queries, game_id, token)
+        return await anyio.to_thread.run_sync(
+            self.commands.post_chance, game_id, token, message.command(), key
+        )
+
+    async def refuse(self, ref: str | None, refusal: Refusal) -> None:
+        """Answer a message with its problem."""
+        instance = f"/games/{self.game_id}/socket"
+        await self.send(Refused(ref, problem_body(refusal, instance)))
+        log.info("socket refusal", game_id=self.game_id, ref=ref, outcome=refusal.slug, detail=None)
+
+
+def legal(reply: PlayedReply) -> LegalMoves:
+    """The legal moves of a write's reply as ``LegalMoves``."""
+    return LegalMoves(reply.version, reply.legal_moves)
+
+
+def known(error: Exception) -> Refusal:
+    """A write's error as its refusal; an unforeseen one is logged and answered as a 500's."""
+    try:
+        return translate(error)
+    except Exception:
+        log.exception("unhandled error on a socket")
+        return refuse("internal-error", "the server failed; the error is logged")
+
+
+def role_name(role: Viewer) -> Literal["seat", "referee", "spectator"]:
+    return "referee" if role == "referee" else "spectator" if role is None else "seat"
+
+
+def message_type(message: ClientMessage) -> str:
+    return type(message).__struct_config__.tag  # type: ignore[return-value]
+
+
+def ref_of(frame: bytes) -> str | None:
+    """The ``ref`` of an unreadable message, when it has a readable one."""
+    with suppress(Exception):
+        ref = msgspec.json.decode(frame).get("ref")
+        if isinstance(ref, str) and len(ref) <= 100:
+            return ref
+    return None
+
+
+def close_code(refusal: Refusal) -> int:
+    """The close code of a refused hello."""
+    return {"game-not-found": 4404, "unauthorized": 4401, "forbidden": 4401}.get(refusal.slug, 4400)
+
+
+@websocket("/games/{game_id:str}/socket")
+async def game_socket(socket: WebSocket[Any, Any, Any], game_id: FromPath[str]) -> None:
+    """Live play and every event of one game over one WebSocket (see the module docstring)."""
+    slots: StreamSlots = socket.app.state.limits.streams
+    client = address(socket.scope)
+    await socket.accept()
+    try:
+        slots.acquire(client)
+    except Refusal as refusal:
+        await socket.close(4429, refusal.detail[:120])
+        return
+    session = Session(socket, game_id)
+    code, reason = 1000, ""
+    try:
+        await session.hello()
+        await session.run()
+    except WebSocketDisconnect:
+        code = 0
+    except Closed as closed:
+        code, reason = closed.code, closed.reason
+    finally:
+        slots.release(client)
+    if code:
+        with suppress(Exception):  # the client may be gone already
+            await socket.close(code, reason)
+    log.info("socket closed", game_id=game_id, role=str(session.role), outcome=code or "gone")

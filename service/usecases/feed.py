@@ -1,0 +1,91 @@
+"""A live connection's share of one game's log: what it has been sent, each event once, in order.
+
+A socket (``service.api.socket``) pushes the log's new events to its caller and answers the
+caller's own writes; both go through one ``Feed``, whose cursor moves under a lock, so an
+event reaches the caller exactly once, in version order, whether it comes in a push or in the
+reply to the write that caused it. The log is the buffer: a feed holds no events of its own,
+and a caller that reconnects with the last version it saw gets exactly what it missed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import anyio
+
+from domain.model import Viewer
+from eventstore import StoredEvent
+from service.usecases.queries import Queries, StreamPage
+from service.usecases.replies import EventOut, Played
+from service.usecases.stream import PAGE, News, news_of
+
+Key = tuple[str, Viewer, int]
+
+
+class SharedReads:
+    """Reads of the log made at the same moment for the same game, viewer and cursor, made
+    once: the sockets watching a game wake together on its news and would each read the same
+    page. Nothing is kept once a read is over, so no read is ever stale."""
+
+    def __init__(self) -> None:
+        self.running: dict[Key, asyncio.Future[StreamPage]] = {}
+
+    async def page(self, queries: Queries, game_id: str, viewer: Viewer, cursor: int) -> StreamPage:
+        key = (game_id, viewer, cursor)
+        running = self.running.get(key)
+        if running is None:
+            running = asyncio.ensure_future(
+                anyio.to_thread.run_sync(queries.page, game_id, viewer, cursor, PAGE)
+            )
+            self.running[key] = running
+            running.add_done_callback(lambda _: self.running.pop(key, None))
+        return await asyncio.shield(running)
+
+
+SHARED = SharedReads()
+
+
+class Feed:
+    """The events of ``game_id`` after ``cursor`` as ``viewer`` may see them."""
+
+    def __init__(self, queries: Queries, game_id: str, viewer: Viewer, cursor: int) -> None:
+        self.queries, self.game_id, self.viewer, self.cursor = queries, game_id, viewer, cursor
+        self.lock = asyncio.Lock()
+        """Held while a batch is read and sent, so two batches never overlap or repeat."""
+
+    @contextmanager
+    def news(self) -> Iterator[News]:
+        """Wake-ups on the game's appends (in this process or, on PostgreSQL, any)."""
+        with news_of(self.queries.store, self.game_id) as news:
+            yield news
+
+    async def read(self) -> StreamPage:
+        """The next page after the cursor (read on a worker thread: it reads the log; shared
+        with the other sockets reading the same page at the same moment)."""
+        return await SHARED.page(self.queries, self.game_id, self.viewer, self.cursor)
+
+    async def after_write(self, reply: Played, stored: list[StoredEvent]) -> list[EventOut]:
+        """The events to send with the reply to a write that stored ``stored``: every event
+        the caller has not been sent, up to the write's own. When nothing came between (the
+        usual case) those are the write's own events as ``reply`` holds them, and the log is
+        not read; otherwise the log from the cursor. A retried write's events, already sent,
+        are not sent again."""
+        if stored and stored[0].version == self.cursor + 1:
+            return reply.events
+        if not stored or stored[-1].version <= self.cursor:
+            return []
+        events: list[EventOut] = []
+        while not events or events[-1].version < stored[-1].version:
+            page = await self.read()
+            if not page.events:
+                break
+            events.extend(page.events)
+            self.cursor = page.events[-1].version
+        return events
+
+    def sent(self, events: list[EventOut]) -> None:
+        """Mark ``events`` as delivered."""
+        if events:
+            self.cursor = max(self.cursor, events[-1].version)
