@@ -1,7 +1,7 @@
 """Players' names as the service keeps them: Unicode NFC, without leading or trailing spaces,
 with no format character (a zero-width space, a right-to-left override: each would show one
 name as another), and distinct regardless of case where they must tell people apart (the
-players of a tournament, the seats of a game)."""
+players of a tournament; a game's seats may repeat a name)."""
 
 from __future__ import annotations
 

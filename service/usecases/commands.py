@@ -136,7 +136,6 @@ class Commands:
             if "\x00" in key + value:  # listings index tags as text, which PostgreSQL's cannot be
                 raise bad_field(("tags", key), "a tag may not hold a NUL character")
         given = [names.normal(s.name, ("seats", i, "name")) for i, s in enumerate(command.seats)]
-        names.distinct(((("seats", i, "name"), n) for i, n in enumerate(given) if n), "seated")
         seated = tuple(name or f"Player {i + 1}" for i, name in enumerate(given))
         clock = msgspec.to_builtins(command.clock) if command.clock else None
         delay = command.spectator_delay
