@@ -424,6 +424,74 @@ def bogus_tokens(target: Target, stop: threading.Event) -> Seen:
     return requests_in_threads(target, 8, stop, one)
 
 
+RATED_GAMES = 40
+"""Rated games finished before the undo attack, so that its rule set has ratings to fold."""
+
+
+def as_referee(
+    conn: http.client.HTTPConnection, method: str, path: str, token: str, body: Any = None
+) -> tuple[int, Any]:
+    """One JSON request with the referee's token: its status and decoded body."""
+    headers = {"Authorization": f"Bearer {token}"}
+    data = None if body is None else json.dumps(body).encode()
+    if data is not None:
+        headers["Content-Type"] = "application/json"
+    conn.request(method, path, body=data, headers=headers)
+    reply = conn.getresponse()
+    raw = reply.read()
+    return reply.status, json.loads(raw) if raw else None
+
+
+def rated_sorry(conn: http.client.HTTPConnection, names: list[str], stop: Any) -> dict[str, Any]:
+    """A new rated Sorry! game (automatic draws, undo allowed), waiting out the budget."""
+    body = {"ruleset": "sorry", "seats": [{"name": n} for n in names], "auto_chance": True}
+    body["allow_undo"] = True
+    status, created = as_referee(conn, "POST", "/games", "", body)
+    while status == 429 and not stop.wait(1):  # an attack before spent the address's budget
+        status, created = as_referee(conn, "POST", "/games", "", body)
+    return dict(created) if status == 201 else {}
+
+
+def undo_the_finish(target: Target, stop: threading.Event) -> Seen:
+    """One referee ending a rated game (a decision, then an agreement), undoing it (which
+    reopens the game) and ending it again, over and over, reading the rule set's ratings
+    after each round; 40 rated games of the rule set are finished first. Each finish and
+    each reopening changes the ratings (refolded from that game on)."""
+    seen, agreement = Seen(), {"kind": "agreement", "reason": "bench", "winners": [0]}
+    conn = http.client.HTTPConnection(target.host, target.port, timeout=60)
+    for n in range(RATED_GAMES):
+        created = rated_sorry(conn, [f"P{n % 12}", f"P{(n + 5) % 12}"], stop)
+        if not created:
+            return seen
+        path = f"/games/{created['id']}/adjudicate"
+        as_referee(conn, "POST", path, created["tokens"]["referee"], agreement)
+    created = rated_sorry(conn, ["Ann", "Bob"], stop)
+    if not created:
+        return seen
+    game, referee = f"/games/{created['id']}", created["tokens"]["referee"]
+    while not stop.is_set():
+        began = time.monotonic()
+        try:
+            _, state = as_referee(conn, "GET", game, referee)
+            _, legal = as_referee(conn, "GET", f"{game}/legal-moves", referee)
+            seat = state["to_act"][0]["seat"]
+            move = next(m["id"] for m in legal["moves"] if m.get("seat", seat) == seat)
+            steps = [
+                as_referee(conn, "POST", f"{game}/moves", referee, {"move": move, "seat": seat}),
+                as_referee(conn, "POST", f"{game}/adjudicate", referee, agreement),
+                as_referee(conn, "POST", f"{game}/undo", referee, {"reason": "bench"}),
+                as_referee(conn, "GET", "/ratings?ruleset=sorry", referee),
+            ]
+            outcome = str(max(status for status, _ in steps))  # the worst of the round
+        except (OSError, http.client.HTTPException, KeyError, StopIteration, TypeError):
+            outcome = "failed"
+            conn.close()
+            conn = http.client.HTTPConnection(target.host, target.port, timeout=60)
+        seen.add(outcome, 0, time.monotonic() - began)
+    conn.close()
+    return seen
+
+
 def json_flood(target: Target, stop: threading.Event, body: bytes) -> Seen:
     """Eight clients posting ``body`` as a new game, as fast as they are answered."""
     return requests_in_threads(target, 8, stop, lambda c: str(call(c, "POST", "/games", body)[0]))
@@ -470,6 +538,44 @@ def refused_flood(target: Target, stop: threading.Event) -> Seen:
     return requests_in_threads(target, 128, stop, lambda c: str(call(c, "GET", next(paths))[0]))
 
 
+def tournament_rounds(target: Target, stop: threading.Event) -> Seen:
+    """Eight clients each creating a tournament of 256 players and pairing its first round
+    (128 games) over and over: every game a round makes counts against the creation budget
+    like any other, so the rounds soon meet 429s."""
+    players = [{"name": f"P{i}"} for i in range(256)]
+    body = json.dumps(
+        {"name": "flood", "ruleset": "race35", "seats_per_table": 2, "players": players}
+    ).encode()
+
+    def one(c: http.client.HTTPConnection) -> str:
+        status, reply = call(c, "POST", "/tournaments", body)
+        if status != 201:
+            return f"create {status}"
+        created = json.loads(reply)
+        headers = {
+            "Content-Type": "application/json",
+            "Authorization": f"Bearer {created['tokens']['director']}",
+        }
+        c.request("POST", f"/tournaments/{created['id']}/rounds", body=b"{}", headers=headers)
+        answer = c.getresponse()
+        answer.read()
+        return f"pair {answer.status}"
+
+    return requests_in_threads(target, 8, stop, one)
+
+
+def unknown_tournaments(target: Target, stop: threading.Event) -> Seen:
+    """Thirty-two clients asking for the standings of tournaments that do not exist, each
+    id 8,000 characters and new (a lock per unknown id would grow memory for good)."""
+    serial = iter(range(10**9))
+
+    def one(c: http.client.HTTPConnection) -> str:
+        path = f"/tournaments/{next(serial):08x}{'x' * 7992}/standings"
+        return str(call(c, "GET", path)[0])
+
+    return requests_in_threads(target, 32, stop, one)
+
+
 # Each attack, in the order printed.
 ATTACKS: list[Attack] = [
     Attack("busy attacker CPU", burn),
@@ -490,6 +596,9 @@ ATTACKS: list[Attack] = [
     Attack("huge deck count", huge_deck),
     Attack("unending game", unending_game),
     Attack("refused flood", refused_flood),
+    Attack("undo the finish", undo_the_finish, min_seconds=10.0),
+    Attack("tournament rounds", tournament_rounds),
+    Attack("unknown tournaments", unknown_tournaments),
 ]
 
 

@@ -14,7 +14,15 @@ times, median in milliseconds:
 - page of 100: ``GET /games?limit=100&cursor=...`` in the middle of the listing;
 - tag filter: ``GET /games?tag=league:L0&limit=100`` (a tag of 1,000 games at every size);
 - standings: ``GET /standings?tag=league:L0`` (1,000 finished games);
-- open a game: ``GET /games/{id}`` of a random finished game (most not in memory yet).
+- open a game: ``GET /games/{id}`` of a random finished game (most not in memory yet);
+- ratings: ``GET /ratings?ruleset=ludo&limit=100`` (the first page of the leaderboard);
+- a player: ``GET /players/regular?limit=100``, a player of one game in twenty among the
+  first 1,000 and of none after (the same history at every size);
+- all standings: ``GET /standings`` without a tag (every finished game, 600 names).
+
+Ratings and the standings without a tag are derived data the server keeps in the store and
+brings up to date at a read: the first read after a fill (which folds every game added) is
+timed on its own, in seconds ("catch-up s"), and left out of the medians.
 
 Target: each at the largest size within 2x of its time at the smallest.
 
@@ -50,6 +58,8 @@ from service.usecases.summaries import summary_of  # noqa: E402
 from service.usecases.wiring import UseCases  # noqa: E402
 
 PLAYERS = [f"player-{n:03}" for n in range(600)]
+REGULAR = "regular"
+"""A player of one game in twenty among the first ``LEAGUE`` games, and of none after."""
 LEAGUE = 1_000
 """Games per league tag (the tag filter's and the standings' selection)."""
 RULESETS = [("sorry", 2), ("ludo", 4), ("parchis", 3), ("sorry-hand", 2), ("partners", 4)]
@@ -76,7 +86,7 @@ def templates(rng: random.Random) -> tuple[list[Template], list[Template]]:
         created = cases.create(CreateGame(ruleset, seats, auto_chance=True))
         game_id, referee = created.id, created.tokens.referee
         for _ in range(rng.randrange(0, 8)):
-            with cases.open(game_id) as game:
+            with cases.game(game_id) as game:
                 state, rules = game.replay.state, game.rules
                 seat = rules.to_act(state)[0].seat
                 move = rng.choice(rules.legal_moves(state, seat)).id
@@ -90,7 +100,7 @@ def templates(rng: random.Random) -> tuple[list[Template], list[Template]]:
             else:
                 ending = Adjudicate("forfeit", "bench", seat=seat)
             cases.commands.adjudicate(game_id, referee, ending, None)
-        with cases.open(game_id) as game:
+        with cases.game(game_id) as game:
             summary = summary_of(game.replay)
         stored = cases.store.read(game_id)
         private = cases.store.private(game_id) or {}
@@ -121,6 +131,8 @@ def copy(store: EventStore, template: Template, index: int, rng: random.Random) 
     """Append game number ``index`` as a copy of ``template`` with new names and tags."""
     players = len(template.summary.document["seats"])
     names = rng.sample(PLAYERS, players)
+    if index < LEAGUE and index % 20 == 0:
+        names[0] = REGULAR
     tags = {"league": f"L{index // LEAGUE}", "round": str(index % 40)}
     first = template.events[0]
     created = NewEvent(first.type, {**first.data, "seats": names, "tags": tags}, first.by)
@@ -204,17 +216,27 @@ def timed_ms(action: Callable[[], httpx.Response], times: int) -> float:
     return 1000 * percentile(spent, 0.5)
 
 
-def measure(path: Path, reads: int, rng: random.Random) -> list[float]:
-    """The four reads against a server over the database, in milliseconds."""
+def measure(path: Path, reads: int, rng: random.Random) -> tuple[float, list[float]]:
+    """The seconds the first derived reads take to catch up, and the seven reads against a
+    server over the database, in milliseconds."""
     cursor, games = middle_cursor(path), finished_ids(path)
-    with server(path) as (url, _), httpx.Client(base_url=url, timeout=120) as client:
+    with server(path) as (url, _), httpx.Client(base_url=url, timeout=3600) as client:
         league = {"tag": "league:L0"}
+        ratings = {"ruleset": "ludo", "limit": 100}
         client.get("/games", params={"limit": 1})  # the first request warms the server up
-        return [
+        began = time.perf_counter()
+        for ruleset, _ in RULESETS:
+            client.get("/ratings", params={"ruleset": ruleset, "limit": 1})
+        client.get("/standings")
+        caught_up = time.perf_counter() - began
+        return caught_up, [
             timed_ms(lambda: client.get("/games", params={"limit": 100, "cursor": cursor}), reads),
             timed_ms(lambda: client.get("/games", params={"limit": 100, **league}), reads),
             timed_ms(lambda: client.get("/standings", params=league), reads),
             timed_ms(lambda: client.get(f"/games/{rng.choice(games)}"), reads),
+            timed_ms(lambda: client.get("/ratings", params=ratings), reads),
+            timed_ms(lambda: client.get(f"/players/{REGULAR}", params={"limit": 100}), reads),
+            timed_ms(lambda: client.get("/standings"), reads),
         ]
 
 
@@ -226,7 +248,8 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     rng = random.Random(args.seed)
     kinds = templates(rng)
-    head = ["finished", "running", "fill s", "page ms", "tag page ms", "standings ms", "open ms"]
+    head = ["finished", "running", "fill s", "catch-up s", "page ms", "tag page ms"]
+    head += ["standings ms", "open ms", "ratings ms", "player ms", "all stand. ms"]
     print("  ".join(f"{h:>12}" for h in head))
     rows: list[list[float]] = []
     with tempfile.TemporaryDirectory() as folder:
@@ -235,11 +258,12 @@ def main(argv: list[str] | None = None) -> None:
             began = time.perf_counter()
             running += fill(path, done, size, kinds, rng)
             filled, done = time.perf_counter() - began, size
-            rows.append(measure(path, args.reads, rng))
-            cells = [f"{size:,}", f"{running:,}", f"{filled:.1f}"]
+            caught_up, timed = measure(path, args.reads, rng)
+            rows.append(timed)
+            cells = [f"{size:,}", f"{running:,}", f"{filled:.1f}", f"{caught_up:.1f}"]
             print("  ".join(f"{c:>12}" for c in cells + [f"{ms:.2f}" for ms in rows[-1]]))
     ratios = [f"{last / first:.2f}" for first, last in zip(rows[0], rows[-1], strict=True)]
-    print("  ".join(f"{c:>12}" for c in ["ratio", "", "", *ratios]))
+    print("  ".join(f"{c:>12}" for c in ["ratio", "", "", "", *ratios]))
     print(
         f"median of {args.reads} reads over HTTP, ms; ratio = largest size / smallest"
         f" (target <= 2); tag and standings: league:L0, {LEAGUE:,} games at most"

@@ -34,7 +34,7 @@ import msgspec  # noqa: E402
 
 from bench.harness import percentile  # noqa: E402
 from domain.replay import SNAPSHOT_EVERY  # noqa: E402
-from eventstore import SqliteEventStore  # noqa: E402
+from eventstore import SqliteEventStore, utcnow  # noqa: E402
 from service.core.commands import CreateGame, PlayMove, SeatSpec, Undo  # noqa: E402
 from service.usecases.views import state_view  # noqa: E402
 from service.usecases.wiring import UseCases as Games  # noqa: E402
@@ -50,7 +50,7 @@ def build(games: Games, length: int, rng: random.Random) -> str:
     game_id, referee = created.id, created.tokens.referee
     take_back = max(0.25, 1 - NATURAL_LENGTH / length)
     while True:
-        with games.open(game_id) as game:
+        with games.game(game_id) as game:
             if game.version >= length:
                 return game_id
             state, rules, finished = game.replay.state, game.rules, game.finished
@@ -74,15 +74,15 @@ def timed(action: Callable[[], object], times: int) -> list[float]:
 
 def current(games: Games, game_id: str) -> bytes:
     """What GET /games/{id} computes: catch up, render the view, encode it."""
-    with games.open(game_id) as game:
-        return msgspec.json.encode(state_view(game, game.replay, None))
+    with games.game(game_id) as game:
+        return msgspec.json.encode(state_view(game, game.replay, None, utcnow()))
 
 
 def at_version(games: Games, game_id: str, at: int) -> bytes:
     """What GET /games/{id}/state?at=N computes."""
     replay = games.replay_at(game_id, at)
-    with games.open(game_id) as game:
-        return msgspec.json.encode(state_view(game, replay, None))
+    with games.game(game_id) as game:
+        return msgspec.json.encode(state_view(game, replay, None, utcnow()))
 
 
 def without_snapshots(store: SqliteEventStore, game_id: str) -> float:

@@ -14,6 +14,14 @@ class Event(msgspec.Struct, frozen=True, tag_field="type", tag=True):
     """Base of every event; the tag is the class name."""
 
 
+class SeatBot(msgspec.Struct, frozen=True):
+    """A seat a bot plays from the start: its level and the version of that level's play."""
+
+    seat: int
+    level: str
+    version: int
+
+
 class GameCreated(Event, frozen=True, omit_defaults=True):
     """Every setting of a game, so its log alone says how it was played (and an exported
     record imports with nothing lost)."""
@@ -34,6 +42,8 @@ class GameCreated(Event, frozen=True, omit_defaults=True):
     ruleset_version: int = 1
     """The version of the rule set the game is played under (left out when 1, as in every
     game recorded before rule sets had a second version)."""
+    bots: tuple[SeatBot, ...] = ()
+    """The seats bots play from the start (left out when none)."""
 
 
 class CardDrawn(Event, frozen=True):
@@ -109,6 +119,16 @@ class TimeExpired(Event, frozen=True):
     consequence: str
 
 
+class SeatHandedOver(Event, frozen=True):
+    """A seat handed to a bot (``bot`` its level, ``version`` that level's version) or, with
+    ``bot`` empty, back to its player."""
+
+    seat: int
+    bot: str = ""
+    version: int = 0
+    reason: str = ""
+
+
 class SeedRevealed(Event, frozen=True):
     seed: str
 
@@ -126,6 +146,7 @@ AnyEvent = (
     | GameFinished
     | Adjudicated
     | TimeExpired
+    | SeatHandedOver
     | SeedRevealed
 )
 
@@ -144,6 +165,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
         GameFinished,
         Adjudicated,
         TimeExpired,
+        SeatHandedOver,
         SeedRevealed,
     )
 }

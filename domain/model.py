@@ -135,11 +135,13 @@ class Hand(msgspec.Struct, frozen=True, omit_defaults=True):
 
 
 class SeatView(msgspec.Struct, frozen=True):
-    """A seat at the table: its number, its player's name and its colour."""
+    """A seat at the table: its number, its player's name, its colour and the level of the bot
+    playing it (null for a person)."""
 
     seat: int
     name: str
     colour: str
+    bot: str | None = None
 
 
 class ClockView(msgspec.Struct, frozen=True):

@@ -21,6 +21,7 @@ from domain.events import (
     GameCreated,
     MovePlayed,
     MoveUndone,
+    SeatHandedOver,
 )
 from domain.registry import find_ruleset
 from domain.ruleset import RuleSet
@@ -41,6 +42,8 @@ class Frame(msgspec.Struct, frozen=True):
     decision: bool
     parent: Frame | None = None
     by: int | str | None = None
+    bots: tuple[str, ...] = ()
+    """The level of the bot playing each seat ("" for a person), or () when no bot plays."""
 
     @property
     def chance(self) -> bool:
@@ -65,6 +68,7 @@ class StoredFrame(msgspec.Struct, frozen=True, array_like=True):
     chance_count: int
     decision: bool
     state: msgspec.Raw
+    bots: tuple[str, ...] = ()
 
 
 class Replay:
@@ -78,7 +82,8 @@ class Replay:
         self.rules: RuleSet[Any] = find_ruleset(created.ruleset, created.ruleset_version)
         self.created = created
         if top is None:
-            top = Frame(1, self.rules.setup(created.options, len(created.seats)), 0, False)
+            state = self.rules.setup(created.options, len(created.seats))
+            top = Frame(1, state, 0, False, bots=seated_bots(created))
         self.top = top
         self.version = version
         self.snapshots: dict[int, Frame] = {}
@@ -91,7 +96,8 @@ class Replay:
         replay = cls(created)
         stored = msgspec.msgpack.decode(data, type=StoredFrame)
         state = msgspec.msgpack.decode(stored.state, type=type(replay.state))
-        replay.top = Frame(stored.version, state, stored.chance_count, stored.decision)
+        bots = stored.bots or seated_bots(created)  # snapshots saved before bots held none
+        replay.top = Frame(stored.version, state, stored.chance_count, stored.decision, bots=bots)
         replay.version, replay.complete = version, False
         return replay
 
@@ -100,13 +106,18 @@ class Replay:
         top = self.top
         state = msgspec.Raw(msgspec.msgpack.encode(top.state))
         return msgspec.msgpack.encode(
-            StoredFrame(top.version, top.chance_count, top.decision, state)
+            StoredFrame(top.version, top.chance_count, top.decision, state, top.bots)
         )
 
     @property
     def state(self) -> Any:
         """The current state."""
         return self.top.state
+
+    def bot_of(self, seat: int) -> str | None:
+        """The level of the bot playing ``seat`` now, or None when a person plays it."""
+        bots = self.top.bots
+        return bots[seat] or None if 0 <= seat < len(bots) else None
 
     @property
     def chance_count(self) -> int:
@@ -125,7 +136,8 @@ class Replay:
         else:
             count = top.chance_count + isinstance(event, CHANCE_EVENTS)
             state = self.rules.apply(top.state, event)
-            top = Frame(version, state, count, is_decision(event), top, by)
+            bots = handed_over(top.bots, event, len(self.created.seats))
+            top = Frame(version, state, count, is_decision(event), top, by, bots)
         self.top, self.version = top, version
         if version % SNAPSHOT_EVERY == 0:
             self.snapshots[version] = top
@@ -170,6 +182,25 @@ class Replay:
             frames.append(frame)
             frame = frame.parent
         return frames[::-1]
+
+
+def seated_bots(created: GameCreated) -> tuple[str, ...]:
+    """Each seat's bot level at the start ("" for a person), or () when no bot plays."""
+    if not created.bots:
+        return ()
+    levels = [""] * len(created.seats)
+    for bot in created.bots:
+        levels[bot.seat] = bot.level
+    return tuple(levels)
+
+
+def handed_over(bots: tuple[str, ...], event: Event, seats: int) -> tuple[str, ...]:
+    """Who plays each seat after ``event``: a hand-over changes one seat, nothing else does."""
+    if not isinstance(event, SeatHandedOver):
+        return bots
+    levels = list(bots or [""] * seats)
+    levels[event.seat] = event.bot
+    return tuple(levels) if any(levels) else ()
 
 
 def is_decision(event: Event) -> bool:

@@ -3,9 +3,17 @@
 from .base import Announcing, EventStore
 from .clock import canonical_timestamp, iso_timestamp, utcnow
 from .commits import CommitSizes
-from .errors import IdempotencyKeyReused, StoreError, StreamExists, VersionConflict
+from .derived import Changed, Derived, DerivedRow, Drop
+from .errors import (
+    IdempotencyKeyReused,
+    StoreError,
+    StoreUnavailable,
+    StreamExists,
+    VersionConflict,
+)
 from .hashing import GENESIS, canonical_json, chain_hash, verify_chain
 from .model import (
+    Appending,
     AppendResult,
     NewEvent,
     StoredEvent,
@@ -20,12 +28,18 @@ __all__ = [
     "GENESIS",
     "Announcing",
     "AppendResult",
+    "Appending",
+    "Changed",
     "CommitSizes",
+    "Derived",
+    "DerivedRow",
+    "Drop",
     "EventStore",
     "IdempotencyKeyReused",
     "NewEvent",
     "SqliteEventStore",
     "StoreError",
+    "StoreUnavailable",
     "StoredEvent",
     "StreamExists",
     "StreamInfo",

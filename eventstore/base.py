@@ -1,4 +1,9 @@
-"""The interface every event store backend offers; the service types against it.
+"""The interface every event store backend offers, by role; the service types against it.
+
+Each role is a small protocol: ``Log`` (the streams of events and their creation records),
+``Snapshots``, ``Summaries``, ``Deadlines`` and ``IdempotencyKeys``. ``EventStore`` is all of
+them over one database, with the store's own figures, schema version and ``close``. A caller
+that needs one role types against that role alone.
 
 Snapshots are derived data kept beside the log (a fold of a stream up to a version, in
 whatever bytes the caller chooses): the store never reads them, they may be dropped at any
@@ -28,7 +33,9 @@ from collections.abc import Callable, Sequence
 from typing import Any, Protocol, runtime_checkable
 
 from .commits import CommitSizes
+from .derived import Derived
 from .model import (
+    Appending,
     AppendResult,
     NewEvent,
     StoredEvent,
@@ -39,8 +46,10 @@ from .model import (
 )
 
 
-class EventStore(Protocol):
-    """An append-only log of streams of events with optimistic concurrency."""
+@runtime_checkable
+class Log(Protocol):
+    """The log: append-only streams of events with optimistic concurrency, each with the
+    meta and private record its creation stored."""
 
     def append(
         self,
@@ -91,6 +100,13 @@ class EventStore(Protocol):
         thread)."""
         ...
 
+    def append_batch(self, appends: Sequence[Appending]) -> list[AppendResult]:
+        """Make several appends (to distinct streams) in one transaction: all are written or
+        none. Each is judged as ``append`` judges it (a replay by its key writes nothing for
+        that one); the first refusal (``VersionConflict``, ``IdempotencyKeyReused``) is raised
+        and nothing of the batch is written. Results come back in the order asked."""
+        ...
+
     def read(
         self, stream_id: str, after: int = 0, until: int | None = None, limit: int | None = None
     ) -> list[StoredEvent]:
@@ -99,23 +115,6 @@ class EventStore(Protocol):
 
     def version(self, stream_id: str) -> int:
         """Return a stream's current version, 0 when it does not exist."""
-        ...
-
-    def lookup(
-        self, stream_id: str, idempotency_key: str, fingerprint: str = ""
-    ) -> AppendResult | None:
-        """Return the earlier result for an idempotency key (replayed=True), or None if unused
-        or expired. Raise ``IdempotencyKeyReused`` when fingerprint and the key's stored
-        fingerprint are both given and differ."""
-        ...
-
-    def deadline(self, stream_id: str) -> str | None:
-        """Return the deadline the stream's latest append set, or None (none, or no stream)."""
-        ...
-
-    def due(self, until: str, limit: int = 1000) -> list[tuple[str, str]]:
-        """Return (stream_id, deadline) of the streams whose deadline is at or before until
-        (an ISO-8601 time), earliest first (ties by stream id), at most limit."""
         ...
 
     def private(self, stream_id: str) -> dict[str, Any] | None:
@@ -130,6 +129,11 @@ class EventStore(Protocol):
         """Return one stream's summary, or None when it does not exist."""
         ...
 
+
+@runtime_checkable
+class Snapshots(Protocol):
+    """Derived folds of a stream kept beside the log (never read by the store)."""
+
     def save_snapshot(self, stream_id: str, version: int, data: bytes) -> None:
         """Store derived data about a stream at a version (replacing any already there)."""
         ...
@@ -142,10 +146,10 @@ class EventStore(Protocol):
         """Delete the snapshots of one stream, or of every stream (they can be rebuilt)."""
         ...
 
-    def commit_sizes(self) -> CommitSizes:
-        """Return how many events each commit appended since opening, in buckets (a commit
-        that appended none is not counted); the service's metrics read it."""
-        ...
+
+@runtime_checkable
+class Summaries(Protocol):
+    """Derived listings of streams, written in an append's transaction or after it."""
 
     def summaries(self, query: SummaryQuery) -> list[Summarised]:
         """Return a page of summaries, oldest stream first (creation time, then id)."""
@@ -166,6 +170,52 @@ class EventStore(Protocol):
 
     def drop_summaries(self) -> None:
         """Delete every summary (to rebuild them)."""
+        ...
+
+
+@runtime_checkable
+class Deadlines(Protocol):
+    """The time each stream's latest append set, and the streams whose time has come."""
+
+    def deadline(self, stream_id: str) -> str | None:
+        """Return the deadline the stream's latest append set, or None (none, or no stream)."""
+        ...
+
+    def due(self, until: str, limit: int = 1000) -> list[tuple[str, str]]:
+        """Return (stream_id, deadline) of the streams whose deadline is at or before until
+        (an ISO-8601 time), earliest first (ties by stream id), at most limit."""
+        ...
+
+
+@runtime_checkable
+class IdempotencyKeys(Protocol):
+    """The keys appends were made with, looked up before judging a retry again."""
+
+    def lookup(
+        self, stream_id: str, idempotency_key: str, fingerprint: str = ""
+    ) -> AppendResult | None:
+        """Return the earlier result for an idempotency key (replayed=True), or None if unused
+        or expired. Raise ``IdempotencyKeyReused`` when fingerprint and the key's stored
+        fingerprint are both given and differ."""
+        ...
+
+
+class EventStore(Log, Snapshots, Summaries, Deadlines, IdempotencyKeys, Derived, Protocol):
+    """Every role at once, over one database (the data derived from its summaries too:
+    ``Derived``), with what belongs to the store as a whole."""
+
+    def faults(self) -> dict[str, int]:
+        """Return how many operations a fault of the database refused since opening, by kind
+        (``faults.KINDS``); the service's metrics read it."""
+        ...
+
+    def readiness(self) -> dict[str, str]:
+        """Return whether writes can be taken, by check (``ok`` or the kind of fault)."""
+        ...
+
+    def commit_sizes(self) -> CommitSizes:
+        """Return how many events each commit appended since opening, in buckets (a commit
+        that appended none is not counted); the service's metrics read it."""
         ...
 
     def schema_version(self) -> int:

@@ -3,7 +3,8 @@
 StoreError                  anything the store refuses or cannot do
 ├── VersionConflict         the stream is not at the version the append expected
 │   └── StreamExists        expected_version=0 (create) but the stream already exists
-└── IdempotencyKeyReused    an idempotency key came back with another request
+├── IdempotencyKeyReused    an idempotency key came back with another request
+└── StoreUnavailable        the database cannot take it now (full disk, I/O error, ...)
 """
 
 from __future__ import annotations
@@ -44,3 +45,14 @@ class IdempotencyKeyReused(StoreError):
         super().__init__(
             f"idempotency key {key!r} was already used on stream {stream_id!r} for {other}"
         )
+
+
+class StoreUnavailable(StoreError):
+    """The database cannot take the operation now (a fault of the machine or the database,
+    not of the request): ``kind`` says which, one of ``faults.KINDS``. Nothing was written,
+    except that a write cut off between its commit and its reply may have been; retrying it
+    with its idempotency key is safe."""
+
+    def __init__(self, kind: str, message: str) -> None:
+        self.kind = kind
+        super().__init__(message)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import msgspec
@@ -87,3 +88,17 @@ class SummaryQuery(msgspec.Struct, frozen=True):
     limit: int = 100
     other_than: str | None = None
     also: tuple[str, str] | None = None
+
+
+class Appending(msgspec.Struct, frozen=True):
+    """One append as asked of a store's ``append_batch``: the arguments ``append`` takes."""
+
+    stream_id: str
+    events: Sequence[NewEvent]
+    expected_version: int
+    idempotency_key: str | None = None
+    meta: dict[str, Any] | None = None
+    private: dict[str, Any] | None = None
+    fingerprint: str = ""
+    deadline: str | None = None
+    summary: Summary | None = None

@@ -39,10 +39,12 @@ from typing import Any, ClassVar, NamedTuple, Self
 
 import msgspec
 
+from . import derived
 from .clock import canonical_timestamp, iso_timestamp
 from .errors import IdempotencyKeyReused, StoreError, StreamExists, VersionConflict
 from .hashing import same_events
 from .model import (
+    Appending,
     AppendResult,
     NewEvent,
     StoredEvent,
@@ -136,6 +138,14 @@ class Dialect(NamedTuple):
     """A query for the recorded schema version (0 for a database made before versions)."""
     write_version: Callable[[int, str], tuple[str, list[Any]]]
     """The statement and parameters that record a version applied at a time."""
+    real: str = "real"
+    """The type of a float column."""
+    bigint: str = "integer"
+    """The type of a large integer column."""
+    before_position: str = ""
+    """What a summary's write runs before it takes its position (see derived.py)."""
+    clustered: str = " STRICT, WITHOUT ROWID"
+    """The options of a table kept in its primary key's order."""
 
     def sql(self, text: str) -> str:
         """``text``, written with ``?`` marks, in this dialect."""
@@ -175,6 +185,10 @@ POSTGRES = Dialect(
         "INSERT INTO schema_version (version, applied_at) VALUES (%s, %s)",
         [version, now],
     ),
+    "double precision",
+    "bigint",
+    f"SELECT pg_advisory_xact_lock({derived.CHANGES_LOCK})",
+    "",
 )
 
 
@@ -213,7 +227,22 @@ def summary_tables(dialect: Dialect) -> list[str]:
     ]
 
 
-MIGRATIONS = (Migration(1, "summaries of streams, their tags", summary_tables),)
+def derived_tables(dialect: Dialect) -> list[str]:
+    """Migration 2: the order of summary writes, and the rows derived from them."""
+    names = {
+        "json": dialect.json,
+        "options": dialect.table_options,
+        "real": dialect.real,
+        "bigint": dialect.bigint,
+        "clustered": dialect.clustered,
+    }
+    return [statement.format(**names) for statement in derived.TABLES]
+
+
+MIGRATIONS = (
+    Migration(1, "summaries of streams, their tags", summary_tables),
+    Migration(2, "the order of summary writes, derived rows and marks", derived_tables),
+)
 """Every migration, in order; the last one's version is the schema's."""
 SCHEMA_VERSION = MIGRATIONS[-1].version
 
@@ -318,6 +347,27 @@ def request(
     return Append(stream_id, events, expected, key, fingerprint, deadline, meta, private, summary)
 
 
+def requests(appends: Sequence[Appending]) -> list[Append]:
+    """Check a batch's appends (ValueError: as ``request``, or one stream twice)."""
+    ids = [a.stream_id for a in appends]
+    if len(set(ids)) != len(ids):
+        raise ValueError("a batch appends to each stream at most once")
+    return [
+        request(
+            a.stream_id,
+            a.events,
+            a.expected_version,
+            a.idempotency_key,
+            fingerprint=a.fingerprint,
+            deadline=a.deadline,
+            meta=a.meta,
+            private=a.private,
+            summary=a.summary,
+        )
+        for a in appends
+    ]
+
+
 def check_version(stream_id: str, expected: int, actual: int) -> None:
     """Raise a conflict unless the stream is at the expected version."""
     if expected == 0 and actual > 0:
@@ -374,12 +424,16 @@ def write_summary(
     stream's creation time from its row, which must exist."""
     json = dialect.json
     upsert = (
-        "INSERT INTO summaries (stream_id, kind, status, created_at, updated_at, tags, document)"
-        f" SELECT stream_id, ?, ?, created_at, ?, CAST(? AS {json}), CAST(? AS {json})"
-        " FROM streams WHERE stream_id = ?"
+        "INSERT INTO summaries"
+        " (stream_id, kind, status, created_at, updated_at, tags, document, changed)"
+        f" SELECT stream_id, ?, ?, created_at, ?, CAST(? AS {json}), CAST(? AS {json}),"
+        f" {derived.NEXT_POSITION} FROM streams WHERE stream_id = ?"
         " ON CONFLICT (stream_id) DO UPDATE SET kind = excluded.kind, status = excluded.status,"
-        " updated_at = excluded.updated_at, tags = excluded.tags, document = excluded.document"
+        " updated_at = excluded.updated_at, tags = excluded.tags, document = excluded.document,"
+        " changed = excluded.changed"
     )
+    if dialect.before_position:
+        conn.execute(dialect.before_position)
     tags, document = encode(summary.tags), encode(summary.document)
     params = [summary.kind, summary.status, updated_at, tags, document, stream_id]
     conn.execute(dialect.sql(upsert), params)
@@ -393,9 +447,10 @@ def write_summary(
 
 
 def drop_summaries(conn: Any) -> None:
-    """Delete every summary and tag row."""
+    """Delete every summary and tag row, and what was derived from them."""
     conn.execute("DELETE FROM summary_tags")
     conn.execute("DELETE FROM summaries")
+    derived.drop_all(conn)
 
 
 def select_summaries(source: str) -> str:
@@ -657,6 +712,51 @@ class SqlStore:
         )
         with self._reading("cannot list streams") as conn:
             return [str(row[0]) for row in conn.execute(sql, [limit]).fetchall()]
+
+    def changes(
+        self, after: int, limit: int = 1000, kind: str | None = None, other_than: str | None = None
+    ) -> list[derived.Changed]:
+        """Return the summaries written after position ``after``, in position order."""
+        text, params = derived.select_changes(after, limit, kind, other_than)
+        with self._reading("cannot list summaries") as conn:
+            rows = conn.execute(self.dialect.sql(text), params).fetchall()
+        return [derived.Changed(int(row[-1]), summarised(self.dialect, row[:-1])) for row in rows]
+
+    def derived_rows(
+        self,
+        space: str,
+        after: str | None = None,
+        *,
+        since: str | None = None,
+        before: str | None = None,
+        limit: int = 1000,
+        reverse: bool = False,
+    ) -> list[derived.DerivedRow]:
+        """Return a space's derived rows in key order (see ``Derived``)."""
+        text, params = derived.select_rows(space, after, since, before, limit, reverse)
+        return self._derived(text, params)
+
+    def derived_ranked(
+        self, space: str, after: tuple[float, str] | None = None, limit: int = 100
+    ) -> list[derived.DerivedRow]:
+        """Return a space's derived rows in (score, key) order, after ``after``."""
+        text, params = derived.select_ranked(space, after, limit)
+        return self._derived(text, params)
+
+    def _derived(self, text: str, params: list[Any]) -> list[derived.DerivedRow]:
+        with self._reading("cannot read derived data") as conn:
+            rows = conn.execute(self.dialect.sql(text), params).fetchall()
+        decode = self.dialect.decode
+        return [derived.DerivedRow(s, k, float(v), decode(d)) for s, k, v, d in rows]
+
+    def derived_rank(self, space: str, score: float, key: str) -> int:
+        """Return how many rows of a space come before (score, key)."""
+        return int(self._one("cannot read derived data", derived.RANK, [space, score, key])[0])
+
+    def derived_mark(self, name: str) -> int:
+        """Return a follower's position (0 when it has none)."""
+        row = self._one("cannot read derived data", derived.MARK, [name])
+        return 0 if row is None else int(row[0])
 
     def schema_version(self) -> int:
         """Return the schema version the database records."""

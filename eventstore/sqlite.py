@@ -34,14 +34,29 @@ of spurious wake-ups while it writes; subscribers should still read now and then
 service's streams do, slowly). ``wake`` must be quick and must not block; an exception from
 it is swallowed, so a broken subscriber cannot stop the writer or the other subscribers.
 
+Faults (see faults.py): the writer survives any error of a job. A job that fails rolls back
+to its savepoint; when SQLite has rolled the whole transaction back itself (a full disk or an
+I/O error in the middle of a statement), the failed job gets its error and the others of the
+batch are run again in a new transaction. A failed commit fails every job of its batch. A
+database error that is a fault of the machine (full disk, I/O error, read-only, busy beyond
+the busy timeout, a damaged file) reaches the caller as ``StoreUnavailable`` with its kind.
+
+The file: at each batch, before it begins and after it commits, the writer compares the
+database file and its ``-wal`` and ``-shm`` with the files it opened (device and inode of the
+path). A file deleted or replaced under the store is ``file-gone``: every write is refused
+from then on (reads go on from the open files) until the store is opened again. A new
+database gets a marker beside it (``<file>.marker``); opening a path whose marker is there
+but whose database is not refuses (``StoreError``) instead of making a new, empty one.
+
 Errors (see errors.py): ``VersionConflict`` (``StreamExists``), ``IdempotencyKeyReused``,
-and ``StoreError`` for any database failure, including a commit that fails (every append
-of that batch gets it) or an append to a closed store.
+``StoreUnavailable`` for a fault, and ``StoreError`` for any other database failure,
+including an append to a closed store.
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
 import queue
 import sqlite3
 import threading
@@ -56,12 +71,14 @@ from typing import Any, TypeVar
 import msgspec
 from sqlite_utils import Database
 
-from . import sql
+from . import derived, sql
 from .clock import canonical_timestamp, iso_timestamp, utcnow
 from .commits import CommitSizes, CommitTally
-from .errors import StoreError, VersionConflict
+from .derived import DerivedRow, Drop
+from .errors import StoreError, StoreUnavailable, VersionConflict
+from .faults import FaultTally, sqlite_kind
 from .hashing import GENESIS, seal
-from .model import AppendResult, NewEvent, StoredEvent, Summary
+from .model import Appending, AppendResult, NewEvent, StoredEvent, Summary
 from .sql import SQLITE, SqlStore
 
 SYNCHRONOUS_LEVELS = ("OFF", "NORMAL", "FULL", "EXTRA")
@@ -71,6 +88,16 @@ MAX_BATCH = 256
 """The most appends one commit takes; more wait for the next one."""
 WATCH_SECONDS = 1.0
 """How often the writer looks for commits of other processes (to wake subscribers)."""
+MARKER_SUFFIX = ".marker"
+MARKER_TEXT = """This file marks that {name} beside it holds a Tabula event store.
+While this file is here, Tabula refuses to start on a missing {name} instead of
+making a new, empty database: restore {name} from a backup, or delete this file to
+start afresh with no games.
+"""
+LOW_DISK_BYTES = 64 * 1024
+"""Free space below which the store is not ready for writes."""
+FREED_BYTES = 1024 * 1024
+"""Space that must come free after a full disk before the store says it is ready again."""
 
 
 T = TypeVar("T")
@@ -110,13 +137,19 @@ class SqliteEventStore(SqlStore):
         self._clock = clock
         self._idempotency_ttl = sql.check_ttl(idempotency_ttl)
         self._lock = threading.Lock()
+        self._faults = FaultTally()
         in_memory = str(path) == ":memory:"
-        with self._lock, _translated(f"cannot open the event store at {str(path)!r}"):
+        self._files = None if in_memory else _Files(Path(path))
+        with self._lock, self._translated(f"cannot open the event store at {str(path)!r}"):
+            if self._files is not None:
+                self._files.check_not_lost()
             self._conn = _connect(path)
             self._configure(self._conn, level, in_memory=in_memory)
             self._create_schema()
             self._reader = self._conn if in_memory else _connect(path)
             self._configure(self._reader, level, in_memory=True)
+            if self._files is not None:
+                self._files.opened()
         self._read_lock = self._lock if in_memory else threading.Lock()
         self._queue: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
         self._closed = False
@@ -145,7 +178,7 @@ class SqliteEventStore(SqlStore):
 
     def settings(self) -> dict[str, str]:
         """Return the connection's durability settings: journal_mode and synchronous."""
-        with self._lock, _translated("cannot read the store's settings"):
+        with self._lock, self._translated("cannot read the store's settings"):
             journal = str(self._conn.execute("PRAGMA journal_mode").fetchone()[0])
             level = int(self._conn.execute("PRAGMA synchronous").fetchone()[0])
         return {"journal_mode": journal, "synchronous": SYNCHRONOUS_LEVELS[level]}
@@ -158,6 +191,22 @@ class SqliteEventStore(SqlStore):
     def commit_sizes(self) -> CommitSizes:
         """Return how many events each commit appended, in buckets (see commits.py)."""
         return self._commits.sizes()
+
+    def faults(self) -> dict[str, int]:
+        """Return how many operations a fault refused since opening, by kind."""
+        return self._faults.counts()
+
+    def readiness(self) -> dict[str, str]:
+        """Whether writes can be taken: ``writer``, ``file``, ``disk`` and ``database``, each
+        ``ok`` or the kind of fault that stops writes."""
+        recent = self._faults.recent_write_fault()
+        gone = self._files is not None and self._files.gone() is not None
+        return {
+            "writer": "ok" if self._writer.is_alive() and not self._closed else "writer-stopped",
+            "file": "file-gone" if gone else "ok",
+            "disk": "disk-full" if self._files is not None and self._files.full(recent) else "ok",
+            "database": recent if recent not in (None, "disk-full", "file-gone") else "ok",
+        }
 
     def _create_schema(self) -> None:
         """Create the tables unless they exist; upgrade those an earlier schema made."""
@@ -257,6 +306,24 @@ class SqliteEventStore(SqlStore):
         result: AppendResult = await asyncio.wrap_future(self._queue_append(asked))
         return result
 
+    def append_batch(self, appends: Sequence[Appending]) -> list[AppendResult]:
+        """Several appends as one job of the writer: one savepoint, so all or none."""
+        asked = sql.requests(appends)
+        ids = [a.stream_id for a in asked]
+
+        def work(conn: sqlite3.Connection) -> list[AppendResult]:
+            before = {i: self._new_heads[i] for i in ids if i in self._new_heads}
+            try:
+                return [self._append(conn, a) for a in asked]
+            except BaseException:  # rolled back to the job's savepoint: so are its heads
+                for i in ids:
+                    self._new_heads.pop(i, None)
+                self._new_heads.update(before)
+                raise
+
+        result: list[AppendResult] = self._submit(f"cannot append a batch of {len(ids)}", work)
+        return result
+
     def _queue_append(self, asked: sql.Append) -> Future[Any]:
         """Queue one append for the writer; the future resolves once its batch has committed."""
 
@@ -275,6 +342,8 @@ class SqliteEventStore(SqlStore):
         with self._closing:
             if self._closed:
                 raise StoreError(f"{doing}: the store is closed")
+            if not self._writer.is_alive():  # not expected: the writer survives every error
+                raise self._faults.refused("writer-stopped", doing, "the writer is not running")
             self._queue.put(job)
         return job.future
 
@@ -299,7 +368,10 @@ class SqliteEventStore(SqlStore):
                     stop = True
                     break
                 batch.append(job)
-            self._commit(batch)
+            try:
+                self._commit(batch)
+            except BaseException as error:  # whatever it was, the writer goes on
+                self._abandon(batch, error)
             if stop:
                 return
             if self._watch and time.monotonic() - self._watched_at >= WATCH_SECONDS:
@@ -317,22 +389,63 @@ class SqliteEventStore(SqlStore):
                 job.future.set_exception(value)
         self._announce(appended)
 
+    def _abandon(self, batch: list[_Job], error: BaseException) -> None:
+        """A batch the writer could not finish: roll back, and answer every job of it not
+        answered yet with the error (so no caller waits for ever and nothing stays held)."""
+        with suppress(sqlite3.Error):
+            if self._conn.in_transaction:
+                self._conn.rollback()
+        self._new_heads.clear()
+        for job in batch:
+            if not job.future.done():
+                failure = error if isinstance(error, Exception) else StoreError(repr(error))
+                job.future.set_exception(self._store_error(job.doing, failure, write=True))
+
     def _run_batch(self, batch: list[_Job]) -> tuple[list[tuple[bool, Any]], dict[str, int]]:
-        """Begin, run the jobs, commit; a failed begin or commit fails every job. Returns
-        the outcomes and the streams the committed batch appended to."""
+        """Begin, run the jobs, commit; a failed begin or commit fails every job, a job that
+        lost the whole transaction fails alone and the others run again. Returns the outcomes
+        and the streams the committed batch appended to."""
         conn = self._conn
+        if refused := self._refuse_if_gone(batch):
+            return refused, {}
         try:
             conn.execute("BEGIN IMMEDIATE")
         except sqlite3.Error as exc:
-            return [(False, StoreError(f"{job.doing}: {exc}")) for job in batch], {}
-        outcomes = [self._run_job(job) for job in batch]
+            return [(False, self._store_error(job.doing, exc, write=True)) for job in batch], {}
+        outcomes: list[tuple[bool, Any]] = []
+        for index, job in enumerate(batch):
+            ok, value = self._run_job(job)
+            if not conn.in_transaction:  # SQLite rolled the whole transaction back itself
+                self._new_heads.clear()
+                lost = (False, value) if not ok else self._lost(job)
+                rest = batch[:index] + batch[index + 1 :]
+                others, appended = self._run_batch(rest) if rest else ([], {})
+                return [*others[:index], lost, *others[index:]], appended
+            outcomes.append((ok, value))
+        return self._finish(batch, outcomes)
+
+    def _finish(
+        self, batch: list[_Job], outcomes: list[tuple[bool, Any]]
+    ) -> tuple[list[tuple[bool, Any]], dict[str, int]]:
+        """Commit the batch's transaction (a failure fails every job), check the file is
+        still the one opened, keep the new heads and count."""
+        conn = self._conn
         try:
             conn.execute("COMMIT")
         except sqlite3.Error as exc:
-            conn.rollback()
+            with suppress(sqlite3.Error):
+                if conn.in_transaction:
+                    conn.rollback()
             self._new_heads.clear()
-            failed = [(False, StoreError(f"{job.doing}: commit failed: {exc}")) for job in batch]
+            failed = [
+                (False, self._store_error(f"{job.doing}: commit failed", exc, write=True))
+                for job in batch
+            ]
             return failed, {}
+        if refused := self._refuse_if_gone(batch, committed=True):
+            self._new_heads.clear()
+            return refused, {}
+        self._faults.wrote()
         if len(self._heads) > MAX_HEADS:  # a cache: forgetting costs two reads per stream
             self._heads.clear()
         appended = {stream: version for stream, (version, _) in self._new_heads.items()}
@@ -342,30 +455,76 @@ class SqliteEventStore(SqlStore):
         return outcomes, appended
 
     def _run_job(self, job: _Job) -> tuple[bool, Any]:
-        """Run one job inside a savepoint; on error roll back to it, so it writes nothing."""
+        """Run one job inside a savepoint; on error roll back to it, so it writes nothing (if
+        the rollback itself fails, the whole transaction is rolled back)."""
         conn = self._conn
-        conn.execute("SAVEPOINT job")
         try:
+            conn.execute("SAVEPOINT job")
             value = job.work(conn)
-        except Exception as exc:
-            conn.execute("ROLLBACK TO job")
             conn.execute("RELEASE job")
-            return False, _as_store_error(job.doing, exc)
-        conn.execute("RELEASE job")
-        return True, value
+        except Exception as exc:
+            error = self._store_error(job.doing, exc, write=True)
+        else:
+            return True, value
+        try:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK TO job")
+                conn.execute("RELEASE job")
+        except sqlite3.Error:
+            with suppress(sqlite3.Error):
+                conn.rollback()
+        return False, error
+
+    def _lost(self, job: _Job) -> tuple[bool, Any]:
+        """The outcome of a job that ran but whose transaction is gone (not expected: a job
+        that succeeds leaves the transaction open)."""
+        lost = sqlite3.OperationalError("the transaction was rolled back")
+        return False, self._store_error(job.doing, lost, write=True)
+
+    def _refuse_if_gone(
+        self, batch: list[_Job], committed: bool = False
+    ) -> list[tuple[bool, Any]] | None:
+        """Every job refused if the database file is gone or replaced, else None."""
+        gone = self._files.gone() if self._files is not None else None
+        if gone is None:
+            return None
+        why = f"{gone} was deleted or replaced" + (" as the batch committed" if committed else "")
+        return [
+            (False, self._faults.refused("file-gone", job.doing, why, write=True)) for job in batch
+        ]
+
+    def _store_error(self, doing: str, exc: Exception, *, write: bool = False) -> Exception:
+        """A job's error as its caller should see it: a fault becomes StoreUnavailable (and is
+        counted), another database error StoreError; any other error is the job's own."""
+        if isinstance(exc, StoreUnavailable):
+            return exc
+        if isinstance(exc, sqlite3.Error):
+            kind = sqlite_kind(exc)
+            if kind is not None:
+                if kind == "disk-full" and self._files is not None:
+                    self._files.filled()
+                error: Exception = self._faults.refused(kind, doing, str(exc), write=write)
+            else:
+                error = StoreError(f"{doing}: {exc}")
+            error.__cause__ = exc
+            return error
+        return exc
+
+    @contextmanager
+    def _translated(self, doing: str) -> Iterator[None]:
+        """Turn sqlite3 errors escaping a block into StoreUnavailable or StoreError."""
+        try:
+            yield
+        except sqlite3.Error as exc:
+            raise self._store_error(doing, exc) from exc
 
     def _count(self, batch: list[_Job], outcomes: list[tuple[bool, Any]]) -> None:
         """Update the counters after a commit."""
         self._counts["appends"] += sum(ok for ok, _ in outcomes)
         self._counts["commits"] += 1
         self._counts["largest_batch"] = max(self._counts["largest_batch"], len(batch))
-        self._commits.record(
-            sum(
-                len(value.events)
-                for ok, value in outcomes
-                if ok and isinstance(value, AppendResult) and not value.replayed
-            )
-        )
+        results = [v for ok, value in outcomes if ok for v in _results(value)]
+        self._commits.record(sum(len(r.events) for r in results if not r.replayed))
 
     def _append(self, conn: sqlite3.Connection, asked: sql.Append) -> AppendResult:
         """One append inside the batch's transaction: idempotency, version check, insert."""
@@ -408,6 +567,23 @@ class SqliteEventStore(SqlStore):
             return True
 
         saved: bool = self._submit(f"cannot save the summary of stream {stream_id!r}", work)
+        return saved
+
+    def derived_save(
+        self,
+        name: str,
+        expected: int,
+        position: int,
+        rows: Sequence[DerivedRow] = (),
+        drops: Sequence[Drop] = (),
+    ) -> bool:
+        """Move mark ``name`` from ``expected`` to ``position`` and write derived rows, in one
+        transaction; False (nothing written) if the mark was not at ``expected``."""
+
+        def work(conn: sqlite3.Connection) -> bool:
+            return derived.save(conn, "?", "text", name, expected, position, rows, drops)
+
+        saved: bool = self._submit("cannot save derived data", work)
         return saved
 
     def drop_summaries(self) -> None:
@@ -481,7 +657,7 @@ class SqliteEventStore(SqlStore):
     @contextmanager
     def _reading(self, doing: str) -> Iterator[sqlite3.Connection]:
         """The read connection, locked, with errors translated."""
-        with self._read_lock, _translated(doing):
+        with self._read_lock, self._translated(doing):
             yield self._reader
 
     # closing
@@ -500,29 +676,76 @@ class SqliteEventStore(SqlStore):
             self._reader.close()
 
 
+class _Files:
+    """The database's files as the store opened them: their identities (device, inode), to
+    notice one deleted or replaced, the marker that says a database was made here, and the
+    free space of their file system."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.marker = path.with_name(path.name + MARKER_SUFFIX)
+        self._opened: dict[str, tuple[int, int]] = {}
+        self._free_when_full: int | None = None
+
+    def check_not_lost(self) -> None:
+        """Refuse to open a path whose marker says it held a database that is not there."""
+        missing = not self.path.exists() or self.path.stat().st_size == 0
+        if missing and self.marker.exists():
+            raise StoreError(
+                f"{self.path} held a Tabula event store (see {self.marker.name}) and is gone or"
+                " empty: restore it from a backup, or delete the marker to start afresh"
+            )
+
+    def opened(self) -> None:
+        """Remember the files as opened, and leave the marker if there is none."""
+        for name in ("", "-wal", "-shm"):
+            with suppress(OSError):
+                found = os.stat(f"{self.path}{name}")
+                self._opened[name] = (found.st_dev, found.st_ino)
+        if not self.marker.exists():
+            with suppress(OSError):  # a read-only directory: no marker, the store still opens
+                self.marker.write_text(MARKER_TEXT.format(name=self.path.name), encoding="utf-8")
+
+    def gone(self) -> str | None:
+        """The name of a file deleted or replaced since it was opened, or None."""
+        for name, identity in self._opened.items():
+            try:
+                found = os.stat(f"{self.path}{name}")
+            except OSError:
+                return self.path.name + name
+            if (found.st_dev, found.st_ino) != identity:
+                return self.path.name + name
+        return None
+
+    def free(self) -> int:
+        """Bytes free for the store on the file system of the database."""
+        try:
+            found = os.statvfs(self.path.parent)
+        except OSError:
+            return 0
+        return found.f_bavail * found.f_frsize
+
+    def filled(self) -> None:
+        """A write found the disk full: remember how much was free then."""
+        self._free_when_full = self.free()
+
+    def full(self, recent_fault: str | None) -> bool:
+        """Whether the disk is too full to write: almost no space, or a write recently found
+        it full and not enough has come free since."""
+        free = self.free()
+        if free < LOW_DISK_BYTES:
+            return True
+        when_full = self._free_when_full
+        return (
+            recent_fault == "disk-full" and when_full is not None and free < when_full + FREED_BYTES
+        )
+
+
 def _connect(path: str | Path) -> sqlite3.Connection:
     """Open a connection in autocommit mode (transactions are begun explicitly)."""
     return sqlite3.connect(
         str(path), timeout=BUSY_TIMEOUT_SECONDS, check_same_thread=False, isolation_level=None
     )
-
-
-@contextmanager
-def _translated(doing: str) -> Iterator[None]:
-    """Turn sqlite3 errors escaping a block into StoreError, naming what was being done."""
-    try:
-        yield
-    except sqlite3.Error as exc:
-        raise StoreError(f"{doing}: {exc}") from exc
-
-
-def _as_store_error(doing: str, exc: Exception) -> Exception:
-    """A job's error as its caller should see it: database errors become StoreError."""
-    if isinstance(exc, sqlite3.Error):
-        error = StoreError(f"{doing}: {exc}")
-        error.__cause__ = exc
-        return error
-    return exc
 
 
 INSERT_STREAM = (
@@ -555,6 +778,15 @@ def _write(
     if asked.key is not None:
         statement = sql.REPLACE_KEY if replaces else sql.INSERT_KEY
         conn.execute(statement, sql.key_row(stored, asked.key, asked.fingerprint))
+
+
+def _results(value: Any) -> list[AppendResult]:
+    """The append results a job's value holds (a batch's list, one append's result, none)."""
+    if isinstance(value, AppendResult):
+        return [value]
+    if isinstance(value, list):
+        return [v for v in value if isinstance(v, AppendResult)]
+    return []
 
 
 def _stored_version(conn: sqlite3.Connection, stream_id: str) -> int:

@@ -146,12 +146,13 @@ def rebuild_summaries(settings: Settings) -> int:
 def rebuild_ratings(settings: Settings) -> int:
     """Rebuild the summaries of the database the settings name; print every rule set's
     ratings folded from them."""
+    from service.clock import clock_of
     from service.store import open_store
     from service.usecases.ratings import encode_board, rebuild
 
     store = open_store(settings.database, settings.synchronous, settings.database_url)
     try:
-        for ruleset, board in rebuild(store):
+        for ruleset, board in rebuild(store, clock_of(settings.clock_offset_file)):
             sys.stdout.write(encode_board(ruleset, board).decode() + "\n")
     finally:
         store.close()
@@ -235,10 +236,15 @@ def main(argv: list[str] | None = None) -> int:
         return rebuild_ratings(args.settings)
     import uvicorn
 
+    from eventstore import StoreError
     from service.app import create_app
 
     settings: Settings = args.settings
-    app = create_app(settings)
+    try:
+        app = create_app(settings)
+    except StoreError as error:  # a lost database, an unreachable server: say so, not a trace
+        sys.stderr.write(f"tabula: {error}\n")
+        return 1
     tune_gc()
     tune_threads()
     uvicorn.Server(server_config(settings, app)).run()

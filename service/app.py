@@ -8,8 +8,10 @@ Layers (checked by import-linter, see pyproject.toml): ``service.api`` (the HTTP
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 
+import structlog
 from litestar import Litestar
 from litestar.datastructures import State
 from litestar.di import NamedDependency, Provide
@@ -18,6 +20,7 @@ from litestar.openapi import OpenAPIConfig
 from eventstore import EventStore
 from service.api import bodies, headers, logs
 from service.api.apidoc import finish, strict_structs
+from service.api.bots import BotsController
 from service.api.docs import DocsPage, docs_asset
 from service.api.games import BoardController, GameController, MetaController
 from service.api.limits import Limits, cors_config, import_limits
@@ -29,11 +32,13 @@ from service.api.socket import game_socket
 from service.api.tarpit import slow_refusals
 from service.api.tournament import TournamentController
 from service.api.tournaments import TournamentsController
+from service.clock import Clock, clock_of
 from service.core import clocks
 from service.core import commands as command_bodies
 from service.settings import Settings
 from service.store import open_store
 from service.usecases import cursors, tournaments_wire
+from service.usecases.bots import BotDriver
 from service.usecases.commands import Commands
 from service.usecases.queries import Queries
 from service.usecases.sweeper import Sweeper
@@ -64,17 +69,41 @@ def after_commands(queries: Queries) -> Callable[[Commands], Queries]:
     return provide
 
 
-def create_app(settings: Settings | None = None, store: EventStore | None = None) -> Litestar:
-    """The app over ``store`` (by default the one the settings name)."""
+def in_background(doing: str, work: Callable[[], object]) -> None:
+    """Run ``work`` on a daemon thread; an error is logged, never fatal."""
+
+    def run() -> None:
+        try:
+            work()
+        except Exception:
+            structlog.get_logger().exception(f"{doing} failed")
+
+    threading.Thread(target=run, name=doing, daemon=True).start()
+
+
+def create_app(
+    settings: Settings | None = None, store: EventStore | None = None, clock: Clock | None = None
+) -> Litestar:
+    """The app over ``store`` (by default the one the settings name), on ``clock`` (by
+    default the one the settings name: ``service.clock``). A store passed in keeps its own
+    clock for the times it stamps: give it the same one."""
     settings = settings or Settings()
     logs.configure(settings.log_format, settings.log_level)
     cursors.use_key(settings.cursor_key)
+    clock = clock or clock_of(settings.clock_offset_file)
     store = store or open_store(
-        settings.database, settings.synchronous, settings.database_url, settings.idempotency_ttl
+        settings.database,
+        settings.synchronous,
+        settings.database_url,
+        settings.idempotency_ttl,
+        settings.store_timeout,
+        clock,
     )
-    cases = UseCases(store, settings.max_live_games)
+    cases = UseCases(store, settings.max_live_games, clock)
     commands, queries = cases.commands, cases.queries
     sweeper = Sweeper(commands.enforce_due)
+    driver = BotDriver(commands)
+    follower = Sweeper(cases.tournaments.results.sweep, interval=1.0, name="results-follower")
     limits = Limits(settings)
     # Metrics only with a token to read them: no route and no per-request timing otherwise.
     metrics = Metrics(cases.figures, limits.streams) if settings.metrics_token else None
@@ -86,6 +115,7 @@ def create_app(settings: Settings | None = None, store: EventStore | None = None
             TournamentController,
             RatingsController,
             TournamentsController,
+            BotsController,
             docs_asset,
             lobby,
             play_page,
@@ -104,7 +134,13 @@ def create_app(settings: Settings | None = None, store: EventStore | None = None
         request_max_body_size=settings.max_body_bytes,
         cors_config=cors_config(settings),
         state=State(
-            {"limits": limits, "commands": commands, "queries": queries, "metrics": metrics}
+            {
+                "limits": limits,
+                "commands": commands,
+                "queries": queries,
+                "metrics": metrics,
+                "figures": cases.figures,
+            }
         ),
         openapi_config=OpenAPIConfig(
             title="Tabula",
@@ -116,8 +152,13 @@ def create_app(settings: Settings | None = None, store: EventStore | None = None
             # Elements or YAML.
             render_plugins=[DocsPage()],
         ),
-        on_startup=[sweeper.start],
-        on_shutdown=[sweeper.stop, store.close],
+        on_startup=[
+            sweeper.start,
+            follower.start,
+            driver.start,
+            lambda: in_background("catch up", queries.catch_up),
+        ],
+        on_shutdown=[sweeper.stop, follower.stop, driver.stop, store.close],
         logging_config=None,
         debug=False,
     )

@@ -29,7 +29,9 @@ class Settings(msgspec.Struct, frozen=True):
     Storage: ``database_url`` (``postgresql://user:pass@host/db``) puts the event store on
     PostgreSQL, shared by any number of service processes; empty (the default) keeps the
     SQLite file ``database``, in WAL mode with ``synchronous`` (``FULL``: every acknowledged
-    write is on disk).
+    write is on disk). ``store_timeout`` bounds every wait for PostgreSQL (a pooled
+    connection, a connection): past it, or at once while the server is known to be down, the
+    request gets a 503 ``store-unavailable``.
 
     Idempotency: a key is remembered for ``idempotency_ttl`` seconds (a day); after that the
     same key is a new request.
@@ -57,6 +59,10 @@ class Settings(msgspec.Struct, frozen=True):
     ``head_timeout`` seconds; a body arrives at ``body_min_rate`` bytes a second after a grace
     of ``body_timeout`` seconds (408 and closed otherwise).
 
+    Clock (``service.clock``): ``clock_offset_file`` names a file holding a number of seconds
+    to add to the machine's time, read again whenever it changes; for tests that run the
+    service on a clock jumping forward and back. Empty (the default): the machine's time.
+
     Metrics: ``metrics_token`` set serves ``GET /metrics`` (Prometheus) to callers with
     ``Authorization: Bearer <metrics_token>``; empty (the default), there is no such route.
 
@@ -69,6 +75,7 @@ class Settings(msgspec.Struct, frozen=True):
     port: int = 8000
     database: str = "tabula.db"
     database_url: str = ""
+    store_timeout: float = 5.0
     synchronous: str = "FULL"
     log_format: LogFormat = "kv"
     log_level: str = "info"
@@ -100,6 +107,7 @@ class Settings(msgspec.Struct, frozen=True):
     body_min_rate: float = 1024.0
     metrics_token: str = ""
     cursor_key: str = ""
+    clock_offset_file: str = ""
 
     @classmethod
     def from_env(cls, environ: dict[str, str] | None = None) -> Settings:

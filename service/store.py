@@ -2,17 +2,29 @@
 
 from __future__ import annotations
 
-from eventstore import EventStore, SqliteEventStore
+from eventstore import EventStore, SqliteEventStore, utcnow
+from service.clock import Clock
 
 DAY = 86_400.0
 
 
 def open_store(
-    database: str, synchronous: str, database_url: str = "", idempotency_ttl: float = DAY
+    database: str,
+    synchronous: str,
+    database_url: str = "",
+    idempotency_ttl: float = DAY,
+    timeout: float = 5.0,
+    clock: Clock = utcnow,
 ) -> EventStore:
-    """PostgreSQL when ``database_url`` is set, else the SQLite store at ``database``."""
+    """PostgreSQL when ``database_url`` is set (no wait for it longer than ``timeout``
+    seconds), else the SQLite store at ``database``; its times (of events, of idempotency
+    keys) from ``clock``."""
     if database_url:
         from eventstore.postgres import PostgresEventStore  # needs the "postgres" extra
 
-        return PostgresEventStore(database_url, idempotency_ttl=idempotency_ttl)
-    return SqliteEventStore(database, synchronous=synchronous, idempotency_ttl=idempotency_ttl)
+        return PostgresEventStore(
+            database_url, idempotency_ttl=idempotency_ttl, timeout=timeout, clock=clock
+        )
+    return SqliteEventStore(
+        database, synchronous=synchronous, idempotency_ttl=idempotency_ttl, clock=clock
+    )

@@ -70,6 +70,7 @@ from tabula_client.routes import (
     Call,
     Routes,
     StreamCall,
+    bot_seat,
     next_cursor,
 )
 from tabula_client.socket import AsyncGameSocket, GameSocket, SocketClosed
@@ -131,6 +132,7 @@ __all__ = [
     "Unauthorized",
     "Unprocessable",
     "Verification",
+    "bot_seat",
     "next_cursor",
     "play_game",
     "play_game_async",

@@ -23,7 +23,7 @@ from tabula_client.models import (
     PlayResult,
     StoredEvent,
 )
-from tabula_client.routes import Routes
+from tabula_client.routes import Routes, bot_seat
 from tabula_client.wire import PartnersView
 
 DEFAULT_NAMES = ("Ann", "Bob", "Cat", "Dan", "Eve", "Fay")
@@ -262,6 +262,7 @@ class Playing(TypedDict, total=False):
 
     options: Mapping[str, Any] | None
     bots: Sequence[Bot] | Mapping[int, Bot] | None
+    server_bots: Mapping[int, str] | None
     seed: int | str | None
     on_event: EventHandler | None
 
@@ -273,17 +274,22 @@ def play_game_flow(
     *,
     options: Mapping[str, Any] | None = None,
     bots: Sequence[Bot] | Mapping[int, Bot] | None = None,
+    server_bots: Mapping[int, str] | None = None,
     seed: int | str | None = None,
     on_event: EventHandler | None = None,
 ) -> Flow[GameView]:
     """Create a game and let bots play it to the end; the final view (as the referee sees
     it). A flow: ``Client.run`` or ``AsyncClient.run`` plays it.
 
-    ``seed`` fixes both the server's chance seed and the default bots, so a game replays.
+    ``server_bots`` seats the server's own bots: a level (``GET /bots``) by seat number; the
+    server plays those seats, this flow the others. ``seed`` fixes both the server's chance
+    seed and the default bots, so a game replays.
     """
     names = seat_names(players)
+    levels = server_bots or {}
+    seats = [bot_seat(name, levels[n]) if n in levels else name for n, name in enumerate(names)]
     created: CreatedGame = yield routes.create_game(
-        ruleset, names, options=options, chance="server", seed=server_seed(seed)
+        ruleset, seats, options=options, chance="server", seed=server_seed(seed)
     )
     referee = routes.with_token(created.tokens.referee)
     players_bots = seat_bots(len(names), bots, seed)
@@ -315,7 +321,12 @@ def play_table_flow(
     latest: tuple[int, PlayResult] | None = None  # the last write: by which seat, its reply
     while not view.is_finished:
         last = None
-        for seat in pending_seats(view):
+        if not (ours := [seat for seat in pending_seats(view) if not view.seats[seat].bot]):
+            view = yield watcher.game(game_id)  # the server's bots are to act: look again
+            if on_event is not None:
+                yield from _catch_up(watcher, game_id, feed)
+            continue
+        for seat in ours:
             own = latest[1] if latest is not None and latest[0] == seat else None
             result = yield from _play_turn(seats[seat], players_bots[seat], game_id, own)
             if result is not None:

@@ -1,5 +1,6 @@
-"""Command line: ``python -m tabula_client play --ruleset race35 --players 3 --url URL``, and
-``python -m tabula_client watch GAME_ID --url URL`` to follow a game live."""
+"""Command line: ``python -m tabula_client play --ruleset race35 --players 3 --url URL`` (with
+``--bot 1=expert`` a server bot plays seat 1), ``python -m tabula_client watch GAME_ID --url
+URL`` to follow a game live, ``python -m tabula_client bots`` to list the bot levels."""
 
 from __future__ import annotations
 
@@ -41,6 +42,13 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--names", help="comma-separated seat names, e.g. Ann,Bob,Cat")
     play.add_argument("--seed", help="chance seed and bot seed, for a reproducible game")
     play.add_argument(
+        "--bot",
+        action="append",
+        default=[],
+        metavar="SEAT=LEVEL",
+        help="the server's bot of LEVEL plays SEAT (see `bots`), e.g. --bot 1=expert",
+    )
+    play.add_argument(
         "--option",
         action="append",
         default=[],
@@ -56,6 +64,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     rulesets = commands.add_parser("rulesets", help="list the server's rule sets")
     rulesets.add_argument("--url", default=DEFAULT_URL, help=f"server URL (default {DEFAULT_URL})")
+    levels = commands.add_parser("bots", help="list the server's bot levels")
+    levels.add_argument("--url", default=DEFAULT_URL, help=f"server URL (default {DEFAULT_URL})")
     return parser
 
 
@@ -90,6 +100,7 @@ def run_play(args: argparse.Namespace) -> int:
             args.ruleset,
             names,
             options=parse_options(args.option),
+            server_bots=parse_bots(args.bot, len(names)),
             seed=args.seed,
             on_event=printer,
         )
@@ -119,11 +130,34 @@ def run_rulesets(args: argparse.Namespace) -> int:
     return 0
 
 
+def run_bots(args: argparse.Namespace) -> int:
+    """List the bot levels, weakest first, with the rule sets each plays."""
+    with Client(args.url) as client:
+        for level in client.bots():
+            print(f"{level.name} (v{level.version}): {level.description}")
+            print(f"    plays {', '.join(level.rulesets)}")
+    return 0
+
+
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "play": run_play,
     "watch": run_watch,
     "rulesets": run_rulesets,
+    "bots": run_bots,
 }
+
+
+def parse_bots(pairs: Sequence[str], seats: int) -> dict[int, str]:
+    """``{seat: level}`` from ``SEAT=LEVEL`` pairs."""
+    levels: dict[int, str] = {}
+    for pair in pairs:
+        seat, sep, level = pair.partition("=")
+        if not sep or not seat.isdigit() or not level:
+            raise UsageError(f"--bot {pair!r} is not SEAT=LEVEL (e.g. 1=expert)")
+        if int(seat) >= seats:
+            raise UsageError(f"--bot {pair!r}: seats are numbered 0 to {seats - 1}")
+        levels[int(seat)] = level
+    return levels
 
 
 def player_names(players: int | None, names: str | None) -> list[str]:

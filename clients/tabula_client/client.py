@@ -153,6 +153,9 @@ class Client(Acting):
 
     health = sync(Routes.health)
     rulesets = sync(Routes.rulesets)
+    bots = sync(Routes.bots)
+    hand_to_bot = sync(Routes.hand_to_bot)
+    hand_back = sync(Routes.hand_back)
     ruleset = sync(Routes.ruleset)
     create_game = sync(Routes.create_game)
     create_batch = sync(Routes.create_batch)
@@ -267,6 +270,9 @@ class AsyncClient(Acting):
 
     health = asynchronous(Routes.health)
     rulesets = asynchronous(Routes.rulesets)
+    bots = asynchronous(Routes.bots)
+    hand_to_bot = asynchronous(Routes.hand_to_bot)
+    hand_back = asynchronous(Routes.hand_back)
     ruleset = asynchronous(Routes.ruleset)
     create_game = asynchronous(Routes.create_game)
     create_batch = asynchronous(Routes.create_batch)

@@ -41,6 +41,7 @@ from tabula_client.models import (
 )
 from tabula_client.sse import Message
 from tabula_client.wire import (
+    BotInfo,
     CreateGame,
     MyTable,
     RoundPairedReply,
@@ -91,6 +92,9 @@ OPERATIONS = {
     "tournamentStandings": "tournament_standings",
     "withdrawPlayer": "withdraw",
     "exportTournament": "export_tournament",
+    "listBots": "bots",
+    "handSeatToBot": "hand_to_bot",
+    "handSeatBack": "hand_back",
 }
 """The method of ``Routes``, ``Client`` and ``AsyncClient`` for each operation id of
 openapi.json (a test checks that none is missing)."""
@@ -143,10 +147,16 @@ class Routes:
         """``GET /rulesets/{name}``: one rule set, its rules text and its options' schema."""
         return self._call("GET", "/rulesets/" + quote(name, safe=""), _decoder(RuleSetDetail))
 
+    def bots(self) -> Call[list[BotInfo]]:
+        """``GET /bots``: the bot levels a seat can be played by, weakest first."""
+        return self._call("GET", "/bots", _member("bots", list[BotInfo]))
+
     def create_game(
-        self, ruleset: str, seats: Sequence[str], **settings: Unpack[GameSettings]
+        self, ruleset: str, seats: Sequence[SeatLike], **settings: Unpack[GameSettings]
     ) -> Call[CreatedGame]:
-        """``POST /games``: a new game; the reply holds every token, once."""
+        """``POST /games``: a new game; the reply holds every token, once. A seat is a name,
+        or ``{"name": "Robin", "bot": "<level>"}`` for a seat a server bot plays
+        (``bot_seat``)."""
         body = game_body(ruleset, seats, **settings)
         return self._call("POST", "/games", _decoder(CreatedGame), json=body)
 
@@ -270,6 +280,30 @@ class Routes:
             body["winners"] = list(winners)
         body = _with_version(body, expected_version)
         return self._write(game_id, "adjudicate", body, idempotency_key)
+
+    def hand_to_bot(
+        self,
+        game_id: str,
+        seat: int,
+        bot: str,
+        reason: str = "",
+        *,
+        expected_version: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> Call[PlayResult]:
+        """``POST /games/{id}/seats/{seat}/bot``: the referee hands a seat to a server bot,
+        which plays it from then on."""
+        body = _with_version({"bot": bot, "reason": reason}, expected_version)
+        return self._write(game_id, f"seats/{seat}/bot", body, idempotency_key)
+
+    def hand_back(
+        self, game_id: str, seat: int, *, idempotency_key: str | None = None
+    ) -> Call[PlayResult]:
+        """``DELETE /games/{id}/seats/{seat}/bot``: the referee hands a bot's seat back to its
+        player, whose token moves again."""
+        headers = {"Idempotency-Key": idempotency_key} if idempotency_key else {}
+        path = _game_path(game_id, "seats", str(seat), "bot")
+        return self._call("DELETE", path, _decoder(PlayResult), headers=headers)
 
     def events(self, game_id: str, after: int = 0, limit: int | None = None) -> Call[EventPage]:
         """``GET /games/{id}/events?after=N&limit=M``: the log after version ``after``."""
@@ -476,8 +510,17 @@ class GameSettings(TypedDict, total=False):
     """``{"moves": N}`` or ``{"seconds": N}``: how far behind live spectators see the game."""
 
 
+SeatLike = str | Mapping[str, Any]
+"""A seat of a new game: its player's name, or ``{"name": ..., "bot": <level>}``."""
+
+
+def bot_seat(name: str, level: str) -> dict[str, str]:
+    """A seat a server bot of ``level`` (``GET /bots``) plays."""
+    return {"name": name, "bot": level}
+
+
 def game_body(
-    ruleset: str, seats: Sequence[str], **settings: Unpack[GameSettings]
+    ruleset: str, seats: Sequence[SeatLike], **settings: Unpack[GameSettings]
 ) -> dict[str, Any]:
     """The body of ``POST /games`` (and one game of ``POST /games/batch``); a setting it does
     not know is a TypeError, as a misspelt keyword argument is."""
@@ -486,7 +529,7 @@ def game_body(
         raise TypeError(f"unknown game settings: {', '.join(sorted(unknown))}")
     body: dict[str, Any] = {
         "ruleset": ruleset,
-        "seats": [{"name": name} for name in seats],
+        "seats": [{"name": seat} if isinstance(seat, str) else dict(seat) for seat in seats],
         "options": dict(settings.get("options") or {}),
         "chance": settings.get("chance", "server"),
         "auto_chance": settings.get("auto_chance", False),

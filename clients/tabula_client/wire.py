@@ -117,6 +117,21 @@ class BatchCreated(msgspec.Struct, frozen=True, kw_only=True):
     games: list[Created] = []
 
 
+class BotInfo(msgspec.Struct, frozen=True, kw_only=True):
+    """``BotInfo``."""
+
+    description: str
+    name: str
+    rulesets: list[str] = []
+    version: int
+
+
+class BotList(msgspec.Struct, frozen=True, kw_only=True):
+    """``BotList``."""
+
+    bots: list[BotInfo] = []
+
+
 class CardDrawnData(msgspec.Struct, frozen=True, kw_only=True):
     """``CardDrawnData``."""
 
@@ -162,7 +177,7 @@ class Clock(msgspec.Struct, frozen=True, kw_only=True):
     """``Clock``."""
 
     increment: float = 0.0
-    on_timeout: Literal['pass', 'random_move', 'forfeit'] = 'random_move'
+    on_timeout: str = 'random_move'
     per_decision: float | None = None
     total: float | None = None
 
@@ -290,6 +305,7 @@ class GameCreatedData(msgspec.Struct, frozen=True, kw_only=True):
 
     allow_undo: bool = False
     auto_chance: bool = False
+    bots: list[SeatBotData] = []
     chance: str = 'server'
     clock: dict[str, Any] | None = None
     options: dict[str, Any] = {}
@@ -563,6 +579,7 @@ class PlayerRuleset(msgspec.Struct, frozen=True, kw_only=True):
     """``PlayerRuleset``."""
 
     history: list[RatedGame] = []
+    next: str | None = None
     rating: Rating
     ruleset: str
 
@@ -570,6 +587,7 @@ class PlayerRuleset(msgspec.Struct, frozen=True, kw_only=True):
 class PlayerSpec(msgspec.Struct, frozen=True, kw_only=True):
     """``PlayerSpec``."""
 
+    bot: str | None = None
     name: str
 
 
@@ -732,15 +750,48 @@ class RuleSetList(msgspec.Struct, frozen=True, kw_only=True):
     rulesets: list[RuleSetInfo] = []
 
 
+class SeatBotData(msgspec.Struct, frozen=True, kw_only=True):
+    """A seat a bot plays from the start: its level and the version of that level's play."""
+
+    level: str
+    seat: int
+    version: int
+
+
+class SeatHandedOverData(msgspec.Struct, frozen=True, kw_only=True):
+    """A seat handed to a bot (``bot`` its level, ``version`` that level's version) or, with ``bot`` empty, back to its player."""
+
+    bot: str = ''
+    reason: str = ''
+    seat: int
+    version: int = 0
+
+
+class SeatHandedOverEvent(EventOutBase, frozen=True, kw_only=True, tag='SeatHandedOver'):
+    """``SeatHandedOverEvent``."""
+
+    data: SeatHandedOverData
+
+
 class SeatSpec(msgspec.Struct, frozen=True, kw_only=True):
     """``SeatSpec``."""
 
+    bot: str | None = None
     name: str = ''
+
+
+class SeatToBot(msgspec.Struct, frozen=True, kw_only=True):
+    """``SeatToBot``."""
+
+    bot: str
+    expected_version: int | None = None
+    reason: str = ''
 
 
 class SeatView(msgspec.Struct, frozen=True, kw_only=True):
     """``SeatView``."""
 
+    bot: str | None = None
     colour: str
     name: str
     seat: int
@@ -1021,8 +1072,8 @@ class Withdraw(msgspec.Struct, frozen=True, kw_only=True):
     reason: str = ''
 
 
-EventOut: TypeAlias = AdjudicatedEvent | CardDrawnEvent | CardExchangedEvent | CardsDealtEvent | DeckShuffledEvent | DiceRolledEvent | GameCreatedEvent | GameFinishedEvent | MovePlayedEvent | MoveUndoneEvent | SeedRevealedEvent | TimeExpiredEvent | TurnPassedEvent
-"""Tagged by ``type``: Adjudicated, CardDrawn, CardExchanged, CardsDealt, DeckShuffled, DiceRolled, GameCreated, GameFinished, MovePlayed, MoveUndone, SeedRevealed, TimeExpired, TurnPassed."""
+EventOut: TypeAlias = AdjudicatedEvent | CardDrawnEvent | CardExchangedEvent | CardsDealtEvent | DeckShuffledEvent | DiceRolledEvent | GameCreatedEvent | GameFinishedEvent | MovePlayedEvent | MoveUndoneEvent | SeatHandedOverEvent | SeedRevealedEvent | TimeExpiredEvent | TurnPassedEvent
+"""Tagged by ``type``: Adjudicated, CardDrawn, CardExchanged, CardsDealt, DeckShuffled, DiceRolled, GameCreated, GameFinished, MovePlayed, MoveUndone, SeatHandedOver, SeedRevealed, TimeExpired, TurnPassed."""
 
 
 TournamentEventOut: TypeAlias = PlayerRegisteredEvent | PlayerWithdrawnEvent | RoundClosedEvent | RoundPairedEvent | TableFinishedEvent | TournamentCreatedEvent

@@ -35,6 +35,8 @@ class TournamentCreated(TournamentEvent, frozen=True, omit_defaults=True):
     teams: bool = False
     """Players play in teams of two, formed in registration order (the first two, the next
     two, ...), partners at a table's seats 0 and 2 or 1 and 3 (the partners rule set)."""
+    bots: dict[str, str] = {}
+    """The players bots play, by name: the level of each (left out when none)."""
 
 
 class PlayerRegistered(TournamentEvent, frozen=True):

@@ -53,7 +53,9 @@ class Problem(msgspec.Struct, frozen=True, omit_defaults=True):
 
 
 def problems(*statuses: int) -> dict[int, ResponseSpec]:
-    """The problem responses a route may give, one per status."""
+    """The problem responses a route may give, one per status; every route that has any
+    may also meet a fault of the event store (503)."""
+    statuses = (*statuses, 503)
     return {
         status: ResponseSpec(
             Problem,

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Annotated, Any
 
+import anyio.to_thread
 from litestar import Request, Response
 from litestar.connection import ASGIConnection
 from litestar.di import NamedDependency
@@ -70,10 +71,13 @@ def limits_of(connection: AnyConnection) -> Limits:
     return limits
 
 
-def referee_only(connection: AnyConnection, _: BaseRouteHandler) -> None:
-    """Guard: the route is the referee's (401 without a token of the game, 403 for a seat's)."""
+async def referee_only(connection: AnyConnection, _: BaseRouteHandler) -> None:
+    """Guard: the route is the referee's (401 without a token of the game, 403 for a seat's).
+    Finding the role may load the game from the store: on a worker thread, as every wait for
+    the store."""
     queries: Queries = connection.app.state.queries
-    check_referee(queries, connection.path_params["game_id"], bearer(connection))
+    game_id, token = connection.path_params["game_id"], bearer(connection)
+    await anyio.to_thread.run_sync(check_referee, queries, game_id, token)
 
 
 def check_referee(queries: Queries, game_id: str, token: str | None) -> None:

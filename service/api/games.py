@@ -35,6 +35,8 @@ from service.api.streams import closing, stream_slot
 from service.core.commands import CreateGame, PlayMove, PostChance, Undo
 from service.core.refusal import refuse
 from service.usecases import rulebook, stream, tournament
+from service.usecases.faults import Readiness
+from service.usecases.figures import Figures
 from service.usecases.records import Audit, GameRecord
 from service.usecases.replies import (
     Created,
@@ -51,6 +53,7 @@ from service.usecases.replies import (
 READ = problems(400, 401, 404)
 WRITE = problems(400, 401, 403, 404, 409, 413, 415, 422, 429)
 CREATE = problems(400, 413, 415, 422, 429)
+READY_RETRY = 1  # seconds: how soon a probe may ask again
 
 
 def next_page(request: AnyRequest, cursor: str) -> str:
@@ -64,8 +67,23 @@ class MetaController(Controller):
 
     @get("/health", operation_id="health")
     async def health(self) -> Health:
-        """Liveness."""
+        """Liveness: the process answers (it looks at nothing else, the store included)."""
         return Health()
+
+    @get(
+        "/ready",
+        include_in_schema=False,  # an operator's probe, like /metrics: no client method
+        sync_to_thread=True,
+    )
+    def ready(self, request: AnyRequest) -> Response[Readiness]:
+        """Readiness: whether this process can take writes now (the event store's database
+        reachable, its writer running, its file in place, its disk not full), by check; 503
+        with a Retry-After when it cannot."""
+        figures: Figures = request.app.state.figures
+        found = figures.readiness()
+        if found.status == "ready":
+            return Response(found)
+        return Response(found, status_code=503, headers={"Retry-After": str(READY_RETRY)})
 
     @get("/rulesets", operation_id="listRulesets")
     async def rulesets(self) -> RuleSetList:

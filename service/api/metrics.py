@@ -99,9 +99,17 @@ class Scraped:
             buckets=buckets,
             sum_value=sizes.events,
         )
+        faults = CounterMetricFamily(
+            "tabula_store_faults",
+            "Operations the event store refused because of a fault of its database, by kind",
+            labels=["kind"],
+        )
+        for kind, count in sorted(self.figures.store_faults().items()):
+            faults.add_metric([kind], count)
         return [
             moves,
             commits,
+            faults,
             GaugeMetricFamily(
                 "tabula_games_in_memory",
                 "Games held in memory",

@@ -2,7 +2,8 @@
 
 The core and the use cases raise ``Refusal`` with a slug (a row of PROBLEMS); the rule sets
 raise ``GameError``s; the framework raises its own HTTP errors. ``handle`` answers each with
-its problem; anything else is a logged 500.
+its problem; a fault of the event store is a logged 503 (``service.usecases.faults``);
+anything else is a logged 500.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from litestar.exceptions import HTTPException, ValidationException
 from domain.model import BadSetup, GameError, GameOver, IllegalMove, NotYourTurn
 from service.core.fields import allowed_values, explained
 from service.core.refusal import Refusal, refuse
+from service.usecases.faults import store_fault
 
 PROBLEM_BASE = "https://tabula.dev/problems/"
 ECHO_CHARS, DETAIL_CHARS = 100, 4000  # see ``shortened``
@@ -30,6 +32,7 @@ PROBLEMS: dict[str, tuple[int, str]] = {
     "validation-failed": (400, "Request failed validation"),
     "out-of-range": (400, "Value out of range"),
     "unknown-ruleset": (400, "Unknown rule set"),
+    "unknown-bot": (400, "Unknown bot level"),
     "unauthorized": (401, "Missing or wrong token"),
     "forbidden": (403, "Not allowed for this token"),
     "game-not-found": (404, "No such game"),
@@ -44,6 +47,7 @@ PROBLEMS: dict[str, tuple[int, str]] = {
     "waiting-for-chance": (409, "Waiting for a chance outcome"),
     "nothing-to-undo": (409, "Nothing to undo"),
     "round-in-progress": (409, "A round is still being played"),
+    "result-final": (409, "A tournament table's result is final"),
     "tournament-finished": (409, "Tournament finished"),
     "payload-too-large": (413, "Request body too large"),
     "unsupported-media-type": (415, "Writes take application/json"),
@@ -53,7 +57,10 @@ PROBLEMS: dict[str, tuple[int, str]] = {
     "idempotency-key-reused": (422, "Idempotency-Key reused with another request"),
     "rate-limited": (429, "Too many requests"),
     "internal-error": (500, "Internal error"),
+    "store-unavailable": (503, "Event store unavailable"),
+    "insufficient-storage": (503, "Event store out of space"),
 }
+STORE_FAULTS = frozenset({"store-unavailable", "insufficient-storage"})
 
 DOMAIN_SLUGS: tuple[tuple[type[Exception], str], ...] = (
     (BadSetup, "bad-setup"),
@@ -107,6 +114,8 @@ def translate(error: Exception, request: Request[Any, Any, Any] | None = None) -
         return _validation(error, request)
     if isinstance(error, HTTPException):
         return _http(error)
+    if (fault := store_fault(error)) is not None:
+        return fault
     raise error
 
 
@@ -163,4 +172,6 @@ def handle(request: Request[Any, Any, Any], error: Exception) -> Response[Any]:
     except Exception:
         structlog.get_logger().exception("unhandled error")
         known = refuse("internal-error", "the server failed; the error is logged")
+    if known.slug in STORE_FAULTS:
+        structlog.get_logger().error("store fault", fault=known.extra["fault"], error=str(error))
     return problem_response(request, known)

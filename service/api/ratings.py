@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from typing import Annotated
+from urllib.parse import urlencode
 
 from litestar import Controller, Response, get
 from litestar.params import FromPath, FromQuery, QueryParameter
@@ -42,8 +43,37 @@ class RatingsController(Controller):
         sync_to_thread=True,
         responses=problems(404),
     )
-    def player(self, name: FromPath[str], queries: QueriesDep) -> Player:
-        """The player's rating in each rule set it played rated games of, with every such game
-        (place, and the rating after it), oldest first; 404 when it has none. The name is the
-        rest of the path, so one holding a ``/`` is found too (sent as ``%2F`` or as is)."""
-        return queries.ratings.player(name.removeprefix("/"))
+    def player(
+        self,
+        request: AnyRequest,
+        name: FromPath[str],
+        queries: QueriesDep,
+        ruleset: FromQuery[str | None] = None,
+        limit: Annotated[int | None, QueryParameter(ge=1)] = None,
+        cursor: FromQuery[str | None] = None,
+    ) -> Player:
+        """The player's rating in each rule set it played rated games of (or in ``ruleset``),
+        with such games (place, and the rating after it), oldest first; 404 when it has none.
+        At most ``limit`` games per rule set (the largest page by default); a rule set's
+        next page is at its ``next`` (which names the rule set and an opaque ``cursor``). The
+        name is the rest of the path, so one holding a ``/`` is found too (sent as ``%2F`` or
+        as is)."""
+        page = limits_of(request).check_page(limit)
+        found = queries.ratings.player(name.removeprefix("/"), ruleset, page, cursor)
+        return replace(
+            found,
+            rulesets=[
+                replace(each, next=next_history(request, each.ruleset, each.next))
+                for each in found.rulesets
+            ],
+        )
+
+
+def next_history(request: AnyRequest, ruleset: str, cursor: str | None) -> str | None:
+    """The path and query of a rule set's next page of a player's history (None: none)."""
+    if cursor is None:
+        return None
+    query = [
+        (k, v) for k, v in request.query_params.multi_items() if k not in ("cursor", "ruleset")
+    ]
+    return f"{request.url.path}?{urlencode([*query, ('ruleset', ruleset), ('cursor', cursor)])}"

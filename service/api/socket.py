@@ -159,7 +159,9 @@ class Session:
                             continue
                     read_at = news.next_read()
                     if page.due is not None:
-                        read_at = min(read_at, time.monotonic() + seconds_until(page.due))
+                        read_at = min(
+                            read_at, time.monotonic() + seconds_until(page.due, self.queries.now())
+                        )
                 if not await news.wait(read_at - time.monotonic()):
                     read = True  # the safety poll, or a delayed event come due
                     continue
@@ -211,10 +213,13 @@ class Session:
             return await anyio.to_thread.run_sync(
                 self.commands.undo, game_id, token, message.command(), key
             )
-        check_referee(self.queries, game_id, token)
-        return await anyio.to_thread.run_sync(
-            self.commands.post_chance, game_id, token, message.command(), key
-        )
+        command = message.command()
+
+        def chance() -> list[Any]:  # the referee check may load the game: off the event loop
+            check_referee(self.queries, game_id, token)
+            return self.commands.post_chance(game_id, token, command, key)
+
+        return await anyio.to_thread.run_sync(chance)
 
     async def refuse(self, ref: str | None, refusal: Refusal) -> None:
         """Answer a message with its problem."""

@@ -3,6 +3,7 @@ player's table, standings, withdrawals and the record (see ``service.usecases.to
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Annotated, Literal
 
 from litestar import Controller, Response, get, post
@@ -14,7 +15,7 @@ from service.api.apidoc import problems
 from service.api.deps import AnyRequest, bearer, limits_of
 from service.api.documents import document, json_stream
 from service.api.games import next_page
-from service.api.limits import create_limit, write_limit
+from service.api.limits import client_of, create_limit, write_limit
 from service.usecases.tournaments import Tournaments
 from service.usecases.tournaments_wire import (
     CreateTournament,
@@ -58,7 +59,7 @@ class TournamentsController(Controller):
         "/{tournament_id:str}/rounds",
         operation_id="pairRound",
         sync_to_thread=True,
-        before_request=create_limit,
+        before_request=write_limit,
         responses=WRITE,
     )
     def pair(
@@ -69,9 +70,11 @@ class TournamentsController(Controller):
         tournaments: TournamentsDep,
     ) -> RoundPairedReply:
         """The director's: pair the next round and create its tables' games in one batch
-        (409 while a round is being played or once every round was paired). A round counts
-        as one creation against the client's budget."""
-        return tournaments.pair(tournament_id, bearer(request), data.expected_version)
+        (409 while a round is being played or once every round was paired). Each of the
+        round's games counts against the client's creation budget, like any game (429 with
+        Retry-After, before any is created)."""
+        spend = partial(limits_of(request).check_create, client_of(request))
+        return tournaments.pair(tournament_id, bearer(request), data.expected_version, spend)
 
     @get("/", operation_id="listTournaments", sync_to_thread=True, responses=problems(400))
     def list_tournaments(

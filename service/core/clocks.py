@@ -4,20 +4,30 @@ A seat's clock runs while the seat is pending (to act). ``per_decision`` limits 
 between two of the seat's acts; ``total`` limits the sum over the game, plus ``increment`` per
 act. When time runs out the server records ``TimeExpired`` and its consequence: the turn
 passes (``pass``: a pending move's card or throw is forfeited), a random legal move
-(``random_move``, the default) or a forfeit (``forfeit``: every other seat wins).
+(``random_move``, the default), a forfeit (``forfeit``: every other seat wins) or the seat is
+handed to a bot (``bot:<level>``), which plays it from then on.
+
+Time never runs backwards on a game's clocks: an event stamped before the latest one seen
+(the service's clock set back) counts as at that latest time, and a moment before a seat's
+turn began uses none of its time, so a clock set back runs nobody out and, once it catches
+up, has cost nobody the time it was behind.
 """
 
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
-from typing import Literal
+from typing import Annotated, Literal
 
 import msgspec
 
 from domain.events import CardDrawn, CardExchanged, CardsDealt, DiceRolled, Event, MovePlayed
 from domain.model import ClockView, Pending
+from domain.replay import Replay
+from service.core.fields import ON_TIMEOUT
 
 Consequence = Literal["pass", "random_move", "forfeit"]
+OnTimeout = Annotated[str, msgspec.Meta(pattern=ON_TIMEOUT)]
+"""``on_timeout``: a consequence, or ``bot:<level>`` (the seat is handed to that bot)."""
 
 
 class Clock(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -26,7 +36,7 @@ class Clock(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     per_decision: float | None = None
     total: float | None = None
     increment: float = 0.0
-    on_timeout: Consequence = "random_move"
+    on_timeout: OnTimeout = "random_move"
 
 
 def clock_fault(clock: Clock) -> str | None:
@@ -51,10 +61,14 @@ class ClockState:
         self.used = [0.0] * seats
         self.acts = [0] * seats
         self.since: dict[int, datetime] = {}
+        self.latest: datetime | None = None  # the latest event time seen
 
     def update(self, at: datetime, acted_for: int | None, pending: list[Pending]) -> None:
         """Account for an event stored at ``at``, the act of seat ``acted_for`` (by the seat or
         by the referee for it; None for anything else), after which ``pending`` must act."""
+        if self.latest is not None and at < self.latest:
+            at = self.latest
+        self.latest = at
         now_pending = {p.seat for p in pending}
         for seat, started in list(self.since.items()):
             acted = acted_for == seat
@@ -69,12 +83,14 @@ class ClockState:
         """An independent copy (to try what a write would do)."""
         twin = ClockState(self.clock, len(self.used))
         twin.used, twin.acts, twin.since = list(self.used), list(self.acts), dict(self.since)
+        twin.latest = self.latest
         return twin
 
     def remaining(self, seat: int, now: datetime) -> float | None:
         """Seconds left before ``seat`` runs out (None without a limit)."""
         limits = []
-        running = (now - self.since[seat]).total_seconds() if seat in self.since else 0.0
+        started = self.since.get(seat)
+        running = max((now - started).total_seconds(), 0.0) if started is not None else 0.0
         if self.clock.per_decision is not None:
             limits.append(self.clock.per_decision - running)
         if self.clock.total is not None:
@@ -139,8 +155,13 @@ def acted_for(by: int | str, event: Event) -> int | None:
     None for what the server does and for what is nobody's act."""
     if isinstance(by, int):
         return by
-    if by == "referee" and isinstance(event, ACTS):
+    if by in ("referee", "bot") and isinstance(event, ACTS):
         return event.seat
-    if by == "referee" and isinstance(event, CardsDealt):
+    if by in ("referee", "bot") and isinstance(event, CardsDealt):
         return event.dealer
     return None
+
+
+def clocked(replay: Replay) -> list[Pending]:
+    """The pending seats whose clocks run: those people play (a bot's seat is on no clock)."""
+    return [p for p in replay.rules.to_act(replay.state) if replay.bot_of(p.seat) is None]

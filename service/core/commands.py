@@ -37,9 +37,11 @@ SeatName = Annotated[str, msgspec.Meta(max_length=MAX_NAME, pattern=PRINTABLE)]
 
 class SeatSpec(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """A seat: its player's name (``Player <n>`` when empty), at most ``MAX_NAME`` characters,
-    none of them a control character."""
+    none of them a control character; ``bot``: the level of the bot (``GET /bots``) that plays
+    it, or null for a person."""
 
     name: SeatName = ""
+    bot: str | None = None
 
 
 class CreateGame(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -100,10 +102,32 @@ class Adjudicate(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     expected_version: int | None = None
 
 
+class SeatToBot(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """``POST /games/{id}/seats/{n}/bot``: the level of the bot (``GET /bots``) the referee
+    hands the seat to, and why."""
+
+    bot: str
+    reason: str = ""
+    expected_version: int | None = None
+
+
+class HandOver(msgspec.Struct, frozen=True):
+    """The referee hands ``seat`` to a bot (``bot``: a level, ``version``: the level's) or,
+    with ``bot`` null, back to its player (``DELETE /games/{id}/seats/{n}/bot``)."""
+
+    bot: str | None = None
+    reason: str = ""
+    expected_version: int | None = None
+    seat: int = -1
+    version: int = 0
+
+
 class Timeout(msgspec.Struct, frozen=True):
-    """The server's: ``seat`` ran out of time (the use case has checked its clock)."""
+    """The server's: ``seat`` ran out of time (the use case has checked its clock);
+    ``version``: that of the bot level the clock hands the seat to, if it does."""
 
     seat: int
+    version: int = 0
 
 
-Command = PlayMove | Undo | PostChance | Adjudicate | Timeout
+Command = PlayMove | Undo | PostChance | Adjudicate | HandOver | Timeout

@@ -35,8 +35,11 @@ PRINTABLE = r"^[^\x00-\x1f\x7f-\x9f]*(?![\s\S])"
 board's SVG ill-formed XML. It ends with a lookahead for no character at all rather than
 ``$``, which in Python also matches before a last newline; Python and JSON Schema (ECMA)
 read it alike."""
+ON_TIMEOUT = r"^(pass|random_move|forfeit|bot:[a-z0-9_-]+)$"
+"""A clock's ``on_timeout``: a consequence, or ``bot:<level>`` (the seat goes to that bot)."""
 PATTERNS = {
-    repr(PRINTABLE): "a control character (U+0000 to U+001F, U+007F to U+009F) is not allowed"
+    repr(PRINTABLE): "a control character (U+0000 to U+001F, U+007F to U+009F) is not allowed",
+    repr(ON_TIMEOUT): "not one of `pass`, `random_move`, `forfeit` or `bot:<level>` (GET /bots)",
 }
 """What a string that does not match a pattern of ours lacks, in words (msgspec gives the
 pattern's repr)."""

@@ -7,7 +7,9 @@ automatic chance and the seed's reveal. Live play, the import of a record and it
 all call it; they differ only in their ``Luck`` (the sealed seed, or the record's outcomes).
 
 Who acted is the truth: a seat acting is ``by`` that seat; the referee acting for a seat is
-``by: "referee"`` on an event that names the seat; what follows by itself is ``by: "server"``.
+``by: "referee"`` on an event that names the seat; a bot playing a seat (``GameCreated.bots``,
+``SeatHandedOver``) is ``by: "bot"`` on an event that names the seat, and while a bot plays a
+seat that seat's own token cannot move; what follows by itself is ``by: "server"``.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from domain.events import (
     GameCreated,
     GameFinished,
     MoveUndone,
+    SeatHandedOver,
     SeedRevealed,
     TimeExpired,
     TurnPassed,
@@ -33,10 +36,19 @@ from domain.model import CHANCE_KINDS, ChanceNeed, Deal, Draw, Pending, Roll
 from domain.replay import Replay
 from service.core.actor import Actor, Role
 from service.core.clocks import Clock
-from service.core.commands import Adjudicate, Command, PlayMove, PostChance, Timeout, Undo
+from service.core.commands import (
+    Adjudicate,
+    Command,
+    HandOver,
+    PlayMove,
+    PostChance,
+    Timeout,
+    Undo,
+)
 from service.core.fields import Path, bad_field
 from service.core.luck import Luck, possible
 from service.core.refusal import Refusal, refuse
+from service.core.seating import timeout_bot
 
 MAX_AUTOMATIC = 100_000
 """The most automatic steps one command causes. A race35 game with server chance plays itself
@@ -66,9 +78,11 @@ def judge(replay: Replay, actor: Role | Actor, command: Command, luck: Luck) -> 
     if isinstance(command, Timeout):
         if actor != "server":
             raise refuse("forbidden", "only the server's clock times a seat out")
-        return follow(replay, timeout(replay, command.seat, luck), luck)
+        return follow(replay, timeout(replay, command.seat, luck, command.version), luck)
     if actor == "server":
         raise refuse("forbidden", "the server only acts on its own")
+    if actor == "bot" and not isinstance(command, PlayMove):
+        raise refuse("forbidden", "a bot only plays its seat's moves")
     check_version(replay, command.expected_version)
     if replay.state.finished and not isinstance(command, Undo):
         raise refuse("game-over", "the game is finished")
@@ -81,6 +95,8 @@ def judge(replay: Replay, actor: Role | Actor, command: Command, luck: Luck) -> 
             batch = external_outcome(replay, actor, command)
         case Adjudicate():
             batch = adjudication(replay, actor, command)
+        case HandOver():
+            batch = hand_over(replay, actor, command)
     return follow(replay, batch, luck)
 
 
@@ -114,11 +130,19 @@ def decision(replay: Replay, actor: Actor, command: PlayMove, luck: Luck) -> Bat
 
 
 def acting_seat(replay: Replay, actor: Actor, asked: int | None) -> int:
-    """The seat a move is for: the token's own, or for the referee the one asked or pending."""
+    """The seat a move is for: the token's own, or for the referee the one asked or pending;
+    a seat a bot plays takes moves from its bot and the referee only."""
     if isinstance(actor, int):
         if asked is not None and asked != actor:
             raise refuse("forbidden", f"this token plays for seat {actor}, not seat {asked}")
+        if (level := replay.bot_of(actor)) is not None:
+            why = f"seat {actor} is played by the bot `{level}`; the referee can hand it back"
+            raise refuse("forbidden", why)
         return actor
+    if actor == "bot":
+        if asked is None or replay.bot_of(asked) is None:
+            raise refuse("forbidden", f"no bot plays seat {asked}")
+        return asked
     if asked is not None:
         count = len(replay.created.seats)
         if not 0 <= asked < count:
@@ -300,12 +324,32 @@ def adjudication(replay: Replay, actor: Actor, command: Adjudicate) -> Batch:
     return [("referee", decision), ("referee", finished)]
 
 
-def timeout(replay: Replay, seat: int, luck: Luck) -> Batch:
+def hand_over(replay: Replay, actor: Actor, command: HandOver) -> Batch:
+    """The referee hands a seat to a bot (checked by the use case: the level exists and plays
+    this rule set) or back to its player."""
+    if actor != "referee":
+        raise refuse("forbidden", "only the referee hands a seat to a bot or back")
+    seats = len(replay.created.seats)
+    if not 0 <= command.seat < seats:
+        raise bad_field(("seat",), f"seats are numbered 0 to {seats - 1}, not {command.seat}")
+    held = replay.bot_of(command.seat)
+    if command.bot is None:
+        if held is None:
+            raise refuse("not-your-turn", f"no bot plays seat {command.seat}: nothing to hand back")
+        return [("referee", SeatHandedOver(command.seat, reason=command.reason))]
+    if held == command.bot:
+        raise refuse("not-your-turn", f"the bot `{held}` plays seat {command.seat} already")
+    handed = SeatHandedOver(command.seat, command.bot, command.version, command.reason)
+    return [("referee", handed)]
+
+
+def timeout(replay: Replay, seat: int, luck: Luck, version: int = 0) -> Batch:
     """What a seat running out of time causes, as the game's clock says.
 
     A pending draw, deal or roll is made for the seat whatever the clock says (chance is
     never skipped). ``pass`` forfeits a pending move's card or throw as when no move exists;
     a pending exchange or discard cannot be passed, so it gets a random legal choice.
+    ``bot:<level>`` hands the seat to that bot (of the level's ``version``), which plays on.
     """
     rules, state, created = replay.rules, replay.state, replay.created
     kinds = {p.kind for p in rules.to_act(state) if p.seat == seat}
@@ -320,6 +364,9 @@ def timeout(replay: Replay, seat: int, luck: Luck) -> Batch:
         return [*expired, ("server", GameFinished(others, f"seat {seat} ran out of time"))]
     if consequence == "pass":
         return [*expired, ("server", TurnPassed(seat, "ran out of time: the turn passes"))]
+    if (level := timeout_bot(consequence)) is not None and replay.bot_of(seat) != level:
+        handed = SeatHandedOver(seat, level, version, "ran out of time")
+        return [*expired, ("server", handed)]
     move = luck.pick(replay.version, rules.legal_moves(state, seat))
     if move.id in CHANCE_KINDS:
         need = rules.chance(state)

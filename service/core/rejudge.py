@@ -23,6 +23,7 @@ from domain.events import (
     GameFinished,
     MovePlayed,
     MoveUndone,
+    SeatHandedOver,
     SeedRevealed,
     TimeExpired,
 )
@@ -30,7 +31,15 @@ from domain.model import GameError
 from domain.replay import CHANCE_EVENTS, Replay
 from service.core import chance
 from service.core.actor import Actor
-from service.core.commands import Adjudicate, Command, PlayMove, PostChance, Timeout, Undo
+from service.core.commands import (
+    Adjudicate,
+    Command,
+    HandOver,
+    PlayMove,
+    PostChance,
+    Timeout,
+    Undo,
+)
 from service.core.luck import Luck, Recorded, Seeded
 from service.core.referee import Batch, Verdict, describe, judge, open_game
 from service.core.refusal import Refusal
@@ -96,6 +105,8 @@ def actor_of(entry: Entry) -> Actor:
             return "referee"
         case "server":
             return "server"
+        case "bot":
+            return "bot"
     raise Invalid(entry.version, f"unknown actor {entry.by!r}")
 
 
@@ -104,7 +115,9 @@ def command_of(replay: Replay, entry: Entry, log: Sequence[Entry], at: int) -> C
     event, version = entry.event, entry.version
     if entry.by == "server":
         if isinstance(event, TimeExpired):
-            return Timeout(event.seat)
+            following = log[at + 1].event if at + 1 < len(log) else None
+            handed = isinstance(following, SeatHandedOver) and following.seat == event.seat
+            return Timeout(event.seat, following.version if handed else 0)  # type: ignore[union-attr]
         raise Invalid(version, f"{describe(event)} by the server, which nothing caused")
     match event:
         case MovePlayed(seat=seat, move=move):
@@ -121,6 +134,8 @@ def command_of(replay: Replay, entry: Entry, log: Sequence[Entry], at: int) -> C
             return PlayMove(move="deal", seat=seat)
         case MoveUndone(reason=reason):
             return Undo(reason=reason)
+        case SeatHandedOver(seat=seat, bot=bot, version=level_version, reason=reason):
+            return HandOver(bot or None, reason, seat=seat, version=level_version)
         case Adjudicated(kind=kind, reason=reason, seat=seat):
             following = log[at + 1].event if at + 1 < len(log) else None
             winners = list(following.winners) if isinstance(following, GameFinished) else None

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable, Sequence
+from contextlib import suppress
 from datetime import datetime
+from functools import partial
 from typing import Any
 
 import anyio.to_thread
@@ -20,9 +22,10 @@ from domain.model import BadOption, GameError, Viewer
 from domain.registry import RULESETS
 from domain.replay import Replay
 from domain.ruleset import RuleSet
-from eventstore import StoredEvent, iso_timestamp, utcnow
-from service.core import chance, names
-from service.core.clocks import Clock, ClockState, clock_fault
+from eventstore import AppendResult, StoredEvent
+from service.core import chance
+from service.core.actor import Actor
+from service.core.clocks import Clock, clock_fault
 from service.core.commands import (
     Adjudicate,
     Command,
@@ -36,16 +39,26 @@ from service.core.commands import (
 from service.core.delay import delay_fault, parse_delay
 from service.core.fields import bad_field
 from service.core.luck import Seeded
+from service.core.names import normal as normal_name
 from service.core.referee import Batch, judge, open_game
 from service.core.refusal import Refusal, refuse
+from service.core.seating import level_version, seat_bots, timeout_bot
 from service.usecases import tokens
 from service.usecases.figures import Tally
 from service.usecases.records import GameRecord, judged_record
 from service.usecases.replies import BatchCreated, Created, Tokens
-from service.usecases.repository import Game, Repository, Secrets, new_events, stored_errors
-from service.usecases.summaries import summary_of
+from service.usecases.repository import (
+    Game,
+    Judged,
+    NewGame,
+    Repository,
+    Secrets,
+)
+from service.usecases.writer import Conflict, retried
 
-WRITE_ATTEMPTS = 8  # an async move judged again after another write came between
+WRITE_ATTEMPTS = 8  # a write judged again after another write came between
+TOURNAMENT_TAG = "tournament"
+"""The tag a tournament's tables carry (its id)."""
 Now = Callable[[], datetime]
 
 
@@ -60,9 +73,8 @@ class Holders(msgspec.Struct, frozen=True):
 class Commands:
     """The writes of the service."""
 
-    def __init__(self, games: Repository, now: Now = utcnow) -> None:
+    def __init__(self, games: Repository, now: Now) -> None:
         self.games = games
-        self.store = games.store
         self.now = now
         self.moves = Tally()  # moves played (appended, not replayed), by rule set
 
@@ -70,10 +82,18 @@ class Commands:
         """Validate and store a new game; the tokens are shown only in this reply. With
         ``holders`` (a tournament's table) the game takes those token hashes instead of new
         tokens, and the reply's tokens are empty."""
+        game, reply = self.opened(command, holders)
+        self.games.commit_new([game], self.now())
+        return reply
+
+    def opened(
+        self, command: CreateGame, holders: Holders | None = None
+    ) -> tuple[NewGame, Created]:
+        """The new game ``command`` sets up, played as far as it goes by itself, to store."""
         seed = command.seed or tokens.new_seed()
         created = self.setup(command, chance.commitment(seed))
         verdict = open_game(created, Seeded(seed))
-        return self.store_new(verdict.after, verdict.batch, seed, {}, holders)
+        return self.new_game(verdict.after, verdict.batch, seed, {}, holders)
 
     def import_record(self, record: GameRecord) -> Created:
         """Judge a record again event by event, then store it as a new game with new tokens;
@@ -98,8 +118,16 @@ class Commands:
     def create_batch(
         self, batch: CreateBatch, holders: Sequence[Holders] | None = None
     ) -> BatchCreated:
-        """Create every table, after checking them all: a bad table creates none (``holders``:
-        each table's token hashes, as ``create`` takes them)."""
+        """Create every table in one transaction, after checking them all: a bad table
+        creates none (``holders``: each table's token hashes, as ``create`` takes them)."""
+        games, reply = self.batch_games(batch, holders)
+        self.games.commit_new(games, self.now())
+        return reply
+
+    def batch_games(
+        self, batch: CreateBatch, holders: Sequence[Holders] | None = None
+    ) -> tuple[list[NewGame], BatchCreated]:
+        """Every table of a batch to store, each checked first, and the reply."""
         if not batch.games:
             raise bad_field(("games",), "a batch needs at least one game")
         for index, command in enumerate(batch.games):
@@ -113,9 +141,8 @@ class Commands:
             except GameError as error:
                 raise refuse("bad-setup", f"table {index}: {error}") from None
         held: Sequence[Holders | None] = holders or [None] * len(batch.games)
-        return BatchCreated(
-            [self.create(command, h) for command, h in zip(batch.games, held, strict=True)]
-        )
+        made = [self.opened(command, h) for command, h in zip(batch.games, held, strict=True)]
+        return [game for game, _ in made], BatchCreated([reply for _, reply in made])
 
     def setup(self, command: CreateGame, commitment: str) -> GameCreated:
         """The first event of a game ``command`` creates, checked (every setting in it)."""
@@ -135,14 +162,16 @@ class Commands:
         for key, value in command.tags.items():
             if "\x00" in key + value:  # listings index tags as text, which PostgreSQL's cannot be
                 raise bad_field(("tags", key), "a tag may not hold a NUL character")
-        given = [names.normal(s.name, ("seats", i, "name")) for i, s in enumerate(command.seats)]
-        seated = tuple(name or f"Player {i + 1}" for i, name in enumerate(given))
+        on_timeout = command.clock.on_timeout if command.clock is not None else None
+        bots = seat_bots([s.bot for s in command.seats], on_timeout, rules.NAME)
+        given = [normal_name(s.name, ("seats", i, "name")) for i, s in enumerate(command.seats)]
+        names = tuple(name or f"Player {i + 1}" for i, name in enumerate(given))
         clock = msgspec.to_builtins(command.clock) if command.clock else None
         delay = command.spectator_delay
         return GameCreated(
             rules.NAME,
             merged,
-            seated,
+            names,
             command.chance,
             commitment,
             clock,
@@ -152,6 +181,7 @@ class Commands:
             command.rated,
             msgspec.to_builtins(delay) if delay else None,
             rules.VERSION,
+            bots,
         )
 
     def store_new(
@@ -164,6 +194,20 @@ class Commands:
     ) -> Created:
         """Store a new game's first events with fresh tokens (shown only in this reply), or
         with the token hashes of ``holders``; a timed game's clocks start now."""
+        game, reply = self.new_game(after, batch, seed, meta, holders)
+        self.games.commit_new([game], self.now())
+        return reply
+
+    def new_game(
+        self,
+        after: Replay,
+        batch: Batch,
+        seed: str,
+        meta: dict[str, Any],
+        holders: Holders | None = None,
+    ) -> tuple[NewGame, Created]:
+        """A new game to store, with fresh tokens (or the hashes of ``holders``), and the
+        reply that shows them."""
         created = after.created
         if holders is None:
             referee, seats = tokens.new_token(), [tokens.new_token() for _ in created.seats]
@@ -173,18 +217,9 @@ class Commands:
         else:
             referee, seats = "", [""] * len(created.seats)
             secrets = Secrets(holders.referee, list(holders.seats), seed)
-        game_id = uuid.uuid4().hex
-        listed = {"ruleset": created.ruleset, "seats": list(created.seats), "tags": created.tags}
-        self.store.append(
-            game_id,
-            new_events(batch),
-            0,
-            meta=listed | meta,
-            private=msgspec.to_builtins(secrets),
-            deadline=first_deadline(after, self.now()),
-            summary=summary_of(after),
-        )
-        return Created(game_id, len(batch), created.seed_commitment, Tokens(referee, seats))
+        game = NewGame(uuid.uuid4().hex, batch, after, secrets, meta)
+        reply = Created(game.game_id, len(batch), created.seed_commitment, Tokens(referee, seats))
+        return game, reply
 
     def play(
         self, game_id: str, token: str | None, command: PlayMove, key: str | None
@@ -214,90 +249,108 @@ class Commands:
     def write(
         self, game_id: str, token: str | None, route: str, command: Command, key: str | None
     ) -> list[StoredEvent]:
-        """One write on a worker thread: the game locked while it is judged and appended."""
-        role, scoped, fingerprint = self.identify(game_id, token, route, command, key)
-        if scoped is not None and (earlier := self.replayed(game_id, scoped, fingerprint)):
+        """One write, waiting for the store (a worker thread): identify the caller, replay an
+        earlier write with the same key, then judge on the game caught up with its log (a
+        seat out of time first) and commit at the version judged on, judging again when
+        another write came between."""
+        with self.games.game(game_id, fresh=False) as game:
+            role, scoped = self.identify(game, token, route, command, key)
+        if scoped is not None and (earlier := self.games.writer.replayed(game_id, *scoped)):
             return earlier
-        with self.games.open(game_id) as game:
-            self.expire(game)  # a seat out of time first, on the same read of the log
-            if isinstance(command, Undo):
-                self.games.complete(game)
-            verdict = judge(game.replay, role, command, Seeded(game.secrets.seed))
-            result = self.games.append(game, verdict, scoped, fingerprint, self.now())
-            if route == "moves" and not result.replayed:
-                self.moves.add(game.created.ruleset)
-            return list(result.events)
+        return self.commit(game_id, role, route, command, scoped)
+
+    def commit(
+        self,
+        game_id: str,
+        role: Actor | Viewer,
+        route: str,
+        command: Command,
+        scoped: tuple[str, str] | None,
+    ) -> list[StoredEvent]:
+        """Judge ``command`` by ``role`` (identified already) on the game caught up with its
+        log, a seat out of time first, and commit at the version judged on (``scoped``: the
+        Idempotency-Key as stored and the command's fingerprint), judging again when another
+        write came between."""
+
+        def attempt() -> list[StoredEvent] | None:
+            with self.games.game(game_id) as game:
+                expiry = self.expiry(game, self.now())
+                judged = expiry or self.judged(game, role, command)
+            key_used = scoped if scoped is not None and expiry is None else (None, "")
+            result = self.games.commit(judged, *key_used)
+            return self.counted(route, game, result) if expiry is None else None
+
+        return retried(attempt, partial(again, command=command), WRITE_ATTEMPTS, f"game {game_id}")
 
     async def play_async(
         self, game_id: str, token: str | None, command: PlayMove, key: str | None
     ) -> list[StoredEvent]:
         """``play`` on the event loop, which goes on serving while the append commits.
 
-        The move is judged under the game's lock, which is let go while the append waits for
-        its commit. The first try judges the game as this process holds it, without reading
-        the log: the append's own version check catches any write that came between or that
-        this process has not seen (another process's), and the move is then judged again on
-        the log (unless the caller named the version it expected: that is a 409, as always).
-        A move refused on the game as held is judged again on the log before the refusal is
-        final. Timed games take the threaded path (their clocks are enforced under the lock).
-        """
-        if self.games.cached(game_id).clock is not None:
+        The first try of ``write``'s algorithm, on the game as this process holds it, under
+        its lock but without reading the log: the commit's version check catches any write
+        that came between or that this process has not seen (another process's). Everything
+        else is ``write`` on a worker thread: a game not in memory, a timed game (its clocks
+        are enforced on the log), a key to look up, a move refused on the game as held (judged
+        again on the log before the refusal is final) and a conflict (judged again, unless
+        the caller named the version it expected: that is a 409, as always)."""
+        if key is not None or not self.games.holds(game_id):
             return await anyio.to_thread.run_sync(self.play, game_id, token, command, key)
-        role, scoped, fingerprint = self.identify(game_id, token, "moves", command, key)
-        if scoped is not None and (earlier := self.replayed(game_id, scoped, fingerprint)):
-            return earlier
-        fresh = False  # the first try judges the game as held, unread: the append checks it
-        for _ in range(WRITE_ATTEMPTS):
-            with self.games.open(game_id) if fresh else self.games.held(game_id) as game:
-                try:
-                    verdict = judge(game.replay, role, command, Seeded(game.secrets.seed))
-                except (Refusal, GameError):
-                    if fresh:
-                        raise
-                    verdict = None  # refused on the game as held: judge it again on the log
-                version = game.version
-            fresh = True
-            if verdict is None:
-                continue
-            try:
-                result = await self.games.append_async(
-                    game_id, version, verdict, scoped, fingerprint
+        with self.games.game(game_id, fresh=False) as game:
+            role, _ = self.identify(game, token, "moves", command, None)
+            judged = None
+            if game.clock is None:
+                with suppress(Refusal, GameError):
+                    judged = self.judged(game, role, command)
+        if judged is None:
+            return await anyio.to_thread.run_sync(self.play, game_id, token, command, key)
+        try:
+            result = await self.games.commit_async(judged, None, "")
+        except Refusal as refusal:
+            if not again(refusal, command):
+                raise
+            return await anyio.to_thread.run_sync(self.play, game_id, token, command, key)
+        return self.counted("moves", game, result)
+
+    def judged(self, game: Game, role: Actor | Viewer, command: Command) -> Judged:
+        """The referee's verdict on ``command`` by ``role`` on the game (held, locked). A
+        tournament table's result is final: an undo that would reopen it is refused."""
+        if isinstance(command, Undo):
+            if game.finished and TOURNAMENT_TAG in game.created.tags:
+                raise refuse(
+                    "result-final",
+                    "this game is a tournament table and has finished: its result is final"
+                    " (the tournament recorded it), so its finishing move cannot be undone",
                 )
-            except Refusal as refusal:
-                if refusal.slug != "version-conflict" or command.expected_version is not None:
-                    raise
-                continue
-            if not result.replayed:
-                self.moves.add(game.created.ruleset)
-            return list(result.events)
-        raise refuse("version-conflict", f"game {game_id} kept changing; try again")
+            self.games.complete(game)
+        verdict = judge(game.replay, role, command, Seeded(game.secrets.seed))
+        return Judged(game, game.version, game.replay, verdict, self.now())
 
     def identify(
-        self, game_id: str, token: str | None, route: str, command: Command, key: str | None
-    ) -> tuple[Viewer, str | None, str]:
+        self, game: Game, token: str | None, route: str, command: Command, key: str | None
+    ) -> tuple[Viewer, tuple[str, str] | None]:
         """The caller's role (a write needs a token: 401 before any stored reply is looked
-        up), the Idempotency-Key as stored, and the fingerprint of the command."""
-        role = self.games.cached(game_id).role(token)
+        up), the Idempotency-Key as stored with the fingerprint of the command, if any."""
+        role = game.role(token)
         if role is None or token is None:
             raise refuse("unauthorized", "writing needs a seat's or the referee's token")
         if key is None:
-            return role, None, ""
+            return role, None
         body = msgspec.json.encode(command)
-        return role, tokens.scoped_key(key, token, route), tokens.fingerprint(body)
+        return role, (tokens.scoped_key(key, token, route), tokens.fingerprint(body))
 
-    def replayed(self, game_id: str, key: str, fingerprint: str) -> list[StoredEvent] | None:
-        """The events of an earlier write with this key and body, if any (422 when the key
-        came with another body)."""
-        with stored_errors():
-            earlier = self.store.lookup(game_id, key, fingerprint)
-        return list(earlier.events) if earlier is not None else None
+    def counted(self, route: str, game: Game, result: AppendResult) -> list[StoredEvent]:
+        """The events a write stored (or replayed); a move appended counts in ``moves``."""
+        if route == "moves" and not result.replayed:
+            self.moves.add(game.created.ruleset)
+        return list(result.events)
 
     def enforce_due(self) -> int:
         """Play out every clock the store says is due now (games in memory or not); how many
         ran out."""
         now = self.now()
         expired = 0
-        for game_id, _ in self.store.due(iso_timestamp(now)):
+        for game_id in self.games.due(now):
             try:
                 expired += bool(self.enforce_clock(game_id, now))
             except Refusal as refusal:  # another process enforced it first: its write stands
@@ -307,31 +360,34 @@ class Commands:
 
     def enforce_clock(self, game_id: str, now: datetime | None = None) -> list[StoredEvent]:
         """If a pending seat's time ran out: TimeExpired and its consequence, appended."""
-        if self.games.cached(game_id).clock is None:
-            return []  # no clock: no need to read the log
-        with self.games.open(game_id) as game:
-            return self.expire(game, now)
-
-    def expire(self, game: Game, now: datetime | None = None) -> list[StoredEvent]:
-        """``enforce_clock`` on a game held open (caught up and locked)."""
-        if game.clock is None or game.finished:
+        with self.games.game(game_id, fresh=False) as game:
+            if game.clock is None:
+                return []  # no clock: no need to read the log
+        with self.games.game(game_id) as game:
+            judged = self.expiry(game, now or self.now())
+        if judged is None:
             return []
-        now = now or self.now()
+        return list(self.games.commit(judged, None, "").events)
+
+    def expiry(self, game: Game, now: datetime) -> Judged | None:
+        """The verdict of a pending seat's time running out on the game (held, locked), if
+        it has: TimeExpired and its consequence."""
+        if game.clock is None or game.finished:
+            return None
         expired = game.clock.expired(now)
         if not expired:
-            return []
-        verdict = judge(game.replay, "server", Timeout(expired[0]), Seeded(game.secrets.seed))
-        return list(self.games.append(game, verdict, None, "", now).events)
+            return None
+        to_bot = level_version(timeout_bot(msgspec.convert(game.created.clock, Clock).on_timeout))
+        timeout = Timeout(expired[0], to_bot)
+        verdict = judge(game.replay, "server", timeout, Seeded(game.secrets.seed))
+        return Judged(game, game.version, game.replay, verdict, now)
 
 
-def first_deadline(game: Replay, now: datetime) -> str | None:
-    """When the first seat of a new timed game runs out, its clocks starting ``now``."""
-    if game.created.clock is None:
-        return None
-    clock = ClockState(msgspec.convert(game.created.clock, Clock), len(game.created.seats))
-    clock.update(now, None, game.rules.to_act(game.state))
-    moment = clock.deadline(now)
-    return iso_timestamp(moment) if moment is not None else None
+def again(refusal: Refusal, command: Command) -> bool:
+    """Whether a refused commit is judged again: another write came between (a conflict),
+    and the caller did not name the version it expected (that is a 409, as always)."""
+    expected = getattr(command, "expected_version", None)
+    return isinstance(refusal, Conflict) and expected is None
 
 
 def find(name: str) -> RuleSet[Any]:

@@ -9,6 +9,7 @@ from datetime import datetime
 
 from eventstore import CommitSizes, iso_timestamp
 from service.core.clocks import parse_at
+from service.usecases.faults import Readiness, readiness
 from service.usecases.repository import Repository
 
 
@@ -48,3 +49,11 @@ class Figures:
     def commit_sizes(self) -> CommitSizes:
         """Events per commit of the store."""
         return self.games.store.commit_sizes()
+
+    def store_faults(self) -> dict[str, int]:
+        """Operations the store refused because of a fault of its database, by kind."""
+        return self.games.store.faults()
+
+    def readiness(self) -> Readiness:
+        """Whether this process can take writes now (``GET /ready``)."""
+        return readiness(self.games.store)

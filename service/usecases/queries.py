@@ -8,7 +8,7 @@ sees it as it was at the version its ``Sight`` names, on every route.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any, NamedTuple
 
 import msgspec
@@ -18,29 +18,33 @@ from domain.registry import GameView
 from domain.replay import Replay
 from eventstore import StoredEvent
 from service import board
+from service.clock import Clock
 from service.core.refusal import Refusal, refuse
 from service.usecases import records, tournament
 from service.usecases.ratings import Ratings
 from service.usecases.replies import EventOut, EventPage, GameSummary, LegalMoves, Played
 from service.usecases.repository import Game, Repository
+from service.usecases.standings_kept import KeptStandings
 from service.usecases.views import Sight, event_out, moves_for, sight, state_view
 
 
 class Queries:
     """The reads of the service."""
 
-    def __init__(self, games: Repository) -> None:
+    def __init__(self, games: Repository, now: Clock) -> None:
         self.games = games
         self.store = games.store
+        self.now = now  # the time a delay in seconds is measured at
         self.verifications: records.Kept[tuple[str, int], records.Verification]
         self.verifications = records.Kept(records.VERIFICATIONS_KEPT)
         self.documents = records.Documents()
-        self.ratings = Ratings(self.store)
+        self.ratings = Ratings(self.store, now)
+        self.kept_standings = KeptStandings(self.store)
 
     def state(self, game_id: str, token: str | None, at: int | None = None) -> GameView:
         """The state after event ``at`` (the current one without ``at``) as the caller sees it."""
         game, replay, seen = self.game_at(game_id, at, token)
-        return state_view(game, replay, seen.viewer, seen.finished)
+        return state_view(game, replay, seen.viewer, self.now(), seen.finished)
 
     def game_at(
         self, game_id: str, at: int | None, token: str | None = None
@@ -48,8 +52,8 @@ class Queries:
         """The game, its replay after event ``at`` (the last the caller sees without ``at``)
         and how far the caller (``token``, checked first) sees it. An ``at`` beyond that is
         400, with the spectators' last version as the end."""
-        with self.games.open(game_id) as game:
-            seen = sight(game, game.role(token), now())
+        with self.games.game(game_id) as game:
+            seen = sight(game, game.role(token), self.now())
             at = seen.version if at is None else at
             if not 1 <= at <= seen.version:
                 behind = spectators_behind(game) if seen.viewer is None else ""
@@ -64,15 +68,15 @@ class Queries:
 
     def legal_moves(self, game_id: str, token: str | None) -> LegalMoves:
         """The caller's legal moves (every pending seat's for the referee or a spectator)."""
-        with self.games.open(game_id) as game:
-            seen = sight(game, game.role(token), now())
+        with self.games.game(game_id) as game:
+            seen = sight(game, game.role(token), self.now())
             replay = self.games.behind(game, seen.version)
             return LegalMoves(seen.version, moves_for(game, seen.viewer, replay))
 
     def events(self, game_id: str, token: str | None, after: int, limit: int) -> EventPage:
         """The log after version ``after``, a page at a time, redacted for the caller."""
-        with self.games.open(game_id) as game:
-            seen = sight(game, game.role(token), now())
+        with self.games.game(game_id) as game:
+            seen = sight(game, game.role(token), self.now())
         check_after(after, seen.version)
         stored = self.store.read(game_id, after=after, until=seen.version, limit=limit)
         return EventPage(
@@ -86,8 +90,8 @@ class Queries:
     def joining(self, game_id: str, token: str | None, after: int) -> tuple[Viewer, int]:
         """The caller's role for a live view of the log after ``after`` (checked), and the
         version the caller sees now."""
-        with self.games.open(game_id) as game:
-            seen = sight(game, game.role(token), now())
+        with self.games.game(game_id) as game:
+            seen = sight(game, game.role(token), self.now())
         check_after(after, seen.version)
         return seen.viewer, seen.version
 
@@ -95,8 +99,8 @@ class Queries:
         """Events after ``cursor`` as ``viewer`` sees them now, whether the game has finished
         for them with nothing after ``cursor`` (the end of a stream), and when the next
         event hidden by a delay in seconds comes due."""
-        with self.games.open(game_id) as game:
-            seen = sight(game, viewer, now())
+        with self.games.game(game_id) as game:
+            seen = sight(game, viewer, self.now())
             finished = seen.finished and game.version <= cursor
             due = game.timeline.due(seen.version) if viewer is None and game.timeline else None
         stored = self.store.read(game_id, after=cursor, until=seen.version, limit=size)
@@ -113,16 +117,30 @@ class Queries:
     ) -> tuple[list[GameSummary], str | None]:
         """A page of the games selected, oldest first, with their winners and pieces home,
         and the cursor of the next page (None on the last)."""
-        return tournament.listing(self.games, status, ruleset, tag, limit, cursor)
+        return tournament.listing(self.games, status, ruleset, tag, limit, cursor, self.now)
 
     def standings(self, tag: str | None) -> tournament.Standings:
-        """Wins per player name over the finished games with ``tag``, ties by pieces home."""
-        return tournament.standings(tag, tournament.finished_games(self.store, tag))
+        """Wins per player name over the finished games with ``tag`` (every finished game
+        without one: kept in the store, ``standings_kept``), ties by pieces home."""
+        if tag is None:
+            rows = self.kept_standings.rows(self.now())
+            return tournament.ordered(None, [tournament.Standing(*row) for row in rows])
+        return tournament.standings(tag, tournament.finished_games(self.store, tag, self.now()))
+
+    def catch_up(self) -> None:
+        """Bring the derived data (every rule set's ratings, the standings without a tag) up
+        to date with the summaries: what the app runs once in the background as it starts,
+        so that the first reads after many games were added find little left to fold."""
+        for ruleset in self.ratings.folds:
+            self.ratings.caught_up(ruleset)
+        self.kept_standings.rows(self.now())
 
     def archive(self, tag: str | None) -> Iterator[bytes]:
         """The records of the finished games with ``tag``, as one JSON document in pieces
         (one page of one game's events at a time)."""
-        return tournament.archive(self.games, tournament.finished_games(self.store, tag))
+        return tournament.archive(
+            self.games, tournament.finished_games(self.store, tag, self.now()), self.now
+        )
 
     def audit(self, game_id: str, token: str | None) -> Iterator[bytes]:
         """The full log with hashes and the seed once revealed, and its verification, as one
@@ -130,8 +148,8 @@ class Queries:
         once (a log up to a version never changes), before the first piece; a finished game's
         document is kept whole (within ``Documents``' budget), any other's events are read a
         page at a time as the pieces are taken."""
-        with self.games.open(game_id) as game:
-            check_may_see_all(sight(game, game.role(token), now()))
+        with self.games.game(game_id) as game:
+            check_may_see_all(sight(game, game.role(token), self.now()))
             head, version, finished = records.audit_head(game), game.version, game.finished
             seed, chance = game.secrets.seed, game.created.chance
 
@@ -147,8 +165,8 @@ class Queries:
     def export(self, game_id: str, token: str | None) -> Iterator[bytes]:
         """The self-contained game record, as one JSON document in pieces (a finished game's
         kept whole, like its audit)."""
-        with self.games.open(game_id) as game:
-            check_may_see_all(sight(game, game.role(token), now()))
+        with self.games.game(game_id) as game:
+            check_may_see_all(sight(game, game.role(token), self.now()))
             version, finished = game.version, game.finished
             pieces = records.streamed_record(game, self.store)
         return (
@@ -159,7 +177,8 @@ class Queries:
         """Who ``token`` is in a game: a seat or the referee, or None when it is no token of
         the game or there is no such game (never refused: the write limit keys on it)."""
         try:
-            return self.games.cached(game_id).role(token)
+            with self.games.game(game_id, fresh=False) as game:
+                return game.role(token)
         except Refusal:
             return None
 
@@ -167,16 +186,18 @@ class Queries:
         """The board after event ``at`` (the last the caller sees without ``at``) as SVG."""
         game, replay, seen = self.game_at(game_id, at, token)
         log = self.store.read(game_id, until=replay.version)
-        view = state_view(game, replay, None, seen.finished)
+        view = state_view(game, replay, None, self.now(), seen.finished)
         return board.draw(msgspec.to_builtins(view), log_moves(log))
 
     def role(self, game_id: str, token: str | None) -> Viewer:
         """Who ``token`` is in a game (None: no token)."""
-        return self.games.cached(game_id).role(token)
+        with self.games.game(game_id, fresh=False) as game:
+            return game.role(token)
 
     def exists(self, game_id: str) -> None:
         """Refuse an unknown game (404)."""
-        self.games.cached(game_id)
+        with self.games.game(game_id, fresh=False):
+            pass
 
     def played(
         self, game_id: str, token: str | None, stored: list[StoredEvent], with_state: bool = True
@@ -185,14 +206,16 @@ class Queries:
         the caller's moves.
         The game as held unless that is behind the events (a retry of a write whose first try
         has not yet been taken into the game, or a write of another process): then the log."""
-        behind = bool(stored) and self.games.cached(game_id).version < stored[-1].version
-        with self.games.open(game_id) if behind else self.games.held(game_id) as game:
+        with self.games.game(game_id, fresh=False) as game:
+            behind = bool(stored) and game.version < stored[-1].version
+        with self.games.game(game_id, fresh=behind) as game:
             viewer = game.role(token)
             events = [event_out(game, e, viewer) for e in stored]
             moves = moves_for(game, viewer)
             if not with_state:
                 return Played(game.version, events, moves)
-            return Played(game.version, events, moves, state_view(game, game.replay, viewer))
+            view = state_view(game, game.replay, viewer, self.now())
+            return Played(game.version, events, moves, view)
 
 
 class StreamPage(NamedTuple):
@@ -202,11 +225,6 @@ class StreamPage(NamedTuple):
     events: list[EventOut]
     finished: bool
     due: datetime | None
-
-
-def now() -> datetime:
-    """The time a delay in seconds is measured at."""
-    return datetime.now(UTC)
 
 
 def spectators_behind(game: Game) -> str:

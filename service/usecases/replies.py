@@ -98,6 +98,22 @@ class RuleSetList(msgspec.Struct, frozen=True):
     rulesets: list[RuleSetInfo]
 
 
+class BotInfo(msgspec.Struct, frozen=True):
+    """A bot level: its name (what a seat's ``bot`` names), a one-line description, the
+    version of its play and the rule sets it plays."""
+
+    name: str
+    description: str
+    version: int
+    rulesets: list[str]
+
+
+class BotList(msgspec.Struct, frozen=True):
+    """``GET /bots``: the levels, weakest first."""
+
+    bots: list[BotInfo]
+
+
 class RuleSetDetail(RuleSetInfo, frozen=True):
     """``GET /rulesets/{name}``: a rule set's player counts, its options' defaults and JSON
     Schema (allowed values, defaults, meanings), and its rules text as markdown."""

@@ -17,7 +17,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
 from itertools import islice
-from typing import Any
+from typing import Any, NamedTuple
 
 import anyio.to_thread
 import msgspec
@@ -28,20 +28,20 @@ from domain.model import Viewer
 from domain.replay import SNAPSHOT_EVERY, MissingHistory, Replay, fold
 from domain.ruleset import RuleSet
 from eventstore import (
+    Appending,
     AppendResult,
-    EventStore,
-    IdempotencyKeyReused,
     NewEvent,
     StoredEvent,
-    VersionConflict,
+    StoreUnavailable,
     iso_timestamp,
 )
 from service.core.actor import Actor
-from service.core.clocks import Clock, ClockState, acted_for, parse_at
+from service.core.clocks import Clock, ClockState, acted_for, clocked, parse_at
 from service.core.delay import Timeline, parse_delay
-from service.core.referee import Verdict
-from service.core.refusal import Refusal, refuse
+from service.core.referee import Batch, Verdict
+from service.core.refusal import refuse
 from service.usecases import summaries, tokens
+from service.usecases.writer import Writer
 
 LATEST = 2**62
 MAX_LIVE_GAMES = 10_000
@@ -120,54 +120,49 @@ def new_events(batch: Sequence[tuple[Actor, Event]]) -> list[NewEvent]:
 class Repository:
     """Games over one event store: load, cache, catch up, snapshot, append."""
 
-    def __init__(self, store: EventStore, max_live: int = MAX_LIVE_GAMES) -> None:
-        self.store = store
+    def __init__(self, writer: Writer, max_live: int = MAX_LIVE_GAMES) -> None:
+        self.writer = writer
+        self.store = writer.store
         self.max_live = max_live
         self._games: OrderedDict[str, Game] = OrderedDict()  # least recently used first
         self._lock = threading.Lock()
         self._background: set[asyncio.Task[None]] = set()  # snapshot saves not waited for
 
     @contextmanager
-    def open(self, game_id: str) -> Iterator[Game]:
-        """The game, caught up with its log and locked for the duration."""
-        game = self.cached(game_id)
-        with game.lock:
-            self._catch_up(game, self.store.read(game_id, after=game.version))
-            yield game
+    def game(self, game_id: str, *, fresh: bool = True, keep: bool = True) -> Iterator[Game]:
+        """The game, locked for the duration: the one way to get a game.
 
-    @contextmanager
-    def held(self, game_id: str) -> Iterator[Game]:
-        """The game as this process last saw it (at least its own writes), locked; no read of
-        the log. For replies to a write, which show the state that write left."""
-        game = self.cached(game_id)
-        with game.lock:
-            yield game
-
-    @contextmanager
-    def glance(self, game_id: str) -> Iterator[Game]:
-        """The game for one read among many (lists, standings, archives): the one in memory if
-        it is there, else loaded for this read only, so going through every game neither grows
-        memory nor pushes the games in play out of it."""
-        with self._lock:
-            held = game_id in self._games
-        if held:
-            with self.open(game_id) as game:
-                yield game
-        else:
-            yield self._load(game_id)
-
-    def cached(self, game_id: str) -> Game:
-        """The game in memory, loaded if it is not."""
+        ``fresh``: caught up with its log (else as this process last saw it, at least its own
+        writes: no read of the log when it is in memory). ``keep``: kept in memory (else a game
+        not in memory is loaded for this use only, so going through every game for a listing
+        neither grows memory nor pushes the games in play out of it)."""
         with self._lock:
             game = self._games.get(game_id)
             if game is not None:
                 self._games.move_to_end(game_id)
-                return game
-        game = self._load(game_id)
+        if game is None and not keep:
+            yield self._load(game_id)
+            return
+        if game is None:
+            loaded = self._load(game_id)
+            with self._lock:
+                game = self._games.setdefault(game_id, loaded)
+                self._evict()
+        news = self.store.read(game_id, after=game.version) if fresh else []
+        with game.lock:
+            if news and news[0].version != game.version + 1:  # moved meanwhile: read again
+                news = self.store.read(game_id, after=game.version)
+            self._catch_up(game, news)
+            yield game
+
+    def holds(self, game_id: str) -> bool:
+        """Whether the game is in memory (so ``game(..., fresh=False)`` waits for nothing)."""
         with self._lock:
-            game = self._games.setdefault(game_id, game)
-            self._evict()
-            return game
+            return game_id in self._games
+
+    def due(self, now: datetime) -> list[str]:
+        """The games whose deadline (a clock running out) has come by ``now``."""
+        return [game_id for game_id, _ in self.store.due(iso_timestamp(now))]
 
     def live(self) -> int:
         """How many games are held in memory."""
@@ -207,7 +202,7 @@ class Repository:
                 event = to_domain(stored)
                 game.replay.push(stored.version, event, stored.by)
                 if game.clock is not None:
-                    pending = game.rules.to_act(game.replay.state)
+                    pending = clocked(game.replay)
                     game.clock.update(parse_at(stored.at), acted_for(stored.by, event), pending)
         except MissingHistory:
             game.replay = self.fold(game.id, from_start=True)
@@ -223,7 +218,7 @@ class Repository:
                 replay = Replay(game.created)
             else:
                 replay.push(stored.version, event, stored.by)
-            pending = game.rules.to_act(replay.state)
+            pending = clocked(replay)
             clock.update(parse_at(stored.at), acted_for(stored.by, event), pending)
         return clock
 
@@ -255,7 +250,7 @@ class Repository:
 
     def replay_at(self, game_id: str, at: int) -> Replay:
         """The game folded up to version ``at``, from the nearest snapshot."""
-        with self.open(game_id) as game:
+        with self.game(game_id) as game:
             if not 1 <= at <= game.version:
                 raise refuse(
                     "out-of-range",
@@ -275,7 +270,10 @@ class Repository:
         except MissingHistory:  # not expected: _restore starts before every undo's target
             return self.fold(game_id, at, from_start=True)
         if passed := [v for v in replay.snapshots if v > start]:
-            self.store.save_snapshot(game_id, max(passed), frame_bytes(replay, max(passed)))
+            try:
+                self.store.save_snapshot(game_id, max(passed), frame_bytes(replay, max(passed)))
+            except StoreUnavailable as fault:  # derived data: a read never fails for it
+                structlog.get_logger().warning("snapshot not saved", fault=fault.kind)
         return replay
 
     def _restore(
@@ -300,51 +298,32 @@ class Repository:
                 return replay, events
             at_most = reach - 1
 
-    def append(
-        self, game: Game, verdict: Verdict, key: str | None, fingerprint: str, now: datetime
-    ) -> AppendResult:
-        """Store a verdict on ``game`` (held under its lock) and adopt the game it leaves; a
-        verdict that finishes or reopens the game writes its summary in the same append."""
-        deadline = next_deadline(game, verdict, now)
-        changed = summaries.changes_status(game.replay, verdict.after)
-        with stored_errors():
-            result = self.store.append(
-                game.id,
-                new_events(verdict.batch),
-                game.version,
-                key,
-                fingerprint=fingerprint,
-                deadline=deadline,
-                summary=summaries.summary_of(verdict.after) if changed else None,
-            )
-        self.adopt(game, game.version, verdict, result.events)
-        self._save_due(game.id, snapshots_due(game.replay, result.events))
+    def commit(self, judged: Judged, key: str | None, fingerprint: str) -> AppendResult:
+        """Store a judged verdict and adopt the game it leaves (see ``appending``)."""
+        result = self.writer.commit([appending(judged, key, fingerprint)])[0]
+        game = judged.game
+        with game.lock:
+            self.adopt(game, judged.version, judged.verdict, result.events)
+            due = snapshots_due(game.replay, result.events)
+        self._save_due(game.id, due)
         return result
 
-    async def append_async(
-        self, game_id: str, version: int, verdict: Verdict, key: str | None, fingerprint: str
-    ) -> AppendResult:
-        """``append`` for an untimed game on the event loop, not holding the game's lock while
-        the append commits; the snapshots it makes due are saved in the background. A move
-        (judged on a running game: the referee refuses one on a finished game) that finishes
-        the game writes its summary in the same append."""
-        finishes = bool(verdict.after.state.finished)
-        with stored_errors():
-            result = await self.store.append_async(
-                game_id,
-                new_events(verdict.batch),
-                version,
-                key,
-                fingerprint=fingerprint,
-                summary=summaries.summary_of(verdict.after) if finishes else None,
-            )
-        game = self.cached(game_id)
+    async def commit_async(self, judged: Judged, key: str | None, fingerprint: str) -> AppendResult:
+        """``commit`` awaited, the event loop going on while the append commits; the
+        snapshots it makes due are saved in the background."""
+        result = await self.writer.commit_async(appending(judged, key, fingerprint))
+        game = judged.game
         with game.lock:
-            self.adopt(game, version, verdict, result.events)
+            self.adopt(game, judged.version, judged.verdict, result.events)
             due = snapshots_due(game.replay, result.events)
         if due:
-            self._save_later(game_id, due)
+            self._save_later(game.id, due)
         return result
+
+    def commit_new(self, games: Sequence[NewGame], now: datetime) -> None:
+        """Store new games' first events, all in one transaction (all or none); a timed
+        game's clocks start ``now``."""
+        self.writer.commit([new_game(game, now) for game in games])
 
     def adopt(
         self, game: Game, version: int, verdict: Verdict, stored: Sequence[StoredEvent]
@@ -378,22 +357,67 @@ class Repository:
             self.store.save_snapshot(game_id, version, data)
 
 
-@contextmanager
-def stored_errors() -> Iterator[None]:
-    """The store's refusals of an append as the service's."""
-    try:
-        yield
-    except IdempotencyKeyReused:
-        raise refuse(
-            "idempotency-key-reused",
-            "this Idempotency-Key was already used with another request body",
-        ) from None
-    except VersionConflict as conflict:
-        raise Refusal(
-            "version-conflict",
-            f"the game moved on to version {conflict.actual} meanwhile",
-            current_version=conflict.actual,
-        ) from conflict
+class Judged(NamedTuple):
+    """A verdict on a game as it stood when judged: what ``Repository.commit`` stores."""
+
+    game: Game
+    version: int
+    before: Replay
+    verdict: Verdict
+    at: datetime
+    """When it was judged: a timed game's next deadline is counted from then."""
+
+
+class NewGame(NamedTuple):
+    """A game to create: its first events, the game they leave, its secrets, its meta."""
+
+    game_id: str
+    batch: Batch
+    after: Replay
+    secrets: Secrets
+    meta: dict[str, Any]
+
+
+def appending(judged: Judged, key: str | None, fingerprint: str) -> Appending:
+    """The append of a judged verdict, at the version it was judged on, with the key and its
+    fingerprint and the game's next deadline; a verdict that finishes or reopens the game
+    writes its summary with it."""
+    after = judged.verdict.after
+    changed = summaries.changes_status(judged.before, after)
+    return Appending(
+        judged.game.id,
+        new_events(judged.verdict.batch),
+        judged.version,
+        key,
+        fingerprint=fingerprint,
+        deadline=next_deadline(judged.game, judged.verdict, judged.at),
+        summary=summaries.summary_of(after) if changed else None,
+    )
+
+
+def new_game(game: NewGame, now: datetime) -> Appending:
+    """The append creating a game: its events, meta, secrets, first deadline and summary."""
+    created = game.after.created
+    listed = {"ruleset": created.ruleset, "seats": list(created.seats), "tags": created.tags}
+    return Appending(
+        game.game_id,
+        new_events(game.batch),
+        0,
+        meta=listed | game.meta,
+        private=msgspec.to_builtins(game.secrets),
+        deadline=first_deadline(game.after, now),
+        summary=summaries.summary_of(game.after),
+    )
+
+
+def first_deadline(game: Replay, now: datetime) -> str | None:
+    """When the first seat of a new timed game runs out, its clocks starting ``now``."""
+    if game.created.clock is None:
+        return None
+    clock = ClockState(msgspec.convert(game.created.clock, Clock), len(game.created.seats))
+    clock.update(now, None, game.rules.to_act(game.state))
+    moment = clock.deadline(now)
+    return iso_timestamp(moment) if moment is not None else None
 
 
 def next_deadline(game: Game, verdict: Verdict, now: datetime) -> str | None:
@@ -402,7 +426,7 @@ def next_deadline(game: Game, verdict: Verdict, now: datetime) -> str | None:
     if game.clock is None:
         return None
     trial = game.clock.copy()
-    pending = verdict.after.rules.to_act(verdict.after.state)
+    pending = clocked(verdict.after)
     for by, event in verdict.batch:
         trial.update(now, acted_for(by, event), pending)
     trial.update(now, None, pending)

@@ -18,7 +18,7 @@ import random
 import time
 from collections.abc import AsyncGenerator, Iterator
 from contextlib import contextmanager, suppress
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import NamedTuple
 
 import anyio
@@ -113,9 +113,9 @@ class Message(NamedTuple):
     data: str
 
 
-def seconds_until(moment: datetime) -> float:
-    """Seconds from now to ``moment`` (0 once past)."""
-    return max((moment - datetime.now(UTC)).total_seconds(), 0.0)
+def seconds_until(moment: datetime, now: datetime) -> float:
+    """Seconds from ``now`` to ``moment`` (0 once past)."""
+    return max((moment - now).total_seconds(), 0.0)
 
 
 async def game_events(
@@ -145,7 +145,7 @@ async def game_events(
                 return
             read_at = news.next_read()
             if page.due is not None:  # a delay in seconds: read again when the next comes due
-                read_at = min(read_at, time.monotonic() + seconds_until(page.due))
+                read_at = min(read_at, time.monotonic() + seconds_until(page.due, queries.now()))
             while True:
                 woken = await news.wait(min(read_at, keep_alive) - time.monotonic())
                 if woken and news.beyond(cursor):

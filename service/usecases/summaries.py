@@ -1,6 +1,7 @@
 """A game's summary: what listings, results and standings read, kept by the store beside the
 log (the store's ``Summary``: kind = the rule set, status, tags, and a document of seat names,
-winners and pieces home per name, whether the game is rated, and its teams as lists of seats).
+winners and pieces home per name, whether the game is rated, its teams as lists of seats, and
+the level of the bot playing each seat when bots play).
 
 When it is written: in the transaction of the append that creates a game, and of every append
 that changes its status (the move, clock or adjudication that finishes it; the undo that
@@ -21,7 +22,7 @@ to it; game listings leave that kind out (``SummaryQuery.other_than``).
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 import msgspec
@@ -63,6 +64,8 @@ def summary_of(replay: Replay) -> Summary:
     }
     if created.spectator_delay is not None:
         document["spectator_delay"] = created.spectator_delay
+    if replay.top.bots:
+        document["bots"] = list(replay.top.bots)
     return Summary(created.ruleset, status_of(finished), dict(created.tags), document)
 
 
@@ -74,15 +77,17 @@ def teams_of(view: View, seats: int) -> list[list[int]]:
 
 
 def changes_status(before: Replay, after: Replay) -> bool:
-    """Whether going from ``before`` to ``after`` finishes or reopens the game."""
-    return bool(before.state.finished) != bool(after.state.finished)
+    """Whether going from ``before`` to ``after`` finishes or reopens the game, or hands a seat
+    to a bot or back (the summary says which seats bots play, so a restart finds them)."""
+    finishes = bool(before.state.finished) != bool(after.state.finished)
+    return finishes or before.top.bots != after.top.bots
 
 
-def game_summary(row: Summarised) -> GameSummary:
-    """A stored summary as the API lists a game now: a game whose end its spectators' delay
-    still hides is listed as running, with no result."""
+def game_summary(row: Summarised, now: datetime) -> GameSummary:
+    """A stored summary as the API lists a game at ``now``: a game whose end its spectators'
+    delay still hides is listed as running, with no result."""
     summary, document = row.summary, row.summary.document
-    finished = summary.status == FINISHED and not end_hidden(row, datetime.now(UTC))
+    finished = summary.status == FINISHED and not end_hidden(row, now)
     seats = list(document["seats"])
     return GameSummary(
         id=row.stream_id,
@@ -112,10 +117,11 @@ def end_hidden(row: Summarised, now: datetime) -> bool:
 
 def from_log(events: Iterable[StoredEvent]) -> tuple[Summary, str, int]:
     """The summary the live appends leave on a game with these events, the time they stamp
-    on it (of the last append that created, finished or reopened the game: the events of one
-    append share their time) and the version it describes."""
+    on it (of the last append that created, finished, reopened or handed a seat over: the
+    events of one append share their time) and the version it describes."""
     replay: Replay | None = None
     changed_at, finished = "", False
+    bots: tuple[str, ...] = ()
     for stored in events:
         event = parse_event(stored.type, stored.data)
         if replay is None:
@@ -124,8 +130,8 @@ def from_log(events: Iterable[StoredEvent]) -> tuple[Summary, str, int]:
             replay, changed_at = Replay(event), stored.at
         else:
             replay.push(stored.version, event, stored.by)
-        if bool(replay.state.finished) != finished:
-            finished, changed_at = not finished, stored.at
+        if bool(replay.state.finished) != finished or replay.top.bots != bots:
+            finished, bots, changed_at = bool(replay.state.finished), replay.top.bots, stored.at
     if replay is None:
         raise ValueError("no events: no game")
     return summary_of(replay), changed_at, replay.version

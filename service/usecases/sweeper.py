@@ -1,4 +1,5 @@
-"""The clock sweeper: a daemon thread that enforces every timed game's clock."""
+"""The sweepers: daemon threads that enforce every timed game's clock, and that let the
+tournaments' results follower catch up."""
 
 from __future__ import annotations
 
@@ -7,14 +8,18 @@ from collections.abc import Callable
 
 import structlog
 
+from eventstore import StoreUnavailable
+
 
 class Sweeper:
-    """A daemon thread that enforces clocks every ``interval`` seconds."""
+    """A daemon thread that calls ``enforce`` every ``interval`` seconds."""
 
-    def __init__(self, enforce: Callable[[], object], interval: float = 0.25) -> None:
-        self.enforce, self.interval = enforce, interval
+    def __init__(
+        self, enforce: Callable[[], object], interval: float = 0.25, name: str = "clock-sweeper"
+    ) -> None:
+        self.enforce, self.interval, self.name = enforce, interval, name
         self.stopping = threading.Event()
-        self.thread = threading.Thread(target=self.run, name="clock-sweeper", daemon=True)
+        self.thread = threading.Thread(target=self.run, name=name, daemon=True)
 
     def start(self) -> None:
         self.thread.start()
@@ -23,9 +28,19 @@ class Sweeper:
         self.stopping.set()
 
     def run(self) -> None:
-        """Enforce until stopped; an error is logged, never fatal."""
+        """Enforce until stopped; an error is logged, never fatal (a fault of the store once
+        when it begins, not at every sweep while it lasts)."""
+        fault: str | None = None
         while not self.stopping.wait(self.interval):
             try:
                 self.enforce()
+            except StoreUnavailable as error:
+                if error.kind != fault:
+                    structlog.get_logger().error(
+                        "sweep: store fault", sweeper=self.name, fault=error.kind
+                    )
+                fault = error.kind
+                continue
             except Exception:
-                structlog.get_logger().exception("clock sweep failed")
+                structlog.get_logger().exception("sweep failed", sweeper=self.name)
+            fault = None

@@ -6,13 +6,14 @@ standings and archives go through every selected summary a page at a time."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 
 import msgspec
 
 from domain.model import status_of
 from eventstore import EventStore, Summarised, SummaryQuery
 from eventstore.clock import iso_timestamp
+from service.clock import Clock
 from service.core.delay import MAX_DELAY_SECONDS
 from service.core.refusal import refuse
 from service.usecases import cursors, summaries
@@ -74,6 +75,7 @@ def listing(
     tag: str | None,
     limit: int,
     cursor: str | None,
+    now: Clock,
 ) -> tuple[list[GameSummary], str | None]:
     """A page of games, oldest first, and the cursor of the next page (None on the last).
     Listings are everyone's, so a game with a spectator delay is listed as its spectators
@@ -82,14 +84,15 @@ def listing(
     read as a candidate for ``active``), a page is filled past the rows it leaves out, and
     the cursor names the page's last listed game."""
     after = cursors.read(cursor, tuple[str, str])
-    since = iso_timestamp(datetime.now(UTC) - timedelta(seconds=MAX_DELAY_SECONDS))
+    moment = now()
+    since = iso_timestamp(moment - timedelta(seconds=MAX_DELAY_SECONDS))
     also = (summaries.FINISHED, since) if status == status_of(False) else None
     listed: list[tuple[Summarised, GameSummary]] = []
     while True:
         query = selection(status, ruleset, tag, after, limit + 1)
         rows = games.store.summaries(msgspec.structs.replace(query, also=also))
         for row in rows:
-            game = as_spectators_see(games, row)
+            game = as_spectators_see(games, row, moment)
             if status is None or game.status == status:
                 listed.append((row, game))
         if len(listed) > limit or len(rows) <= limit:
@@ -101,22 +104,23 @@ def listing(
     return [game for _, game in listed], following
 
 
-def as_spectators_see(games: Repository, row: Summarised) -> GameSummary:
-    """A game's listing as its spectators see it now (read from its log only when it has a
-    delay and they do not see its end)."""
-    listed = summaries.game_summary(row)
+def as_spectators_see(games: Repository, row: Summarised, now: datetime) -> GameSummary:
+    """A game's listing as its spectators see it at ``now`` (read from its log only when it
+    has a delay and they do not see its end)."""
+    listed = summaries.game_summary(row, now)
     if listed.status == summaries.FINISHED or "spectator_delay" not in row.summary.document:
         return listed
-    with games.glance(row.stream_id) as game:
-        version = sight(game, None, datetime.now(UTC)).version
+    with games.game(row.stream_id, keep=False) as game:
+        version = sight(game, None, now).version
     return msgspec.structs.replace(listed, version=min(version, listed.version))
 
 
-def finished_games(store: EventStore, tag: str | None) -> Iterator[GameSummary]:
-    """Every finished game with ``tag`` whose end its spectators see, oldest first, read from
-    the summaries a page at a time (a bad tag is refused at once, before anything is read)."""
+def finished_games(store: EventStore, tag: str | None, now: datetime) -> Iterator[GameSummary]:
+    """Every finished game with ``tag`` whose end its spectators see at ``now``, oldest first,
+    read from the summaries a page at a time (a bad tag is refused at once, before anything
+    is read)."""
     query = selection(summaries.FINISHED, tag=tag)
-    listed = (summaries.game_summary(row) for row in summaries.every(store, query))
+    listed = (summaries.game_summary(row, now) for row in summaries.every(store, query))
     return (game for game in listed if game.status == summaries.FINISHED)
 
 
@@ -129,12 +133,16 @@ def standings(tag: str | None, finished: Iterable[GameSummary]) -> Standings:
             row[0] += 1
             row[1] += name in result.winners
             row[2] += result.pieces_home.get(name, 0)
-    rows = [Standing(name, g, w, h) for name, (g, w, h) in table.items()]
+    return ordered(tag, [Standing(name, g, w, h) for name, (g, w, h) in table.items()])
+
+
+def ordered(tag: str | None, rows: list[Standing]) -> Standings:
+    """Standings in order: wins, then pieces home, then name."""
     rows.sort(key=lambda s: (-s.wins, -s.pieces_home, s.name))
     return Standings(tag, rows)
 
 
-def archive(games: Repository, selected: Iterable[GameSummary]) -> Iterator[bytes]:
+def archive(games: Repository, selected: Iterable[GameSummary], now: Clock) -> Iterator[bytes]:
     """The records of the selected finished games as one ``Archive`` document in pieces, a
     page of one game's events at a time (each record ends at the version it had when its
     turn came; a game reopened meanwhile, or whose end its spectators do not see yet, is
@@ -142,8 +150,8 @@ def archive(games: Repository, selected: Iterable[GameSummary]) -> Iterator[byte
     yield b'{"records":['
     separator = b""
     for summary in selected:
-        with games.glance(summary.id) as game:
-            if not sight(game, None, datetime.now(UTC)).finished:
+        with games.game(summary.id, keep=False) as game:
+            if not sight(game, None, now()).finished:
                 continue
             pieces = streamed_record(game, games.store)
         for piece in pieces:

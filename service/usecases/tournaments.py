@@ -4,21 +4,16 @@ folded by the domain's pure reducer (``domain.tournament``).
 The director pairs a round (``pair``): the domain plans it, the round's games are created as
 one batch (``Commands.create_batch``) and ``RoundPaired`` names them. The director's token is
 the referee token of every table and each player's token is their seat's token at every table
-they sit at, so nobody needs a new token per game. Results come from the games: whenever a
-tournament is read or paired, the tables of the open round whose games have finished (their
-summaries say so, and a spectator delay in seconds has passed) are recorded (``TableFinished``,
-by ``server``), and ``RoundClosed`` once every table has; a reader of a finished table never
+they sit at, so nobody needs a new token per game. A round's games and its ``RoundPaired``
+are one transaction: all stored, or none. Results come from the games through the results
+follower (``tournaments_results``), never through a read; a reader of a finished table never
 waits for a director.
 """
 
 from __future__ import annotations
 
-import threading
 import uuid
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
-from datetime import UTC, datetime
-from typing import Any
+from collections.abc import Callable, Iterator, Sequence
 
 import msgspec
 
@@ -27,30 +22,29 @@ from domain.model import GameError
 from domain.tournament.events import (
     PlayerRegistered,
     PlayerWithdrawn,
-    RoundClosed,
     RoundPaired,
     Table,
-    TableFinished,
     TournamentCreated,
-    TournamentEvent,
-    event_data,
-    parse_event,
 )
 from domain.tournament.pairing import round_robin_rounds, table_sizes
-from domain.tournament.rounds import plan_round
+from domain.tournament.rounds import Plan, plan_round
 from domain.tournament.standings import standings, table_points
-from domain.tournament.state import Round, Tournament, apply, fold
-from eventstore import NewEvent, Summarised, SummaryQuery, VersionConflict
+from domain.tournament.state import Round, Tournament, fold
+from eventstore import Summarised, SummaryQuery
 from service.core.clocks import Clock
 from service.core.commands import CreateBatch, CreateGame, SeatSpec
 from service.core.delay import SpectatorDelay, delay_fault
 from service.core.fields import Path, bad_field
 from service.core.names import distinct, normal
 from service.core.refusal import Refusal, refuse
+from service.core.seating import seated
 from service.usecases import cursors, tokens
 from service.usecases.commands import Commands, Holders, find
 from service.usecases.records import streamed_record
-from service.usecases.summaries import FINISHED, TOURNAMENT, end_hidden, tournament_summary
+from service.usecases.repository import new_game
+from service.usecases.summaries import TOURNAMENT, tournament_summary
+from service.usecases.tournaments_log import DIRECTOR, Loaded, TournamentLog, appending
+from service.usecases.tournaments_results import Results
 from service.usecases.tournaments_wire import (
     CreateTournament,
     MyTable,
@@ -72,28 +66,6 @@ from service.usecases.tournaments_wire import (
 )
 from service.usecases.views import sight
 
-SYNC_ATTEMPTS = 5  # tries at recording results while another process appends too
-DIRECTOR = "director"
-
-
-class Loaded(msgspec.Struct, frozen=True):
-    """A tournament as its stream leaves it: the state, its version, its token hashes."""
-
-    id: str
-    state: Tournament
-    version: int
-    director: str
-    players: tuple[str, ...]
-
-    def role(self, token: str | None) -> str | int | None:
-        """``director``, a player's index, or None without a token; a wrong token is 401."""
-        if token is None:
-            return None
-        role = tokens.identify(token, self.director, list(self.players))
-        if role is None:
-            raise refuse("unauthorized", f"the token is not valid for tournament {self.id}")
-        return DIRECTOR if role == "referee" else role
-
 
 def table_game(
     created: TournamentCreated, tournament_id: str, round_: int, table: int, seats: Sequence[str]
@@ -102,7 +74,7 @@ def table_game(
     become its games' (``rated`` and ``spectator_delay`` included, as given)."""
     return CreateGame(
         ruleset=created.ruleset,
-        seats=[SeatSpec(name) for name in seats],
+        seats=[SeatSpec(name, created.bots.get(name)) for name in seats],
         options=dict(created.options),
         chance="external" if created.chance == "external" else "server",
         clock=msgspec.convert(created.clock, Clock) if created.clock else None,
@@ -130,9 +102,10 @@ class Tournaments:
     def __init__(self, commands: Commands) -> None:
         self.commands = commands
         self.games = commands.games
-        self.store = commands.store
-        self._locks: dict[str, threading.RLock] = {}
-        self._guard = threading.Lock()
+        self.log = TournamentLog(commands.games.writer)
+        self.store = self.log.store
+        self.results = Results(self.log, commands.now)
+        self.load = self.log.load
 
     def create(self, body: CreateTournament) -> TournamentCreatedReply:
         """Check and store a new tournament; its tokens are shown only in this reply."""
@@ -152,9 +125,8 @@ class Tournaments:
         tournament_id = uuid.uuid4().hex
         meta = {"kind": TOURNAMENT, "name": created.name, "ruleset": created.ruleset}
         summary = tournament_summary(fold(events))
-        self.store.append(
-            tournament_id, stored(events, DIRECTOR), 0, meta=meta, private=private, summary=summary
-        )
+        first = appending(tournament_id, events, DIRECTOR, 0, summary, meta, private)
+        self.log.writer.commit([first], "tournament")
         held = [PlayerToken(p.name, t) for p, t in zip(body.players, players, strict=True)]
         return TournamentCreatedReply(tournament_id, len(events), TournamentTokens(director, held))
 
@@ -166,6 +138,10 @@ class Tournaments:
         if body.spectator_delay is not None and (fault := delay_fault(body.spectator_delay)):
             raise bad_field(("spectator_delay",), fault)
         rules, seats = find(body.ruleset), body.seats_per_table
+        bots = {p.name: p.bot for p in body.players if p.bot is not None}
+        for index, player in enumerate(body.players):
+            if player.bot is not None:
+                seated(("players", index, "bot"), player.bot, rules.NAME)
         teams = rules.NAME == partners.NAME
         if teams and len(names) % 2:
             raise refuse("bad-setup", "partners pairs teams of two: register an even number")
@@ -195,6 +171,7 @@ class Tournaments:
             ),
             teams,
         )
+        created = msgspec.structs.replace(created, bots=bots)
         least = self.least_table(created, rules.MIN_PLAYERS)
         if not table_sizes(len(names), seats, least)[0]:
             raise refuse("bad-setup", f"{len(names)} players cannot fill a table of {least}")
@@ -221,65 +198,19 @@ class Tournaments:
             least -= 1
         return least
 
-    @contextmanager
-    def locked(self, tournament_id: str) -> Iterator[None]:
-        """One writer at a time per tournament in this process (others: the version check)."""
-        with self._guard:
-            lock = self._locks.setdefault(tournament_id, threading.RLock())
-        with lock:
-            yield
-
-    def load(self, tournament_id: str) -> Loaded:
-        """The tournament folded from its stream; 404 when there is none."""
-        events = self.store.read(tournament_id)
-        if not events or events[0].type != "TournamentCreated":
-            raise refuse("tournament-not-found", f"no tournament with id {tournament_id!r}")
-        state = fold(parse_event(e.type, e.data) for e in events)
-        private: dict[str, Any] = self.store.private(tournament_id) or {}
-        return Loaded(
-            tournament_id,
-            state,
-            events[-1].version,
-            private.get("director", ""),
-            tuple(private.get("players", ())),
-        )
-
-    def synced(self, tournament_id: str) -> Loaded:
-        """The tournament with the results of its finished tables recorded."""
-        with self.locked(tournament_id):
-            for _ in range(SYNC_ATTEMPTS):
-                loaded = self.load(tournament_id)
-                news = results(loaded.state, self.finished_tables(loaded.state))
-                if not news:
-                    return loaded
-                try:
-                    self.append(loaded, news, "server")
-                except VersionConflict:
-                    continue  # another process recorded them: read again
-            return self.load(tournament_id)
-
-    def finished_tables(self, state: Tournament) -> dict[str, tuple[list[str], dict[str, int]]]:
-        """The results (winners, pieces home) of the open round's finished games whose end
-        their spectators may see (a delay in seconds holds the result back until it passes)."""
-        current, now = state.current, datetime.now(UTC)
-        found: dict[str, tuple[list[str], dict[str, int]]] = {}
-        if current is None or current.closed:
-            return found
-        for table in current.tables:
-            if current.result(table.table) is not None:
-                continue
-            row = self.store.summary(table.game_id)
-            if row is not None and row.summary.status == FINISHED and not end_hidden(row, now):
-                document = row.summary.document
-                found[table.game_id] = (list(document["winners"]), dict(document["pieces_home"]))
-        return found
-
     def pair(
-        self, tournament_id: str, token: str | None, expected_version: int | None = None
+        self,
+        tournament_id: str,
+        token: str | None,
+        expected_version: int | None = None,
+        spend: Callable[[int], None] | None = None,
     ) -> RoundPairedReply:
-        """Pair the next round and create its games in one batch (the director's)."""
-        with self.locked(tournament_id):
-            loaded = self.synced(tournament_id)
+        """Pair the next round and create its games, all in one transaction (the director's).
+        ``spend`` is told how many games the round creates before any is (it refuses a round
+        over the caller's creation budget)."""
+        spent: list[int] = []
+
+        def write(loaded: Loaded) -> RoundPairedReply:
             self.check_director(loaded, token)
             if expected_version is not None and expected_version != loaded.version:
                 raise refuse(
@@ -288,37 +219,26 @@ class Tournaments:
                     current_version=loaded.version,
                 )
             state = loaded.state
-            check_can_pair(state)
+            count = check_can_pair(state)
+            if spend is not None and not spent:  # before pairing, which costs more than a 429
+                spend(count)
+                spent.append(count)  # once, though a conflict makes the write try again
             plan = plan_round(state)
-            created = state.created
-            commands = [
-                table_game(created, tournament_id, plan.round, n, seats)
-                for n, seats in enumerate(plan.tables, start=1)
-            ]
-            hashes = dict(zip(state.players, loaded.players, strict=True))
-            holders = [
-                Holders(loaded.director, tuple(hashes[name] for name in seats))
-                for seats in plan.tables
-            ]
-            games = self.commands.create_batch(CreateBatch(commands), holders).games
-            tables = tuple(
-                Table(n, game.id, seats)
-                for n, (game, seats) in enumerate(zip(games, plan.tables, strict=True), start=1)
-            )
+            batch = round_batch(loaded, plan)
+            games, made = self.commands.batch_games(batch, holders(loaded, plan))
+            pairs = zip(made.games, plan.tables, strict=True)
+            tables = tuple(Table(n, g.id, seats) for n, (g, seats) in enumerate(pairs, start=1))
             event = RoundPaired(plan.round, tables, plan.byes)
-            try:
-                self.append(loaded, [event], DIRECTOR)
-            except VersionConflict:
-                raise refuse(
-                    "version-conflict", "the tournament changed while the round was paired"
-                ) from None
-            after = apply(state, event)
+            now = self.commands.now()
+            after = self.log.commit(loaded, [event], DIRECTOR, [new_game(g, now) for g in games])
             return RoundPairedReply(loaded.version + 1, round_out(after, after.rounds[-1]))
+
+        return self.log.retried(tournament_id, write)
 
     def withdraw(self, tournament_id: str, token: str | None, body: Withdraw) -> TournamentView:
         """Pair a player no more (the director, or the player themselves)."""
-        with self.locked(tournament_id):
-            loaded = self.synced(tournament_id)
+
+        def write(loaded: Loaded) -> TournamentView:
             state, role = loaded.state, loaded.role(token)
             if role is None:
                 raise refuse("unauthorized", "withdrawing needs the director's or player's token")
@@ -326,33 +246,23 @@ class Tournaments:
             found = next((p for p in state.players if p.casefold() == named), None)
             if found is None:
                 raise bad_field(("player",), f"no player `{body.player}` in this tournament")
-            body = msgspec.structs.replace(body, player=found)
-            if role != DIRECTOR and state.players[int(role)] != body.player:
+            if role != DIRECTOR and state.players[int(role)] != found:
                 raise refuse("forbidden", "a player may withdraw only themselves")
             if state.finished:
                 raise refuse("tournament-finished", "the tournament has finished")
-            if body.player in state.withdrawn:
+            if found in state.withdrawn:
                 return view(loaded)  # already withdrawn: nothing to add
-            events = [PlayerWithdrawn(body.player, body.reason)]
+            events = [PlayerWithdrawn(found, body.reason)]
             if state.created.teams:  # a team plays while both partners do
-                partner = teammate(state.players, body.player)
+                partner = teammate(state.players, found)
                 if partner not in state.withdrawn:
-                    events.append(PlayerWithdrawn(partner, f"{body.player}, the partner, withdrew"))
+                    events.append(PlayerWithdrawn(partner, f"{found}, the partner, withdrew"))
             by = DIRECTOR if role == DIRECTOR else int(role)
-            try:
-                self.append(loaded, events, by)
-            except VersionConflict:  # another process wrote meanwhile: the caller tries again
-                raise refuse("version-conflict", "the tournament changed; try again") from None
-            return view(self.load(tournament_id))
+            after = self.log.commit(loaded, events, by)
+            version = loaded.version + len(events)
+            return view(msgspec.structs.replace(loaded, state=after, version=version))
 
-    def append(self, loaded: Loaded, events: Sequence[TournamentEvent], by: int | str) -> None:
-        """Append ``events`` to the tournament as ``loaded`` was, with its summary after them
-        (so the listing follows every change of status)."""
-        after = loaded.state
-        for event in events:
-            after = apply(after, event)
-        summary = tournament_summary(after)
-        self.store.append(loaded.id, stored(events, by), loaded.version, summary=summary)
+        return self.log.retried(tournament_id, write)
 
     def listing(
         self, status: str | None, limit: int, cursor: str | None
@@ -367,17 +277,17 @@ class Tournaments:
         return [listed(row) for row in rows], following
 
     def view(self, tournament_id: str) -> TournamentView:
-        return view(self.synced(tournament_id))
+        return view(self.load(tournament_id))
 
     def standings(self, tournament_id: str) -> TournamentStandings:
-        loaded = self.synced(tournament_id)
+        loaded = self.load(tournament_id)
         state = loaded.state
         closed = sum(r.closed for r in state.rounds)
         return TournamentStandings(tournament_id, state.status, closed, standings(state))
 
     def me(self, tournament_id: str, token: str | None) -> MyTable:
         """The caller's (a player's) table, seat and seat token in the latest round."""
-        loaded = self.synced(tournament_id)
+        loaded = self.load(tournament_id)
         role = loaded.role(token)
         if role is None:
             raise refuse("unauthorized", "this route needs a player's token")
@@ -410,7 +320,7 @@ class Tournaments:
     def record(self, tournament_id: str, token: str | None) -> Iterator[bytes]:
         """The tournament's log and the records of its finished games, as one document in
         pieces: the director's at any time, anyone's once the tournament has finished."""
-        loaded = self.synced(tournament_id)
+        loaded = self.load(tournament_id)
         if not loaded.state.finished and loaded.role(token) != DIRECTOR:
             raise refuse("forbidden", "a running tournament's record is the director's")
         events = self.store.read(tournament_id, until=loaded.version)
@@ -426,8 +336,10 @@ class Tournaments:
         yield msgspec.json.encode(head)[:-1] + b',"games":['
         separator = b""
         for game_id in game_ids:
-            with self.games.glance(game_id) as game:
-                seen = game.finished if director else sight(game, None, datetime.now(UTC)).finished
+            with self.games.game(game_id, keep=False) as game:
+                seen = (
+                    game.finished if director else sight(game, None, self.commands.now()).finished
+                )
                 if not seen:
                     continue
                 pieces = streamed_record(game, self.store)
@@ -445,14 +357,34 @@ class Tournaments:
             raise refuse("forbidden", "this route is the director's")
 
 
+def round_batch(loaded: Loaded, plan: Plan) -> CreateBatch:
+    """The games of a planned round, one per table."""
+    created = loaded.state.created
+    return CreateBatch(
+        [
+            table_game(created, loaded.id, plan.round, n, seats)
+            for n, seats in enumerate(plan.tables, start=1)
+        ]
+    )
+
+
+def holders(loaded: Loaded, plan: Plan) -> list[Holders]:
+    """Who holds each table's tokens: the director referees, the players sit as themselves."""
+    hashes = dict(zip(loaded.state.players, loaded.players, strict=True))
+    return [
+        Holders(loaded.director, tuple(hashes[name] for name in seats)) for seats in plan.tables
+    ]
+
+
 def teammate(players: Sequence[str], name: str) -> str:
     """A player's partner: teams are formed in registration order, two by two."""
     index = players.index(name)
     return players[index + 1 if index % 2 == 0 else index - 1]
 
 
-def check_can_pair(state: Tournament) -> None:
-    """409 when the tournament is over or a round is still being played."""
+def check_can_pair(state: Tournament) -> int:
+    """How many tables the next round has; 409 when the tournament is over or a round is
+    still being played."""
     if len(state.rounds) >= state.created.rounds:
         raise refuse("tournament-finished", f"all {state.created.rounds} rounds were paired")
     current = state.current
@@ -466,28 +398,10 @@ def check_can_pair(state: Tournament) -> None:
     created = state.created
     count = len(state.active) // 2 if created.teams else len(state.active)
     seats = 2 if created.teams else created.seats_per_table
-    if not table_sizes(count, seats, 2 if created.teams else created.least_per_table)[0]:
+    sizes, _ = table_sizes(count, seats, 2 if created.teams else created.least_per_table)
+    if not sizes:
         raise refuse("bad-setup", f"{len(state.active)} active players cannot fill a table")
-
-
-def results(
-    state: Tournament, finished: dict[str, tuple[list[str], dict[str, int]]]
-) -> list[TournamentEvent]:
-    """The events recording the open round's newly finished tables, and its close if every
-    table has finished."""
-    current = state.current
-    if current is None or current.closed:
-        return []
-    news: list[TournamentEvent] = []
-    for table in current.tables:
-        if table.game_id in finished:
-            winners, home = finished[table.game_id]
-            news.append(
-                TableFinished(current.number, table.table, table.game_id, tuple(winners), home)
-            )
-    if len(current.results) + len(news) == len(current.tables):
-        news.append(RoundClosed(current.number))
-    return news
+    return len(sizes)
 
 
 def listed(row: Summarised) -> TournamentListed:
@@ -504,10 +418,6 @@ def listed(row: Summarised) -> TournamentListed:
         document["rounds_paired"],
         row.created_at,
     )
-
-
-def stored(events: Sequence[TournamentEvent], by: int | str) -> list[NewEvent]:
-    return [NewEvent(type(e).__name__, event_data(e), by) for e in events]
 
 
 def view(loaded: Loaded) -> TournamentView:

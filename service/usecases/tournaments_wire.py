@@ -24,9 +24,12 @@ PlayerName = Annotated[SeatName, msgspec.Meta(min_length=1)]
 
 
 class PlayerSpec(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    """A registered player: a name unique in the tournament (at most 64 characters)."""
+    """A registered player: a name unique in the tournament (at most 64 characters);
+    ``bot``: the level of the bot (``GET /bots``) that plays this player's seat at every
+    table, or null for a person."""
 
     name: PlayerName
+    bot: str | None = None
 
 
 class CreateTournament(msgspec.Struct, frozen=True, forbid_unknown_fields=True):

@@ -9,7 +9,7 @@ spectator of a game with a delay (``service.core.delay``) sees it only up to the
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import NamedTuple, cast
 
 import msgspec
@@ -41,10 +41,13 @@ def sight(game: Game, viewer: Viewer, now: datetime) -> Sight:
     return Sight(viewer, version, game.finished and version == game.version)
 
 
-def state_view(game: Game, replay: Replay, viewer: Viewer, public: bool | None = None) -> GameView:
-    """The public model of a game at ``replay``'s version, as ``viewer`` may see it: the rule
-    set's view with the table's fields filled in. ``public``: whether the viewer sees the game
-    finished (by default, whether it has finished)."""
+def state_view(
+    game: Game, replay: Replay, viewer: Viewer, now: datetime, public: bool | None = None
+) -> GameView:
+    """The public model of a game at ``replay``'s version, as ``viewer`` may see it at
+    ``now`` (its clocks' time left): the rule set's view with the table's fields filled in.
+    ``public``: whether the viewer sees the game finished (by default, whether it has
+    finished)."""
     public = game.finished if public is None else public
     created = replay.created
     shown = replay.rules.view(replay.state, "referee" if public else viewer)
@@ -54,14 +57,14 @@ def state_view(game: Game, replay: Replay, viewer: Viewer, public: bool | None =
         game_id=game.id,
         version=replay.version,
         seats=[
-            SeatView(seat, name, colours.get(seat, COLOURS[seat]))
+            SeatView(seat, name, colours.get(seat, COLOURS[seat]), replay.bot_of(seat))
             for seat, name in enumerate(created.seats)
         ],
         options=created.options,
         chance_mode=created.chance,
         seed_commitment=created.seed_commitment,
         seed=game.secrets.seed if public else None,
-        clock=game.clock.view(datetime.now(UTC)) if game.clock and replay is game.replay else None,
+        clock=game.clock.view(now) if game.clock and replay is game.replay else None,
     )
     return cast(GameView, view)
 

@@ -4,32 +4,37 @@ benchmarks drive without HTTP."""
 from __future__ import annotations
 
 from eventstore import EventStore, utcnow
+from service.clock import Clock
 from service.usecases import summaries
-from service.usecases.commands import Commands, Now
+from service.usecases.commands import Commands
 from service.usecases.figures import Figures
 from service.usecases.queries import Queries
 from service.usecases.repository import MAX_LIVE_GAMES, Repository
 from service.usecases.tournaments import Tournaments
+from service.usecases.writer import Writer
 
 
 class UseCases:
     """A repository and the commands and queries over it (one process's view of a store),
-    with the calls tests and benchmarks use most at hand. Games without a summary (a
-    database written before summaries existed) are summarised from their logs first."""
+    all on the clock ``now`` (which should be the store's too: ``service.clock``), with the
+    calls tests and benchmarks use most at hand. Games without a summary (a database written
+    before summaries existed) are summarised from their logs first; the tournaments' results
+    follower catches up with what finished while no process ran."""
 
-    def __init__(self, store: EventStore, max_live: int = MAX_LIVE_GAMES, now: Now = utcnow):
+    def __init__(self, store: EventStore, max_live: int = MAX_LIVE_GAMES, now: Clock = utcnow):
         self.store = store
         summaries.fill(store)
-        self.games = Repository(store, max_live)
+        self.writer = Writer(store)
+        self.games = Repository(self.writer, max_live)
         self.commands = Commands(self.games, now)
-        self.queries = Queries(self.games)
+        self.queries = Queries(self.games, now)
         self.tournaments = Tournaments(self.commands)
+        self.writer.followers.append(self.tournaments.results.follow)
         self.figures = Figures(self.games, self.commands.moves, now)
         self.create = self.commands.create
         self.play = self.commands.play
         self.play_async = self.commands.play_async
         self.undo = self.commands.undo
-        self.open = self.games.open
-        self.held = self.games.held
+        self.game = self.open = self.games.game  # the repository's one way to a game
         self.replay_at = self.games.replay_at
         self.live = self.games.live

@@ -106,15 +106,22 @@ def test_helpers(node: str) -> None:
 
 
 @pytest.mark.parametrize(
-    ("ruleset", "players"),
-    [("race35", 2), pytest.param("partners", 4, marks=pytest.mark.slow)],
+    ("ruleset", "players", "extra"),
+    [
+        ("race35", 2, []),
+        ("sorry", 3, ["--bot", "1=greedy", "--bot", "2=random"]),
+        pytest.param("partners", 4, [], marks=pytest.mark.slow),
+    ],
 )
 @pytest.mark.usefixtures("built")
-def test_example_plays_a_whole_game(node: str, server_url: str, ruleset: str, players: int) -> None:
-    """``examples/play.ts`` plays a game to its end with random legal moves, following its
-    stream; the service agrees that the game it names is finished at the version it says."""
+def test_example_plays_a_whole_game(
+    node: str, server_url: str, ruleset: str, players: int, extra: list[str]
+) -> None:
+    """``examples/play.ts`` plays a game to its end with random legal moves (beside the
+    server's bots, with ``--bot``), following its stream; the service agrees that the game it
+    names is finished at the version it says."""
     example = str(BUILD / "examples" / "play.js")
-    options = ["--ruleset", ruleset, "--players", str(players), "--seed", "ts-1"]
+    options = ["--ruleset", ruleset, "--players", str(players), "--seed", "ts-1", *extra]
     out = run(node, example, server_url, *options, timeout=240).stdout
     game = re.search(r"^game (\w+) ", out, re.MULTILINE)
     end = re.search(r"^finished at version (\d+) after (\d+) moves; winners: (.+)$", out, re.M)
@@ -125,6 +132,8 @@ def test_example_plays_a_whole_game(node: str, server_url: str, ruleset: str, pl
     assert end[3] == ", ".join(view["seats"][seat]["name"] for seat in view["winners"])
     assert f"followed {view['version']} events live" in out
     assert "a further move is refused: 409 game-over" in out
+    bots = dict(pair.split("=") for pair in extra[1::2])
+    assert {str(s["seat"]): s["bot"] for s in view["seats"] if s["bot"]} == bots
 
 
 @pytest.mark.usefixtures("built")

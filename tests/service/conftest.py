@@ -14,6 +14,7 @@ from litestar.testing import TestClient
 
 from service.app import create_app
 from service.settings import Settings
+from tests.clocks import ManualClock
 
 
 @pytest.fixture
@@ -24,6 +25,19 @@ def settings(tmp_path: Path) -> Settings:
 @pytest.fixture
 def api(settings: Settings) -> Iterator[TestClient[Any]]:
     with TestClient(create_app(settings)) as client:
+        yield client
+
+
+@pytest.fixture
+def clock() -> ManualClock:
+    """The clock of ``clocked``, which the test moves by hand."""
+    return ManualClock()
+
+
+@pytest.fixture
+def clocked(settings: Settings, clock: ManualClock) -> Iterator[TestClient[Any]]:
+    """The app on ``clock`` (its store's times too): a test moves time instead of sleeping."""
+    with TestClient(create_app(settings, clock=clock)) as client:
         yield client
 
 

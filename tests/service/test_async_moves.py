@@ -35,14 +35,14 @@ def shared_game(here: Games, there: Games) -> tuple[Created, int, int]:
     """A race35 game both services hold in memory; then ``there`` rolls (``here`` has not seen
     it). The game, the version ``here`` holds and the log's."""
     created = here.create(CreateGame("race35", [SeatSpec("A"), SeatSpec("B")], seed="s"))
-    with here.open(created.id) as held, there.open(created.id):
+    with here.game(created.id) as held, there.game(created.id):
         seen = held.version
     there.play(created.id, created.tokens.referee, roll(), None)
     return created, seen, there.store.version(created.id)
 
 
 def state_of(games: Games, game_id: str) -> tuple[int, object]:
-    with games.open(game_id) as game:
+    with games.game(game_id) as game:
         return game.version, game.replay.state
 
 
@@ -84,10 +84,12 @@ def test_a_move_refused_on_the_game_as_held_is_judged_again_on_the_log(
 ) -> None:
     here, there = processes
     created, seen, _ = shared_game(here, there)
-    with here.held(created.id) as held:  # what this process holds: seat 0 still to roll
+    with here.game(
+        created.id, fresh=False
+    ) as held:  # what this process holds: seat 0 still to roll
         assert held.version == seen
         stale_turn = held.rules.to_act(held.replay.state)[0].seat
-    with Games(here.store).open(created.id) as game:  # the log: the other seat's turn
+    with Games(here.store).game(created.id) as game:  # the log: the other seat's turn
         turn = game.rules.to_act(game.replay.state)[0].seat
     assert turn != stale_turn
     token = created.tokens.seats[turn]
@@ -102,12 +104,56 @@ def test_a_decision_illegal_on_the_game_as_held_is_judged_again_on_the_log(
     # The seed's first card is a 1: seat 0 then has a decision to make.
     command = CreateGame("sorry", [SeatSpec("A"), SeatSpec("B")], seed="s1")
     created = here.create(command)
-    with here.open(created.id), there.open(created.id):
+    with here.game(created.id), there.game(created.id):
         pass
     seat0 = created.tokens.seats[0]
     there.play(created.id, seat0, PlayMove(move="draw"), None)  # here still has seat 0 to draw
-    with Games(there.store).open(created.id) as game:
+    with Games(there.store).game(created.id) as game:
         decision = game.rules.legal_moves(game.replay.state, 0)[0].id
     assert decision != "draw"
     events = asyncio.run(here.play_async(created.id, seat0, PlayMove(move=decision), None))
     assert events[0].data["move"] == decision
+
+
+WAITS = ("read", "lookup", "private", "load_snapshot", "version", "summary", "summaries")
+"""The store's reads: each waits for the database (PostgreSQL: for a pooled connection)."""
+
+
+class Watched(SqliteEventStore):
+    """A store that notes each read made on the thread running an event loop."""
+
+    on_loop: list[str]
+
+    def __getattribute__(self, name: str) -> object:
+        found = super().__getattribute__(name)
+        if name in WAITS:
+            try:
+                asyncio.get_running_loop()
+            except RuntimeError:
+                return found
+            super().__getattribute__("on_loop").append(name)
+        return found
+
+
+def test_a_move_on_the_event_loop_waits_for_the_database_only_off_the_loop(
+    tmp_path: Path,
+) -> None:
+    store = Watched(tmp_path / "w.db", synchronous="OFF")
+    store.on_loop = []
+    try:
+        made = Games(store)
+        created = made.create(CreateGame("race35", [SeatSpec("A"), SeatSpec("B")], seed="s"))
+        referee = created.tokens.referee
+        cold = Games(store)  # the game is in no memory here: its load must go to a thread
+
+        async def moves() -> None:
+            await cold.play_async(created.id, referee, roll(), None)
+            await cold.play_async(created.id, referee, roll(), "key-1")  # a key to look up
+            await cold.play_async(created.id, referee, roll(), "key-1")  # replayed
+            await made.play_async(created.id, referee, roll(), None)  # stale: a conflict
+
+        asyncio.run(moves())
+        assert store.on_loop == []
+        assert store.version(created.id) >= 4
+    finally:
+        store.close()

@@ -11,6 +11,7 @@ from litestar.testing import TestClient
 
 from domain.model import Pending
 from service.core.clocks import Clock, ClockState
+from tests.clocks import ManualClock
 from tests.service.conftest import auth, create
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
@@ -43,6 +44,8 @@ def test_total_time_with_increment_adds_up_over_the_game() -> None:
 def wait_for(
     api: TestClient[Any], game: str, kind: str, seconds: float = 5
 ) -> list[dict[str, Any]]:
+    """The log once it holds a ``kind`` event: the clock sweeper (a thread of the app, every
+    quarter of a second) is given ``seconds`` to write it."""
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         events: list[dict[str, Any]] = api.get(f"/games/{game}/events").json()["events"]
@@ -52,8 +55,18 @@ def wait_for(
     raise AssertionError(f"no {kind} within {seconds} s")
 
 
-def test_running_out_of_time_plays_a_random_legal_move(api: TestClient[Any]) -> None:
-    created = create(api, "sorry", players=2, clock={"per_decision": 0.3}, auto_chance=True)
+def test_running_out_of_time_plays_a_random_legal_move(
+    clocked: TestClient[Any], clock: ManualClock
+) -> None:
+    api = clocked
+    created = create(api, "sorry", players=2, clock={"per_decision": 30}, auto_chance=True)
+    clock.advance(29)
+    time.sleep(0.5)  # two sweeps: the time is not out yet
+    assert all(
+        e["type"] != "TimeExpired"
+        for e in api.get(f"/games/{created['id']}/events").json()["events"]
+    )
+    clock.advance(2)
     events = wait_for(api, created["id"], "TimeExpired")
     expired = next(i for i, e in enumerate(events) if e["type"] == "TimeExpired")
     assert events[expired]["by"] == "server"
@@ -65,21 +78,26 @@ def test_running_out_of_time_plays_a_random_legal_move(api: TestClient[Any]) -> 
     assert audit.json()["verification"]["valid"], audit.json()["verification"]
 
 
-def test_running_out_of_time_can_forfeit_the_game(api: TestClient[Any]) -> None:
-    clock = {"per_decision": 0.2, "on_timeout": "forfeit"}
-    created = create(api, "parchis", players=2, clock=clock)
+def test_running_out_of_time_can_forfeit_the_game(
+    clocked: TestClient[Any], clock: ManualClock
+) -> None:
+    api = clocked
+    created = create(api, "parchis", players=2, clock={"per_decision": 60, "on_timeout": "forfeit"})
+    clock.advance(61)
     wait_for(api, created["id"], "SeedRevealed")
     state = api.get(f"/games/{created['id']}").json()
     assert state["status"] == "finished" and state["winners"] == [1]
     assert api.get(f"/games/{created['id']}/audit").json()["verification"]["valid"]
 
 
-def test_the_clock_is_part_of_the_state_view(api: TestClient[Any]) -> None:
+def test_the_clock_is_part_of_the_state_view(clocked: TestClient[Any], clock: ManualClock) -> None:
+    api = clocked
     created = create(api, "ludo", players=2, clock={"total": 600, "increment": 2})
-    clock = api.get(f"/games/{created['id']}").json()["clock"]
-    assert clock["total"] == 600 and clock["on_timeout"] == "random_move"
-    assert 590 < clock["remaining"][0] <= 600 and clock["remaining"][1] == 600
-    assert set(clock["deadlines"]) == {"0"}
+    clock.advance(10.5)
+    shown = api.get(f"/games/{created['id']}").json()["clock"]
+    assert shown["total"] == 600 and shown["on_timeout"] == "random_move"
+    assert shown["remaining"] == [589.5, 600]
+    assert set(shown["deadlines"]) == {"0"}
     plain = create(api, "ludo", players=2)
     assert api.get(f"/games/{plain['id']}").json()["clock"] is None
 
@@ -102,10 +120,10 @@ def test_a_clock_of_1e20_seconds_shows_in_the_state_view(api: TestClient[Any]) -
     assert reply.json()["clock"]["deadlines"] == {"0": "9999-12-31T23:59:59.999999Z"}
 
 
-def test_a_move_after_the_deadline_is_refused(api: TestClient[Any]) -> None:
-    clock = {"per_decision": 0.2, "on_timeout": "forfeit"}
-    created = create(api, "sorry", players=2, clock=clock)
-    time.sleep(0.4)
+def test_a_move_after_the_deadline_is_refused(clocked: TestClient[Any], clock: ManualClock) -> None:
+    api = clocked
+    created = create(api, "sorry", players=2, clock={"per_decision": 20, "on_timeout": "forfeit"})
+    clock.advance(20.5)
     body = {"move": "draw", "expected_version": created["version"]}
     reply = api.post(
         f"/games/{created['id']}/moves", json=body, headers=auth(created["tokens"]["seats"][0])
@@ -114,12 +132,16 @@ def test_a_move_after_the_deadline_is_refused(api: TestClient[Any]) -> None:
 
 
 @pytest.mark.parametrize("ruleset", ["sorry", "sorry-hand", "parchis", "ludo", "partners"])
-def test_running_out_of_time_can_pass_the_turn(api: TestClient[Any], ruleset: str) -> None:
+def test_running_out_of_time_can_pass_the_turn(
+    clocked: TestClient[Any], clock: ManualClock, ruleset: str
+) -> None:
+    api = clocked
     players = 4 if ruleset == "partners" else 2
-    clock = {"per_decision": 0.15, "on_timeout": "pass"}
-    created = create(api, ruleset, players=players, clock=clock, auto_chance=True)
+    timed = {"per_decision": 15, "on_timeout": "pass"}
+    created = create(api, ruleset, players=players, clock=timed, auto_chance=True)
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
+        clock.advance(16)
         events = api.get(f"/games/{created['id']}/events").json()["events"]
         passes = [i for i, e in enumerate(events) if e["data"].get("consequence") == "pass"]
         if passes:
@@ -135,9 +157,13 @@ def test_running_out_of_time_can_pass_the_turn(api: TestClient[Any], ruleset: st
     assert audit.json()["verification"]["valid"], audit.json()["verification"]
 
 
-def test_a_pending_exchange_cannot_pass_and_gets_a_random_choice(api: TestClient[Any]) -> None:
-    clock = {"per_decision": 0.2, "on_timeout": "pass"}
-    created = create(api, "partners", players=4, clock=clock, auto_chance=True)
+def test_a_pending_exchange_cannot_pass_and_gets_a_random_choice(
+    clocked: TestClient[Any], clock: ManualClock
+) -> None:
+    api = clocked
+    timed = {"per_decision": 20, "on_timeout": "pass"}
+    created = create(api, "partners", players=4, clock=timed, auto_chance=True)
+    clock.advance(21)
     events = wait_for(api, created["id"], "TimeExpired")
     first = next(e for e in events if e["type"] == "TimeExpired")
     assert first["data"]["consequence"] == "random_move"

@@ -27,6 +27,7 @@ from service.core.commands import (
     CreateGame,
     PlayMove,
     PostChance,
+    SeatToBot,
     Undo,
 )
 from service.core.fields import pointer, written
@@ -110,7 +111,8 @@ def test_an_unknown_clock_consequence_lists_the_consequences(api: TestClient[Any
     body = {"ruleset": "race35", "seats": [{}, {}], "clock": clock}
     reply = api.post("/games", json=body)
     problem = refused(reply, 400, "validation-failed", "clock.on_timeout", "/clock/on_timeout")
-    assert sorted(problem["allowed"]) == ["forfeit", "pass", "random_move"]
+    for consequence in ("`pass`", "`random_move`", "`forfeit`", "`bot:<level>`"):
+        assert consequence in problem["detail"]
 
 
 def test_an_unknown_adjudication_kind_lists_the_kinds(api: TestClient[Any]) -> None:
@@ -350,7 +352,7 @@ def test_a_body_over_the_limit_names_the_limit_and_its_setting(tmp_path: Path) -
 
 GAME = {
     "ruleset": "race35",
-    "seats": [{"name": "Ann"}, {}],
+    "seats": [{"name": "Ann", "bot": "random"}, {}],
     "options": {},
     "chance": "server",
     "seed": "s",
@@ -405,7 +407,7 @@ BODIES: dict[str, dict[str, Any]] = {
     "CreateTournament": {
         "name": "Club night",
         "ruleset": "race35",
-        "players": [{"name": "Ann"}, {"name": "Bob"}],
+        "players": [{"name": "Ann", "bot": "random"}, {"name": "Bob"}],
         "format": "swiss",
         "rounds": 1,
         "seats_per_table": 2,
@@ -418,6 +420,7 @@ BODIES: dict[str, dict[str, Any]] = {
         "spectator_delay": {"seconds": 30, "moves": 2},  # both: one field each for the sweep
     },
     "PairRound": {"expected_version": 1},
+    "SeatToBot": {"bot": "random", "reason": "r", "expected_version": 1},
     "Withdraw": {"player": "Ann", "reason": "r"},
 }
 """A body of every type a route decodes, each field given, that decodes (a valid shape)."""
@@ -435,6 +438,7 @@ TYPES = {
         CreateTournament,
         PairRound,
         Withdraw,
+        SeatToBot,
     )
 }
 WRONG: list[Any] = [12345, "wrong", [], {}]
@@ -449,7 +453,7 @@ def json_routes(app: Litestar) -> list[tuple[str, str]]:
             data = handler.parsed_fn_signature.parameters.get("data")
             if data is not None:
                 path = route.path.replace("{game_id:str}", "g0")
-                path = path.replace("{tournament_id:str}", "t0")
+                path = path.replace("{tournament_id:str}", "t0").replace("{seat:int}", "0")
                 routes.append((path, data.annotation.__name__))
     return sorted(routes)
 

@@ -24,7 +24,7 @@ def create(games: Games, ruleset: str, **extra: object) -> tuple[str, str]:
 
 
 def play_random(games: Games, game_id: str, referee: str, rng: random.Random) -> None:
-    with games.open(game_id) as game:
+    with games.game(game_id) as game:
         moves = moves_for(game, "referee")
     if moves:
         move = rng.choice(moves)
@@ -57,12 +57,12 @@ def test_a_forgotten_timed_game_is_still_enforced_by_its_deadline_in_the_store(
         assert games.commands.enforce_due() == 0
         for _ in range(4):
             other, _ = create(games, "race35")
-            with games.open(other):
+            with games.game(other):
                 pass
         assert games.live() == 1  # the timed game is not in memory
         clock[0] += timedelta(minutes=11)
         assert games.commands.enforce_due() == 1
-        with games.open(timed) as game:
+        with games.game(timed) as game:
             assert game.finished
 
 
@@ -78,7 +78,7 @@ def test_listing_every_game_leaves_the_games_in_memory_as_they_were(tmp_path: Pa
         listed, _ = games.queries.results()
         assert games.live() == held == 1
         assert [row.id for row in listed] == [hot[0], *(game_id for game_id, _ in others)]
-        with games.open(hot[0]) as game:
+        with games.game(hot[0]) as game:
             assert listed[0].version == game.version
 
 
@@ -100,7 +100,7 @@ def test_timed_games_count_against_max_live_games_and_run_out_all_the_same(
         assert games.commands.enforce_due() == 40
         assert games.live() <= 5
         for game_id in timed:
-            with games.open(game_id) as game:
+            with games.game(game_id) as game:
                 assert game.finished
             assert games.live() <= 5
         assert store.due("9999-12-31T00:00:00.000000Z") == []  # no deadline left

@@ -8,8 +8,6 @@ import json
 import random
 import subprocess
 import sys
-import time
-from datetime import UTC, datetime, timedelta
 from typing import Any
 from urllib.parse import quote
 
@@ -18,6 +16,7 @@ from litestar.testing import TestClient
 from eventstore import Summarised, Summary
 from service.settings import Settings
 from service.usecases.ratings import placing
+from tests.clocks import ManualClock
 from tests.service.conftest import auth
 from tests.service.test_undo import decide_once
 
@@ -113,21 +112,22 @@ def test_unrated_games_do_not_count(api: TestClient[Any]) -> None:
 
 
 def test_a_game_whose_end_its_delay_hides_is_rated_only_once_the_delay_has_passed(
-    api: TestClient[Any],
+    clocked: TestClient[Any], clock: ManualClock
 ) -> None:
+    api = clocked
     seats = [{"name": "Ann"}, {"name": "Bob"}]
     body = {"ruleset": "race35", "seats": seats, "auto_chance": True, "seed": "late"}
     created = api.post("/games", json=body | {"spectator_delay": {"seconds": 2}}).json()
     referee = auth(created["tokens"]["referee"])
     live = api.get(f"/games/{created['id']}", headers=referee).json()
     assert live["status"] == "finished"
-    events = api.get(f"/games/{created['id']}/events", headers=referee).json()["events"]
-    ended = datetime.fromisoformat(events[-1]["at"].replace("Z", "+00:00"))
+    clock.advance(1)
     race(api, ["Cy", "Dee"], "on-time")  # finishes after the delayed game, rated at once
     assert set(board(api, "race35")) == {"Cy", "Dee"}
     assert api.get("/players/Ann").status_code == 404
-    assert datetime.now(UTC) < ended + timedelta(seconds=2)  # all read within the delay
-    time.sleep(max(0.0, (ended + timedelta(seconds=2.1) - datetime.now(UTC)).total_seconds()))
+    clock.advance(0.9)
+    assert set(board(api, "race35")) == {"Cy", "Dee"}  # 1.9 s after the end: still hidden
+    clock.advance(0.2)
     shown = board(api, "race35")
     assert set(shown) == {"Ann", "Bob", "Cy", "Dee"} and shown["Ann"]["games"] == 1
     (history,) = [r["history"] for r in api.get("/players/Ann").json()["rulesets"]]

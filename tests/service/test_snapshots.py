@@ -40,7 +40,7 @@ def play_on(games: Games, game_id: str, referee: str, length: int, seed: int, un
     """Play random moves (and, with ``undos``, two undos every fifth) up to ``length``."""
     rng = random.Random(seed)
     for turn in range(10_000):
-        with games.open(game_id) as game:
+        with games.game(game_id) as game:
             if game.version >= length or game.finished:
                 return
             seat = game.rules.to_act(game.replay.state)[0].seat
@@ -153,7 +153,7 @@ async def play_async_past_a_snapshot(games: Games) -> str:
     created = games.create(command)
     rng = random.Random(5)
     while True:
-        with games.open(created.id) as game:
+        with games.game(created.id) as game:
             if game.version > SNAPSHOT_EVERY:
                 return created.id
             seat = game.rules.to_act(game.replay.state)[0].seat

@@ -6,16 +6,17 @@ spectator of delayed games; these check the setting itself and the listings arou
 
 from __future__ import annotations
 
-import time
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from litestar.testing import TestClient
 
+from tests.clocks import ManualClock
 from tests.service.conftest import auth, create
 from tests.service.test_records import rehash
 from tests.service.test_stream import read_stream
 from tests.service.test_tournaments import pair, tournament
+from tests.waiting import wait_until
 
 
 def play(api: TestClient[Any], created: dict[str, Any], moves: int) -> dict[str, Any]:
@@ -199,8 +200,9 @@ def test_a_batch_creates_each_table_with_its_delay(api: TestClient[Any]) -> None
 
 
 def test_a_tournament_shows_a_table_s_result_only_once_its_delay_in_seconds_has_passed(
-    api: TestClient[Any],
+    clocked: TestClient[Any], clock: ManualClock
 ) -> None:
+    api = clocked
     created = tournament(
         api, players=2, rounds=1, seats_per_table=2, spectator_delay={"seconds": 2}
     )
@@ -214,6 +216,8 @@ def test_a_tournament_shows_a_table_s_result_only_once_its_delay_in_seconds_has_
     }
     assert play(api, game, 5000)["status"] == "finished"
     ended = datetime.fromisoformat(referee_log(api, game)[-1]["at"].replace("Z", "+00:00"))
+    assert ended == clock()  # the log's times are the service's clock's
+    clock.advance(1.9)
     shown = api.get(f"/tournaments/{tid}").json()
     (row,) = shown["rounds"][0]["tables"]
     assert (shown["status"], shown["rounds"][0]["closed"]) == ("active", False)
@@ -221,11 +225,15 @@ def test_a_tournament_shows_a_table_s_result_only_once_its_delay_in_seconds_has_
     standings = api.get(f"/tournaments/{tid}/standings").json()["standings"]
     assert [(r["wins"], r["points"]) for r in standings] == [(0, 0), (0, 0)]
     assert api.get(f"/tournaments/{tid}/record").status_code == 403
-    assert datetime.now(UTC) < ended + timedelta(seconds=2)  # all read within the delay
-    time.sleep(max(0.0, (ended + timedelta(seconds=2.1) - datetime.now(UTC)).total_seconds()))
-    shown = api.get(f"/tournaments/{tid}").json()
+    clock.advance(0.2)
+
+    def recorded() -> dict[str, Any] | None:  # by the results follower's next sweep
+        shown: dict[str, Any] = api.get(f"/tournaments/{tid}").json()
+        return shown if shown["status"] == "finished" else None
+
+    shown = wait_until(recorded, 5, "the follower never recorded the table's result")
     (row,) = shown["rounds"][0]["tables"]
-    assert shown["status"] == "finished" and row["status"] == "finished" and row["winners"]
+    assert row["status"] == "finished" and row["winners"]
     standings = api.get(f"/tournaments/{tid}/standings").json()["standings"]
     assert sorted(r["wins"] for r in standings) == [0, 1]
     record = api.get(f"/tournaments/{tid}/record", headers=director)

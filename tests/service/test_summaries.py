@@ -22,6 +22,7 @@ from service.settings import Settings
 from service.usecases.replies import GameSummary
 from service.usecases.repository import Repository
 from service.usecases.tournament import standings
+from service.usecases.writer import Writer
 from tests.postgres import postgres_schema
 from tests.previous_schema import copied, write_postgres, write_sqlite
 from tests.service.conftest import auth, create
@@ -201,11 +202,11 @@ def has_tag(tags: dict[str, str], wanted: str) -> bool:
 def results_from_logs(store: EventStore, tag: str) -> list[GameSummary]:
     """Each finished game with ``tag``, folded from its log (as listings were made before
     summaries)."""
-    games, found = Repository(store), []
+    games, found = Repository(Writer(store)), []
     for info in store.streams():
         if not has_tag(info.meta.get("tags", {}), tag):
             continue
-        with games.glance(info.stream_id) as game:
+        with games.game(info.stream_id, keep=False) as game:
             if not game.finished:
                 continue
             names, state = list(game.created.seats), game.replay.state

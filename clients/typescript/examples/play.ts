@@ -6,11 +6,20 @@
  *
  * The URL comes from the first argument, else TABULA_URL, else http://127.0.0.1:8000.
  * Options: --ruleset NAME (race35), --players N (2), --seed TEXT (the server's chance seed and
- * the moves' random choices, so a game replays). Exits 1 on any failure.
+ * the moves' random choices, so a game replays), --bot SEAT=LEVEL (the server's bot of that
+ * level, from GET /bots, plays the seat; repeatable). Exits 1 on any failure.
  */
 
 import { parseArgs } from "node:util";
-import { type GameEvent, type Move, type Played, type RuleSetName, tabula } from "../src/client.js";
+import {
+  type GameEvent,
+  type Move,
+  type Played,
+  type RuleSetName,
+  type SeatSpec,
+  botSeat,
+  tabula,
+} from "../src/client.js";
 import { follow } from "../src/follow.js";
 import { ProblemError, ok } from "../src/problems.js";
 
@@ -24,6 +33,7 @@ async function main(): Promise<void> {
       ruleset: { type: "string", default: "race35" },
       players: { type: "string", default: "2" },
       seed: { type: "string" },
+      bot: { type: "string", multiple: true, default: [] },
     },
   });
   const baseUrl = positionals[0] ?? process.env.TABULA_URL ?? "http://127.0.0.1:8000";
@@ -32,11 +42,24 @@ async function main(): Promise<void> {
   const random = values.seed === undefined ? Math.random : seeded(values.seed);
 
   const spectator = tabula({ baseUrl });
+  const levels = await ok(spectator.GET("/bots"));
+  const bots = new Map<number, string>();
+  for (const pair of values.bot) {
+    const [seat, level] = pair.split("=");
+    if (!levels.bots.some((bot) => bot.name === level)) {
+      throw new Error(`--bot ${pair}: the levels are ${levels.bots.map((bot) => bot.name).join(", ")}`);
+    }
+    bots.set(Number(seat), level as string);
+  }
+  const seatSpecs: SeatSpec[] = names.map((name, seat) => {
+    const level = bots.get(seat);
+    return level === undefined ? { name } : botSeat(name, level);
+  });
   const created = await ok(
     spectator.POST("/games", {
       body: {
         ruleset,
-        seats: names.map((name) => ({ name })),
+        seats: seatSpecs,
         chance: "server",
         ...(values.seed === undefined ? {} : { seed: values.seed }),
       },
@@ -57,7 +80,16 @@ async function main(): Promise<void> {
   let version = created.version;
   while (view.status !== "finished") {
     let played: Played | undefined;
-    for (const seat of new Set(view.to_act.map((pending) => pending.seat))) {
+    const ours = [...new Set(view.to_act.map((pending) => pending.seat))].filter(
+      (seat) => !bots.has(seat),
+    );
+    if (ours.length === 0) {
+      // Only the server's bots are to act: they play at once; look again.
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      view = await ok(spectator.GET("/games/{game_id}", { params: { path: { game_id } } }));
+      continue;
+    }
+    for (const seat of ours) {
       const client = seats[seat];
       if (client === undefined) {
         throw new Error(`seat ${seat} is pending but the game has ${seats.length} seats`);
@@ -98,6 +130,7 @@ async function main(): Promise<void> {
   }
 
   const final = await ok(spectator.GET("/games/{game_id}", { params: { path: { game_id } } }));
+  version = final.version; // the server's bots may have made the last moves
   const winners = final.winners.map((seat) => final.seats?.[seat]?.name ?? `seat ${seat}`);
   console.log(`${final.status} at version ${version} after ${moves} moves; winners: ${winners.join(", ")}`);
 

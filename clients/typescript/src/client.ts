@@ -22,6 +22,15 @@ export type CreateGame = Schemas["CreateGame"];
 export type Played = Schemas["Played"];
 export type LegalMoves = Schemas["LegalMoves"];
 export type RuleSetName = CreateGame["ruleset"];
+/** A bot level from `GET /bots`: its name, description, version and the rule sets it plays. */
+export type BotInfo = Schemas["BotInfo"];
+/** A seat of a new game: a person's (`{ name }`) or a server bot's (`{ name, bot }`). */
+export type SeatSpec = Schemas["SeatSpec"];
+
+/** A seat the server's bot of `level` (a name from `GET /bots`) plays. */
+export function botSeat(name: string, level: string): SeatSpec {
+  return { name, bot: level };
+}
 
 /** The client of one caller: a seat's, the referee's, or a spectator's (no token). */
 export type Tabula = Client<paths>;

@@ -21,6 +21,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/bots": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Levels */
+        get: operations["listBots"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/games": {
         parameters: {
             query?: never;
@@ -238,6 +255,24 @@ export interface paths {
         /** Play */
         post: operations["playMove"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/games/{game_id}/seats/{seat}/bot": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** HandOver */
+        post: operations["handSeatToBot"];
+        /** HandBack */
+        delete: operations["handSeatBack"];
         options?: never;
         head?: never;
         patch?: never;
@@ -575,6 +610,17 @@ export interface components {
         BatchCreated: {
             games: components["schemas"]["Created"][];
         };
+        /** BotInfo */
+        BotInfo: {
+            description: string;
+            name: string;
+            rulesets: string[];
+            version: number;
+        };
+        /** BotList */
+        BotList: {
+            bots: components["schemas"]["BotInfo"][];
+        };
         /** CardDrawn */
         CardDrawnData: {
             card: string;
@@ -644,11 +690,8 @@ export interface components {
         Clock: {
             /** @default 0 */
             increment?: number;
-            /**
-             * @default random_move
-             * @enum {string}
-             */
-            on_timeout?: "pass" | "random_move" | "forfeit";
+            /** @default random_move */
+            on_timeout?: string;
             per_decision?: number | null;
             total?: number | null;
         };
@@ -792,7 +835,7 @@ export interface components {
             /** @default  */
             why?: string;
         };
-        EventOut: components["schemas"]["GameCreatedEvent"] | components["schemas"]["CardDrawnEvent"] | components["schemas"]["CardsDealtEvent"] | components["schemas"]["DiceRolledEvent"] | components["schemas"]["DeckShuffledEvent"] | components["schemas"]["MovePlayedEvent"] | components["schemas"]["TurnPassedEvent"] | components["schemas"]["CardExchangedEvent"] | components["schemas"]["MoveUndoneEvent"] | components["schemas"]["GameFinishedEvent"] | components["schemas"]["AdjudicatedEvent"] | components["schemas"]["TimeExpiredEvent"] | components["schemas"]["SeedRevealedEvent"];
+        EventOut: components["schemas"]["GameCreatedEvent"] | components["schemas"]["CardDrawnEvent"] | components["schemas"]["CardsDealtEvent"] | components["schemas"]["DiceRolledEvent"] | components["schemas"]["DeckShuffledEvent"] | components["schemas"]["MovePlayedEvent"] | components["schemas"]["TurnPassedEvent"] | components["schemas"]["CardExchangedEvent"] | components["schemas"]["MoveUndoneEvent"] | components["schemas"]["GameFinishedEvent"] | components["schemas"]["AdjudicatedEvent"] | components["schemas"]["TimeExpiredEvent"] | components["schemas"]["SeatHandedOverEvent"] | components["schemas"]["SeedRevealedEvent"];
         /** EventPage */
         EventPage: {
             events: components["schemas"]["EventOut"][];
@@ -814,6 +857,8 @@ export interface components {
             allow_undo?: boolean;
             /** @default false */
             auto_chance?: boolean;
+            /** @default [] */
+            bots?: components["schemas"]["SeatBotData"][];
             /** @default server */
             chance?: string;
             clock?: Record<string, never> | null;
@@ -1211,11 +1256,13 @@ export interface components {
         /** PlayerRuleset */
         PlayerRuleset: {
             history: components["schemas"]["RatedGame"][];
+            next: string | null;
             rating: components["schemas"]["Rating"];
             ruleset: string;
         };
         /** PlayerSpec */
         PlayerSpec: {
+            bot?: string | null;
             name: string;
         };
         /** PlayerStanding */
@@ -1416,13 +1463,60 @@ export interface components {
         RuleSetList: {
             rulesets: components["schemas"]["RuleSetInfo"][];
         };
+        /**
+         * SeatBot
+         * @description A seat a bot plays from the start: its level and the version of that level's play.
+         */
+        SeatBotData: {
+            level: string;
+            seat: number;
+            version: number;
+        };
+        /**
+         * SeatHandedOver
+         * @description A seat handed to a bot (``bot`` its level, ``version`` that level's version) or, with
+         *     ``bot`` empty, back to its player.
+         */
+        SeatHandedOverData: {
+            /** @default  */
+            bot?: string;
+            /** @default  */
+            reason?: string;
+            seat: number;
+            /** @default 0 */
+            version?: number;
+        };
+        /** SeatHandedOverEvent */
+        SeatHandedOverEvent: {
+            at: string;
+            by: number | string;
+            data: components["schemas"]["SeatHandedOverData"];
+            game_id: string;
+            hash: string;
+            prev_hash: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "SeatHandedOver";
+            version: number;
+        };
         /** SeatSpec */
         SeatSpec: {
+            bot?: string | null;
             /** @default  */
             name?: string;
         };
+        /** SeatToBot */
+        SeatToBot: {
+            bot: string;
+            expected_version?: number | null;
+            /** @default  */
+            reason?: string;
+        };
         /** SeatView */
         SeatView: {
+            bot: string | null;
             colour: string;
             name: string;
             seat: number;
@@ -1821,13 +1915,42 @@ export interface operations {
                     "application/json": components["schemas"]["Archive"];
                 };
             };
-            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset */
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset, unknown-bot */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listBots: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BotList"];
                 };
             };
         };
@@ -1858,8 +1981,17 @@ export interface operations {
                     "application/x-ndjson": string;
                 };
             };
-            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset */
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset, unknown-bot */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1891,7 +2023,7 @@ export interface operations {
                     "application/json": components["schemas"]["Created"];
                 };
             };
-            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset */
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset, unknown-bot */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1929,6 +2061,15 @@ export interface operations {
             };
             /** @description rate-limited */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1960,7 +2101,7 @@ export interface operations {
                     "application/json": components["schemas"]["BatchCreated"];
                 };
             };
-            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset */
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset, unknown-bot */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1998,6 +2139,15 @@ export interface operations {
             };
             /** @description rate-limited */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2029,7 +2179,7 @@ export interface operations {
                     "application/json": components["schemas"]["Created"];
                 };
             };
-            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset */
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset, unknown-bot */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2074,6 +2224,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getGame: {
@@ -2096,7 +2255,7 @@ export interface operations {
                     "application/json": components["schemas"]["Race35View"] | components["schemas"]["SorryView"] | components["schemas"]["SorryHandView"] | components["schemas"]["PartnersView"] | components["schemas"]["ParchisView"] | components["schemas"]["ParchisTwoDiceView"] | components["schemas"]["LudoView"];
                 };
             };
-            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset */
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset, unknown-bot */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2116,6 +2275,15 @@ export interface operations {
             };
             /** @description game-not-found, tournament-not-found, ruleset-not-found, player-not-found, not-found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2153,7 +2321,7 @@ export interface operations {
                     "application/json": components["schemas"]["Played"];
                 };
             };
-            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset */
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset, unknown-bot */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2189,7 +2357,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description version-conflict, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, tournament-finished */
+            /** @description version-conflict, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2234,6 +2402,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     audit: {
@@ -2256,7 +2433,7 @@ export interface operations {
                     "application/json": components["schemas"]["Audit"];
                 };
             };
-            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset */
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset, unknown-bot */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2292,6 +2469,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getBoardSvg: {
@@ -2316,7 +2502,7 @@ export interface operations {
                     "image/svg+xml": string;
                 };
             };
-            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset */
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset, unknown-bot */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2336,6 +2522,15 @@ export interface operations {
             };
             /** @description game-not-found, tournament-not-found, ruleset-not-found, player-not-found, not-found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2373,7 +2568,7 @@ export interface operations {
                     "application/json": components["schemas"]["Played"];
                 };
             };
-            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset */
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset, unknown-bot */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2409,7 +2604,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description version-conflict, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, tournament-finished */
+            /** @description version-conflict, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2454,6 +2649,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     listEvents: {
@@ -2479,7 +2683,7 @@ export interface operations {
                     "application/json": components["schemas"]["EventPage"];
                 };
             };
-            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset */
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset, unknown-bot */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2499,6 +2703,15 @@ export interface operations {
             };
             /** @description game-not-found, tournament-not-found, ruleset-not-found, player-not-found, not-found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2532,7 +2745,7 @@ export interface operations {
                     "text/event-stream": unknown;
                 };
             };
-            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset */
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset, unknown-bot */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2568,6 +2781,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     exportGame: {
@@ -2590,7 +2812,7 @@ export interface operations {
                     "application/json": components["schemas"]["GameRecord"];
                 };
             };
-            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset */
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset, unknown-bot */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2626,6 +2848,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getLegalMoves: {
@@ -2648,7 +2879,7 @@ export interface operations {
                     "application/json": components["schemas"]["LegalMoves"];
                 };
             };
-            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset */
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset, unknown-bot */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2668,6 +2899,15 @@ export interface operations {
             };
             /** @description game-not-found, tournament-not-found, ruleset-not-found, player-not-found, not-found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2705,7 +2945,7 @@ export interface operations {
                     "application/json": components["schemas"]["Played"];
                 };
             };
-            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset */
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset, unknown-bot */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2741,7 +2981,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description version-conflict, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, tournament-finished */
+            /** @description version-conflict, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2786,6 +3026,255 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    handSeatToBot: {
+        parameters: {
+            query?: never;
+            header?: {
+                "Idempotency-Key"?: string | null;
+                /** @description `return=minimal` (RFC 7240): the reply leaves out `state` */
+                Prefer?: string | null;
+            };
+            path: {
+                game_id: string;
+                /** @description the seat's number, from 0 */
+                seat: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SeatToBot"];
+            };
+        };
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Played"];
+                };
+            };
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset, unknown-bot */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description game-not-found, tournament-not-found, ruleset-not-found, player-not-found, not-found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description version-conflict, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload-too-large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported-media-type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description bad-setup, illegal-move, invalid-record, idempotency-key-reused */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate-limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    handSeatBack: {
+        parameters: {
+            query?: never;
+            header?: {
+                "Idempotency-Key"?: string | null;
+                /** @description `return=minimal` (RFC 7240): the reply leaves out `state` */
+                Prefer?: string | null;
+            };
+            path: {
+                game_id: string;
+                /** @description the seat's number, from 0 */
+                seat: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Played"];
+                };
+            };
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset, unknown-bot */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description game-not-found, tournament-not-found, ruleset-not-found, player-not-found, not-found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description version-conflict, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload-too-large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported-media-type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description bad-setup, illegal-move, invalid-record, idempotency-key-reused */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate-limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getStateAt: {
@@ -2810,7 +3299,7 @@ export interface operations {
                     "application/json": components["schemas"]["Race35View"] | components["schemas"]["SorryView"] | components["schemas"]["SorryHandView"] | components["schemas"]["PartnersView"] | components["schemas"]["ParchisView"] | components["schemas"]["ParchisTwoDiceView"] | components["schemas"]["LudoView"];
                 };
             };
-            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset */
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset, unknown-bot */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2830,6 +3319,15 @@ export interface operations {
             };
             /** @description game-not-found, tournament-not-found, ruleset-not-found, player-not-found, not-found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2867,7 +3365,7 @@ export interface operations {
                     "application/json": components["schemas"]["Played"];
                 };
             };
-            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset */
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset, unknown-bot */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2903,7 +3401,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description version-conflict, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, tournament-finished */
+            /** @description version-conflict, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2948,6 +3446,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     viewGame: {
@@ -2970,7 +3477,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset */
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset, unknown-bot */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2981,6 +3488,15 @@ export interface operations {
             };
             /** @description game-not-found, tournament-not-found, ruleset-not-found, player-not-found, not-found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3012,7 +3528,11 @@ export interface operations {
     };
     getPlayer: {
         parameters: {
-            query?: never;
+            query?: {
+                ruleset?: string | null;
+                limit?: number | null;
+                cursor?: string | null;
+            };
             header?: never;
             path: {
                 name: string;
@@ -3054,6 +3574,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     listRatings: {
@@ -3078,8 +3607,17 @@ export interface operations {
                     "application/json": components["schemas"]["Leaderboard"];
                 };
             };
-            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset */
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset, unknown-bot */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3153,6 +3691,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     standings: {
@@ -3175,8 +3722,17 @@ export interface operations {
                     "application/json": components["schemas"]["Standings"];
                 };
             };
-            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset */
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset, unknown-bot */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3208,8 +3764,17 @@ export interface operations {
                     "application/json": components["schemas"]["TournamentList"];
                 };
             };
-            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset */
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset, unknown-bot */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3241,7 +3806,7 @@ export interface operations {
                     "application/json": components["schemas"]["TournamentCreatedReply"];
                 };
             };
-            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset */
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset, unknown-bot */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3286,6 +3851,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getTournament: {
@@ -3308,7 +3882,7 @@ export interface operations {
                     "application/json": components["schemas"]["TournamentView"];
                 };
             };
-            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset */
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset, unknown-bot */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3337,6 +3911,15 @@ export interface operations {
             };
             /** @description game-not-found, tournament-not-found, ruleset-not-found, player-not-found, not-found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3366,7 +3949,7 @@ export interface operations {
                     "application/json": components["schemas"]["MyTable"];
                 };
             };
-            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset */
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset, unknown-bot */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3395,6 +3978,15 @@ export interface operations {
             };
             /** @description game-not-found, tournament-not-found, ruleset-not-found, player-not-found, not-found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3424,7 +4016,7 @@ export interface operations {
                     "application/json": components["schemas"]["TournamentRecord"];
                 };
             };
-            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset */
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset, unknown-bot */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3453,6 +4045,15 @@ export interface operations {
             };
             /** @description game-not-found, tournament-not-found, ruleset-not-found, player-not-found, not-found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3486,7 +4087,7 @@ export interface operations {
                     "application/json": components["schemas"]["RoundPairedReply"];
                 };
             };
-            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset */
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset, unknown-bot */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3522,7 +4123,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description version-conflict, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, tournament-finished */
+            /** @description version-conflict, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3567,6 +4168,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     tournamentStandings: {
@@ -3589,7 +4199,7 @@ export interface operations {
                     "application/json": components["schemas"]["TournamentStandings"];
                 };
             };
-            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset */
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset, unknown-bot */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3618,6 +4228,15 @@ export interface operations {
             };
             /** @description game-not-found, tournament-not-found, ruleset-not-found, player-not-found, not-found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3651,7 +4270,7 @@ export interface operations {
                     "application/json": components["schemas"]["TournamentView"];
                 };
             };
-            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset */
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset, unknown-bot */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3687,7 +4306,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description version-conflict, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, tournament-finished */
+            /** @description version-conflict, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3725,6 +4344,15 @@ export interface operations {
             };
             /** @description rate-limited */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -1,0 +1,91 @@
+"""HTTP controllers of bots: the levels on offer, and the referee handing a seat to a bot and
+back."""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import Annotated
+
+from litestar import Controller, Response, delete, get, post
+from litestar.params import FromPath, JSONBody, Parameter
+
+from service.api.deps import (
+    AnyRequest,
+    CommandsDep,
+    GameId,
+    IdempotencyKey,
+    Prefer,
+    QueriesDep,
+    bearer,
+    referee_only,
+    written,
+)
+from service.api.games import WRITE
+from service.api.limits import write_limit
+from service.core.commands import HandOver, SeatToBot
+from service.usecases import bots
+from service.usecases.replies import BotList, Played
+
+Seat = Annotated[int, Parameter(description="the seat's number, from 0", ge=0, le=63)]
+
+
+class BotsController(Controller):
+    """Bot levels and bot seats."""
+
+    @get("/bots", operation_id="listBots")
+    async def levels(self) -> BotList:
+        """The bot levels, weakest first: what a seat's ``bot`` may name, and the rule sets
+        each plays."""
+        return bots.levels()
+
+    @post(
+        "/games/{game_id:str}/seats/{seat:int}/bot",
+        operation_id="handSeatToBot",
+        status_code=200,
+        sync_to_thread=True,
+        before_request=write_limit,
+        guards=[referee_only],
+        responses=WRITE,
+    )
+    def hand_over(
+        self,
+        game_id: GameId,
+        seat: FromPath[Seat],
+        data: JSONBody[SeatToBot],
+        request: AnyRequest,
+        commands: CommandsDep,
+        queries: QueriesDep,
+        idempotency_key: IdempotencyKey = None,
+        prefer: Prefer = None,
+    ) -> Response[Played]:
+        """The referee hands a seat to a bot (``bot``: a level from ``GET /bots``), which plays
+        it from then on; the seat's own token can no longer move until it is handed back."""
+        token = bearer(request)
+        command = HandOver(data.bot, data.reason, data.expected_version, seat)
+        stored = bots.hand_over(commands, game_id, token, command, idempotency_key)
+        return written(prefer, partial(queries.played, game_id, token, stored))
+
+    @delete(
+        "/games/{game_id:str}/seats/{seat:int}/bot",
+        operation_id="handSeatBack",
+        status_code=200,
+        sync_to_thread=True,
+        before_request=write_limit,
+        guards=[referee_only],
+        responses=WRITE,
+    )
+    def hand_back(
+        self,
+        game_id: GameId,
+        seat: FromPath[Seat],
+        request: AnyRequest,
+        commands: CommandsDep,
+        queries: QueriesDep,
+        idempotency_key: IdempotencyKey = None,
+        prefer: Prefer = None,
+    ) -> Response[Played]:
+        """The referee hands a seat a bot plays back to its player (whose token moves again)."""
+        token = bearer(request)
+        command = HandOver(None, "handed back", seat=seat)
+        stored = bots.hand_over(commands, game_id, token, command, idempotency_key)
+        return written(prefer, partial(queries.played, game_id, token, stored))

@@ -1,0 +1,257 @@
+"""The bot driver: plays every seat a bot holds as soon as it is pending.
+
+After each commit to a game (a move, a creation, a clock running out, another bot's move) the
+command use cases tell the driver the game's id. If a bot plays a pending seat, a worker
+thread (never the event loop) folds what that seat may see, asks the bot for a move and
+submits it through the same command use case as a ``POST /games/{id}/moves``: the same
+referee, append, clocks and idempotency. The move names the version it was chosen at, and its
+Idempotency-Key is derived from the game, that version and the seat, so a retry or a second
+process choosing the same move (the bot's seed is a hash of the game id and the version)
+appends nothing twice, and a move made meanwhile by anyone else just means the bot looks
+again. On start, and every ``RESUME_EVERY`` seconds after, the driver looks for running
+games whose summary says bots play in them: a game whose bot was due when its process stopped
+(a restart, or another process over the same PostgreSQL database gone) is played on.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import queue
+import threading
+import time
+from collections import OrderedDict
+from typing import NamedTuple
+
+import msgspec
+import structlog
+
+import bots
+from domain.events import Event
+from domain.model import CHANCE_KINDS, GameError, Move
+from eventstore import Appending, StoredEvent, SummaryQuery
+from service.core.actor import Actor
+from service.core.commands import HandOver, PlayMove
+from service.core.refusal import Refusal
+from service.core.seating import seated
+from service.usecases import summaries, tokens
+from service.usecases.commands import Commands
+from service.usecases.replies import BotInfo, BotList
+from service.usecases.repository import to_domain
+
+BOT: Actor = "bot"
+"""The actor of a bot's moves: their ``by``."""
+RESUME_EVERY = 60.0
+"""Seconds between two looks for running games with bots (the first is at start)."""
+LOGS_KEPT = 1000
+"""Games whose logs (as parsed events) the driver keeps between decisions."""
+
+
+class Turn(NamedTuple):
+    """A decision a bot is to make: for which seat, at which version, among which moves."""
+
+    seat: int
+    level: str
+    version: int
+    moves: list[Move]
+    ruleset: str
+    ruleset_version: int
+
+
+def act(commands: Commands, game_id: str, command: PlayMove, key: str) -> list[StoredEvent]:
+    """A bot's move, with no token: judged and stored through the command use case as a
+    seat's move is (``by: "bot"``), its Idempotency-Key ``key`` scoped to the bots."""
+    body = msgspec.json.encode(command)
+    scoped, fingerprint = tokens.scoped_key(key, str(BOT), "moves"), tokens.fingerprint(body)
+    if earlier := commands.games.writer.replayed(game_id, scoped, fingerprint):
+        return earlier
+    return commands.commit(game_id, BOT, "moves", command, (scoped, fingerprint))
+
+
+def hand_over(
+    commands: Commands, game_id: str, token: str | None, command: HandOver, key: str | None
+) -> list[StoredEvent]:
+    """The referee hands a seat to a bot (a level that plays the game's rule set) or back."""
+    if command.bot is not None:
+        with commands.games.game(game_id, fresh=False) as game:
+            ruleset = game.created.ruleset
+        level = seated(("bot",), command.bot, ruleset)
+        command = msgspec.structs.replace(command, version=level.version)
+    return commands.write(game_id, token, "seats", command, key)
+
+
+def bot_seed(game_id: str, version: int) -> int:
+    """The seed of the bot's own generator for the decision at ``version`` of ``game_id``."""
+    digest = hashlib.sha256(f"{game_id}:{version}".encode()).digest()
+    return int.from_bytes(digest[:8], "big")
+
+
+def bot_key(game_id: str, version: int, seat: int) -> str:
+    """The Idempotency-Key of the bot's move for ``seat`` at ``version``."""
+    return f"bot:{game_id}:{version}:{seat}"
+
+
+class BotDriver:
+    """Worker threads that play the bots' seats of the games they are told about."""
+
+    def __init__(
+        self, commands: Commands, workers: int = 2, resume_every: float = RESUME_EVERY
+    ) -> None:
+        self.commands, self.games = commands, commands.games
+        self.resume_every, self.stopping = resume_every, threading.Event()
+        self.waiting: queue.SimpleQueue[str | None] = queue.SimpleQueue()
+        self.queued: set[str] = set()
+        self.lock = threading.Lock()
+        self.logs: OrderedDict[str, list[Event]] = OrderedDict()
+        self.threads = [
+            threading.Thread(target=self.run, name=f"bot-{n}", daemon=True) for n in range(workers)
+        ]
+        self.decided = 0  # decisions submitted (appended or not)
+        commands.games.writer.followers.append(self.follow)
+
+    def start(self) -> None:
+        """Start the workers, and play the running games bots have seats in."""
+        for thread in self.threads:
+            thread.start()
+        threading.Thread(target=self.resuming, name="bot-resume", daemon=True).start()
+
+    def stop(self) -> None:
+        self.stopping.set()
+        for _ in self.threads:
+            self.waiting.put(None)
+
+    def resuming(self) -> None:
+        """``resume`` now and every ``resume_every`` seconds until stopped."""
+        self.resume()
+        while not self.stopping.wait(self.resume_every):
+            self.resume()
+
+    def resume(self) -> None:
+        """Poke every running game whose summary says a bot plays a seat."""
+        query = SummaryQuery(status="active", other_than=summaries.TOURNAMENT)
+        try:
+            for row in summaries.every(self.games.store, query):
+                if row.summary.document.get("bots"):
+                    self.poke(row.stream_id)
+        except Exception:
+            structlog.get_logger().exception("bot resume failed")
+
+    def follow(self, appending: Appending) -> None:
+        """The writer's follower, told of each commit before the game in memory has taken it
+        in: a commit that seats a bot (a game created with bots, a seat handed to one) is
+        looked at whatever the game in memory says; any other, if the game in memory has
+        bots (nothing is read on the committing thread, which may be the event loop's). The
+        worker reads the game afresh. Other processes' games: ``resume``."""
+        seats_a_bot = any(
+            (e.type == "GameCreated" and e.data.get("bots")) or e.type == "SeatHandedOver"
+            for e in appending.events
+        )
+        if seats_a_bot:
+            self.queue(appending.stream_id)
+        elif self.games.holds(appending.stream_id):
+            self.poke(appending.stream_id)
+
+    def poke(self, game_id: str) -> None:
+        """Look at ``game_id`` soon (on a worker) if a bot plays one of its seats."""
+        try:
+            with self.games.game(game_id, fresh=False) as game:
+                held = game.replay
+        except Refusal:
+            return
+        if held.top.bots and not held.state.finished:
+            self.queue(game_id)
+
+    def queue(self, game_id: str) -> None:
+        with self.lock:
+            if game_id in self.queued:
+                return
+            self.queued.add(game_id)
+        self.waiting.put(game_id)
+
+    def run(self) -> None:
+        """Play one decision of each game poked, until stopped; an error is logged."""
+        while (game_id := self.waiting.get()) is not None:
+            with self.lock:
+                self.queued.discard(game_id)
+            try:
+                self.play(game_id)
+            except Exception:
+                structlog.get_logger().exception("bot move failed", game_id=game_id)
+
+    def play(self, game_id: str) -> bool:
+        """Make the next bot decision of ``game_id``, if one is due; whether one was submitted.
+        The commit pokes the game again for the decision after it."""
+        turn = self.turn(game_id)
+        if turn is None:
+            return False
+        seen = self.seen(game_id, turn)
+        started = time.perf_counter()
+        move = bots.choose(
+            turn.level,
+            turn.ruleset,
+            turn.ruleset_version,
+            turn.seat,
+            seen,
+            turn.moves,
+            bot_seed(game_id, turn.version),
+        )
+        command = PlayMove(move=move, seat=turn.seat, expected_version=turn.version)
+        log = structlog.get_logger().bind(game_id=game_id, seat=turn.seat, bot=turn.level)
+        try:
+            act(self.commands, game_id, command, bot_key(game_id, turn.version, turn.seat))
+        except Refusal as refusal:  # someone moved first: the commit that did pokes again
+            log.info("bot move not taken", problem=refusal.slug, detail=refusal.detail)
+            return False
+        except GameError as error:
+            log.warning("bot move refused", move=move, detail=str(error))
+            return False
+        self.decided += 1
+        log.info("bot moved", move=move, ms=round((time.perf_counter() - started) * 1000, 1))
+        return True
+
+    def turn(self, game_id: str) -> Turn | None:
+        """The first pending seat of ``game_id`` a bot plays and can act for, if any."""
+        with self.games.game(game_id) as game:
+            replay = game.replay
+            if replay.state.finished:
+                return None
+            external = replay.created.chance == "external"
+            for pending in replay.rules.to_act(replay.state):
+                level = replay.bot_of(pending.seat)
+                if level is None or (external and pending.kind in CHANCE_KINDS):
+                    continue
+                moves = replay.rules.legal_moves(replay.state, pending.seat)
+                created = replay.created
+                return Turn(
+                    pending.seat,
+                    level,
+                    replay.version,
+                    moves,
+                    created.ruleset,
+                    created.ruleset_version,
+                )
+        return None
+
+    def seen(self, game_id: str, turn: Turn) -> list[Event]:
+        """The game's events up to ``turn.version`` as the bot's seat may see them."""
+        with self.lock:
+            events = self.logs.pop(game_id, [])
+        if len(events) < turn.version:
+            stored = self.games.store.read(game_id, after=len(events), until=turn.version)
+            events = events + [to_domain(e) for e in stored]
+        with self.lock:
+            self.logs[game_id] = events
+            while len(self.logs) > LOGS_KEPT:
+                self.logs.popitem(last=False)
+        with self.games.game(game_id, fresh=False) as game:
+            rules = game.rules
+        return [rules.redact(event, turn.seat) for event in events[: turn.version]]
+
+
+def levels() -> BotList:
+    """``GET /bots``: every level, weakest first."""
+    return BotList(
+        [
+            BotInfo(level.name, level.description, level.version, list(level.rulesets))
+            for level in bots.LEVELS
+        ]
+    )

@@ -1,0 +1,220 @@
+"""One rule set's ratings kept in the store, folded from its finished games as they come.
+
+Rows of the rule set R (``EventStore`` derived rows, see follower.py):
+
+- ``ratings/R``: a name's rating now (mu, sigma, games, wins), scored by minus its ordinal so
+  that the (score, key) order is the leaderboard's;
+- ``history/R/<name>``: the name's rated games in finishing order (key: finish time, id),
+  each with the place and the rating after it (and its games and wins so far);
+- ``rated/R``: the rated games folded, in finishing order, with their places (``Placing``);
+- ``games/R``: each game folded or waiting, by id: where it is (``rated`` or ``waiting``);
+- ``waiting/R``: finished games whose end a delay in seconds still hides, by when it shows.
+
+A game that finishes after the last one folded is folded onto the ratings as they are: its
+players' ratings and one history row each. A game that changes anywhere else (reopened by an
+undo, finished again, its summary rebuilt, a finish committed out of time order, a delay that
+has passed) refolds from its place in finishing order on: the games folded from there are
+dropped, their players' ratings go back to their history's row before that place, and those
+games (less the reopened one, plus the new one) are folded again. What this costs grows with
+the games after that place, never with the rule set's history before it.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable
+from datetime import datetime
+from typing import Any
+
+import msgspec
+
+from eventstore import Changed, DerivedRow, EventStore, Summarised
+from service.usecases import follower
+from service.usecases.follower import Batch
+from service.usecases.summaries import FINISHED, end_hidden
+
+
+class Placing(msgspec.Struct, frozen=True):
+    """A rated game's result as the ratings read it: teams of names and their places."""
+
+    game_id: str
+    finished_at: str
+    teams: list[list[str]]
+    places: list[int]
+    winners: list[str]
+
+
+def placing(row: Summarised) -> Placing | None:
+    """The places of a finished game's teams (see ``service.usecases.ratings``); None when
+    the game is not rated or a name holds two seats."""
+    document = row.summary.document
+    if not document.get("rated", True):
+        return None
+    names: list[str] = document["seats"]
+    seats = document.get("teams") or [[seat] for seat in range(len(names))]
+    teams = [[names[seat] for seat in team] for team in seats]
+    if len(set(names)) < len(names):
+        return None
+    winners, home = set(document["winners"]), document["pieces_home"]
+    scores = [(bool(winners & set(team)), sum(home.get(n, 0) for n in team)) for team in teams]
+    places = [1 + sum(other > score for other in scores) for score in scores]
+    return Placing(row.stream_id, row.updated_at, teams, places, sorted(winners))
+
+
+def ratings_space(ruleset: str) -> str:
+    return f"ratings/{ruleset}"
+
+
+def history_space(ruleset: str, name: str) -> str:
+    return f"history/{ruleset}/{name}"
+
+
+class State(msgspec.Struct):
+    """A name's rating as it is folded."""
+
+    mu: float
+    sigma: float
+    games: int = 0
+    wins: int = 0
+
+    @property
+    def ordinal(self) -> float:
+        return self.mu - 3 * self.sigma
+
+
+class RulesetFold:
+    """Keeps one rule set's ratings in the store (``catch_up``), on the clock ``now``."""
+
+    def __init__(self, store: EventStore, ruleset: str, model: Any) -> None:
+        self.store, self.ruleset, self.model = store, ruleset, model
+        self.lock = threading.Lock()
+        self.ratings, self.rated = ratings_space(ruleset), f"rated/{ruleset}"
+        self.games, self.waiting = f"games/{ruleset}", f"waiting/{ruleset}"
+        self.fresh = model.rating(name="")  # a new name's rating
+
+    def catch_up(self, now: datetime) -> None:
+        """Fold every game finished since the last read (and every change before it)."""
+
+        def read(position: int) -> list[Changed]:
+            return self.store.changes(position, follower.PAGE, kind=self.ruleset)
+
+        def step(page: list[Changed], batch: Batch) -> None:
+            self.step(page, batch, now)
+
+        follower.catch_up(self.store, self.ratings, self.lock, read, step)
+
+    def step(self, page: list[Changed], batch: Batch, now: datetime) -> None:
+        """The rows a page of changed summaries (and the waiting games now due) make."""
+        dropped: set[str] = set()  # keys of rated games to fold no more
+        added: dict[str, Placing] = {}
+        rows = [change.row for change in page]
+        for waiting in follower.due(self.store, self.waiting, now):
+            game_id = waiting.key.rsplit(" ", 1)[1]
+            row = self.store.summary(game_id)
+            if row is None:  # its summary is gone (dropped): nothing left to wait for
+                batch.delete(self.waiting, waiting.key)
+            elif all(r.stream_id != game_id for r in rows):
+                rows.append(row)
+        for row in rows:
+            known = follower.get(self.store, self.games, row.stream_id)
+            if known is not None and known.document is not None:
+                if "rated" in known.document:
+                    dropped.add(known.document["rated"])
+                else:
+                    batch.delete(self.waiting, known.document["waiting"])
+                batch.delete(self.games, row.stream_id)
+            if row.summary.status != FINISHED or (found := placing(row)) is None:
+                continue
+            if end_hidden(row, now):
+                shows = f"{follower.shows_at(row)} {row.stream_id}"
+                batch.put(self.waiting, shows, {})
+                batch.put(self.games, row.stream_id, {"waiting": shows})
+            else:
+                added[follower.finish_key(row)] = found
+        if dropped or added:
+            self.refold(min(dropped | set(added)), dropped, added, batch)
+
+    def refold(
+        self, since: str, dropped: set[str], added: dict[str, Placing], batch: Batch
+    ) -> None:
+        """Fold again every rated game from key ``since`` on, less ``dropped``, with ``added``."""
+        tail = self.rows_since(since)
+        games = {row.key: msgspec.convert(row.document, Placing) for row in tail}
+        states: dict[str, State | None] = {}
+        for game in games.values():
+            for name in names(game):
+                if name not in states:
+                    states[name] = self.before(name, since)
+                    batch.drop(history_space(self.ruleset, name), since)
+        batch.drop(self.rated, since)
+        for key in dropped:
+            games.pop(key, None)
+        games.update(added)
+        for key in sorted(games):
+            self.fold(key, games[key], states, batch)
+        for name, state in states.items():
+            if state is None:
+                batch.delete(self.ratings, name)
+            else:
+                document = msgspec.to_builtins(state)
+                batch.put(self.ratings, name, document, -state.ordinal)
+
+    def fold(self, key: str, game: Placing, states: dict[str, State | None], batch: Batch) -> None:
+        """Rate one game onto ``states`` (its names' ratings, loaded when first needed)."""
+        for name in names(game):
+            if name not in states:
+                states[name] = self.current(name)
+        teams = [
+            [
+                self.model.rating(mu=s.mu, sigma=s.sigma, name=name)
+                for name, s in zip(team, team_states(team, states, self.fresh), strict=True)
+            ]
+            for team in game.teams
+        ]
+        rated = self.model.rate(teams, ranks=[float(place) for place in game.places])
+        winners = set(game.winners)
+        for team, after, place in zip(game.teams, rated, game.places, strict=True):
+            for name, new in zip(team, after, strict=True):
+                before = states[name]
+                state = State(new.mu, new.sigma, (before.games if before else 0) + 1)
+                state.wins = (before.wins if before else 0) + (name in winners)
+                states[name] = state
+                entry = {"place": place, "places": len(game.teams), **msgspec.to_builtins(state)}
+                batch.put(history_space(self.ruleset, name), key, entry)
+        batch.put(self.rated, key, msgspec.to_builtins(game))
+        batch.put(self.games, game.game_id, {"rated": key})
+
+    def rows_since(self, since: str) -> list[DerivedRow]:
+        """The rated games folded from key ``since`` on, in order."""
+        found, after = [], None
+        while True:
+            page = self.store.derived_rows(self.rated, after, since=since, limit=follower.PAGE)
+            found += page
+            if len(page) < follower.PAGE:
+                return found
+            after = page[-1].key
+
+    def before(self, name: str, since: str) -> State | None:
+        """A name's rating after its last rated game before key ``since`` (None: none)."""
+        space = history_space(self.ruleset, name)
+        rows = self.store.derived_rows(space, before=since, limit=1, reverse=True)
+        return state_of(rows[0].document) if rows else None
+
+    def current(self, name: str) -> State | None:
+        """A name's rating now (None: no rated game)."""
+        row = follower.get(self.store, self.ratings, name)
+        return state_of(row.document) if row is not None else None
+
+
+def state_of(document: dict[str, Any] | None) -> State | None:
+    if document is None:
+        return None
+    return State(document["mu"], document["sigma"], document["games"], document["wins"])
+
+
+def names(game: Placing) -> Iterable[str]:
+    return (name for team in game.teams for name in team)
+
+
+def team_states(team: list[str], states: dict[str, State | None], fresh: Any) -> list[State]:
+    return [states[name] or State(fresh.mu, fresh.sigma) for name in team]
