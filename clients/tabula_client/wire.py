@@ -935,6 +935,7 @@ class Tokens(msgspec.Struct, frozen=True, kw_only=True):
 class TournamentCreatedData(msgspec.Struct, frozen=True, kw_only=True):
     """Every setting of the tournament and of the games it creates. ``points[k]`` is what place k + 1 at a table scores (0 beyond the list); a bye scores ``bye_points``. ``rated`` and ``spectator_delay`` are handed to the games as they are."""
 
+    bots: dict[str, str] = {}
     bye_points: int
     chance: str = 'server'
     clock: dict[str, Any] | None = None

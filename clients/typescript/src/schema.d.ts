@@ -1736,6 +1736,10 @@ export interface components {
          *     and ``spectator_delay`` are handed to the games as they are.
          */
         TournamentCreatedData: {
+            /** @default {} */
+            bots?: {
+                [key: string]: string;
+            };
             bye_points: number;
             /** @default server */
             chance?: string;
