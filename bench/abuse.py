@@ -510,6 +510,34 @@ def heavy_json(target: Target, stop: threading.Event) -> Seen:
     return json_flood(target, stop, b'{"ruleset": "race35", "seats": [' + chains + b"]}")
 
 
+def huge_deck(target: Target, stop: threading.Event) -> Seen:
+    """Eight clients creating partners games with a deck of 100 million 2s (it was built, a
+    gigabyte and more a game; the option's maximum refuses it)."""
+    seats = [{"name": f"P{i}"} for i in range(4)]
+    game = {"ruleset": "partners", "seats": seats, "options": {"deck_counts": {"N2": 10**8}}}
+    return json_flood(target, stop, json.dumps(game).encode())
+
+
+def unending_game(target: Target, stop: threading.Event) -> Seen:
+    """Eight clients creating race35 games that play themselves and could never end (every
+    special square red: 200,000 automatic steps and a 500 each, before race35 refused them)."""
+    special = {str(square): "red" for square in range(2, 35)}
+    game = {
+        "ruleset": "race35",
+        "seats": [{}, {}, {}],
+        "auto_chance": True,
+        "options": {"special_squares": special},
+    }
+    return json_flood(target, stop, json.dumps(game).encode())
+
+
+def refused_flood(target: Target, stop: threading.Event) -> Seen:
+    """128 connections asking for games that do not exist as fast as they are answered: the
+    tarpit holds 64 refusals a second late and answers the rest at once, closing."""
+    paths = (f"/games/nothing{i}" for i in range(10**9))
+    return requests_in_threads(target, 128, stop, lambda c: str(call(c, "GET", next(paths))[0]))
+
+
 def tournament_rounds(target: Target, stop: threading.Event) -> Seen:
     """Eight clients each creating a tournament of 256 players and pairing its first round
     (128 games) over and over: every game a round makes counts against the creation budget
@@ -565,6 +593,9 @@ ATTACKS: list[Attack] = [
     Attack("request flood", request_flood, calibration=True),
     Attack("creation flood", creation_flood),
     Attack("bogus tokens", bogus_tokens),
+    Attack("huge deck count", huge_deck),
+    Attack("unending game", unending_game),
+    Attack("refused flood", refused_flood),
     Attack("undo the finish", undo_the_finish, min_seconds=10.0),
     Attack("tournament rounds", tournament_rounds),
     Attack("unknown tournaments", unknown_tournaments),

@@ -67,6 +67,10 @@ MAX_PLAYERS = 4
 STACKING = True
 """Two pieces of one colour may share a square (a barrier)."""
 
+MAX_BONUS = 100
+"""The largest bonus an option may set: more than any piece can travel (the track and a home
+column), so a larger one could never be played."""
+
 
 class Options(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """The options of parchis and parchis-2dice."""
@@ -75,6 +79,7 @@ class Options(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
         int,
         msgspec.Meta(
             ge=0,
+            le=MAX_BONUS,
             description="squares one own piece must move after a capture (0: none; the "
             "published rules say 20)",
         ),
@@ -83,6 +88,7 @@ class Options(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
         int,
         msgspec.Meta(
             ge=0,
+            le=MAX_BONUS,
             description="squares one own piece must move after a piece reaches the goal (0: "
             "none; the published rules say 10)",
         ),

@@ -33,13 +33,14 @@ from domain.model import (
     piece_id,
     status_of,
 )
+from domain.race35_layout import FORWARD_THROWS as FORWARD_THROWS
+from domain.race35_layout import GOAL as GOAL
+from domain.race35_layout import check, travel
 
 NAME = "race35"
 VERSION = 1
 MIN_PLAYERS = 2
 MAX_PLAYERS = 6
-GOAL = 35
-FORWARD_THROWS = frozenset({2, 3, 4, 6})
 Square = Literal[
     "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12", "13", "14", "15", "16", "17", "18",
     "19", "20", "21", "22", "23", "24", "25", "26", "27", "28", "29", "30", "31", "32", "33", "34",
@@ -106,9 +107,12 @@ def setup(options: dict[str, Any], seats: int) -> State:
     """Every pawn on square 1, the first seat to throw."""
     opts = parse_options(NAME, Options, options)
     check_players(NAME, seats, MIN_PLAYERS, opts.max_players)
+    layout = parse_layout(opts.special_squares)
+    restart_whole_game = opts.red_square_effect == "restart_game"
+    check(layout, seats, restart_whole_game)
     return State(
-        layout=parse_layout(opts.special_squares),
-        restart_whole_game=opts.red_square_effect == "restart_game",
+        layout=layout,
+        restart_whole_game=restart_whole_game,
         squares=(1,) * seats,
         skip=(False,) * seats,
         waiting=(False,) * seats,
@@ -126,14 +130,6 @@ def parse_layout(special: dict[Square, SquareType]) -> tuple[str, ...]:
 def position(square: int) -> str:
     """``track:N``, or ``home`` for the goal."""
     return "home" if square == GOAL else f"track:{square}"
-
-
-def travel(square: int, throw: int, forward: bool) -> int:
-    """One travel: forward with bounce off 35, or backward no lower than 1."""
-    if not forward:
-        return max(1, square - throw)
-    target = square + throw
-    return target if target <= GOAL else 2 * GOAL - target
 
 
 def resolve(state: State, seat: int, throw: int) -> Landing:

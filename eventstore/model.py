@@ -75,7 +75,9 @@ class SummaryQuery(msgspec.Struct, frozen=True):
     ``word`` a key or a value one of its tags must have (checked row by row). ``after`` is
     the (created_at, stream_id) of the last row of the page before: keyset pagination, so a
     page costs the same wherever it is and streams added meanwhile are never listed twice.
-    ``other_than`` is a kind the stream must not have (checked row by row).
+    ``other_than`` is a kind the stream must not have (checked row by row). ``also`` is a
+    (status, since) pair: rows of that status updated at ``since`` or later are selected too,
+    whatever ``status`` says.
     """
 
     kind: str | None = None
@@ -85,6 +87,7 @@ class SummaryQuery(msgspec.Struct, frozen=True):
     after: tuple[str, str] | None = None
     limit: int = 100
     other_than: str | None = None
+    also: tuple[str, str] | None = None
 
 
 class Appending(msgspec.Struct, frozen=True):

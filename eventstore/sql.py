@@ -474,10 +474,15 @@ def summary_select(query: SummaryQuery) -> tuple[str, list[Any]]:
         params += list(query.tag)
     else:
         source, order = "summaries s", "s"
-    for column, value in (("status", query.status), ("kind", query.kind)):
-        if value is not None:
-            where.append(f"s.{column} = ?")
-            params.append(value)
+    if query.status is not None and query.also is not None:
+        where.append("(s.status = ? OR (s.status = ? AND s.updated_at >= ?))")
+        params += [query.status, *query.also]
+    elif query.status is not None:
+        where.append("s.status = ?")
+        params.append(query.status)
+    if query.kind is not None:
+        where.append("s.kind = ?")
+        params.append(query.kind)
     if query.other_than is not None:
         where.append("s.kind <> ?")
         params.append(query.other_than)

@@ -39,7 +39,7 @@ from service.core import clocks
 from service.core import commands as command_bodies
 from service.settings import Settings
 from service.store import open_store
-from service.usecases import tournaments_wire
+from service.usecases import cursors, tournaments_wire
 from service.usecases.bots import BotDriver
 from service.usecases.commands import Commands
 from service.usecases.queries import Queries
@@ -136,6 +136,7 @@ def create_app(
     clock for the times it stamps: give it the same one."""
     settings = settings or Settings()
     logs.configure(settings.log_format, settings.log_level)
+    cursors.use_key(settings.cursor_key)
     clock = clock or clock_of(settings.clock_offset_file)
     store = store or settings_store(settings, clock)
     cases = UseCases(

@@ -33,6 +33,11 @@ from uvicorn.protocols.http.httptools_impl import STATUS_LINE, HttpToolsProtocol
 from service.api.problems import PROBLEM_BASE
 from service.settings import Settings
 
+TESTED_UVICORN = ">=0.54,<0.55"
+"""The uvicorn releases this module was tested on: it subclasses uvicorn's private
+``HttpToolsProtocol`` (its parser callbacks and ``send_400_response``), which any release may
+change. pyproject.toml pins uvicorn to this range, and a test fails on any other."""
+
 
 class ProtocolLimits(msgspec.Struct, frozen=True):
     """What one connection may send (see the module docstring); from ``Settings``."""

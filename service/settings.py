@@ -67,6 +67,10 @@ class Settings(msgspec.Struct, frozen=True):
 
     Metrics: ``metrics_token`` set serves ``GET /metrics`` (Prometheus) to callers with
     ``Authorization: Bearer <metrics_token>``; empty (the default), there is no such route.
+
+    Cursors: listings' page cursors are sealed with a key made from ``cursor_key``; empty (the
+    default), each process makes a random one, so processes serving one address need it set
+    alike.
     """
 
     host: str = "127.0.0.1"
@@ -105,6 +109,7 @@ class Settings(msgspec.Struct, frozen=True):
     body_timeout: float = 10.0
     body_min_rate: float = 1024.0
     metrics_token: str = ""
+    cursor_key: str = ""
     clock_offset_file: str = ""
 
     @classmethod

@@ -28,6 +28,22 @@ class EventOutBase(msgspec.Struct, frozen=True, kw_only=True, tag_field='type'):
         return str(self.__struct_config__.tag)
 
 
+class TournamentEventOutBase(msgspec.Struct, frozen=True, kw_only=True, tag_field='type'):
+    """What every ``TournamentEventOut`` variant has."""
+
+    at: str
+    by: int | str
+    hash: str
+    prev_hash: str
+    tournament_id: str
+    version: int
+
+    @property
+    def type(self) -> str:
+        """The tag telling the variants apart."""
+        return str(self.__struct_config__.tag)
+
+
 class GameViewBase(ViewMixin, msgspec.Struct, frozen=True, kw_only=True, tag_field='ruleset'):
     """What every ``GameView`` variant has."""
 
@@ -557,6 +573,18 @@ class PlayerOut(msgspec.Struct, frozen=True, kw_only=True):
     withdrawn: bool
 
 
+class PlayerRegisteredData(msgspec.Struct, frozen=True, kw_only=True):
+    """``PlayerRegisteredData``."""
+
+    name: str
+
+
+class PlayerRegisteredEvent(TournamentEventOutBase, frozen=True, kw_only=True, tag='PlayerRegistered'):
+    """``PlayerRegisteredEvent``."""
+
+    data: PlayerRegisteredData
+
+
 class PlayerRuleset(msgspec.Struct, frozen=True, kw_only=True):
     """``PlayerRuleset``."""
 
@@ -592,6 +620,19 @@ class PlayerToken(msgspec.Struct, frozen=True, kw_only=True):
 
     name: str
     token: str
+
+
+class PlayerWithdrawnData(msgspec.Struct, frozen=True, kw_only=True):
+    """The player is paired no more; a game in progress is the director's to adjudicate."""
+
+    name: str
+    reason: str = ''
+
+
+class PlayerWithdrawnEvent(TournamentEventOutBase, frozen=True, kw_only=True, tag='PlayerWithdrawn'):
+    """``PlayerWithdrawnEvent``."""
+
+    data: PlayerWithdrawnData
 
 
 class Point(msgspec.Struct, frozen=True, kw_only=True):
@@ -673,6 +714,18 @@ class Rating(msgspec.Struct, frozen=True, kw_only=True):
     wins: int
 
 
+class RoundClosedData(msgspec.Struct, frozen=True, kw_only=True):
+    """Every table of the round has finished."""
+
+    round: int
+
+
+class RoundClosedEvent(TournamentEventOutBase, frozen=True, kw_only=True, tag='RoundClosed'):
+    """``RoundClosedEvent``."""
+
+    data: RoundClosedData
+
+
 class RoundOut(msgspec.Struct, frozen=True, kw_only=True):
     """``RoundOut``."""
 
@@ -680,6 +733,20 @@ class RoundOut(msgspec.Struct, frozen=True, kw_only=True):
     closed: bool
     round: int
     tables: list[TableOut] = []
+
+
+class RoundPairedData(msgspec.Struct, frozen=True, kw_only=True):
+    """A round's tables, each a game created for it, and who sits out."""
+
+    byes: list[str] = []
+    round: int
+    tables: list[TableData] = []
+
+
+class RoundPairedEvent(TournamentEventOutBase, frozen=True, kw_only=True, tag='RoundPaired'):
+    """``RoundPairedEvent``."""
+
+    data: RoundPairedData
 
 
 class RoundPairedReply(msgspec.Struct, frozen=True, kw_only=True):
@@ -843,6 +910,30 @@ class StepData(msgspec.Struct, frozen=True, kw_only=True):
     to: str = ''
 
 
+class TableData(msgspec.Struct, frozen=True, kw_only=True):
+    """A table of a round: its game and its players in seat order."""
+
+    game_id: str
+    seats: list[str] = []
+    table: int
+
+
+class TableFinishedData(msgspec.Struct, frozen=True, kw_only=True):
+    """A table's game ended: its winners and each player's pieces home, as the game's log says."""
+
+    game_id: str
+    pieces_home: dict[str, int] = {}
+    round: int
+    table: int
+    winners: list[str] = []
+
+
+class TableFinishedEvent(TournamentEventOutBase, frozen=True, kw_only=True, tag='TableFinished'):
+    """``TableFinishedEvent``."""
+
+    data: TableFinishedData
+
+
 class TableOut(msgspec.Struct, frozen=True, kw_only=True):
     """``TableOut``."""
 
@@ -875,24 +966,37 @@ class Tokens(msgspec.Struct, frozen=True, kw_only=True):
     seats: list[str] = []
 
 
+class TournamentCreatedData(msgspec.Struct, frozen=True, kw_only=True):
+    """Every setting of the tournament and of the games it creates. ``points[k]`` is what place k + 1 at a table scores (0 beyond the list); a bye scores ``bye_points``. ``rated`` and ``spectator_delay`` are handed to the games as they are."""
+
+    bots: dict[str, str] = {}
+    bye_points: int
+    chance: str = 'server'
+    clock: dict[str, Any] | None = None
+    format: Literal['round-robin', 'swiss']
+    least_per_table: int
+    name: str
+    options: dict[str, Any] = {}
+    points: list[int] = []
+    rated: bool = True
+    rounds: int
+    ruleset: str
+    seats_per_table: int
+    spectator_delay: dict[str, int] | None = None
+    teams: bool = False
+
+
+class TournamentCreatedEvent(TournamentEventOutBase, frozen=True, kw_only=True, tag='TournamentCreated'):
+    """``TournamentCreatedEvent``."""
+
+    data: TournamentCreatedData
+
+
 class TournamentCreatedReply(msgspec.Struct, frozen=True, kw_only=True):
     """``TournamentCreatedReply``."""
 
     id: str
     tokens: TournamentTokens
-    version: int
-
-
-class TournamentEventOut(msgspec.Struct, frozen=True, kw_only=True):
-    """``TournamentEventOut``."""
-
-    at: str
-    by: int | str
-    data: dict[str, Any] = {}
-    hash: str
-    prev_hash: str
-    tournament_id: str
-    type: str
     version: int
 
 
@@ -1005,6 +1109,10 @@ class Withdraw(msgspec.Struct, frozen=True, kw_only=True):
 
 EventOut: TypeAlias = AdjudicatedEvent | CardDrawnEvent | CardExchangedEvent | CardsDealtEvent | DeckShuffledEvent | DiceRolledEvent | GameCreatedEvent | GameFinishedEvent | MovePlayedEvent | MoveUndoneEvent | SeatHandedOverEvent | SeedRevealedEvent | TimeExpiredEvent | TurnPassedEvent
 """Tagged by ``type``: Adjudicated, CardDrawn, CardExchanged, CardsDealt, DeckShuffled, DiceRolled, GameCreated, GameFinished, MovePlayed, MoveUndone, SeatHandedOver, SeedRevealed, TimeExpired, TurnPassed."""
+
+
+TournamentEventOut: TypeAlias = PlayerRegisteredEvent | PlayerWithdrawnEvent | RoundClosedEvent | RoundPairedEvent | TableFinishedEvent | TournamentCreatedEvent
+"""Tagged by ``type``: PlayerRegistered, PlayerWithdrawn, RoundClosed, RoundPaired, TableFinished, TournamentCreated."""
 
 
 GameView: TypeAlias = LudoView | ParchisView | ParchisTwoDiceView | PartnersView | Race35View | SorryView | SorryHandView

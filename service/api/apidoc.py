@@ -6,7 +6,7 @@ create -> read / legal moves -> move -> undo.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
@@ -27,6 +27,7 @@ from litestar.openapi.spec import (
 )
 
 from domain.events import EVENT_TYPES
+from domain.tournament.events import EVENT_TYPES as TOURNAMENT_EVENT_TYPES
 from service.api.problems import MEDIA_TYPE, PROBLEMS
 
 NDJSON = "application/x-ndjson"
@@ -189,13 +190,20 @@ def describe_events(document: OpenAPI) -> None:
     """``EventOut`` as a ``oneOf`` by ``type``: each event type's ``data`` is its domain event's
     fields (the wire keeps ``data`` as stored, so hashes can be checked; the document says what
     it holds)."""
+    tagged_events(document, "EventOut", EVENT_TYPES)
+    tagged_events(document, "TournamentEventOut", TOURNAMENT_EVENT_TYPES)
+
+
+def tagged_events(document: OpenAPI, out: str, types: Mapping[str, type[msgspec.Struct]]) -> None:
+    """The component ``out`` (a stored event as the API shows it) as a ``oneOf`` of ``types``
+    by ``type``, each with its ``data`` schema."""
     components = document.components
     schemas = components.schemas if components is not None else None
-    if schemas is None or "EventOut" not in schemas:
+    if schemas is None or out not in schemas:
         return
-    generic = schemas.pop("EventOut")
+    generic = schemas.pop(out)
     found, parts = msgspec.json.schema_components(
-        list(EVENT_TYPES.values()), ref_template="#/components/schemas/{name}Data"
+        list(types.values()), ref_template="#/components/schemas/{name}Data"
     )
     del found
     variants: list[Schema | Reference] = []
@@ -203,7 +211,7 @@ def describe_events(document: OpenAPI) -> None:
     for name, part in parts.items():
         part["properties"].pop("type", None)
         part["required"] = [r for r in part.get("required", []) if r != "type"]
-        if name in EVENT_TYPES:
+        if name in types:
             schemas[f"{name}Data"] = to_schema(part)
             schemas[f"{name}Event"] = Schema(
                 type=OpenAPIType.OBJECT,
@@ -219,7 +227,7 @@ def describe_events(document: OpenAPI) -> None:
             mapping[name] = f"#/components/schemas/{name}Event"
         else:
             schemas.setdefault(f"{name}Data", to_schema(part))
-    schemas["EventOut"] = Schema(
+    schemas[out] = Schema(
         one_of=variants, discriminator=Discriminator(property_name="type", mapping=mapping)
     )
 

@@ -6,7 +6,9 @@ path is still a 404 and a GET-only path a 405). On a POST (PUT, PATCH) it answer
 
 - 415 ``unsupported-media-type`` unless the Content-Type is ``application/json`` or
   ``application/<something>+json`` (parameters such as ``charset`` are fine): a browser page
-  of another origin may POST ``text/plain`` or a form without a CORS preflight;
+  of another origin may POST ``text/plain`` or a form without a CORS preflight. A write with
+  no Content-Type and no body to a route whose body type takes ``{}`` (every field has a
+  default: pairing a round, an undo) is read as ``{}``;
 - 413 ``payload-too-large`` over the route's body limit (Litestar's limit, enforced here as it
   does: by the announced Content-Length, then by the bytes that come); the route then reads
   the body from here, in one message;
@@ -77,10 +79,14 @@ def check_bodies(app: ASGIApp) -> ASGIApp:
             return
         try:
             content_type = next((v for k, v in scope["headers"] if k == b"content-type"), b"")
-            if not is_json(content_type):
+            if content_type and not is_json(content_type):
                 raise unsupported(content_type)
             body = await read_body(scope, receive)
             target = body_type(scope)
+            if not content_type:
+                if body or not optional(target):
+                    raise unsupported(content_type)
+                body = b"{}"  # a bodiless write to a route whose every field has a default
             if len(body) > INLINE:  # checked off the event loop, which goes on serving
                 value = await anyio.to_thread.run_sync(checked, body, target)
             else:
@@ -140,6 +146,15 @@ def body_type(scope: Scope) -> Any:
     handler = cast(HTTPRouteHandler, scope["route_handler"])
     data = handler.parsed_fn_signature.parameters.get("data")
     return None if data is None else data.annotation
+
+
+def optional(target: Any) -> bool:
+    """Whether a route's body may be left out: its type takes ``{}`` (every field defaults)."""
+    try:
+        msgspec.json.decode(b"{}", type=target)
+    except (msgspec.ValidationError, TypeError):
+        return False
+    return target is not None
 
 
 def checked(body: bytes, target: Any) -> Any:

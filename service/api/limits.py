@@ -38,7 +38,8 @@ IMPORT = "tabula.import"
 
 IMPORT_RETRY_SECONDS = 2
 REFUSAL_DELAY = 1.0  # seconds a refusal waits for its reply (see ``slow_refusals``) ...
-REFUSALS_DELAYED = 64  # ... at most this many at once (a refused import holds ~320 KiB read)
+REFUSALS_DELAYED = 64  # ... at most this many with a body over 4 KiB at once (an import's ~320 KiB)
+SMALL_REFUSALS_DELAYED = 2048  # ... and this many others (a few KiB each): a wait costs nothing
 
 
 class TokenBucket:
@@ -99,6 +100,7 @@ class Limits:
         self.importing = Slots(settings.import_concurrency)
         self.refusals = TokenBucket(settings.refusal_rate, settings.refusal_burst, clock)
         self.refusing = Slots(REFUSALS_DELAYED)
+        self.refusing_small = Slots(SMALL_REFUSALS_DELAYED)
         self.streams = StreamSlots(settings.max_streams_per_client, settings.max_streams)
 
     def check_write(self, key: str) -> None:
@@ -113,15 +115,17 @@ class Limits:
         """Refuse an import over the client's import budget (429)."""
         spend(self.imports, client, 1, "imports")
 
-    async def hold_refusal(self) -> bool:
-        """Wait ``REFUSAL_DELAY`` before a refusal is answered, if fewer than
-        ``REFUSALS_DELAYED`` wait already; whether it waited."""
-        if not self.refusing.try_acquire():
+    async def hold_refusal(self, large: bool = True) -> bool:
+        """Wait ``REFUSAL_DELAY`` before a refusal is answered, if a slot is free (of
+        ``REFUSALS_DELAYED`` for a ``large`` request, one whose body may be over 4 KiB, else
+        of ``SMALL_REFUSALS_DELAYED``); whether it waited."""
+        slots = self.refusing if large else self.refusing_small
+        if not slots.try_acquire():
             return False
         try:
             await asyncio.sleep(REFUSAL_DELAY)
         finally:
-            self.refusing.release()
+            slots.release()
         return True
 
     def check_page(self, limit: int | None) -> int:

@@ -9,9 +9,12 @@ waits for its replies then sends about one request a second per connection, and 
 well-behaved client, refused now and then, never notices.
 
 What counts as a refusal: any 4xx reply but 409 (a version conflict is how a race between
-two well-behaved players ends). At most ``REFUSALS_DELAYED`` refusals wait at once; the rest
-are answered at once with ``Connection: close``, so a client opening ever more connections
-pays a handshake for each refusal.
+two well-behaved players ends). At most ``REFUSALS_DELAYED`` refusals of requests with a
+body over 4 KiB wait at once (each holds its body), and ``SMALL_REFUSALS_DELAYED`` others (a
+waiting reply costs a timer and a few KiB: holding every connection of a flood keeps it to one
+request a second each, where answering at once let it spin); the rest are answered at once
+with ``Connection: close``, so a client opening ever more connections pays a handshake for
+each refusal.
 
 Behind a proxy every client shares the proxy's address unless ``trusted_proxies`` names it:
 then one client's refusals slow other clients' refusals (never their successes).
@@ -26,6 +29,8 @@ from service.api.limits import Limits
 from service.api.streams import address
 
 SPARED = frozenset({409})
+SMALL_BODY = 4096
+BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
 
 
 def slow_refusals(app: ASGIApp, limits: Limits) -> ASGIApp:
@@ -44,7 +49,7 @@ def slow_refusals(app: ASGIApp, limits: Limits) -> ASGIApp:
                 message["type"] == "http.response.start"
                 and refused(message["status"])
                 and limits.refusals.take(client) > 0
-                and not await limits.hold_refusal()
+                and not await limits.hold_refusal(large(scope))
             ):
                 message["headers"] = [*message["headers"], (b"connection", b"close")]
             await send(message)
@@ -52,6 +57,15 @@ def slow_refusals(app: ASGIApp, limits: Limits) -> ASGIApp:
         await app(scope, receive, late)
 
     return middleware
+
+
+def large(scope: Scope) -> bool:
+    """Whether a request may hold a body over ``SMALL_BODY`` while its refusal waits: one
+    with a body and no Content-Length at most that."""
+    length = next((v for k, v in scope["headers"] if k == b"content-length"), None)
+    if length is None:
+        return scope.get("method") in BODY_METHODS
+    return not length.isdigit() or int(length) > SMALL_BODY
 
 
 def refused(status: int) -> bool:

@@ -50,10 +50,11 @@ from service.core.luck import Luck, possible
 from service.core.refusal import Refusal, refuse
 from service.core.seating import timeout_bot
 
-MAX_AUTOMATIC = 200_000
-"""A guard against a rule set whose automatic events never stop (a bug), not a game length:
-a race35 game with server chance plays itself whole at creation, and a six-seat one with the
-red square's restart ran to 11,734 events (10,000 was the guard before, a 500)."""
+MAX_AUTOMATIC = 100_000
+"""The most automatic steps one command causes. A race35 game with server chance plays itself
+whole at creation (a six-seat one on the default layout: about 2,000 events, 15,544 the most in
+3,000 games); race35 refuses a layout whose games could not end or would be far longer, so this
+bound is met only by extraordinary luck, and the command is then refused, nothing written."""
 Batch = list[tuple[Actor, Event]]
 
 
@@ -396,7 +397,12 @@ def settle(after: Replay, batch: Batch, luck: Luck, was_finished: bool) -> Verdi
             after.push(after.version + 1, event, "server")
             batch.append(("server", event))
     else:
-        raise RuntimeError("automatic events did not settle")
+        raise refuse(
+            "bad-setup",
+            f"the game's automatic play did not settle within {MAX_AUTOMATIC:,} steps (a "
+            "race35 game with server chance plays itself whole): nothing was written; try "
+            "another seed or a layout with fewer red squares",
+        )
     if after.state.finished and not was_finished:
         revealed = SeedRevealed(luck.seed())
         after.push(after.version + 1, revealed, "server")

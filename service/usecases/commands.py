@@ -39,6 +39,7 @@ from service.core.commands import (
 from service.core.delay import delay_fault, parse_delay
 from service.core.fields import bad_field
 from service.core.luck import Seeded
+from service.core.names import normal as normal_name
 from service.core.referee import Batch, judge, open_game
 from service.core.refusal import Refusal, refuse
 from service.core.seating import level_version, seat_bots, timeout_bot
@@ -163,7 +164,8 @@ class Commands:
                 raise bad_field(("tags", key), "a tag may not hold a NUL character")
         on_timeout = command.clock.on_timeout if command.clock is not None else None
         bots = seat_bots([s.bot for s in command.seats], on_timeout, rules.NAME)
-        names = tuple(s.name or f"Player {i + 1}" for i, s in enumerate(command.seats))
+        given = [normal_name(s.name, ("seats", i, "name")) for i, s in enumerate(command.seats)]
+        names = tuple(name or f"Player {i + 1}" for i, name in enumerate(given))
         clock = msgspec.to_builtins(command.clock) if command.clock else None
         delay = command.spectator_delay
         return GameCreated(

@@ -6,12 +6,15 @@ standings and archives go through every selected summary a page at a time."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from datetime import datetime
+from datetime import datetime, timedelta
 
 import msgspec
 
+from domain.model import status_of
 from eventstore import EventStore, Summarised, SummaryQuery
+from eventstore.clock import iso_timestamp
 from service.clock import Clock
+from service.core.delay import MAX_DELAY_SECONDS
 from service.core.refusal import refuse
 from service.usecases import cursors, summaries
 from service.usecases.records import GameRecord, streamed_record
@@ -76,18 +79,29 @@ def listing(
 ) -> tuple[list[GameSummary], str | None]:
     """A page of games, oldest first, and the cursor of the next page (None on the last).
     Listings are everyone's, so a game with a spectator delay is listed as its spectators
-    see it: a game whose end they do not see yet as running (and left out of a page of
-    ``status=finished``), at the version they see."""
-    query = selection(status, ruleset, tag, cursors.read(cursor, tuple[str, str]), limit + 1)
-    rows = games.store.summaries(query)
-    more = len(rows) > limit
-    rows = rows[:limit]
-    after = cursors.make(rows[-1].created_at, rows[-1].stream_id) if more else None
+    see it: a game whose end they do not see yet as running, at the version they see. A
+    ``status`` filter selects by that status (a game finished within the longest delay is
+    read as a candidate for ``active``), a page is filled past the rows it leaves out, and
+    the cursor names the page's last listed game."""
+    after = cursors.read(cursor, tuple[str, str])
     moment = now()
-    listed = [as_spectators_see(games, row, moment) for row in rows]
-    if status is not None:
-        listed = [game for game in listed if game.status == status]
-    return listed, after
+    since = iso_timestamp(moment - timedelta(seconds=MAX_DELAY_SECONDS))
+    also = (summaries.FINISHED, since) if status == status_of(False) else None
+    listed: list[tuple[Summarised, GameSummary]] = []
+    while True:
+        query = selection(status, ruleset, tag, after, limit + 1)
+        rows = games.store.summaries(msgspec.structs.replace(query, also=also))
+        for row in rows:
+            game = as_spectators_see(games, row, moment)
+            if status is None or game.status == status:
+                listed.append((row, game))
+        if len(listed) > limit or len(rows) <= limit:
+            break
+        after = (rows[-1].created_at, rows[-1].stream_id)
+    more, listed = len(listed) > limit, listed[:limit]
+    last = listed[-1][0] if listed else None
+    following = cursors.make(last.created_at, last.stream_id) if more and last else None
+    return [game for _, game in listed], following
 
 
 def as_spectators_see(games: Repository, row: Summarised, now: datetime) -> GameSummary:

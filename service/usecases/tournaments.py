@@ -34,7 +34,8 @@ from eventstore import Summarised, SummaryQuery
 from service.core.clocks import Clock
 from service.core.commands import CreateBatch, CreateGame, SeatSpec
 from service.core.delay import SpectatorDelay, delay_fault
-from service.core.fields import bad_field
+from service.core.fields import Path, bad_field
+from service.core.names import distinct, normal
 from service.core.refusal import Refusal, refuse
 from service.core.seating import seated
 from service.usecases import cursors, tokens
@@ -48,6 +49,7 @@ from service.usecases.tournaments_wire import (
     CreateTournament,
     MyTable,
     PlayerOut,
+    PlayerSpec,
     PlayerToken,
     RoundOut,
     RoundPairedReply,
@@ -86,6 +88,14 @@ def table_game(
     )
 
 
+def player_name(name: str, path: Path) -> str:
+    """A registered player's name as kept (``names.normal``); empty once trimmed is refused."""
+    kept = normal(name, path)
+    if not kept:
+        raise bad_field(path, "a player's name needs a character other than spaces")
+    return kept
+
+
 class Tournaments:
     """The tournament use cases over the games' commands (and their store)."""
 
@@ -99,6 +109,11 @@ class Tournaments:
 
     def create(self, body: CreateTournament) -> TournamentCreatedReply:
         """Check and store a new tournament; its tokens are shown only in this reply."""
+        kept = [
+            PlayerSpec(player_name(p.name, ("players", i, "name")))
+            for i, p in enumerate(body.players)
+        ]
+        body = msgspec.structs.replace(body, players=kept)
         created = self.settings(body)
         director = tokens.new_token()
         players = [tokens.new_token() for _ in body.players]
@@ -119,10 +134,7 @@ class Tournaments:
         """The tournament's first event, every setting checked (a table of every size it may
         seat is set up as a game would be)."""
         names = [p.name for p in body.players]
-        for index, name in enumerate(names):
-            if name in names[:index]:
-                raise bad_field(("players", index, "name"), f"`{name}` is registered twice")
-
+        distinct(((("players", i, "name"), name) for i, name in enumerate(names)), "registered")
         if body.spectator_delay is not None and (fault := delay_fault(body.spectator_delay)):
             raise bad_field(("spectator_delay",), fault)
         rules, seats = find(body.ruleset), body.seats_per_table
@@ -230,19 +242,21 @@ class Tournaments:
             state, role = loaded.state, loaded.role(token)
             if role is None:
                 raise refuse("unauthorized", "withdrawing needs the director's or player's token")
-            if body.player not in state.players:
+            named = normal(body.player, ("player",)).casefold()
+            found = next((p for p in state.players if p.casefold() == named), None)
+            if found is None:
                 raise bad_field(("player",), f"no player `{body.player}` in this tournament")
-            if role != DIRECTOR and state.players[int(role)] != body.player:
+            if role != DIRECTOR and state.players[int(role)] != found:
                 raise refuse("forbidden", "a player may withdraw only themselves")
             if state.finished:
                 raise refuse("tournament-finished", "the tournament has finished")
-            if body.player in state.withdrawn:
+            if found in state.withdrawn:
                 return view(loaded)  # already withdrawn: nothing to add
-            events = [PlayerWithdrawn(body.player, body.reason)]
+            events = [PlayerWithdrawn(found, body.reason)]
             if state.created.teams:  # a team plays while both partners do
-                partner = teammate(state.players, body.player)
+                partner = teammate(state.players, found)
                 if partner not in state.withdrawn:
-                    events.append(PlayerWithdrawn(partner, f"{body.player}, the partner, withdrew"))
+                    events.append(PlayerWithdrawn(partner, f"{found}, the partner, withdrew"))
             by = DIRECTOR if role == DIRECTOR else int(role)
             after = self.log.commit(loaded, events, by)
             version = loaded.version + len(events)

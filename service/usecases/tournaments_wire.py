@@ -17,6 +17,9 @@ from service.usecases.records import GameRecord
 MAX_PLAYERS = 256
 """The most players a tournament registers: pairing a round of 256 takes about 2 s."""
 MAX_ROUNDS = 100
+MAX_POINTS = 1000
+"""The most points a place at a table (or a bye) may score: standings stay small numbers."""
+Points = Annotated[int, msgspec.Meta(ge=0, le=MAX_POINTS)]
 PlayerName = Annotated[SeatName, msgspec.Meta(min_length=1)]
 
 
@@ -46,10 +49,10 @@ class CreateTournament(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     options: dict[str, Any] = msgspec.field(default_factory=dict)
     chance: Literal["server", "external"] = "server"
     clock: Clock | None = None
-    points: Annotated[list[Annotated[int, msgspec.Meta(ge=0)]], msgspec.Meta(max_length=6)] = (
-        msgspec.field(default_factory=list)
+    points: Annotated[list[Points], msgspec.Meta(max_length=6)] = msgspec.field(
+        default_factory=list
     )
-    bye_points: Annotated[int, msgspec.Meta(ge=0)] | None = None
+    bye_points: Points | None = None
     rated: bool = True
     spectator_delay: SpectatorDelay | None = None
 

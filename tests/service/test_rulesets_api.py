@@ -149,3 +149,48 @@ def test_unknown_option_is_400_listing_the_known_ones(api: TestClient[Any], rule
 def test_a_seat_the_game_does_not_have_is_still_a_bad_setup(api: TestClient[Any]) -> None:
     body = {"ruleset": "sorry", "seats": [{}, {}], "options": {"first_player": 3}}
     expect_problem(api.post("/games", json=body), 422, "bad-setup", "first_player", "0 to 1")
+
+
+def unbounded(schema: dict[str, Any], where: str) -> list[str]:
+    """Where a JSON Schema lets a value grow without bound: a number with no maximum, an array
+    with no maxItems, an object whose keys are free and whose size is not capped (the values
+    of a mapping are walked too)."""
+    found = []
+    kind = schema.get("type")
+    if kind in ("integer", "number") and "maximum" not in schema:
+        found.append(f"{where}: a number with no maximum")
+    if kind == "array":
+        if "maxItems" not in schema:
+            found.append(f"{where}: an array with no maxItems")
+        found += unbounded(schema.get("items", {}), f"{where}[]")
+    if kind == "object":
+        keys = schema.get("propertyNames", {})
+        free = schema.get("additionalProperties") and "enum" not in keys
+        if free and "maxProperties" not in schema:
+            found.append(f"{where}: an object with free keys and no maxProperties")
+        extra = schema.get("additionalProperties")
+        if isinstance(extra, dict):
+            found += unbounded(extra, f"{where}.*")
+        for name, prop in schema.get("properties", {}).items():
+            found += unbounded(prop, f"{where}.{name}")
+    for alternative in schema.get("anyOf", []):
+        found += unbounded(alternative, where)
+    return found
+
+
+@pytest.mark.parametrize("ruleset", sorted(RULESETS))
+def test_every_numeric_option_has_a_maximum(api: TestClient[Any], ruleset: str) -> None:
+    schema = schema_of(api, ruleset)
+    assert "$ref" not in json.dumps(schema), "the walk reads inline schemas only"
+    assert unbounded(schema, "options") == [], f"{ruleset}'s options can grow without bound"
+
+
+@pytest.mark.parametrize("count", [17, 100_000_000, int("9" * 4300)])
+def test_a_deck_count_past_the_maximum_is_a_problem(api: TestClient[Any], count: int) -> None:
+    seats = [{"name": f"P{i}"} for i in range(4)]
+    body = {"ruleset": "partners", "seats": seats, "options": {"deck_counts": {"N2": count}}}
+    reply = api.post("/games", json=body)
+    assert reply.status_code in (400, 422), reply.text
+    problem = expect_problem(reply, reply.status_code, "validation-failed", "deck_counts")
+    assert "0 to 16" in problem["detail"]
+    assert api.get("/games").json()["games"] == []

@@ -89,7 +89,8 @@ def test_unknown_paths_and_bad_bodies_count_as_refusals(api: TestClient[Any]) ->
 def test_past_the_refusals_held_at_once_a_refusal_is_answered_at_once_and_closes(
     api: TestClient[Any],
 ) -> None:
-    api.app.state.limits.refusing = Slots(0)  # as if REFUSALS_DELAYED were waiting already
+    limits = api.app.state.limits
+    limits.refusing = limits.refusing_small = Slots(0)  # as if every slot were waiting already
     for _ in range(BURST):
         assert "close" not in api.get("/no/such/path").headers.get("connection", "")
     reply, seconds = timed(lambda: api.get("/no/such/path"))
@@ -104,3 +105,20 @@ def test_the_tarpit_is_off_at_a_rate_of_zero(tmp_path: Path) -> None:
         for _ in range(Settings().refusal_burst + 5):
             reply, seconds = timed(lambda: api.get("/no/such/path"))
             assert reply.status_code == 404 and seconds < 0.5
+
+
+def test_a_small_refusal_waits_though_the_large_ones_fill_their_slots(
+    api: TestClient[Any],
+) -> None:
+    api.app.state.limits.refusing = Slots(0)  # as if REFUSALS_DELAYED large bodies waited
+    for _ in range(BURST):
+        api.get("/no/such/path")
+    reply, seconds = timed(lambda: api.get("/no/such/path"))
+    assert reply.status_code == 404 and seconds >= DELAY
+    assert "close" not in reply.headers.get("connection", "")
+    big = b'{"ruleset": "race35", "seats": ' + b" " * 5000 + b"[]}"
+    reply, seconds = timed(
+        lambda: api.post("/games", content=big, headers={"content-type": "application/json"})
+    )
+    assert reply.status_code == 422 and seconds < DELAY  # race35 takes 2 to 6 seats
+    assert reply.headers["connection"] == "close"

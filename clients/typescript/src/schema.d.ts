@@ -1259,6 +1259,25 @@ export interface components {
             name: string;
             withdrawn: boolean;
         };
+        /** PlayerRegistered */
+        PlayerRegisteredData: {
+            name: string;
+        };
+        /** PlayerRegisteredEvent */
+        PlayerRegisteredEvent: {
+            at: string;
+            by: number | string;
+            data: components["schemas"]["PlayerRegisteredData"];
+            hash: string;
+            prev_hash: string;
+            tournament_id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "PlayerRegistered";
+            version: number;
+        };
         /** PlayerRuleset */
         PlayerRuleset: {
             history: components["schemas"]["RatedGame"][];
@@ -1287,6 +1306,30 @@ export interface components {
         PlayerToken: {
             name: string;
             token: string;
+        };
+        /**
+         * PlayerWithdrawn
+         * @description The player is paired no more; a game in progress is the director's to adjudicate.
+         */
+        PlayerWithdrawnData: {
+            name: string;
+            /** @default  */
+            reason?: string;
+        };
+        /** PlayerWithdrawnEvent */
+        PlayerWithdrawnEvent: {
+            at: string;
+            by: number | string;
+            data: components["schemas"]["PlayerWithdrawnData"];
+            hash: string;
+            prev_hash: string;
+            tournament_id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "PlayerWithdrawn";
+            version: number;
         };
         /** Point */
         Point: {
@@ -1379,12 +1422,59 @@ export interface components {
             sigma: number;
             wins: number;
         };
+        /**
+         * RoundClosed
+         * @description Every table of the round has finished.
+         */
+        RoundClosedData: {
+            round: number;
+        };
+        /** RoundClosedEvent */
+        RoundClosedEvent: {
+            at: string;
+            by: number | string;
+            data: components["schemas"]["RoundClosedData"];
+            hash: string;
+            prev_hash: string;
+            tournament_id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "RoundClosed";
+            version: number;
+        };
         /** RoundOut */
         RoundOut: {
             byes: string[];
             closed: boolean;
             round: number;
             tables: components["schemas"]["TableOut"][];
+        };
+        /**
+         * RoundPaired
+         * @description A round's tables, each a game created for it, and who sits out.
+         */
+        RoundPairedData: {
+            /** @default [] */
+            byes?: string[];
+            round: number;
+            tables: components["schemas"]["TableData"][];
+        };
+        /** RoundPairedEvent */
+        RoundPairedEvent: {
+            at: string;
+            by: number | string;
+            data: components["schemas"]["RoundPairedData"];
+            hash: string;
+            prev_hash: string;
+            tournament_id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "RoundPaired";
+            version: number;
         };
         /** RoundPairedReply */
         RoundPairedReply: {
@@ -1604,6 +1694,44 @@ export interface components {
             /** @default  */
             to?: string;
         };
+        /**
+         * Table
+         * @description A table of a round: its game and its players in seat order.
+         */
+        TableData: {
+            game_id: string;
+            seats: string[];
+            table: number;
+        };
+        /**
+         * TableFinished
+         * @description A table's game ended: its winners and each player's pieces home, as the game's log
+         *     says.
+         */
+        TableFinishedData: {
+            game_id: string;
+            pieces_home: {
+                [key: string]: number;
+            };
+            round: number;
+            table: number;
+            winners: string[];
+        };
+        /** TableFinishedEvent */
+        TableFinishedEvent: {
+            at: string;
+            by: number | string;
+            data: components["schemas"]["TableFinishedData"];
+            hash: string;
+            prev_hash: string;
+            tournament_id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "TableFinished";
+            version: number;
+        };
         /** TableOut */
         TableOut: {
             game_id: string;
@@ -1647,25 +1775,60 @@ export interface components {
             referee: string;
             seats: string[];
         };
+        /**
+         * TournamentCreated
+         * @description Every setting of the tournament and of the games it creates. ``points[k]`` is what
+         *     place k + 1 at a table scores (0 beyond the list); a bye scores ``bye_points``. ``rated``
+         *     and ``spectator_delay`` are handed to the games as they are.
+         */
+        TournamentCreatedData: {
+            /** @default {} */
+            bots?: {
+                [key: string]: string;
+            };
+            bye_points: number;
+            /** @default server */
+            chance?: string;
+            clock?: Record<string, never> | null;
+            /** @enum {unknown} */
+            format: "round-robin" | "swiss";
+            least_per_table: number;
+            name: string;
+            options: Record<string, never>;
+            points: number[];
+            /** @default true */
+            rated?: boolean;
+            rounds: number;
+            ruleset: string;
+            seats_per_table: number;
+            spectator_delay?: {
+                [key: string]: number;
+            } | null;
+            /** @default false */
+            teams?: boolean;
+        };
+        /** TournamentCreatedEvent */
+        TournamentCreatedEvent: {
+            at: string;
+            by: number | string;
+            data: components["schemas"]["TournamentCreatedData"];
+            hash: string;
+            prev_hash: string;
+            tournament_id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "TournamentCreated";
+            version: number;
+        };
         /** TournamentCreatedReply */
         TournamentCreatedReply: {
             id: string;
             tokens: components["schemas"]["TournamentTokens"];
             version: number;
         };
-        /** TournamentEventOut */
-        TournamentEventOut: {
-            at: string;
-            by: number | string;
-            data: {
-                [key: string]: unknown;
-            };
-            hash: string;
-            prev_hash: string;
-            tournament_id: string;
-            type: string;
-            version: number;
-        };
+        TournamentEventOut: components["schemas"]["TournamentCreatedEvent"] | components["schemas"]["PlayerRegisteredEvent"] | components["schemas"]["PlayerWithdrawnEvent"] | components["schemas"]["RoundPairedEvent"] | components["schemas"]["TableFinishedEvent"] | components["schemas"]["RoundClosedEvent"];
         /** TournamentList */
         TournamentList: {
             next: string | null;
