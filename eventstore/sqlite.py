@@ -1,5 +1,8 @@
 """The event store on SQLite, through sqlite-utils (its reads are shared with PostgreSQL: sql.py).
 
+The store composes three parts: its writer thread (sqlite_writer.py: the queue, batches,
+savepoints and faults), its announcer (sqlite_announce.py) and its files (sqlite_files.py).
+
 Group commit: appends do not commit one by one. Callers put their append on a queue and
 wait on a future; one writer thread takes everything queued, runs each append inside one
 ``BEGIN IMMEDIATE ... COMMIT`` under its own ``SAVEPOINT``, and resolves every future after
