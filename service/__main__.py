@@ -23,6 +23,14 @@ KEEP_ALIVE_SECONDS = 5  # an idle keep-alive connection is closed after this (uv
 SWITCH_INTERVAL = 0.001  # seconds a thread holds the GIL while another waits (Python's: 0.005)
 
 
+DESCRIPTION = (
+    "Tabula referee service. Settings also come from TABULA_* environment variables, one per"
+    " field of service/settings.py (TABULA_HOST, TABULA_PORT, TABULA_DATABASE,"
+    " TABULA_DATABASE_URL for PostgreSQL, the limits, TABULA_METRICS_TOKEN, ...); the manual's"
+    " settings page lists them all."
+)
+
+
 def parse(argv: list[str]) -> argparse.Namespace:
     """The command line: the server's options go before or after ``serve``, as one likes
     (``python -m service --port 8001`` and ``python -m service serve --port 8001``)."""
@@ -30,16 +38,7 @@ def parse(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog="python -m service",
         parents=[server_options(defaults, default_values=True)],
-        description="Tabula referee service. Settings also come from TABULA_HOST, TABULA_PORT, "
-        "TABULA_DATABASE, TABULA_DATABASE_URL (PostgreSQL), TABULA_SYNCHRONOUS, "
-        "TABULA_LOG_FORMAT, TABULA_LOG_LEVEL and the "
-        "limits TABULA_MAX_BODY_BYTES, TABULA_MAX_PAGE, TABULA_MAX_STREAMS_PER_CLIENT, "
-        "TABULA_MAX_STREAMS, TABULA_WRITE_RATE, TABULA_WRITE_BURST, TABULA_CORS_ORIGINS, "
-        "TABULA_MAX_LIVE_GAMES (games kept in memory), TABULA_REFUSAL_RATE, TABULA_REFUSAL_BURST, "
-        "TABULA_TRUSTED_PROXIES (whose X-Forwarded-For is believed), the protocol limits "
-        "TABULA_MAX_HEAD_BYTES, TABULA_MAX_HEADER_LINES, TABULA_HEAD_TIMEOUT, "
-        "TABULA_BODY_TIMEOUT and TABULA_BODY_MIN_RATE, and TABULA_METRICS_TOKEN (GET /metrics "
-        "for Prometheus, to that bearer token only; see service/settings.py).",
+        description=DESCRIPTION,
     )
     commands = parser.add_subparsers(dest="command")
     commands.add_parser(
@@ -66,6 +65,15 @@ def parse(argv: list[str]) -> argparse.Namespace:
         "set (the whole leaderboard, as GET /ratings pages it). A running server's ratings "
         "catch up with the rebuilt summaries at their next read.",
     )
+    analyse = commands.add_parser(
+        "analyse",
+        parents=[server_options(defaults, default_values=False)],
+        help="print a game's analysis (win chances, luck, decisions) as JSON",
+        description="Analyse a game from its log on the database the options name, as its "
+        "referee sees it (running games included), and print the analysis as JSON: the same "
+        "as GET /games/{id}/analysis gives.",
+    )
+    analyse.add_argument("game", help="the game's id")
     verify = commands.add_parser(
         "verify", help="check exported game and tournament records offline"
     )
@@ -218,6 +226,24 @@ def report_tournament(name: str, record: TournamentRecord) -> bool:
     return True
 
 
+def analyse_game(settings: Settings, game_id: str) -> int:
+    """Print the analysis of a game of the database the settings name; 1 if there is none."""
+    from analysis.game import analyse
+    from domain.events import parse_event
+    from service.store import open_store
+
+    store = open_store(settings.database, settings.synchronous, settings.database_url)
+    try:
+        log = [(e.version, parse_event(e.type, e.data)) for e in store.read(game_id)]
+    finally:
+        store.close()
+    if not log:
+        print(f"no game {game_id!r} in the database", file=sys.stderr)
+        return 1
+    sys.stdout.write(msgspec.json.encode(analyse(log, seed=game_id)).decode() + "\n")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse(sys.argv[1:] if argv is None else argv)
     if args.command == "openapi":
@@ -234,6 +260,8 @@ def main(argv: list[str] | None = None) -> int:
         return rebuild_summaries(args.settings)
     if args.command == "rebuild-ratings":
         return rebuild_ratings(args.settings)
+    if args.command == "analyse":
+        return analyse_game(args.settings, args.game)
     import uvicorn
 
     from eventstore import StoreError

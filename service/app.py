@@ -16,16 +16,18 @@ from litestar import Litestar
 from litestar.datastructures import State
 from litestar.di import NamedDependency, Provide
 from litestar.openapi import OpenAPIConfig
+from litestar.types import ControllerRouterHandler
 
 from eventstore import EventStore
 from service.api import bodies, headers, logs
+from service.api.analysis import AnalysisController
 from service.api.apidoc import finish, strict_structs
 from service.api.bots import BotsController
 from service.api.docs import DocsPage, docs_asset
 from service.api.games import BoardController, GameController, MetaController
 from service.api.limits import Limits, cors_config, import_limits
 from service.api.metrics import Metrics, metrics_route
-from service.api.pages import lobby, play_page, static_asset, tournament_page
+from service.api.pages import catalogue, lobby, play_page, static_asset, tournament_page
 from service.api.problems import handle
 from service.api.ratings import RatingsController
 from service.api.socket import game_socket
@@ -81,6 +83,51 @@ def in_background(doing: str, work: Callable[[], object]) -> None:
     threading.Thread(target=run, name=doing, daemon=True).start()
 
 
+ROUTES: list[ControllerRouterHandler] = [
+    MetaController,
+    GameController,
+    AnalysisController,
+    BoardController,
+    TournamentController,
+    RatingsController,
+    TournamentsController,
+    BotsController,
+    docs_asset,
+    lobby,
+    play_page,
+    tournament_page,
+    static_asset,
+    catalogue,
+    game_socket,
+]
+"""Every route of the app (``GET /metrics`` too, when a token is set)."""
+
+
+def openapi_config() -> OpenAPIConfig:
+    """The document's config: one reference page (Swagger UI served from this origin, at
+    /schema and /schema/swagger) and the document at /schema/openapi.json; no Redoc, RapiDoc,
+    Elements or YAML."""
+    return OpenAPIConfig(
+        title="Tabula",
+        version=VERSION,
+        description=SOCKET_DESCRIPTION,
+        path="/schema",
+        render_plugins=[DocsPage()],
+    )
+
+
+def settings_store(settings: Settings, clock: Clock) -> EventStore:
+    """The store the settings name, stamping times from ``clock``."""
+    return open_store(
+        settings.database,
+        settings.synchronous,
+        settings.database_url,
+        settings.idempotency_ttl,
+        settings.store_timeout,
+        clock,
+    )
+
+
 def create_app(
     settings: Settings | None = None, store: EventStore | None = None, clock: Clock | None = None
 ) -> Litestar:
@@ -90,15 +137,10 @@ def create_app(
     settings = settings or Settings()
     logs.configure(settings.log_format, settings.log_level)
     clock = clock or clock_of(settings.clock_offset_file)
-    store = store or open_store(
-        settings.database,
-        settings.synchronous,
-        settings.database_url,
-        settings.idempotency_ttl,
-        settings.store_timeout,
-        clock,
+    store = store or settings_store(settings, clock)
+    cases = UseCases(
+        store, settings.max_live_games, clock, analysis_workers=settings.analysis_workers
     )
-    cases = UseCases(store, settings.max_live_games, clock)
     commands, queries = cases.commands, cases.queries
     sweeper = Sweeper(commands.enforce_due)
     driver = BotDriver(commands)
@@ -107,26 +149,12 @@ def create_app(
     # Metrics only with a token to read them: no route and no per-request timing otherwise.
     metrics = Metrics(cases.figures, limits.streams) if settings.metrics_token else None
     app = Litestar(
-        route_handlers=[
-            MetaController,
-            GameController,
-            BoardController,
-            TournamentController,
-            RatingsController,
-            TournamentsController,
-            BotsController,
-            docs_asset,
-            lobby,
-            play_page,
-            tournament_page,
-            static_asset,
-            game_socket,
-            *([metrics_route(settings.metrics_token)] if metrics else []),
-        ],
+        route_handlers=[*ROUTES, *([metrics_route(settings.metrics_token)] if metrics else [])],
         dependencies={
             "commands": Provide(lambda: commands, use_cache=True, sync_to_thread=False),
             "queries": Provide(after_commands(queries), use_cache=True, sync_to_thread=False),
             "tournaments": Provide(lambda: cases.tournaments, use_cache=True, sync_to_thread=False),
+            "analyses": Provide(lambda: cases.analyses, use_cache=True, sync_to_thread=False),
         },
         exception_handlers={Exception: handle},
         middleware=[import_limits, bodies.check_bodies],
@@ -141,16 +169,7 @@ def create_app(
                 "figures": cases.figures,
             }
         ),
-        openapi_config=OpenAPIConfig(
-            title="Tabula",
-            version=VERSION,
-            description=SOCKET_DESCRIPTION,
-            path="/schema",
-            # One reference page (Swagger UI served from this origin, at /schema and
-            # /schema/swagger) and the document at /schema/openapi.json; no Redoc, RapiDoc,
-            # Elements or YAML.
-            render_plugins=[DocsPage()],
-        ),
+        openapi_config=openapi_config(),
         on_startup=[
             sweeper.start,
             follower.start,

@@ -44,7 +44,9 @@ class Settings(msgspec.Struct, frozen=True):
     table), ``import_rate`` imports a second with bursts of ``import_burst``, and at most
     ``import_concurrency`` imports judged at once in all (each 429 with Retry-After; a rate of
     0 turns its limit off). An import is at most ``max_record_bytes`` of JSON and
-    ``max_record_events`` events (413).
+    ``max_record_events`` events (413). At most ``analysis_workers`` game analyses are
+    computed at once, each on its own thread, and four times as many wait; a request that would
+    start one more is 429.
 
     Refusals: a client address refused (4xx other than 409) more than ``refusal_rate`` times a
     second, with bursts of ``refusal_burst``, gets each further refusal a second late
@@ -90,6 +92,7 @@ class Settings(msgspec.Struct, frozen=True):
     import_rate: float = 0.1
     import_burst: int = 10
     import_concurrency: int = 1
+    analysis_workers: int = 1
     max_record_bytes: int = 8 * 1024 * 1024
     max_record_events: int = 20_000
     idempotency_ttl: float = 86_400.0

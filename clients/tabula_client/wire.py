@@ -75,6 +75,16 @@ class AdjudicatedEvent(EventOutBase, frozen=True, kw_only=True, tag='Adjudicated
     data: AdjudicatedData
 
 
+class Analysis(msgspec.Struct, frozen=True, kw_only=True):
+    """``Analysis``."""
+
+    lost: list[float] = []
+    luck: list[float] = []
+    points: list[Point] = []
+    ruleset: str
+    seats: int
+
+
 class Archive(msgspec.Struct, frozen=True, kw_only=True):
     """``Archive``."""
 
@@ -584,6 +594,20 @@ class PlayerToken(msgspec.Struct, frozen=True, kw_only=True):
     token: str
 
 
+class Point(msgspec.Struct, frozen=True, kw_only=True):
+    """``Point``."""
+
+    best: str | None = None
+    chances: list[float] = []
+    half_width: list[float] = []
+    kind: str
+    label: str | None = None
+    loss: float | None = None
+    luck: list[float] | None = None
+    seat: int
+    version: int
+
+
 class PostChance(msgspec.Struct, frozen=True, kw_only=True):
     """``PostChance``."""
 
@@ -607,6 +631,16 @@ class Problem(msgspec.Struct, frozen=True, kw_only=True):
     status: int
     title: str
     type: str
+
+
+class Progress(msgspec.Struct, frozen=True, kw_only=True):
+    """``Progress``."""
+
+    done: int
+    game_id: str
+    status: str = 'running'
+    total: int
+    version: int
 
 
 class Race35View(GameViewBase, frozen=True, kw_only=True, tag='race35'):

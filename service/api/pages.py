@@ -24,6 +24,7 @@ VIEWER_PAGE = STATIC / "viewer.html"
 TOURNAMENT_PAGE = STATIC / "tournament.html"
 MEDIA_TYPES = {".js": "text/javascript", ".css": "text/css"}
 ASSETS = {path.name for path in STATIC.iterdir() if path.suffix in MEDIA_TYPES}
+CATALOGUES = {path.stem for path in (STATIC / "i18n").glob("*.json")}
 
 
 @get("/", include_in_schema=False, media_type=MediaType.HTML, sync_to_thread=False)
@@ -66,6 +67,20 @@ def static_asset(name: FromPath[str]) -> File:
     return File(
         path,
         media_type=MEDIA_TYPES[path.suffix],
+        content_disposition_type="inline",
+        headers={"Cache-Control": "no-cache"},
+    )
+
+
+@get("/static/i18n/{name:str}", include_in_schema=False, sync_to_thread=False)
+def catalogue(name: FromPath[str]) -> File:
+    """One language's catalogue of the pages' messages (``en.json``, ...)."""
+    lang = name.removesuffix(".json")
+    if lang not in CATALOGUES or not name.endswith(".json"):
+        raise refuse("not-found", f"no catalogue {name}")
+    return File(
+        STATIC / "i18n" / f"{lang}.json",
+        media_type=MediaType.JSON,
         content_disposition_type="inline",
         headers={"Cache-Control": "no-cache"},
     )

@@ -3,6 +3,7 @@
 // documented attributes: pieces are `<g class="piece" data-piece data-seat data-at>`,
 // squares carry `data-key`.
 
+import { t } from "./i18n.js";
 import { pieceName, place } from "./words.js";
 
 /** The squares' `data-key` a position may be drawn under, most specific first: a piece's
@@ -20,11 +21,11 @@ export function showBoard(container, svg) {
   if (!root) return null;
   const title = root.querySelector(":scope > title");
   root.setAttribute("role", "group");
-  root.setAttribute("aria-label", title ? title.textContent : "board");
+  root.setAttribute("aria-label", title ? title.textContent : t("board.label"));
   for (const piece of root.querySelectorAll(".piece")) {
     piece.setAttribute("role", "img");
     if (!piece.hasAttribute("aria-label")) {
-      piece.setAttribute("aria-label", `${pieceName(piece.dataset.piece)} on ${place(piece.dataset.at)}`);
+      piece.setAttribute("aria-label", t("board.piece", { piece: pieceName(piece.dataset.piece), place: place(piece.dataset.at) }));
     }
   }
   for (const square of root.querySelectorAll("[data-key]")) {
@@ -109,7 +110,7 @@ export function makePlayable(root, moves, { play, choose }) {
       square.dataset.label = square.getAttribute("aria-label") || "";
       square.classList.add("target");
       square.movesHere = list;
-      focusable(square, `move ${pieceName(piece.dataset.piece)} to ${square.dataset.label}`);
+      focusable(square, t("board.target", { piece: pieceName(piece.dataset.piece), place: square.dataset.label }));
       targets.push(square);
     }
     root.dispatchEvent(new CustomEvent("chosen", { detail: piece.dataset.piece }));
@@ -133,7 +134,7 @@ export function makePlayable(root, moves, { play, choose }) {
   };
 
   for (const piece of pieces) {
-    focusable(piece, `${pieceName(piece.dataset.piece)} on ${place(piece.dataset.at)}: choose to move`);
+    focusable(piece, t("board.choose", { piece: pieceName(piece.dataset.piece), place: place(piece.dataset.at) }));
   }
   root.addEventListener("click", (click) => {
     const square = chosen && targetUnder(click);

@@ -60,7 +60,7 @@ export function openSocket(gameId, token, after, { onEvents, onState = () => {} 
     };
     current.onclose = (event) => {
       clearTimeout(timer);
-      const dropped = new Problem({ detail: "the connection dropped; try again" }, 0);
+      const dropped = new Problem({ type: "connection", detail: "the connection dropped; try again" }, 0);
       waiting.forEach(({ reject }) => reject(dropped));
       waiting.clear();
       if (!welcomed) return resolve(false);

@@ -7,9 +7,11 @@
 
 import { boardSvg, call, follow } from "./api.js";
 import { makePlayable, showBoard } from "./board.js";
+import { createAccount, readLog } from "./account.js";
+import { loadLanguage, t } from "./i18n.js";
 import { openSocket } from "./live.js";
 import { renderSeats, tickClocks } from "./table.js";
-import { describeMove, pendingChance, seatName, whoseTurn } from "./words.js";
+import { cardName, describeMove, pendingChance, seatName, whoseTurn } from "./words.js";
 
 const gameId = location.pathname.split("/")[2];
 const CHANCE = new Set(["draw", "roll", "deal"]);
@@ -37,9 +39,17 @@ let posting = false;
 let live = null; // the game's socket, while it works
 let refreshing = false;
 let again = false;
+const account = createAccount($("account"), () => (state ? state.seats : []));
 
 function say(text) {
   $("message").textContent = text;
+}
+
+/** A refusal in the page's language: its type's title, then the server's detail. */
+function problemText(error) {
+  const title = error.slug ? t(`problem.${error.slug}`) : "";
+  if (!title || title.startsWith("problem.")) return error.message;
+  return error.slug === "connection" ? title : t("problem.shown", { title, detail: error.message });
 }
 
 function button(text, move, className = "") {
@@ -54,22 +64,23 @@ function button(text, move, className = "") {
 
 function moveText(move) {
   const text = describeMove(move);
-  return me.referee ? `${seatName(state.seats, move.seat)}: ${text}` : text;
+  return me.referee ? t("play.refereeMove", { name: seatName(state.seats, move.seat), move: text }) : text;
 }
 
 function renderHands() {
   const hands = (state.hands || []).filter((h) => h.cards);
   $("hands").replaceChildren(...hands.map((hand) => {
     const heading = document.createElement("h2");
-    heading.textContent = hand.seat === me.seat ? "Your hand" : `${seatName(state.seats, hand.seat)}'s hand`;
+    heading.textContent = hand.seat === me.seat ? t("play.yourHand") : t("play.theirHand", { name: seatName(state.seats, hand.seat) });
     const list = document.createElement("ul");
     list.className = "hand";
     list.dataset.seat = hand.seat;
     list.append(...hand.cards.map((card) => {
       const item = document.createElement("li");
       item.className = "card";
-      item.textContent = card;
-      item.setAttribute("aria-label", `card ${card}`);
+      item.dataset.card = card;
+      item.textContent = cardName(card);
+      item.setAttribute("aria-label", t("play.card", { card: cardName(card) }));
       return item;
     }));
     const part = document.createElement("div");
@@ -87,7 +98,7 @@ function choose(moves) {
     item.classList.toggle("choice", ids.has(item.dataset.move));
     if (!first && ids.has(item.dataset.move)) first = item;
   }
-  $("hint").textContent = "More than one move ends there: choose one in the list.";
+  $("hint").textContent = t("play.choose");
   first?.focus();
 }
 
@@ -101,12 +112,12 @@ function renderMoves(moves, root) {
     item.append(playable ? button(moveText(m), m) : moveText(m));
     return item;
   }));
-  $("all-moves-summary").textContent = `All legal moves (${others.length})`;
+  $("all-moves-summary").textContent = t("play.allMovesCount", { count: others.length });
   const onBoard = playable && root ? makePlayable(root, others, { play, choose }).pieces.length : 0;
   $("all-moves").open = others.length > 0 && onBoard === 0;
   $("all-moves").hidden = others.length === 0;
   $("hint").textContent = onBoard
-    ? "Click a piece (or Tab to it and press Enter) to mark where it can go, then click a marked square (or use the arrow keys and Enter). Moves of several pieces or cards are in the list below."
+    ? t("play.hint")
     : "";
 }
 
@@ -119,9 +130,9 @@ function render(view, moves, version, svg) {
   if (shown === lastShown) return; // nothing new: keep the page as it is (and a chosen piece)
   lastShown = shown;
   state = view;
-  const who = me.referee ? "referee" : me.seat === null ? "spectator" : seatName(view.seats, me.seat);
-  $("title").textContent = `${view.ruleset}: ${who}`;
-  document.title = `Tabula: ${view.ruleset}, ${who}`;
+  const who = me.referee ? t("play.referee") : me.seat === null ? t("play.spectator") : seatName(view.seats, me.seat);
+  $("title").textContent = t("play.title", { ruleset: view.ruleset, who });
+  document.title = t("play.documentTitle", { ruleset: view.ruleset, who });
   renderSeats($("seats"), view, me.seat);
   $("turn").textContent = whoseTurn(view, me.seat).join(" ");
   $("turn").dataset.winners = view.winners.join(",");
@@ -163,7 +174,7 @@ async function refresh() {
       if (legal.version !== view.version) again = true;
     } while (again);
   } catch (error) {
-    say(error.message);
+    say(problemText(error));
   } finally {
     refreshing = false;
   }
@@ -178,6 +189,7 @@ async function play(move) {
     if (me.referee) body.seat = move.seat;
     if (live) {
       const reply = await live.play(body);
+      account.add(reply.events);
       const [view, svg] = await Promise.all([
         call(`/games/${gameId}`, { token: me.token }),
         boardSvg(gameId, reply.version, me.token),
@@ -185,10 +197,11 @@ async function play(move) {
       render(view, reply.legal_moves.moves, reply.legal_moves.version, svg);
     } else {
       const reply = await call(`/games/${gameId}/moves`, { token: me.token, body });
+      account.add(reply.events);
       render(reply.state, reply.legal_moves, reply.version, await boardSvg(gameId, reply.version, me.token));
     }
   } catch (error) {
-    say(error.message);
+    say(problemText(error));
     if (error.slug === "version-conflict" || error.slug === "not-your-turn") refresh();
   } finally {
     posting = false;
@@ -196,18 +209,21 @@ async function play(move) {
 }
 
 (async () => {
+  await loadLanguage();
   $("view-link").href = `/games/${gameId}/view`;
-  if (!me.token) say("This page has no seat token: open it from the link the lobby gave you. You can watch meanwhile.");
+  if (!me.token) say(t("play.noToken"));
   await refresh();
   if (!state) return;
+  readLog(gameId, me.token).then((log) => account.history(log), () => account.history([]));
   const connection = (now) => {
-    $("connection").textContent = now === "live" ? "" : `(${now})`;
+    $("connection").textContent = { reconnecting: t("play.reconnecting"), ended: t("play.ended") }[now] || "";
   };
   const stream = () => {
     live = null;
     document.body.dataset.transport = "stream";
     let dropped = false;
     follow(gameId, state.version, (event) => {
+      account.add([event]);
       if (event.version > state.version) refresh();
     }, {
       token: me.token,
@@ -221,6 +237,7 @@ async function play(move) {
   };
   live = await openSocket(gameId, me.token, state.version, {
     onEvents: (events) => {
+      account.add(events);
       if (events[events.length - 1].version > state.version) refresh();
     },
     onState: (now) => {

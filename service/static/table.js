@@ -2,7 +2,8 @@
 // colour is never the only cue), what it must do now, turns it misses (race35), its hand's
 // size and its clock.
 
-import { TO_DO, clockText } from "./words.js";
+import { t } from "./i18n.js";
+import { clockText, colourName, toDo } from "./words.js";
 
 function element(tag, className, text) {
   const made = document.createElement(tag);
@@ -31,15 +32,15 @@ export function renderSeats(list, state, me = null) {
     item.dataset.seat = seat.seat;
     const pending = state.to_act.find((p) => p.seat === seat.seat);
     item.classList.toggle("pending", Boolean(pending));
-    item.append(swatch(seat.colour), element("span", "name", seat.name), ` (${seat.colour})`);
-    if (seat.seat === me) item.append(element("span", "you", " you"));
-    if (state.winners.includes(seat.seat)) item.append(element("strong", "won", " won"));
-    if (pending) item.append(element("span", "todo", ` \u2014 to ${TO_DO[pending.kind] || pending.kind}`));
+    item.append(swatch(seat.colour), element("span", "name", seat.name), " ", t("seats.colour", { colour: colourName(seat.colour) }));
+    if (seat.seat === me) item.append(element("span", "you", ` ${t("seats.you")}`));
+    if (state.winners.includes(seat.seat)) item.append(element("strong", "won", ` ${t("seats.won")}`));
+    if (pending) item.append(element("span", "todo", ` ${t("seats.todo", { todo: toDo(pending.kind) })}`));
     const status = (state.statuses || []).find((s) => s.seat === seat.seat);
-    if (status && status.skip_turns) item.append(element("span", "status", `, misses ${status.skip_turns} turn${status.skip_turns === 1 ? "" : "s"}`));
-    if (status && status.waiting) item.append(element("span", "status", ", waiting"));
+    if (status && status.skip_turns) item.append(element("span", "status", t("seats.misses", { count: status.skip_turns })));
+    if (status && status.waiting) item.append(element("span", "status", t("seats.waiting")));
     const size = handSize(state, seat.seat);
-    if (size !== null) item.append(element("span", "hand-size", `, ${size} card${size === 1 ? "" : "s"}`));
+    if (size !== null) item.append(element("span", "hand-size", t("seats.cards", { count: size })));
     if (state.clock) item.append(element("span", "clock", ""));
     return item;
   }));
@@ -56,6 +57,6 @@ export function tickClocks(list, state, now = Date.now()) {
       ? (Date.parse(deadline) - now) / 1000
       : state.clock.remaining[seat];
     const clock = item.querySelector(".clock");
-    if (clock) clock.textContent = left === null || left === undefined ? "" : `, ${clockText(left)} left`;
+    if (clock) clock.textContent = left === null || left === undefined ? "" : t("seats.clock", { time: clockText(left) });
   }
 }

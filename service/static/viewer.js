@@ -4,7 +4,9 @@
 import { boardSvg, call, follow } from "./api.js";
 import { showBoard } from "./board.js";
 import { renderSeats } from "./table.js";
-import { describeEvent, pendingChance, whoseTurn } from "./words.js";
+import { tell } from "./account.js";
+import { loadLanguage } from "./i18n.js";
+import { pendingChance, whoseTurn } from "./words.js";
 
 const gameId = location.pathname.split("/")[2];
 const events = []; // every event seen, in version order
@@ -13,6 +15,7 @@ let shown = 0; // the version on the board
 let following = true; // whether the board follows the latest event
 let drawing = 0; // the number of the latest board request (older replies are dropped)
 let finished = false;
+const lastChance = new Map(); // each seat's last card or dice, for the words of a pass
 
 const $ = (id) => document.getElementById(id);
 const latest = () => (events.length ? events[events.length - 1].version : 1);
@@ -25,7 +28,9 @@ function addEvent(event) {
   item.dataset.version = event.version;
   item.dataset.type = event.type;
   item.tabIndex = -1;
-  item.textContent = describeEvent(event, seats);
+  item.textContent = tell(event, seats, lastChance).text;
+  if (event.type === "CardDrawn") lastChance.set(event.data.seat, { card: event.data.card });
+  if (event.type === "DiceRolled") lastChance.set(event.data.seat, { dice: event.data.dice });
   item.onclick = () => show(event.version);
   $("moves").append(item);
   if (event.type === "MoveUndone") markUndone(event.data.reverts);
@@ -89,6 +94,7 @@ document.onkeydown = (key) => {
 };
 
 (async () => {
+  await loadLanguage();
   $("title").textContent = `Game ${gameId.slice(0, 8)}`;
   seats = (await call(`/games/${gameId}`)).seats;
   await loadLog();

@@ -6,6 +6,7 @@ from __future__ import annotations
 from eventstore import EventStore, utcnow
 from service.clock import Clock
 from service.usecases import summaries
+from service.usecases.analyses import Analyses
 from service.usecases.commands import Commands
 from service.usecases.figures import Figures
 from service.usecases.queries import Queries
@@ -21,7 +22,13 @@ class UseCases:
     before summaries existed) are summarised from their logs first; the tournaments' results
     follower catches up with what finished while no process ran."""
 
-    def __init__(self, store: EventStore, max_live: int = MAX_LIVE_GAMES, now: Clock = utcnow):
+    def __init__(
+        self,
+        store: EventStore,
+        max_live: int = MAX_LIVE_GAMES,
+        now: Clock = utcnow,
+        analysis_workers: int = 1,
+    ):
         self.store = store
         summaries.fill(store)
         self.writer = Writer(store)
@@ -30,6 +37,7 @@ class UseCases:
         self.queries = Queries(self.games, now)
         self.tournaments = Tournaments(self.commands)
         self.writer.followers.append(self.tournaments.results.follow)
+        self.analyses = Analyses(self.games, now, analysis_workers)
         self.figures = Figures(self.games, self.commands.moves, now)
         self.create = self.commands.create
         self.play = self.commands.play

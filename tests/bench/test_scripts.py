@@ -15,7 +15,7 @@ RUNS = [
     (["memory.py", "--games", "3", "--moves", "2"], "KiB/game"),
     (["replay.py", "--sizes", "100", "--reads", "3"], "at=N p50"),
     (["domain.py", "--games", "1"], "turns/s"),
-    (["bots.py", "--games", "4"], "GreedyBot"),
+    (["bots.py", "--games", "1", "--only", "sorry:greedy-vs", "ludo:expert-vs-greedy"], "think ms"),
     (["abuse.py", "--seconds", "0.3", "--quick"], "attacker saw"),
     (["reads.py", "--sizes", "30", "120", "--reads", "2"], "standings ms"),
     (["pairings.py", "--players", "8", "--seeds", "1"], "first seats"),

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import random
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -251,14 +252,20 @@ def test_a_hand_is_shown_to_its_player_only(url: str, person: Any) -> None:
     hand = api_state(url, game, token_of(links[0]))["hands"][0]["cards"]
     bobs = api_state(url, game, token_of(links[1]))["hands"][1]["cards"]
     assert len(hand) == 5
-    assert sorted(ann.locator('.hand[data-seat="0"] .card').all_inner_texts()) == sorted(hand)
+    shown = ann.eval_on_selector_all(
+        '.hand[data-seat="0"] .card', "els => els.map(e => e.dataset.card)"
+    )
+    assert sorted(shown) == sorted(hand)
     assert "Your hand" in ann.inner_text("#hands")
     # Bob's page holds his own cards and nothing of Ann's hand: no list of it, no card of it.
     assert bob.locator('.hand[data-seat="0"]').count() == 0
-    assert sorted(bob.locator(".card").all_inner_texts()) == sorted(bobs)
+    assert sorted(
+        bob.eval_on_selector_all(".card", "els => els.map(e => e.dataset.card)")
+    ) == sorted(bobs)
     assert "Ann's hand" not in bob.content()
     labels = bob.eval_on_selector_all("[aria-label^='card ']", "els => els.map(e => e.ariaLabel)")
-    assert sorted(labels) == sorted(f"card {card}" for card in bobs)
+    names = {"sorry": "Sorry!"}  # the card's name as printed on it
+    assert sorted(labels) == sorted(f"card {names.get(card, card)}" for card in bobs)
 
 
 def test_four_partners_get_through_a_deal_and_the_card_exchange_by_clicks(
@@ -275,6 +282,9 @@ def test_four_partners_get_through_a_deal_and_the_card_exchange_by_clicks(
     for seat, page in enumerate(pages):
         shows(page, dealt["version"])
         assert page.locator(f'.hand[data-seat="{seat}"] .card').count() == 4
+        assert page.inner_text("#turn").count("partner") == 1  # the exchange said once
+        said = readable(page)
+        assert not INTERNAL_CARD.search(said), INTERNAL_CARD.findall(said)  # names, not ids
         assert page.locator("#all-moves").evaluate("d => d.open")  # nothing to do on the board
         page.locator('#moves button[data-move^="exchange:"]').first.click()
         page.wait_for_function(
@@ -288,6 +298,17 @@ def test_four_partners_get_through_a_deal_and_the_card_exchange_by_clicks(
     mover = pages[after["to_act"][0]["seat"]]
     shows(mover, after["version"])
     assert "You must move" in mover.inner_text("#turn")
+
+
+INTERNAL_CARD = re.compile(r"\b(N\d+|START(_\d+)?|BACK_4|ONE_14|SEVEN|SWAP)\b")
+
+
+def readable(page: Page) -> str:
+    """What a person (or a screen reader) gets of the page: its text and its labels."""
+    labels: list[str] = page.eval_on_selector_all(
+        "[aria-label]", "els => els.map(e => e.getAttribute('aria-label'))"
+    )
+    return "\n".join([page.inner_text("body"), *labels])
 
 
 def parchis_game_opening_with_a_five(url: str) -> dict[str, Any]:

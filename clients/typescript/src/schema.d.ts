@@ -124,6 +124,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/games/{game_id}/analysis": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Analysis */
+        get: operations["getAnalysis"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/games/{game_id}/audit": {
         parameters: {
             query?: never;
@@ -587,6 +604,14 @@ export interface components {
              */
             type: "Adjudicated";
             version: number;
+        };
+        /** Analysis */
+        Analysis: {
+            lost: number[];
+            luck: number[];
+            points: components["schemas"]["Point"][];
+            ruleset: string;
+            seats: number;
         };
         /** Archive */
         Archive: {
@@ -1263,6 +1288,18 @@ export interface components {
             name: string;
             token: string;
         };
+        /** Point */
+        Point: {
+            best?: string | null;
+            chances: number[];
+            half_width: number[];
+            kind: string;
+            label?: string | null;
+            loss?: number | null;
+            luck?: number[] | null;
+            seat: number;
+            version: number;
+        };
         /** PostChance */
         PostChance: {
             card?: string | null;
@@ -1283,6 +1320,15 @@ export interface components {
             status: number;
             title: string;
             type: string;
+        };
+        /** Progress */
+        Progress: {
+            done: number;
+            game_id: string;
+            /** @default running */
+            status: string;
+            total: number;
+            version: number;
         };
         /** Race35View */
         Race35View: {
@@ -2227,6 +2273,91 @@ export interface operations {
             };
             /** @description bad-setup, illegal-move, invalid-record, idempotency-key-reused */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate-limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getAnalysis: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                game_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Analysis"] | components["schemas"]["Progress"];
+                };
+            };
+            /** @description The analysis is under way: ask again for it */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Progress"];
+                };
+            };
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset, unknown-bot */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description game-not-found, tournament-not-found, ruleset-not-found, player-not-found, not-found */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -1,0 +1,173 @@
+"""The analysis of a recorded game (pure): each seat's chances at every decision and chance
+outcome, the luck of every outcome and the equity loss of every decision.
+
+- **Chances** at a version: the model's prediction for the position before that event, with
+  the half-width of its calibration error.
+- **Luck** of a chance outcome (GNU Backgammon's): for each seat, its chance after the outcome
+  minus its average chance over every possible outcome (dice and draws enumerated with their
+  weights; deals sampled, seeded by the game and version). A position where a seat must move
+  next is valued as that seat's best move leaves it, so a roll is worth the moves it allows.
+- **Equity loss** of a decision: the mover's chance after its best legal move minus after the
+  move it played, judged on public pieces only (never another seat's hand, so never with
+  hindsight). Labels: ``inaccuracy`` from 0.03, ``mistake`` from 0.07, ``blunder`` from 0.15.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+from collections import Counter
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import msgspec
+
+from analysis.model import Model, chances, half_width, load
+from domain.events import CardDrawn, CardsDealt, DiceRolled, Event, GameCreated, MovePlayed
+from domain.model import CHANCE_KINDS, Deal, Draw, Roll
+from domain.replay import Replay, settle
+from domain.ruleset import RuleSet
+
+LABELS = ((0.15, "blunder"), (0.07, "mistake"), (0.03, "inaccuracy"))
+DEAL_SAMPLES = 8
+
+Chances = dict[int, float]
+
+
+class Point(msgspec.Struct, frozen=True, omit_defaults=True):
+    """One analysed version: the chances before its event, and its luck or equity loss."""
+
+    version: int
+    kind: str
+    """``chance`` or ``decision``."""
+    seat: int
+    chances: list[float]
+    half_width: list[float]
+    luck: list[float] | None = None
+    loss: float | None = None
+    best: str | None = None
+    label: str | None = None
+
+
+class Analysis(msgspec.Struct, frozen=True):
+    """A game's analysis: its points and, per seat, luck gained and chances lost to decisions."""
+
+    ruleset: str
+    seats: int
+    points: list[Point]
+    luck: list[float]
+    lost: list[float]
+
+
+def label(loss: float) -> str | None:
+    """The word for an equity loss this large, if any."""
+    return next((word for limit, word in LABELS if loss >= limit), None)
+
+
+def after(rules: RuleSet[Any], state: Any, events: Iterable[Event]) -> Any:
+    """The state once ``events`` and the automatic events after them happened."""
+    for event in events:
+        state = rules.apply(state, event)
+    return settle(rules, state)[0]
+
+
+def value(rules: RuleSet[Any], state: Any, model: Model) -> Chances:
+    """Chances of a position; where a seat must move, as its best move leaves them."""
+    pending = rules.to_act(state)
+    if not pending or pending[0].kind in CHANCE_KINDS:
+        return chances(rules, state, model)
+    seat = pending[0].seat
+    options = [
+        move_value(rules, state, seat, move.id, model) for move in rules.legal_moves(state, seat)
+    ]
+    return max(options, key=lambda found: found[seat]) if options else chances(rules, state, model)
+
+
+def move_value(rules: RuleSet[Any], state: Any, seat: int, move: str, model: Model) -> Chances:
+    """Chances once ``seat`` played ``move``."""
+    return chances(rules, after(rules, state, rules.decide(state, seat, move)), model)
+
+
+def outcomes(
+    rules: RuleSet[Any], state: Any, seat: int, rng: random.Random
+) -> list[tuple[Event, float]]:
+    """Every outcome of the pending chance with its weight (deals: a seeded sample)."""
+    match rules.chance(state):
+        case Roll(dice=count):
+            faces = Counter(tuple(sorted(d)) for d in itertools.product(range(1, 7), repeat=count))
+            return [(DiceRolled(seat, dice), n / 6**count) for dice, n in sorted(faces.items())]
+        case Draw(pile=pile):
+            kinds = Counter(pile)
+            return [(CardDrawn(seat, card), n / len(pile)) for card, n in sorted(kinds.items())]
+        case Deal(pile=pile, seats=seats, count=count):
+            drawn: list[tuple[Event, float]] = []
+            for _ in range(DEAL_SAMPLES):
+                cards = rng.sample(sorted(pile), count * len(seats))
+                hands = tuple(tuple(cards[i :: len(seats)]) for i in range(len(seats)))
+                drawn.append((CardsDealt(seat, seats, hands), 1 / DEAL_SAMPLES))
+            return drawn
+    return []
+
+
+def luck(
+    rules: RuleSet[Any], state: Any, event: Event, model: Model, rng: random.Random
+) -> Chances:
+    """Each seat's chance after ``event`` minus its average over all outcomes."""
+    seat = getattr(event, "seat", getattr(event, "dealer", 0))
+    actual = value(rules, after(rules, state, [event]), model)
+    mean: Chances = dict.fromkeys(actual, 0.0)
+    for outcome, weight in outcomes(rules, state, seat, rng):
+        for s, chance in value(rules, after(rules, state, [outcome]), model).items():
+            mean[s] = mean.get(s, 0.0) + weight * chance
+    return {s: actual[s] - mean.get(s, 0.0) for s in actual}
+
+
+def analyse(
+    log: Iterable[tuple[int, Event]], seed: str = "", progress: Callable[[int], None] | None = None
+) -> Analysis:
+    """The analysis of a game given as its (version, event) log; the same log and seed give the
+    same analysis. ``progress`` is told each version as it is done."""
+    iterator = iter(log)
+    _, created = next(iterator)
+    assert isinstance(created, GameCreated), "a game's log starts with GameCreated"
+    replay = Replay(created)
+    rules, model, seats = replay.rules, load(created.ruleset), len(created.seats)
+    points: list[Point] = []
+    for version, event in iterator:
+        point = examine(
+            rules, replay.state, version, event, model, random.Random(f"{seed}:{version}")
+        )
+        if point is not None:
+            points.append(point)
+        replay.push(version, event)
+        if progress is not None:
+            progress(version)
+    luck_total = [round(sum(p.luck[s] for p in points if p.luck), 4) for s in range(seats)]
+    lost = [round(sum(p.loss or 0.0 for p in points if p.seat == s), 4) for s in range(seats)]
+    return Analysis(created.ruleset, seats, points, luck_total, lost)
+
+
+def examine(
+    rules: RuleSet[Any], state: Any, version: int, event: Event, model: Model, rng: random.Random
+) -> Point | None:
+    """The point of one event, if it is a chance outcome or a decision."""
+    now = chances(rules, state, model)
+    shown = [round(now.get(s, 0.0), 4) for s in range(max(now) + 1)]
+    widths = [round(half_width(model, c), 4) for c in shown]
+    if isinstance(event, DiceRolled | CardDrawn | CardsDealt):
+        seat = getattr(event, "seat", getattr(event, "dealer", 0))
+        moved = luck(rules, state, event, model, rng)
+        gained = [round(moved.get(s, 0.0), 4) for s in range(len(shown))]
+        return Point(version, "chance", seat, shown, widths, luck=gained)
+    if isinstance(event, MovePlayed) and not event.auto:
+        seat = event.seat
+        values = {
+            m.id: move_value(rules, state, seat, m.id, model)[seat]
+            for m in rules.legal_moves(state, seat)
+        }
+        best = max(values, key=lambda move: values[move])
+        loss = round(max(0.0, values[best] - values.get(event.move, values[best])), 4)
+        return Point(
+            version, "decision", seat, shown, widths, loss=loss, best=best, label=label(loss)
+        )
+    return None

@@ -1,0 +1,81 @@
+"""The win-chance model: a multinomial logistic model over each seat's features, one per rule
+set, its weights a small JSON file beside this module (made by ``train.py``)."""
+
+from __future__ import annotations
+
+import json
+import math
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from analysis.features import Distances, seat_features
+from domain.ruleset import RuleSet
+
+WEIGHTS = Path(__file__).parent / "weights"
+
+
+class Model(msgspec.Struct, frozen=True):
+    """One rule set's weights, its distance table and its calibration (the observed error by
+    tenth of the predicted range, for the half-widths)."""
+
+    ruleset: str
+    weights: list[float]
+    start: float
+    distances: dict[str, dict[str, float]]
+    bins: list[float]
+    """Per tenth of the predicted range, the absolute gap between prediction and outcome plus
+    a 95% sampling margin, over the training positions."""
+    teams: bool = False
+
+    def table(self) -> Distances:
+        """The distance table keyed by seat number."""
+        return {int(seat): places for seat, places in self.distances.items()}
+
+
+@lru_cache(maxsize=16)
+def load(ruleset: str) -> Model:
+    """The committed model of ``ruleset``; FileNotFoundError when it has none."""
+    return msgspec.json.decode((WEIGHTS / f"{ruleset}.json").read_bytes(), type=Model)
+
+
+def save(model: Model) -> None:
+    """Write a model as small, readable JSON."""
+    data = msgspec.to_builtins(model)
+    text = json.dumps(data, indent=1, sort_keys=True)
+    (WEIGHTS / f"{model.ruleset}.json").write_text(text + "\n")
+
+
+def softmax(scores: dict[int, float]) -> dict[int, float]:
+    """Scores as probabilities that sum to one."""
+    top = max(scores.values())
+    exp = {seat: math.exp(score - top) for seat, score in scores.items()}
+    total = sum(exp.values())
+    return {seat: value / total for seat, value in exp.items()}
+
+
+def predict(weights: list[float], features: dict[int, list[float]]) -> dict[int, float]:
+    """Each seat's chance of winning under ``weights``."""
+    scores = {
+        seat: sum(w * x for w, x in zip(weights, f, strict=True)) for seat, f in features.items()
+    }
+    return softmax(scores)
+
+
+def chances(rules: RuleSet[Any], state: Any, model: Model | None = None) -> dict[int, float]:
+    """Each seat's chance of winning ``state`` (a finished game: 1 shared by the winners)."""
+    model = model or load(rules.NAME)
+    winners = rules.view(state, None).winners
+    if winners or not rules.to_act(state):
+        seats = {piece.seat for piece in rules.view(state, None).pieces}
+        share = 1 / len(winners) if winners else 0.0
+        return {seat: share if seat in winners else 0.0 for seat in sorted(seats)}
+    features = seat_features(rules, state, model.table(), model.start)
+    return predict(model.weights, features)
+
+
+def half_width(model: Model, chance: float) -> float:
+    """The confidence half-width of a predicted chance: its tenth's calibration error."""
+    return model.bins[min(int(chance * 10), 9)]

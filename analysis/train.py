@@ -1,0 +1,139 @@
+"""Train the win-chance model of each rule set on seeded self-play games and commit its weights.
+
+Run ``python -m analysis.train [--games 200] [--ruleset sorry] [--seed 0]``: the same arguments
+give the same weights on any machine (pure Python, seeded games, plain gradient descent).
+Training games use seeds ``seed * 100_000 + 0 .. games - 1``; the benchmark holds out seeds
+from ``HELD_OUT`` on.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+from collections import defaultdict
+from typing import Any
+
+from analysis.features import Distances, seat_features
+from analysis.model import Model, predict, save
+from analysis.selfplay import game
+from domain.registry import RULESETS, find_ruleset
+
+HELD_OUT = 10_000_000
+EVERY = 7
+"""One position in this many is kept as a training sample (neighbours are near copies)."""
+
+Sample = tuple[Any, tuple[int, ...]]
+
+
+def play(ruleset: str, seeds: range) -> tuple[list[Sample], dict[tuple[int, str], list[int]]]:
+    """Sampled (state, winners) pairs, and each (seat, location)'s moves-to-home observations."""
+    rules = find_ruleset(ruleset)
+    samples: list[Sample] = []
+    seen: dict[tuple[int, str], list[int]] = defaultdict(list)
+    for seed in seeds:
+        states = [state for state, _ in game(ruleset, seed)]
+        winners = tuple(rules.view(states[-1], None).winners)
+        samples.extend((state, winners) for state in states[:-1:EVERY])
+        trails: dict[str, list[tuple[int, str]]] = defaultdict(list)
+        for state in states:
+            for piece in rules.view(state, None).pieces:
+                trail = trails[piece.id]
+                if not trail or trail[-1][1] != piece.at:
+                    trail.append((piece.seat, piece.at))
+        for trail in trails.values():
+            remember(trail, seen)
+    return samples, seen
+
+
+def remember(trail: list[tuple[int, str]], seen: dict[tuple[int, str], list[int]]) -> None:
+    """Record the moves to home from each place of a piece that finished (since its last start)."""
+    last = trail[-1][1]
+    if not (last == "home" or last.startswith("lane")):
+        return
+    begin = max((i for i, (_, at) in enumerate(trail) if at == "start"), default=0)
+    for i in range(begin, len(trail)):
+        seat, at = trail[i]
+        seen[seat, at].append(len(trail) - 1 - i)
+
+
+def distance_table(seen: dict[tuple[int, str], list[int]]) -> tuple[Distances, float]:
+    """Each (seat, location)'s mean moves to home, and the distance of a piece in start."""
+    table: Distances = defaultdict(dict)
+    for (seat, at), counts in sorted(seen.items()):
+        table[seat][at] = round(sum(counts) / len(counts), 3)
+    starts = [places["start"] for places in table.values() if "start" in places]
+    widest = max(max(places.values()) for places in table.values())
+    start = max(starts) if starts else widest
+    return dict(table), max(start, widest, 1.0)
+
+
+def fit(
+    rows: list[tuple[dict[int, list[float]], tuple[int, ...]]], steps: int = 300
+) -> list[float]:
+    """Multinomial logistic weights by gradient descent with momentum (log loss, small L2)."""
+    size = len(next(iter(rows[0][0].values())))
+    weights, velocity = [0.0] * size, [0.0] * size
+    rate, decay = 2.0, 1e-4
+    for _ in range(steps):
+        grad = [decay * w for w in weights]
+        for features, winners in rows:
+            probs = predict(weights, features)
+            for seat, f in features.items():
+                target = 1 / len(winners) if seat in winners else 0.0
+                gap = (probs[seat] - target) / len(rows)
+                for k, x in enumerate(f):
+                    grad[k] += gap * x
+        velocity = [0.9 * v - rate * g for v, g in zip(velocity, grad, strict=True)]
+        weights = [w + v for w, v in zip(weights, velocity, strict=True)]
+    return [round(w, 5) for w in weights]
+
+
+def calibration(pairs: list[tuple[float, float]]) -> list[float]:
+    """Per tenth of the predicted range: |mean prediction - observed rate| + a 95% margin."""
+    bins: list[list[tuple[float, float]]] = [[] for _ in range(10)]
+    for chance, won in pairs:
+        bins[min(int(chance * 10), 9)].append((chance, won))
+    widths = []
+    for tenth, pairs_in in enumerate(bins):
+        if not pairs_in:
+            widths.append(0.1)
+            continue
+        mean = sum(c for c, _ in pairs_in) / len(pairs_in)
+        rate = sum(w for _, w in pairs_in) / len(pairs_in)
+        centre = (tenth + 0.5) / 10
+        margin = 1.96 * math.sqrt(centre * (1 - centre) / len(pairs_in))
+        widths.append(round(abs(mean - rate) + margin, 4))
+    return widths
+
+
+def train(ruleset: str, games: int, seed: int) -> Model:
+    """One rule set's model from ``games`` seeded self-play games."""
+    rules = find_ruleset(ruleset)
+    samples, seen = play(ruleset, range(seed * 100_000, seed * 100_000 + games))
+    table, start = distance_table(seen)
+    rows = [(seat_features(rules, state, table, start), winners) for state, winners in samples]
+    weights = fit(rows)
+    pairs = [
+        (chance, float(seat in winners))
+        for (features, winners) in rows
+        for seat, chance in predict(weights, features).items()
+    ]
+    distances = {str(seat): places for seat, places in table.items()}
+    teams = ruleset == "partners"
+    return Model(ruleset, weights, start, distances, calibration(pairs), teams)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=200)
+    parser.add_argument("--ruleset", choices=sorted(RULESETS), action="append")
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+    for ruleset in args.ruleset or sorted(RULESETS):
+        model = train(ruleset, args.games, args.seed)
+        save(model)
+        print(f"{ruleset}: weights {model.weights}, start distance {model.start:.1f}")
+
+
+if __name__ == "__main__":
+    main()

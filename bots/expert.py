@@ -1,0 +1,220 @@
+"""The ``expert`` level: expectimax one turn deep over the rule set itself.
+
+Each candidate move is played on the bot's own copy of the game (``decide``, ``apply``, then
+the automatic events). What follows is searched until the next decision: every chance outcome
+(each die throw, each card of the pile as the seat knows it) weighted by its probability, and
+at the next decision the seat to act plays the move that looks best for it. The position then
+reached is scored by an evaluation of the board (``evaluate``): the squares each side still
+has to go, pieces out of start, safe and home, less the risk of being sent back by an opponent
+piece within reach. Hidden cards come from the determinization in ``bots.knowledge``; when no
+consistent one is found the bot scores its moves on the public board alone.
+"""
+
+from __future__ import annotations
+
+import random
+from itertools import combinations_with_replacement
+from typing import Any
+
+from bots.boards import Board
+from domain.events import CardDrawn, DiceRolled, Event
+from domain.model import CHANCE_KINDS, Draw, Move, Roll
+from domain.replay import settle
+
+OUT = 15.0
+SAFE = 8.0
+HOME = 12.0
+DANGER = 0.8
+WON = 1e6
+CANDIDATES = 6
+"""Moves searched past the first look (the best by evaluation)."""
+OUTCOMES = 66
+SLOW = {"parchis-2dice": (3, 9)}
+"""(candidates, outcomes) of rule sets whose legal moves take long to list."""
+"""Chance outcomes searched per decision, shared among the candidates: a chance node with
+more outcomes than its share is estimated from that many drawn by their probability."""
+
+Places = dict[str, str]
+
+
+class Judge:
+    """Scores boards for one seat: its team's pieces against the other teams'."""
+
+    def __init__(self, board: Board, owner: dict[str, int], teams: list[list[int]]) -> None:
+        self.board = board
+        self.owner = owner
+        self.team_of = {seat: tuple(team) for team in teams for seat in team}
+        loop = board.loop
+        self.reach = [board.reach.get(g if g <= loop // 2 else g - loop, 0.0) for g in range(loop)]
+        self.memo: dict[tuple[int, str], tuple[float, int | None, int | None]] = {}
+        self.seen: dict[tuple[tuple[str, ...], int], float] = {}
+
+    def place(self, seat: int, where: str) -> tuple[float, int | None, int | None]:
+        """What a piece of ``seat`` at ``where`` is worth, the loop cell where it can be hit
+        (None when safe) and the cell it threatens from (None off the track)."""
+        known = self.memo.get((seat, where))
+        if known is not None:
+            return known
+        board = self.board
+        cell = board.cell(where)
+        if where == "start":
+            known = (0.0, None, None)
+        else:
+            left = board.to_home(seat, where)
+            value = board.length - left + OUT
+            if where == "home" or left == 0:
+                known = (value + HOME + SAFE, None, None)
+            elif where.startswith("lane:"):
+                known = (value + SAFE, None, None)
+            else:
+                known = (value, None if where in board.safe else cell, cell)
+        self.memo[seat, where] = known
+        return known
+
+    def scores(self, at: Places) -> dict[tuple[int, ...], float]:
+        """Each team's standing: progress and bonuses of its pieces, less their danger."""
+        totals: dict[tuple[int, ...], float] = dict.fromkeys(self.team_of.values(), 0.0)
+        exposed: list[tuple[tuple[int, ...], int, float]] = []
+        hunters: list[tuple[tuple[int, ...], int]] = []
+        for piece, where in at.items():
+            seat = self.owner[piece]
+            team = self.team_of[seat]
+            value, open_cell, cell = self.place(seat, where)
+            totals[team] += value
+            if open_cell is not None:
+                exposed.append((team, open_cell, value))
+            if cell is not None:
+                hunters.append((team, cell))
+        reach, loop = self.reach, self.board.loop
+        for team, cell, value in exposed:
+            chance = 0.0
+            for side, other in hunters:
+                if side != team:
+                    chance += reach[(cell - other) % loop]
+            totals[team] -= DANGER * min(chance, 1.0) * value
+        return totals
+
+    def value(self, at: Places, seat: int) -> float:
+        """How good ``at`` is for ``seat``: its team's standing less the other teams'."""
+        key = (tuple(at.values()), seat)
+        known = self.seen.get(key)
+        if known is None:
+            known = self.seen[key] = self._value(at, seat)
+        return known
+
+    def _value(self, at: Places, seat: int) -> float:
+        scores = self.scores(at)
+        mine = scores.pop(self.team_of[seat])
+        if not scores:
+            return mine
+        others = list(scores.values())
+        return mine - 0.5 * max(others) - 0.5 * sum(others) / len(others)
+
+
+def project(at: Places, move: Move) -> Places:
+    """The places after ``move``, from its steps and effects alone."""
+    after = dict(at)
+    for step in move.steps:
+        after[step.piece] = step.to
+    for effect in move.effects:
+        after[effect.piece] = effect.to
+    return after
+
+
+def first_look(judge: Judge, at: Places, seat: int, moves: list[Move]) -> list[tuple[float, Move]]:
+    """Every move with the value of the board it leaves, best first (stable among equals)."""
+    scored = [(judge.value(project(at, move), seat), move) for move in moves]
+    return sorted(scored, key=lambda pair: -pair[0])
+
+
+class Search:
+    """Expectimax to the next decision on the bot's copy of the game."""
+
+    def __init__(self, rules: Any, judge: Judge, seat: int, share: int, rng: random.Random):
+        self.rules = rules
+        self.judge = judge
+        self.seat = seat
+        self.share = share
+        self.rng = rng
+
+    def places(self, state: Any) -> Places:
+        return {piece.id: piece.at for piece in self.rules.view(state, self.seat).pieces}
+
+    def after(self, state: Any, events: list[Event]) -> Any:
+        for event in events:
+            state = self.rules.apply(state, event)
+        return settle(self.rules, state)[0]
+
+    def node(self, state: Any, chances: int = 1) -> float:
+        """The expected value for the bot of ``state``, searched to the next decision."""
+        rules, seat = self.rules, self.seat
+        pending = rules.to_act(state)
+        if not pending:
+            winners = rules.view(state, "referee").winners
+            mine = self.judge.team_of[seat]
+            return WON if any(w in mine for w in winners) else -WON
+        who = pending[0]
+        if who.kind in CHANCE_KINDS:
+            outcomes = self.outcomes(state, who.seat) if chances else []
+            if len(outcomes) > self.share:
+                drawn = self.rng.choices(outcomes, [w for w, _ in outcomes], k=self.share)
+                outcomes = [(1 / self.share, event) for _, event in drawn]
+            if not outcomes:
+                return self.judge.value(self.places(state), seat)
+            return sum(
+                weight * self.node(self.after(state, [event]), chances - 1)
+                for weight, event in outcomes
+            )
+        at = self.places(state)
+        if who.kind != "move" or len(pending) > 1:
+            return self.judge.value(at, seat)
+        moves = rules.legal_moves(state, who.seat)
+        if not moves:
+            return self.judge.value(at, seat)
+        _, reply = first_look(self.judge, at, who.seat, moves)[0]
+        return self.judge.value(project(at, reply), seat)
+
+    def outcomes(self, state: Any, seat: int) -> list[tuple[float, Event]]:
+        """Each chance outcome the state waits for, with its probability."""
+        need = self.rules.chance(state)
+        if isinstance(need, Roll):
+            throws = list(combinations_with_replacement(range(1, 7), need.dice))
+            total = 6**need.dice
+            return [(_orderings(t) / total, DiceRolled(seat, t)) for t in throws]
+        if isinstance(need, Draw) and need.pile:
+            counts: dict[str, int] = {}
+            for card in need.pile:
+                counts[card] = counts.get(card, 0) + 1
+            size = len(need.pile)
+            return [(n / size, CardDrawn(seat, card)) for card, n in sorted(counts.items())]
+        return []
+
+    def value(self, state: Any, move: Move) -> float:
+        """The searched value of playing ``move`` now."""
+        events = self.rules.decide(state, self.seat, move.id)
+        return self.node(self.after(state, events))
+
+
+def _orderings(throw: tuple[int, ...]) -> int:
+    return 1 if len(throw) == 1 or throw[0] == throw[1] else 2
+
+
+def choose(
+    rules: Any,
+    state: Any | None,
+    judge: Judge,
+    at: Places,
+    seat: int,
+    moves: list[Move],
+    rng: random.Random,
+) -> Move:
+    """The move of best searched value (best first look when there is no state to search)."""
+    shuffled = rng.sample(moves, len(moves))
+    looked = first_look(judge, at, seat, shuffled)
+    if state is None or len(moves) == 1:
+        return looked[0][1]
+    wide, budget = SLOW.get(rules.NAME, (CANDIDATES, OUTCOMES))
+    candidates = looked[:wide]
+    search = Search(rules, judge, seat, max(3, budget // len(candidates)), rng)
+    best = max(candidates, key=lambda pair: search.value(state, pair[1]))
+    return best[1]

@@ -1,0 +1,183 @@
+// The play page's account of the game: every event of the log in words, the latest first, in
+// an aria-live region (a screen reader says each new line). What others (and bots) did is told
+// one line at a time, at a pace a person can follow; a passed turn names the card or dice that
+// left no move, and is held a little longer before the next line.
+
+import { call } from "./api.js";
+import { t } from "./i18n.js";
+import { cardName, describeMove, diceWords, names, seatName } from "./words.js";
+
+export const PACE_MS = 700; // between two lines told
+const PASS_HOLD_MS = 1600; // after a passed turn, before the next line
+const KEPT = 60; // lines kept on the page
+
+function chanceOf(event) {
+  if (event.type === "CardDrawn") return { card: event.data.card };
+  if (event.type === "DiceRolled") return { dice: event.data.dice };
+  return null;
+}
+
+/** A card or dice as a small chip (a card, die faces), with its words for screen readers. */
+function chip(chance) {
+  const made = document.createElement("span");
+  if (chance.card !== undefined) {
+    made.className = "card mini";
+    made.dataset.card = chance.card;
+    made.textContent = cardName(chance.card);
+  } else {
+    made.className = "dice";
+    for (const value of chance.dice) {
+      const die = document.createElement("span");
+      die.className = "die";
+      die.textContent = value;
+      made.append(die);
+    }
+  }
+  return made;
+}
+
+/** What kind of move it was, for the line's `data-kind`: a capture, a bump, a slide or a move. */
+function moveKind(data) {
+  const whys = (data.effects || []).map((e) => e.why || "");
+  if (/(^|,)bonus\d/.test(data.move || "")) return "bonus";
+  if (whys.some((w) => w.includes("captured"))) return "capture";
+  if ((data.effects || []).some((e) => e.to === "start")) return "bump";
+  if (whys.some((w) => w.includes("slide"))) return "slide";
+  return "move";
+}
+
+function passed(name, reason, chance) {
+  if (!chance) return t("account.passes", { name, reason });
+  if (chance.card !== undefined) return t("account.cannotMoveCard", { name, card: cardName(chance.card), reason });
+  return t("account.cannotMoveDice", { name, dice: diceWords(chance.dice), reason });
+}
+
+function finished(d, seats) {
+  const won = names(d.winners.map((s) => seatName(seats, s)));
+  const count = d.winners.length;
+  if (won) return t(d.reason ? "account.wonWhy" : "account.won", { names: won, count, reason: d.reason });
+  return t(d.reason ? "account.noWinnerWhy" : "account.noWinner", { reason: d.reason });
+}
+
+/** One event in words (with the chance that caused a pass): `{ text, kind, chance }`;
+ * `lastChance` holds each seat's last card or dice. */
+export function tell(event, seats, lastChance = new Map()) {
+  const d = event.data || {};
+  const name = d.seat === undefined || d.seat === null ? "" : seatName(seats, d.seat);
+  switch (event.type) {
+    case "GameCreated": return { text: t("account.begins", { names: names([...d.seats]) }), kind: "start" };
+    case "CardDrawn": return { text: t("account.draws", { name, card: cardName(d.card) }), kind: "draw", chance: { card: d.card } };
+    case "DiceRolled": return { text: t("account.rolls", { name, dice: diceWords(d.dice) }), kind: "roll", chance: { dice: d.dice } };
+    case "CardsDealt": {
+      const count = (d.hands[0] || []).length;
+      return { text: t("account.deals", { name: seatName(seats, d.dealer), count }), kind: "deal" };
+    }
+    case "DeckShuffled": return { text: t("account.shuffled", { count: d.cards }), kind: "shuffle" };
+    case "MovePlayed":
+      return { text: t(d.auto ? "account.movesAuto" : "account.moves", { name, move: describeMove(d) }), kind: moveKind(d) };
+    case "TurnPassed": {
+      const chance = lastChance.get(d.seat);
+      return { text: passed(name, d.reason, chance), kind: "pass", chance };
+    }
+    case "CardExchanged": {
+      const to = seatName(seats, d.to);
+      return { text: d.card ? t("account.gives", { name, card: cardName(d.card), to }) : t("account.givesHidden", { name, to }), kind: "exchange" };
+    }
+    case "MoveUndone":
+      return { text: t(d.reason ? "account.undoneWhy" : "account.undone", { version: d.reverts, reason: d.reason }), kind: "undo" };
+    case "GameFinished": return { text: finished(d, seats), kind: "finish" };
+    case "Adjudicated":
+      return { text: t(name ? "account.refereeFor" : "account.referee", { kind: d.kind, name, reason: d.reason }), kind: "referee" };
+    case "TimeExpired": return { text: t("account.timeout", { name, consequence: d.consequence }), kind: "timeout" };
+    case "SeedRevealed": return { text: t("account.seed"), kind: "seed" };
+    default: return { text: event.type, kind: "other" };
+  }
+}
+
+/**
+ * The account in the list `root`: `history(events)` tells the log so far at once, `add(events)`
+ * queues new events and tells them one by one; `seats()` gives the seats' names.
+ */
+export function createAccount(root, seats) {
+  const queue = [];
+  const lastChance = new Map(); // the last card or dice each seat drew or rolled
+  let last = 0; // the latest version queued or told
+  let timer = null;
+  let ready = false; // whether the log so far is told (news wait until it is)
+  const early = [];
+
+  const line = (event) => {
+    const said = tell(event, seats(), lastChance);
+    const chance = chanceOf(event);
+    if (chance) lastChance.set(event.data.seat, chance);
+    const item = document.createElement("li");
+    item.dataset.version = event.version;
+    item.dataset.type = event.type;
+    item.dataset.kind = said.kind;
+    item.className = `told ${said.kind}`;
+    const words = document.createElement("span");
+    words.textContent = said.text;
+    if (said.chance) {
+      const shown = chip(said.chance);
+      shown.setAttribute("aria-hidden", "true");
+      item.append(shown, " ");
+    }
+    item.append(words);
+    if (event.type === "MoveUndone") {
+      for (const old of root.children) if (+old.dataset.version >= event.data.reverts) old.classList.add("undone");
+    }
+    root.prepend(item);
+    while (root.children.length > KEPT) root.lastElementChild.remove();
+    root.dataset.version = event.version;
+    return said.kind;
+  };
+
+  const next = () => {
+    timer = null;
+    const event = queue.shift();
+    if (!event) return;
+    const kind = line(event); // the next line waits its turn, even if it comes later
+    timer = setTimeout(next, kind === "pass" ? PASS_HOLD_MS : PACE_MS);
+  };
+
+  const fresh = (events) => events.filter((e) => e.version > last).sort((a, b) => a.version - b.version);
+
+  return {
+    history(events) {
+      const told = fresh(events);
+      if (told.length) {
+        last = told[told.length - 1].version;
+        root.setAttribute("aria-live", "off"); // the past is not announced
+        told.forEach(line);
+        root.setAttribute("aria-live", "polite");
+      }
+      ready = true;
+      this.add(early.splice(0));
+    },
+    add(events) {
+      if (!ready) {
+        early.push(...events);
+        return;
+      }
+      const told = fresh(events);
+      if (!told.length) return;
+      last = told[told.length - 1].version;
+      queue.push(...told);
+      if (!timer) next();
+    },
+    /** Whether every event queued has been told. */
+    idle: () => !queue.length,
+  };
+}
+
+/** The log so far (read with the token, so a seat sees its live game), page by page. */
+export async function readLog(gameId, token) {
+  const events = [];
+  for (let after = 0; ;) {
+    const page = await call(`/games/${gameId}/events?after=${after}`, { token });
+    events.push(...page.events);
+    if (!page.events.length) return events;
+    after = page.events[page.events.length - 1].version;
+    if (after >= page.version) return events;
+  }
+}

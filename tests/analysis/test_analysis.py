@@ -1,0 +1,64 @@
+"""The win-chance model, its training and the analysis of a game (pure, in process)."""
+
+from __future__ import annotations
+
+import msgspec
+import pytest
+
+from analysis import train
+from analysis.game import LABELS, analyse, label
+from analysis.model import chances, load
+from analysis.selfplay import game, recorded
+from domain.registry import RULESETS, find_ruleset
+
+
+@pytest.mark.parametrize("ruleset", sorted(RULESETS))
+def test_every_rule_set_has_a_committed_model_whose_chances_sum_to_one(ruleset: str) -> None:
+    rules = find_ruleset(ruleset)
+    model = load(ruleset)
+    states = [state for state, _ in game(ruleset, 3)]
+    for state in states[:-1:25]:
+        found = chances(rules, state, model)
+        assert sum(found.values()) == pytest.approx(1.0)
+        assert all(0.0 < chance < 1.0 for chance in found.values())
+    final = chances(rules, states[-1], model)
+    winners = rules.view(states[-1], None).winners
+    assert {seat for seat, chance in final.items() if chance > 0} == set(winners)
+
+
+def test_training_is_reproducible_from_its_seed() -> None:
+    first = train.train("ludo", games=3, seed=5)
+    second = train.train("ludo", games=3, seed=5)
+    assert msgspec.json.encode(first) == msgspec.json.encode(second)
+    assert first.distances["0"]["home"] == 0.0
+
+
+@pytest.mark.parametrize("ruleset", ["sorry", "parchis", "partners"])
+def test_a_finished_games_analysis_is_identical_when_computed_twice(ruleset: str) -> None:
+    log = recorded(ruleset, 11)[:300]
+    first, second = analyse(log, "g"), analyse(log, "g")
+    assert msgspec.json.encode(first) == msgspec.json.encode(second)
+    assert first.points
+
+
+def test_luck_of_an_outcome_is_shared_out_between_seats() -> None:
+    """Chances sum to one after every outcome, so one outcome's luck sums to zero over seats."""
+    result = analyse(recorded("ludo", 2)[:300], "g")
+    lucky = [point for point in result.points if point.luck is not None]
+    assert lucky
+    for point in lucky:
+        assert sum(point.luck or []) == pytest.approx(0.0, abs=1e-3)
+    assert any(abs(value) > 0.001 for point in lucky for value in point.luck or [])
+
+
+def test_a_decisions_loss_is_never_negative_and_its_label_follows_the_thresholds() -> None:
+    result = analyse(recorded("sorry", 4)[:400], "g")
+    decisions = [point for point in result.points if point.kind == "decision"]
+    assert decisions
+    for point in decisions:
+        assert point.loss is not None and point.loss >= 0.0
+        assert point.label == label(point.loss)
+    assert [word for _, word in LABELS] == ["blunder", "mistake", "inaccuracy"]
+    assert label(0.0) is None and label(0.2) == "blunder" and label(0.08) == "mistake"
+    seat_losses = [sum(p.loss or 0 for p in decisions if p.seat == s) for s in range(result.seats)]
+    assert result.lost == pytest.approx(seat_losses, abs=1e-3)

@@ -1,0 +1,177 @@
+"""The bots: their levels, that they play legal moves in every rule set, that they choose the
+same way for the same inputs, and that they see only what their seat may see."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import msgspec
+import pytest
+
+import bots
+from bots import knowledge
+from domain.events import Event, GameCreated
+from domain.model import CHANCE_KINDS, COLOURS
+from domain.registry import RULESETS, find_ruleset
+from domain.replay import settle
+from tests.domain.playout import chance_event, random_events
+
+
+def test_levels_are_listed_weakest_first_and_each_plays_every_rule_set() -> None:
+    assert [level.name for level in bots.LEVELS] == ["random", "greedy", "expert"]
+    for level in bots.LEVELS:
+        assert set(level.rulesets) == set(RULESETS)
+        assert level.description and "\n" not in level.description
+        assert level.version >= 1
+        assert bots.find_level(level.name) is level
+
+
+def test_an_unknown_level_is_refused_with_the_known_names() -> None:
+    with pytest.raises(KeyError, match=r"random.*greedy.*expert"):
+        bots.find_level("grandmaster")
+
+
+def play_with_bots(
+    ruleset: str, players: int, levels: list[str], seed: int, decisions: int
+) -> list[Event]:
+    """A game where every decision is a bot's (``levels[seat]``), chance from ``seed``; stops
+    after ``decisions`` decisions. Each choice must be one of the seat's legal moves."""
+    rules = find_ruleset(ruleset)
+    rng = random.Random(seed)
+    names = tuple(COLOURS[:players])
+    log: list[Event] = [GameCreated(ruleset, {}, names, ruleset_version=rules.VERSION)]
+    state, events = settle(rules, rules.setup({}, players))
+    log += events
+    made = 0
+    while made < decisions and (pending := rules.to_act(state)):
+        who = pending[0]
+        if who.kind in CHANCE_KINDS:
+            batch = [chance_event(rules, state, who.seat, rng)]
+        else:
+            moves = rules.legal_moves(state, who.seat)
+            seen = [rules.redact(event, who.seat) for event in log]
+            choice = bots.choose(
+                levels[who.seat], ruleset, rules.VERSION, who.seat, seen, moves, seed + made
+            )
+            assert choice in {move.id for move in moves}
+            batch = rules.decide(state, who.seat, choice)
+            made += 1
+        for event in batch:
+            state = rules.apply(state, event)
+        state, more = settle(rules, state)
+        log += batch + more
+    return log
+
+
+@pytest.mark.parametrize("ruleset", sorted(RULESETS))
+def test_every_level_plays_only_legal_moves(ruleset: str) -> None:
+    players = 4 if ruleset == "partners" else 3
+    levels = ["expert", "greedy", "random", "expert"][:players]
+    play_with_bots(ruleset, players, levels, seed=7, decisions=40)
+
+
+def test_a_whole_game_of_experts_against_greedy_ends() -> None:
+    log = play_with_bots("ludo", 2, ["expert", "greedy"], seed=3, decisions=10_000)
+    state = knowledge.rebuild(log, 0, random.Random(0)).state
+    assert not find_ruleset("ludo").to_act(state)
+
+
+def positions(ruleset: str, players: int, seed: int) -> list[tuple[Any, list[Event]]]:
+    """(state, log) before each decision of a random game."""
+    rules = RULESETS[ruleset]
+    names = tuple(COLOURS[:players])
+    log: list[Event] = [GameCreated(ruleset, {}, names, ruleset_version=rules.VERSION)]
+    found = []
+    state = rules.setup({}, players)
+    for after, batch in random_events(rules, state, random.Random(seed)):
+        pending = rules.to_act(after)
+        log += batch
+        if pending and pending[0].kind == "move":
+            found.append((after, list(log)))
+    return found
+
+
+@pytest.mark.parametrize("level", ["greedy", "expert"])
+def test_the_same_inputs_give_the_same_choice(level: str) -> None:
+    rules = RULESETS["sorry"]
+    for state, log in positions("sorry", 4, seed=5)[::9]:
+        seat = rules.to_act(state)[0].seat
+        moves = rules.legal_moves(state, seat)
+        seen = [rules.redact(event, seat) for event in log]
+        first = bots.choose(level, "sorry", rules.VERSION, seat, seen, moves, 42)
+        assert bots.choose(level, "sorry", rules.VERSION, seat, list(seen), moves, 42) == first
+
+
+@pytest.mark.parametrize("ruleset", ["sorry", "ludo", "parchis-2dice"])
+def test_a_public_log_rebuilds_the_seats_view_exactly(ruleset: str) -> None:
+    rules = RULESETS[ruleset]
+    for state, log in positions(ruleset, 4, seed=2)[::13]:
+        seat = rules.to_act(state)[0].seat
+        seen = [rules.redact(event, seat) for event in log]
+        rebuilt = knowledge.rebuild(seen, seat, random.Random(1)).state
+        assert msgspec.to_builtins(rules.view(rebuilt, seat)) == msgspec.to_builtins(
+            rules.view(state, seat)
+        )
+
+
+def test_a_determinization_keeps_what_the_seat_has_seen_and_hides_nothing_it_needs() -> None:
+    """Hidden hands are filled in; the seat's own hand, the board and the redacted log are
+    exactly the real game's."""
+    rules = RULESETS["sorry-hand"]
+    checked = 0
+    for state, log in positions("sorry-hand", 4, seed=4)[:40:3]:
+        seat = rules.to_act(state)[0].seat
+        seen = [rules.redact(event, seat) for event in log]
+        try:
+            replay = knowledge.rebuild(seen, seat, random.Random(9))
+        except knowledge.Inconsistent:
+            continue
+        mine, real = rules.view(replay.state, seat), rules.view(state, seat)
+        assert mine.pieces == real.pieces
+        assert mine.hands == real.hands  # own cards, and only counts of the others'
+        checked += 1
+    assert checked >= 5
+
+
+def other_deal(seen: list[Event], seat: int, seed: int) -> list[Event] | None:
+    """A whole log the seat could not tell from the real one: the same redacted events, other
+    cards in the hidden hands (a determinization); None if none was found."""
+    pinned, travels = knowledge._follow(
+        seen, seat, random.Random(seed), oldest=True, deck=knowledge._deck(seen[0])
+    )
+    try:
+        filled = knowledge._fill(seen[0], seen, pinned, travels, random.Random(seed))
+        knowledge._fold(seen[0], filled)
+    except (KeyError, ValueError, IndexError):
+        return None
+    return filled
+
+
+def test_the_expert_chooses_as_the_honest_seat_would_whatever_the_hidden_cards() -> None:
+    """Positions where seeing the other hands would change the expert's choice: given only
+    its seat's view, it chooses the same move for the real deal and for another deal that
+    looks the same to the seat."""
+    rules = RULESETS["sorry-hand"]
+    peeking_matters = 0
+    for state, log in positions("sorry-hand", 2, seed=11)[:60]:
+        seat = rules.to_act(state)[0].seat
+        moves = rules.legal_moves(state, seat)
+        if len(moves) < 2:
+            continue
+        seen = [rules.redact(event, seat) for event in log]
+        other = other_deal(seen, seat, seed=len(log))
+        if other is None or other == log:
+            continue
+        assert [rules.redact(event, seat) for event in other] == seen
+        peeked_real = bots.choose("expert", "sorry-hand", rules.VERSION, seat, log, moves, 1)
+        peeked_other = bots.choose("expert", "sorry-hand", rules.VERSION, seat, other, moves, 1)
+        if peeked_real == peeked_other:
+            continue
+        peeking_matters += 1
+        honest_real = bots.choose("expert", "sorry-hand", rules.VERSION, seat, seen, moves, 1)
+        redacted_other = [rules.redact(event, seat) for event in other]
+        assert bots.choose(
+            "expert", "sorry-hand", rules.VERSION, seat, redacted_other, moves, 1
+        ) == (honest_real)
+    assert peeking_matters >= 1

@@ -1,0 +1,132 @@
+"""The play page's account of the game in headless Chromium: every event of the log told in
+words, the latest first, in a polite live region; a passed turn names the card that left no
+move; what others play is told one line at a time, at a pace a person can follow."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from itertools import pairwise
+from typing import Any
+
+import httpx
+import pytest
+
+from service.app import create_app
+from service.settings import Settings
+from tests.live import serving
+
+pytestmark = pytest.mark.browser
+
+if os.environ.get("TABULA_SKIP_BROWSER") == "1":
+    pytest.skip("TABULA_SKIP_BROWSER=1", allow_module_level=True)
+
+try:
+    from playwright.sync_api import Page
+
+    from tests.service.browser import browser, person  # noqa: F401 (fixtures)
+except ImportError:  # pragma: no cover - CI installs them with the test extra
+    pytest.fail("playwright is missing: pip install -e '.[test]'", pytrace=False)
+
+SEATS = [{"name": "Ann"}, {"name": "Bob"}]
+PACE_MS = 700  # account.js: between two lines told
+
+
+@pytest.fixture(scope="module")
+def url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    database = str(tmp_path_factory.mktemp("account") / "tabula.db")
+    with serving(create_app(Settings(database=database, log_level="warning"))) as base:
+        yield base
+
+
+def events_of(url: str, game: str) -> list[dict[str, Any]]:
+    found: list[dict[str, Any]] = httpx.get(f"{url}/games/{game}/events").json()["events"]
+    return found
+
+
+def told(page: Page, version: int) -> None:
+    """Wait until the account has told the game up to ``version``."""
+    page.wait_for_function(
+        "v => Number(document.getElementById('account').dataset.version || 0) >= v",
+        arg=version,
+        timeout=20_000,
+    )
+
+
+def lines(page: Page) -> list[dict[str, str]]:
+    found: list[dict[str, str]] = page.eval_on_selector_all(
+        "#account li",
+        "els => els.map(e => ({version: e.dataset.version, type: e.dataset.type,"
+        " kind: e.dataset.kind, text: e.textContent,"
+        " card: e.querySelector('.card')?.dataset.card}))",
+    )
+    return found
+
+
+def sorry_game_whose_first_draw_passes(url: str) -> tuple[dict[str, Any], str]:
+    """A sorry game (no fast start) whose first card leaves Ann no move, and that card."""
+    with httpx.Client(base_url=url, timeout=10) as http:
+        for attempt in range(40):
+            body = {"ruleset": "sorry", "seats": SEATS, "seed": f"pass-{attempt}"}
+            trial = http.post("/games", json=body).json()
+            token = {"Authorization": f"Bearer {trial['tokens']['seats'][0]}"}
+            drawn = http.post(f"/games/{trial['id']}/moves", json={"move": "draw"}, headers=token)
+            types = [e["type"] for e in drawn.json()["events"]]
+            if types == ["CardDrawn", "TurnPassed"]:
+                card = drawn.json()["events"][0]["data"]["card"]
+                created: dict[str, Any] = http.post("/games", json=body).json()
+                return created, card
+    raise AssertionError("no seed passes on the first draw")
+
+
+def test_a_passed_turn_names_the_card_that_left_no_move(url: str, person: Any) -> None:
+    created, card = sorry_game_whose_first_draw_passes(url)
+    game, token = created["id"], created["tokens"]["seats"][0]
+    ann = person(f"{url}/games/{game}/play#token={token}&seat=0")
+    told(ann, 1)
+    assert ann.get_attribute("#account", "aria-live") == "polite"
+    ann.click('#actions button[data-move="draw"]')
+    told(ann, 3)
+    latest, drawn = lines(ann)[:2]
+    assert latest["type"] == "TurnPassed" and latest["kind"] == "pass"
+    assert latest["card"] == card  # the card shown as a card on the line of the pass
+    assert f"Ann cannot move with card {card}" in latest["text"]
+    assert "The turn passes." in latest["text"]
+    assert drawn["type"] == "CardDrawn" and f"Ann draws card {card}" in drawn["text"]
+
+
+def test_the_account_tells_every_event_latest_first_and_others_moves_one_by_one(
+    url: str, person: Any
+) -> None:
+    body = {"ruleset": "race35", "seats": SEATS, "seed": "race35-16"}
+    created = httpx.post(f"{url}/games", json=body).json()
+    game, tokens = created["id"], created["tokens"]["seats"]
+    bob = person(f"{url}/games/{game}/play#token={tokens[1]}&seat=1")
+    told(bob, 1)
+    bob.evaluate(
+        """() => { window.__told = [];
+        new MutationObserver((changes) => changes.forEach((c) => c.addedNodes.forEach(
+          (n) => window.__told.push([Number(n.dataset.version), performance.now()]))))
+          .observe(document.getElementById('account'), { childList: true }); }"""
+    )
+    with httpx.Client(base_url=url, timeout=10) as http:  # both seats play at API speed
+        for _ in range(8):
+            state = http.get(f"/games/{game}").json()
+            seat = state["to_act"][0]["seat"]
+            auth = {"Authorization": f"Bearer {tokens[seat]}"}
+            moves = http.get(f"/games/{game}/legal-moves", headers=auth).json()["moves"]
+            http.post(f"/games/{game}/moves", json={"move": moves[0]["id"]}, headers=auth)
+    log = events_of(url, game)
+    told(bob, log[-1]["version"])
+    shown = lines(bob)
+    assert [int(line["version"]) for line in shown] == [e["version"] for e in reversed(log)]
+    assert [line["type"] for line in shown] == [e["type"] for e in reversed(log)]
+    rolls = [e for e in log if e["type"] == "DiceRolled"]
+    by_version = {int(line["version"]): line["text"] for line in shown}
+    for roll in rolls:
+        name = SEATS[roll["data"]["seat"]]["name"]
+        assert f"{name} rolls {roll['data']['dice'][0]}" in by_version[roll["version"]]
+    times = [at for _, at in bob.evaluate("window.__told")]
+    gaps = [later - earlier for earlier, later in pairwise(times)]
+    assert len(times) == len(log) - 1  # each new event told once
+    assert min(gaps) >= PACE_MS * 0.8, gaps  # one at a time, not all at once

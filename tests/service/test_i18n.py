@@ -1,0 +1,102 @@
+"""The pages' catalogues (service/static/i18n/<lang>.json): one per language, each with every
+key of the English one and no other, each translation with the English message's arguments,
+every key used by the pages and every key the pages use in the catalogue."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from service.api.problems import PROBLEMS
+
+STATIC = Path(__file__).parents[2] / "service" / "static"
+LANGUAGES = ("en", "es", "nl", "da", "de", "fr")
+CATALOGUES = {
+    lang: json.loads((STATIC / "i18n" / f"{lang}.json").read_text()) for lang in LANGUAGES
+}
+ENGLISH = CATALOGUES["en"]
+PAGES = "\n".join(p.read_text() for p in sorted(STATIC.glob("*")) if p.suffix in {".js", ".html"})
+
+
+def arguments(message: str) -> set[str]:
+    """The argument names of a message (`{name}`, `{count, plural, ...}`), nested ones too; a
+    plural or select without an `other` case is an error."""
+    found: set[str] = set()
+    depth, start = 0, 0
+    for i, char in enumerate(message):
+        if char == "{":
+            depth += 1
+            if depth == 1:
+                start = i + 1
+        elif char == "}":
+            depth -= 1
+            assert depth >= 0, f"unbalanced braces: {message}"
+            if depth == 0:
+                found |= argument(message[start:i])
+    assert depth == 0, f"unbalanced braces: {message}"
+    return found
+
+
+def argument(body: str) -> set[str]:
+    name, _, rest = body.partition(",")
+    if not rest:
+        return {name.strip()}
+    kind, _, cases = rest.partition(",")
+    assert kind.strip() in {"plural", "select"}, body
+    branches = re.findall(r"\s*(=?\w+)\s*\{", cases)
+    assert "other" in branches, f"no other case in {body}"
+    found = {name.strip()}
+    depth, start = 0, 0
+    for i, char in enumerate(cases):  # each case's message, for its own arguments
+        if char == "{":
+            depth += 1
+            if depth == 1:
+                start = i + 1
+        elif char == "}":
+            depth -= 1
+            if depth == 0:
+                found |= arguments(cases[start:i])
+    return found
+
+
+def test_every_catalogue_has_every_english_key_and_no_other() -> None:
+    for lang, catalogue in CATALOGUES.items():
+        assert set(catalogue) == set(ENGLISH), (lang, set(catalogue) ^ set(ENGLISH))
+
+
+@pytest.mark.parametrize("lang", LANGUAGES[1:])
+def test_every_translation_has_the_english_messages_arguments(lang: str) -> None:
+    for key, message in CATALOGUES[lang].items():
+        assert arguments(message) == arguments(ENGLISH[key]), (lang, key, message)
+
+
+def test_every_key_is_used_by_a_page() -> None:
+    named = [key for key in ENGLISH if not key.startswith("problem.")] + ["problem.shown"]
+    unused = [key for key in named if f'"{key}"' not in PAGES]
+    assert not unused, unused
+
+
+def test_every_problem_type_has_a_message_and_every_problem_message_a_type() -> None:
+    """Pages show a refusal by its type (``problem.<slug>``); the page's own "connection"."""
+    slugs = {key.removeprefix("problem.") for key in ENGLISH if key.startswith("problem.")}
+    assert slugs - {"shown"} == set(PROBLEMS) | {"connection"}
+    assert "`problem.${error.slug}`" in PAGES
+
+
+def test_every_key_a_page_asks_for_is_in_the_catalogue() -> None:
+    asked = set(re.findall(r'\bt\(\s*"([\w.]+)"', PAGES))
+    asked |= set(re.findall(r'data-i18n="([\w.]+)"', PAGES))
+    asked |= set(re.findall(r'\? "(\w+\.\w+)" : "(?:\w+\.\w+)"', PAGES))
+    asked |= set(re.findall(r'\? "(?:\w+\.\w+)" : "(\w+\.\w+)"', PAGES))
+    assert asked, "no key found: the pattern above is stale"
+    assert asked <= set(ENGLISH), asked - set(ENGLISH)
+
+
+def test_the_argument_reader_sees_nested_arguments_and_refuses_a_plural_without_other() -> None:
+    message = "{colour, select, red {{name} red} other {{count, plural, one {#} other {# x}}}}"
+    assert arguments(message) == {"colour", "name", "count"}
+    with pytest.raises(AssertionError):
+        arguments("{count, plural, one {# card}}")
