@@ -21,14 +21,15 @@ Its appends (the reads are shared with SQLite: sql.py). Same interface, guarante
   seat number and a name stay apart. Text columns cannot hold NUL characters in PostgreSQL,
   so an event type or stream id containing one is refused with a ``StoreError``.
 
-Faults (see faults.py): no operation waits for the server longer than ``timeout`` seconds
-(for a pooled connection, or to connect). A connection that fails (the server stopped,
-restarting, unreachable) marks the server down: from then on every operation fails at once
-with ``StoreUnavailable`` (``unreachable``) instead of waiting, while a thread of the store
-tries to connect every ``PROBE_SECONDS``; once it can, the store opens a new pool (the old
-one's connections are all broken, and its own reconnection backs off for seconds) and serves
-again, so service resumes within about ``PROBE_SECONDS`` of the server's return. A full disk
-is ``disk-full``, a read-only server ``read-only``, too many connections ``busy``.
+Faults (see faults.py, and postgres_pool.py for the pool): no operation waits for the server
+longer than ``timeout`` seconds (for a pooled connection, or to connect). A connection that
+fails (the server stopped, restarting, unreachable) marks the server down: from then on every
+operation fails at once with ``StoreUnavailable`` (``unreachable``) instead of waiting, while a
+thread of the store tries to connect every ``PROBE_SECONDS``; once it can, the store opens a
+new pool (the old one's connections are all broken, and its own reconnection backs off for
+seconds) and serves again, so service resumes within about ``PROBE_SECONDS`` of the server's
+return. A full disk is ``disk-full``, a read-only server ``read-only``, too many connections
+``busy``.
 
 Errors (see errors.py): ``VersionConflict`` (``StreamExists``), ``IdempotencyKeyReused``,
 ``StoreUnavailable`` for a fault of the server, and ``StoreError`` for any other database
@@ -39,28 +40,25 @@ from __future__ import annotations
 
 import asyncio
 import threading
-import time
 import uuid
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager, suppress
+from contextlib import AbstractContextManager, contextmanager, suppress
 from datetime import datetime
 from typing import Any, TypeVar
 
-import msgspec
 import psycopg
 from psycopg import errors as pg_errors
-from psycopg.conninfo import conninfo_to_dict, make_conninfo
-from psycopg.types.json import set_json_loads
-from psycopg_pool import ConnectionPool, PoolClosed, PoolTimeout
+from psycopg.conninfo import make_conninfo
 
 from . import derived, sql
 from .clock import canonical_timestamp, iso_timestamp, utcnow
 from .commits import CommitSizes, CommitTally
 from .derived import DerivedRow, Drop
-from .errors import StoreError, StoreUnavailable, VersionConflict
+from .errors import StoreUnavailable, VersionConflict
 from .faults import FaultTally
 from .hashing import GENESIS, seal
 from .model import Appending, AppendResult, NewEvent, StoredEvent, Summary
+from .postgres_pool import Connections, redacted, translated
 from .sql import POSTGRES, SqlStore
 
 CHANNEL = "tabula_events"
@@ -70,11 +68,6 @@ LISTEN_TICK_SECONDS = 0.5
 """How often the listening thread looks up from its wait to see whether it should stop."""
 
 RECONNECT_SECONDS = 1.0
-PROBE_SECONDS = 0.1
-"""How often a store that lost its server tries to connect again."""
-UNREACHABLE = ("08", "57P01", "57P02", "57P03")
-"""SQLSTATEs (or their classes) that say the server cannot be used: connection exceptions,
-the server shutting down or starting up."""
 MAX_PAYLOAD = 7000
 """NOTIFY payloads must stay under 8000 bytes; a longer one is sent empty (wakes everyone)."""
 
@@ -160,55 +153,15 @@ class PostgresEventStore(SqlStore):
         """Connect to the database at url (``postgresql://user:pass@host/db``), create (or
         upgrade) the tables. Idempotency keys older than idempotency_ttl seconds count as
         unused; no operation waits longer than ``timeout`` seconds for the server."""
-        self._url = url
         self._clock = clock
         self._idempotency_ttl = sql.check_ttl(idempotency_ttl)
-        self._max_connections, self._timeout = max_connections, timeout
         self._faults = FaultTally()
-        self._closed = False
-        self._down = _Down(self._reopen, url, timeout)
-        self._pool = self._new_pool()
-        self._open(timeout)
+        self._db = Connections(url, max_connections, timeout, self._faults)
+        self._db.open(self._create_schema)
         self._counts = {"appends": 0, "commits": 0, "largest_batch": 0}
         self._counts_lock = threading.Lock()
         self._commits = CommitTally()  # events per commit (one append each), for metrics
         self._listener = _Listener(url)
-
-    def _new_pool(self) -> ConnectionPool[Any]:
-        """A pool of connections to the server, not yet open."""
-        return ConnectionPool(
-            self._url,
-            min_size=1,
-            max_size=self._max_connections,
-            kwargs={"autocommit": True, "connect_timeout": _connect_timeout(self._timeout)},
-            configure=_configure,
-            timeout=self._timeout,
-            open=False,
-            name="tabula-events",
-        )
-
-    def _reopen(self) -> None:
-        """A new pool in place of the old (whose connections are broken): the server is back.
-        The old pool is closed in the background (a request still holding one of its
-        connections gives it back to a closed pool, which closes it)."""
-        fresh = self._new_pool()
-        fresh.open(wait=True, timeout=self._timeout)
-        old, self._pool = self._pool, fresh
-        if self._closed:
-            fresh.close()
-        threading.Thread(target=old.close, daemon=True, name="pool-close").start()
-
-    def _open(self, timeout: float) -> None:
-        """Fill the pool and create the tables; on failure close the pool and raise StoreError."""
-        try:
-            with _translated(f"cannot open the event store at {_redacted(self._url)}"):
-                self._pool.open(wait=True, timeout=timeout)
-                self._create_schema()
-        except StoreError:
-            self._closed = True
-            self._down.stop()
-            self._pool.close()
-            raise
 
     def _create_schema(self) -> None:
         """Create the tables unless they exist, upgrade older ones (one process at a time)."""
@@ -285,7 +238,7 @@ class PostgresEventStore(SqlStore):
         def work(conn: psycopg.Connection[Any]) -> AppendResult:
             return self._append(conn, asked)
 
-        with _translated(f"cannot append to stream {stream_id!r}"):
+        with translated(f"cannot append to stream {stream_id!r}"):
             try:
                 result = self._transaction(work)
             except pg_errors.UniqueViolation:
@@ -324,7 +277,7 @@ class PostgresEventStore(SqlStore):
         def work(conn: psycopg.Connection[Any]) -> list[AppendResult]:
             return [self._append(conn, a) for a in asked]
 
-        with _translated(f"cannot append a batch of {len(asked)}"):
+        with translated(f"cannot append a batch of {len(asked)}"):
             try:
                 results = self._transaction(work)
             except pg_errors.UniqueViolation:  # a racing append took a version first
@@ -394,7 +347,7 @@ class PostgresEventStore(SqlStore):
             sql.write_summary(conn, POSTGRES, stream_id, summary, updated_at)
             return True
 
-        with _translated(f"cannot save the summary of stream {stream_id!r}"):
+        with translated(f"cannot save the summary of stream {stream_id!r}"):
             return self._transaction(work)
 
     def derived_save(
@@ -411,12 +364,12 @@ class PostgresEventStore(SqlStore):
         def work(conn: psycopg.Connection[Any]) -> bool:
             return derived.save(conn, "%s", "json", name, expected, position, rows, drops)
 
-        with _translated("cannot save derived data"):
+        with translated("cannot save derived data"):
             return self._transaction(work)
 
     def drop_summaries(self) -> None:
         """Delete every summary (derived data: the caller rebuilds them from the logs)."""
-        with _translated("cannot drop summaries"):
+        with translated("cannot drop summaries"):
             self._transaction(sql.drop_summaries)
 
     def drop_snapshots(self, stream_id: str | None = None) -> None:
@@ -429,34 +382,15 @@ class PostgresEventStore(SqlStore):
 
     # reading
 
-    @contextmanager
-    def _connection(self, doing: str) -> Iterator[psycopg.Connection[Any]]:
+    def _connection(self, doing: str) -> AbstractContextManager[psycopg.Connection[Any]]:
         """A pooled connection in autocommit mode, with errors translated."""
-        with _translated(doing), self._pooled(doing) as conn:
-            yield conn
+        return self._db.connection(doing)
 
-    @contextmanager
-    def _pooled(self, doing: str, *, write: bool = False) -> Iterator[psycopg.Connection[Any]]:
-        """A pooled connection, at once refused while the server is down; a fault of the
-        server becomes ``StoreUnavailable`` (a lost connection marking it down), every other
-        error passes unchanged."""
-        if self._down.since is not None and not self._closed:
-            raise self._faults.refused("unreachable", doing, "the server is down", write=write)
-        try:
-            with self._pool.connection() as conn:
-                yield conn
-        except psycopg.Error as exc:
-            if self._closed and isinstance(exc, PoolClosed):
-                raise StoreError(f"{doing}: the store is closed") from exc
-            kind = _fault_kind(exc)
-            if kind is None:
-                raise
-            if kind == "unreachable":
-                self._down.begin()
-            detail = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-            raise self._faults.refused(kind, doing, detail, write=write) from exc
-        if write:
-            self._faults.wrote()
+    def _pooled(
+        self, doing: str, *, write: bool = False
+    ) -> AbstractContextManager[psycopg.Connection[Any]]:
+        """A pooled connection, faults of the server as ``StoreUnavailable`` (see pool.py)."""
+        return self._db.pooled(doing, write=write)
 
     _reading = _connection  # what the shared reads (SqlStore) use
 
@@ -474,49 +408,9 @@ class PostgresEventStore(SqlStore):
 
     def close(self) -> None:
         """Stop listening and close every connection."""
-        self._closed = True
-        self._down.stop()
+        self._db.closing()
         self._listener.close()
-        self._pool.close()
-
-
-class _Down:
-    """Whether the server is down (since when) and the thread that waits for its return:
-    it tries to connect every ``PROBE_SECONDS`` and, once it can, calls ``back`` (which opens
-    a new pool) and marks the server up."""
-
-    def __init__(self, back: Callable[[], None], url: str, timeout: float) -> None:
-        self.since: float | None = None
-        self._back, self._url, self._timeout = back, url, timeout
-        self._lock = threading.Lock()
-        self._stop = threading.Event()
-
-    def begin(self) -> None:
-        """The server was found down: start waiting for it (once)."""
-        with self._lock:
-            if self.since is not None or self._stop.is_set():
-                return
-            self.since = time.monotonic()
-        threading.Thread(target=self._wait, daemon=True, name="store-probe").start()
-
-    def _wait(self) -> None:
-        """Connect until it works, then reopen and mark the server up."""
-        while not self._stop.wait(PROBE_SECONDS):
-            try:
-                with psycopg.connect(
-                    self._url, autocommit=True, connect_timeout=_connect_timeout(self._timeout)
-                ) as conn:
-                    conn.execute("SELECT 1")
-                self._back()
-            except psycopg.Error:
-                continue
-            with self._lock:
-                self.since = None
-            return
-
-    def stop(self) -> None:
-        """Stop waiting (the store closes)."""
-        self._stop.set()
+        self._db.close()
 
 
 class _Listener:
@@ -590,65 +484,14 @@ def temporary_schema(url: str, prefix: str = "scratch") -> Iterator[str]:
     For tests and benchmarks: each gets empty tables without a database of its own.
     """
     schema = f"{prefix}_{uuid.uuid4().hex[:12]}"
-    doing = f"cannot create a schema at {_redacted(url)}"
-    with _translated(doing), psycopg.connect(url, autocommit=True) as conn:
+    doing = f"cannot create a schema at {redacted(url)}"
+    with translated(doing), psycopg.connect(url, autocommit=True) as conn:
         conn.execute(f"CREATE SCHEMA {schema}")
     try:
         yield make_conninfo(url, options=f"-c search_path={schema}")
     finally:
         with psycopg.connect(url, autocommit=True) as conn:
             conn.execute(f"DROP SCHEMA {schema} CASCADE")
-
-
-def _fault_kind(exc: psycopg.Error) -> str | None:
-    """The kind of fault a psycopg error is, or None when it is none (a bug, a conflict)."""
-    state = exc.sqlstate
-    if isinstance(exc, PoolTimeout | PoolClosed):
-        return "unreachable"
-    if isinstance(exc, pg_errors.DiskFull):
-        return "disk-full"
-    if isinstance(exc, pg_errors.ReadOnlySqlTransaction):
-        return "read-only"
-    if isinstance(exc, pg_errors.TooManyConnections):
-        return "busy"
-    if isinstance(exc, pg_errors.IoError):
-        return "io-error"
-    if isinstance(exc, psycopg.OperationalError) and (
-        state is None or state.startswith(UNREACHABLE)
-    ):
-        return "unreachable"
-    return None
-
-
-def _connect_timeout(timeout: float) -> int:
-    """libpq's connect_timeout (whole seconds, at least 2: libpq takes 1 as 2)."""
-    return max(2, round(timeout))
-
-
-def _configure(conn: psycopg.Connection[Any]) -> None:
-    """Decode json columns with msgspec (the same decoder the SQLite store uses)."""
-    set_json_loads(msgspec.json.decode, conn)
-
-
-def _redacted(url: str) -> str:
-    """The URL without its password, for error messages."""
-    try:
-        info = conninfo_to_dict(url)
-    except psycopg.ProgrammingError:
-        return "(an unparsable database URL)"
-    shown = {name: str(value) for name, value in info.items() if name != "password"}
-    return repr(make_conninfo("", **shown))
-
-
-@contextmanager
-def _translated(doing: str) -> Iterator[None]:
-    """Turn psycopg errors escaping a block into StoreError, naming what was being done."""
-    try:
-        yield
-    except PoolClosed as exc:
-        raise StoreError(f"{doing}: the store is closed") from exc
-    except psycopg.Error as exc:
-        raise StoreError(f"{doing}: {exc}") from exc
 
 
 def _write(

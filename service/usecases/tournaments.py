@@ -2,7 +2,7 @@
 folded by the domain's pure reducer (``domain.tournament``).
 
 The director pairs a round (``pair``): the domain plans it, the round's games are created as
-one batch (``Commands.create_batch``) and ``RoundPaired`` names them. The director's token is
+one batch (``Creation.create_batch``) and ``RoundPaired`` names them. The director's token is
 the referee token of every table and each player's token is their seat's token at every table
 they sit at, so nobody needs a new token per game. A round's games and its ``RoundPaired``
 are one transaction: all stored, or none. Results come from the games through the results
@@ -39,7 +39,8 @@ from service.core.names import distinct, normal
 from service.core.refusal import Refusal, refuse
 from service.core.seating import seated
 from service.usecases import cursors, tokens
-from service.usecases.commands import Commands, Holders, find
+from service.usecases.commands import Commands
+from service.usecases.creation import Holders, find
 from service.usecases.records import streamed_record
 from service.usecases.repository import new_game
 from service.usecases.summaries import TOURNAMENT, tournament_summary
@@ -183,7 +184,7 @@ class Tournaments:
 
         def takes(size: int) -> None:
             seats = [f"P{i}" for i in range(size)]
-            self.commands.setup(table_game(created, "", 1, 1, seats), "")
+            self.commands.creation.setup(table_game(created, "", 1, 1, seats), "")
 
         try:
             takes(created.seats_per_table)
@@ -225,7 +226,7 @@ class Tournaments:
                 spent.append(count)  # once, though a conflict makes the write try again
             plan = plan_round(state)
             batch = round_batch(loaded, plan)
-            games, made = self.commands.batch_games(batch, holders(loaded, plan))
+            games, made = self.commands.creation.batch_games(batch, holders(loaded, plan))
             pairs = zip(made.games, plan.tables, strict=True)
             tables = tuple(Table(n, g.id, seats) for n, (g, seats) in enumerate(pairs, start=1))
             event = RoundPaired(plan.round, tables, plan.byes)

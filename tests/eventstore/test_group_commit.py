@@ -83,7 +83,7 @@ def in_one_batch(
         futures = [pool.submit(attempt, call) for call in calls]
         try:
             wait_until(
-                lambda: store._queue.qsize() >= len(calls),
+                lambda: store._writer.queue.qsize() >= len(calls),
                 interval=0.001,
                 message=f"the {len(calls)} appends were never all queued behind the writer",
             )

@@ -65,7 +65,8 @@ class Faulty:
 
 def faulty(store: SqliteEventStore) -> Faulty:
     """Wrap the store's write connection (between batches: the writer is idle)."""
-    with store._lock:
-        wrapped = Faulty(store._conn)
-        store._conn = wrapped  # type: ignore[assignment]
+    writer = store._writer
+    with writer.lock:
+        wrapped = Faulty(writer.conn)
+        writer.conn = wrapped  # type: ignore[assignment]
     return wrapped

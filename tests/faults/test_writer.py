@@ -72,7 +72,9 @@ def one_batch(store: SqliteEventStore, gate: Gate, calls: list[Append]) -> list[
         holder = pool.submit(store.append, "blocker", events(1), 1)
         assert gate.held.wait(ANSWER_SECONDS)
         futures = [pool.submit(call) for call in calls]
-        wait_until(lambda: store._queue.qsize() >= len(calls), message="appends never queued")
+        wait_until(
+            lambda: store._writer.queue.qsize() >= len(calls), message="appends never queued"
+        )
         gate.opened.set()
         holder.result(timeout=ANSWER_SECONDS)
         return [outcome(future) for future in futures]
@@ -197,8 +199,8 @@ def test_sqlite_full_in_the_middle_of_a_large_append(store: SqliteEventStore, ga
     """A real SQLITE_FULL: the file may grow by a few pages only, so the big append fails
     partway through its inserts; the small ones in its batch are stored."""
     store.append("blocker", events(1), 0)
-    pages = int(store._conn.execute("PRAGMA page_count").fetchone()[0])
-    store._conn.execute(f"PRAGMA max_page_count = {pages + 8}")
+    pages = int(store._writer.conn.execute("PRAGMA page_count").fetchone()[0])
+    store._writer.conn.execute(f"PRAGMA max_page_count = {pages + 8}")
     calls = [
         lambda: store.append("before", events(2), 1),
         lambda: store.append("big", events(2000, size=400), 0),
@@ -210,7 +212,7 @@ def test_sqlite_full_in_the_middle_of_a_large_append(store: SqliteEventStore, ga
     assert isinstance(big, StoreUnavailable) and big.kind == "disk-full"
     assert store._writer.is_alive() and store.version("big") == 0
     assert store.version("before") == 3 and store.version("after") == 3
-    store._conn.execute("PRAGMA max_page_count = 1073741823")
+    store._writer.conn.execute("PRAGMA max_page_count = 1073741823")
     assert store.append("big", events(2000, size=400), 0).events[-1].version == 2000
 
 
@@ -223,14 +225,16 @@ def one_batch_from(
         holder = pool.submit(store.append, "blocker", events(1), blocker_version)
         assert gate.held.wait(ANSWER_SECONDS)
         futures = [pool.submit(call) for call in calls]
-        wait_until(lambda: store._queue.qsize() >= len(calls), message="appends never queued")
+        wait_until(
+            lambda: store._writer.queue.qsize() >= len(calls), message="appends never queued"
+        )
         gate.opened.set()
         holder.result(timeout=ANSWER_SECONDS)
         return [outcome(future) for future in futures]
 
 
 def test_a_writer_that_is_not_running_refuses_at_once(store: SqliteEventStore) -> None:
-    store._queue.put(None)  # the writer ends, as only closing should make it
+    store._writer.queue.put(None)  # the writer ends, as only closing should make it
     wait_until(lambda: not store._writer.is_alive(), message="the writer did not end")
     with pytest.raises(StoreUnavailable) as refused:
         store.append("game", events(1), 0)

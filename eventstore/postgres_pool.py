@@ -1,0 +1,214 @@
+"""The PostgreSQL store's connections: a pool, and what happens while the server is away.
+
+No operation waits for the server longer than ``timeout`` seconds (for a pooled connection, or
+to connect). A connection that fails (the server stopped, restarting, unreachable) marks the
+server down: from then on every operation fails at once with ``StoreUnavailable``
+(``unreachable``) instead of waiting, while a thread tries to connect every ``PROBE_SECONDS``;
+once it can, a new pool replaces the old (whose connections are all broken, and whose own
+reconnection backs off for seconds). A full disk is ``disk-full``, a read-only server
+``read-only``, too many connections ``busy``.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import msgspec
+import psycopg
+from psycopg import errors as pg_errors
+from psycopg.conninfo import conninfo_to_dict, make_conninfo
+from psycopg.types.json import set_json_loads
+from psycopg_pool import ConnectionPool, PoolClosed, PoolTimeout
+
+from .errors import StoreError
+from .faults import FaultTally
+
+PROBE_SECONDS = 0.1
+"""How often a store that lost its server tries to connect again."""
+UNREACHABLE = ("08", "57P01", "57P02", "57P03")
+"""SQLSTATEs (or their classes) that say the server cannot be used: connection exceptions,
+the server shutting down or starting up."""
+
+
+class Connections:
+    """A pool of connections to the server at ``url``, refused at once while the server is
+    down, and renewed when it is back."""
+
+    def __init__(self, url: str, max_connections: int, timeout: float, faults: FaultTally):
+        self.url = url
+        self._max_connections, self._timeout = max_connections, timeout
+        self._faults = faults
+        self._closed = False
+        self._down = _Down(self._reopen, url, timeout)
+        self._pool = self._new_pool()
+
+    def _new_pool(self) -> ConnectionPool[Any]:
+        """A pool of connections to the server, not yet open."""
+        return ConnectionPool(
+            self.url,
+            min_size=1,
+            max_size=self._max_connections,
+            kwargs={"autocommit": True, "connect_timeout": _connect_timeout(self._timeout)},
+            configure=_configure,
+            timeout=self._timeout,
+            open=False,
+            name="tabula-events",
+        )
+
+    def _reopen(self) -> None:
+        """A new pool in place of the old (whose connections are broken): the server is back.
+        The old pool is closed in the background (a request still holding one of its
+        connections gives it back to a closed pool, which closes it)."""
+        fresh = self._new_pool()
+        fresh.open(wait=True, timeout=self._timeout)
+        old, self._pool = self._pool, fresh
+        if self._closed:
+            fresh.close()
+        threading.Thread(target=old.close, daemon=True, name="pool-close").start()
+
+    def open(self, prepare: Callable[[], None]) -> None:
+        """Fill the pool and call ``prepare`` (which creates the tables); on failure close the
+        pool and raise StoreError."""
+        try:
+            with translated(f"cannot open the event store at {redacted(self.url)}"):
+                self._pool.open(wait=True, timeout=self._timeout)
+                prepare()
+        except StoreError:
+            self._closed = True
+            self._down.stop()
+            self._pool.close()
+            raise
+
+    @contextmanager
+    def connection(self, doing: str) -> Iterator[psycopg.Connection[Any]]:
+        """A pooled connection in autocommit mode, with errors translated."""
+        with translated(doing), self.pooled(doing) as conn:
+            yield conn
+
+    @contextmanager
+    def pooled(self, doing: str, *, write: bool = False) -> Iterator[psycopg.Connection[Any]]:
+        """A pooled connection, at once refused while the server is down; a fault of the
+        server becomes ``StoreUnavailable`` (a lost connection marking it down), every other
+        error passes unchanged."""
+        if self._down.since is not None and not self._closed:
+            raise self._faults.refused("unreachable", doing, "the server is down", write=write)
+        try:
+            with self._pool.connection() as conn:
+                yield conn
+        except psycopg.Error as exc:
+            if self._closed and isinstance(exc, PoolClosed):
+                raise StoreError(f"{doing}: the store is closed") from exc
+            kind = _fault_kind(exc)
+            if kind is None:
+                raise
+            if kind == "unreachable":
+                self._down.begin()
+            detail = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            raise self._faults.refused(kind, doing, detail, write=write) from exc
+        if write:
+            self._faults.wrote()
+
+    def closing(self) -> None:
+        """Refuse what comes from now on as closed, and stop waiting for the server."""
+        self._closed = True
+        self._down.stop()
+
+    def close(self) -> None:
+        """Close every connection (after ``closing``)."""
+        self._closed = True
+        self._down.stop()
+        self._pool.close()
+
+
+class _Down:
+    """Whether the server is down (since when) and the thread that waits for its return:
+    it tries to connect every ``PROBE_SECONDS`` and, once it can, calls ``back`` (which opens
+    a new pool) and marks the server up."""
+
+    def __init__(self, back: Callable[[], None], url: str, timeout: float) -> None:
+        self.since: float | None = None
+        self._back, self._url, self._timeout = back, url, timeout
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+
+    def begin(self) -> None:
+        """The server was found down: start waiting for it (once)."""
+        with self._lock:
+            if self.since is not None or self._stop.is_set():
+                return
+            self.since = time.monotonic()
+        threading.Thread(target=self._wait, daemon=True, name="store-probe").start()
+
+    def _wait(self) -> None:
+        """Connect until it works, then reopen and mark the server up."""
+        while not self._stop.wait(PROBE_SECONDS):
+            try:
+                with psycopg.connect(
+                    self._url, autocommit=True, connect_timeout=_connect_timeout(self._timeout)
+                ) as conn:
+                    conn.execute("SELECT 1")
+                self._back()
+            except psycopg.Error:
+                continue
+            with self._lock:
+                self.since = None
+            return
+
+    def stop(self) -> None:
+        """Stop waiting (the store closes)."""
+        self._stop.set()
+
+
+def _fault_kind(exc: psycopg.Error) -> str | None:
+    """The kind of fault a psycopg error is, or None when it is none (a bug, a conflict)."""
+    state = exc.sqlstate
+    if isinstance(exc, PoolTimeout | PoolClosed):
+        return "unreachable"
+    if isinstance(exc, pg_errors.DiskFull):
+        return "disk-full"
+    if isinstance(exc, pg_errors.ReadOnlySqlTransaction):
+        return "read-only"
+    if isinstance(exc, pg_errors.TooManyConnections):
+        return "busy"
+    if isinstance(exc, pg_errors.IoError):
+        return "io-error"
+    if isinstance(exc, psycopg.OperationalError) and (
+        state is None or state.startswith(UNREACHABLE)
+    ):
+        return "unreachable"
+    return None
+
+
+def _connect_timeout(timeout: float) -> int:
+    """libpq's connect_timeout (whole seconds, at least 2: libpq takes 1 as 2)."""
+    return max(2, round(timeout))
+
+
+def _configure(conn: psycopg.Connection[Any]) -> None:
+    """Decode json columns with msgspec (the same decoder the SQLite store uses)."""
+    set_json_loads(msgspec.json.decode, conn)
+
+
+def redacted(url: str) -> str:
+    """The URL without its password, for error messages."""
+    try:
+        info = conninfo_to_dict(url)
+    except psycopg.ProgrammingError:
+        return "(an unparsable database URL)"
+    shown = {name: str(value) for name, value in info.items() if name != "password"}
+    return repr(make_conninfo("", **shown))
+
+
+@contextmanager
+def translated(doing: str) -> Iterator[None]:
+    """Turn psycopg errors escaping a block into StoreError, naming what was being done."""
+    try:
+        yield
+    except PoolClosed as exc:
+        raise StoreError(f"{doing}: the store is closed") from exc
+    except psycopg.Error as exc:
+        raise StoreError(f"{doing}: {exc}") from exc

@@ -1,0 +1,205 @@
+"""Creating games: a new game, a batch of tables in one transaction, an imported record.
+
+A creation checks every setting of the game first (a bad table of a batch creates none),
+plays the game as far as it goes by itself, gives out fresh tokens (shown only in the reply)
+or takes the token hashes of ``Holders``, and commits the first events through the repository.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable, Sequence
+from datetime import datetime
+from typing import Any
+
+import msgspec
+
+from domain.events import GameCreated
+from domain.model import BadOption, GameError
+from domain.registry import RULESETS
+from domain.replay import Replay
+from domain.ruleset import RuleSet
+from service.core import chance
+from service.core.clocks import clock_fault
+from service.core.commands import CreateBatch, CreateGame
+from service.core.delay import delay_fault, parse_delay
+from service.core.fields import bad_field
+from service.core.luck import Seeded
+from service.core.names import normal as normal_name
+from service.core.referee import Batch, open_game
+from service.core.refusal import Refusal, refuse
+from service.core.seating import seat_bots
+from service.usecases import tokens
+from service.usecases.records import GameRecord, judged_record
+from service.usecases.replies import BatchCreated, Created, Tokens
+from service.usecases.repository import NewGame, Repository, Secrets
+
+Now = Callable[[], datetime]
+
+
+class Holders(msgspec.Struct, frozen=True):
+    """Who holds a new game's tokens, as the hashes of tokens given out elsewhere (a
+    tournament's director referees its tables, its players sit with their own tokens)."""
+
+    referee: str
+    seats: tuple[str, ...]
+
+
+class Creation:
+    """The writes that create games."""
+
+    def __init__(self, games: Repository, now: Now) -> None:
+        self.games = games
+        self.now = now
+
+    def create(self, command: CreateGame, holders: Holders | None = None) -> Created:
+        """Validate and store a new game; the tokens are shown only in this reply. With
+        ``holders`` (a tournament's table) the game takes those token hashes instead of new
+        tokens, and the reply's tokens are empty."""
+        game, reply = self.opened(command, holders)
+        self.games.commit_new([game], self.now())
+        return reply
+
+    def opened(
+        self, command: CreateGame, holders: Holders | None = None
+    ) -> tuple[NewGame, Created]:
+        """The new game ``command`` sets up, played as far as it goes by itself, to store."""
+        seed = command.seed or tokens.new_seed()
+        created = self.setup(command, chance.commitment(seed))
+        verdict = open_game(created, Seeded(seed))
+        return self.new_game(verdict.after, verdict.batch, seed, {}, holders)
+
+    def import_record(self, record: GameRecord) -> Created:
+        """Judge a record again event by event, then store it as a new game with new tokens;
+        an invalid record names its first bad event."""
+        replay, batch = judged_record(record)
+        if record.seed is None and record.chance == "server" and not replay.state.finished:
+            raise refuse(
+                "invalid-record",
+                "a running game with server chance cannot be imported without its seed",
+            )
+        if any("\x00" in key + value for key, value in replay.created.tags.items()):
+            raise refuse(
+                "invalid-record", "event 1: a tag holds a NUL character", first_bad_event=1
+            )
+        try:
+            parse_delay(replay.created.spectator_delay)
+        except ValueError as error:
+            raise refuse("invalid-record", f"event 1: {error}", first_bad_event=1) from None
+        seed = record.seed or tokens.new_seed()
+        return self.store_new(replay, batch, seed, {"imported_from": record.game_id})
+
+    def create_batch(
+        self, batch: CreateBatch, holders: Sequence[Holders] | None = None
+    ) -> BatchCreated:
+        """Create every table in one transaction, after checking them all: a bad table
+        creates none (``holders``: each table's token hashes, as ``create`` takes them)."""
+        games, reply = self.batch_games(batch, holders)
+        self.games.commit_new(games, self.now())
+        return reply
+
+    def batch_games(
+        self, batch: CreateBatch, holders: Sequence[Holders] | None = None
+    ) -> tuple[list[NewGame], BatchCreated]:
+        """Every table of a batch to store, each checked first, and the reply."""
+        if not batch.games:
+            raise bad_field(("games",), "a batch needs at least one game")
+        for index, command in enumerate(batch.games):
+            try:
+                self.setup(command, "")
+            except Refusal as error:
+                extra = dict(error.extra)
+                if "pointer" in extra:
+                    extra["pointer"] = f"/games/{index}{extra['pointer']}"
+                raise refuse(error.slug, f"table {index}: {error.detail}", **extra) from None
+            except GameError as error:
+                raise refuse("bad-setup", f"table {index}: {error}") from None
+        held: Sequence[Holders | None] = holders or [None] * len(batch.games)
+        made = [self.opened(command, h) for command, h in zip(batch.games, held, strict=True)]
+        return [game for game, _ in made], BatchCreated([reply for _, reply in made])
+
+    def setup(self, command: CreateGame, commitment: str) -> GameCreated:
+        """The first event of a game ``command`` creates, checked (every setting in it)."""
+        rules = find(command.ruleset)
+        options = dict(command.options)
+        auto_chance = bool(options.pop("auto_chance", command.auto_chance))
+        allow_undo = bool(options.pop("allow_undo", command.allow_undo))
+        merged = {**rules.OPTIONS, **options}
+        try:
+            rules.setup(merged, len(command.seats))  # raises BadSetup
+        except BadOption as error:
+            raise refuse("validation-failed", str(error)) from None
+        if command.clock is not None and (fault := clock_fault(command.clock)):
+            raise refuse("bad-setup", fault)
+        if command.spectator_delay is not None and (fault := delay_fault(command.spectator_delay)):
+            raise bad_field(("spectator_delay",), fault)
+        for key, value in command.tags.items():
+            if "\x00" in key + value:  # listings index tags as text, which PostgreSQL's cannot be
+                raise bad_field(("tags", key), "a tag may not hold a NUL character")
+        on_timeout = command.clock.on_timeout if command.clock is not None else None
+        bots = seat_bots([s.bot for s in command.seats], on_timeout, rules.NAME)
+        given = [normal_name(s.name, ("seats", i, "name")) for i, s in enumerate(command.seats)]
+        names = tuple(name or f"Player {i + 1}" for i, name in enumerate(given))
+        clock = msgspec.to_builtins(command.clock) if command.clock else None
+        delay = command.spectator_delay
+        return GameCreated(
+            rules.NAME,
+            merged,
+            names,
+            command.chance,
+            commitment,
+            clock,
+            auto_chance,
+            allow_undo,
+            dict(command.tags),
+            command.rated,
+            msgspec.to_builtins(delay) if delay else None,
+            rules.VERSION,
+            bots,
+        )
+
+    def store_new(
+        self,
+        after: Replay,
+        batch: Batch,
+        seed: str,
+        meta: dict[str, Any],
+        holders: Holders | None = None,
+    ) -> Created:
+        """Store a new game's first events with fresh tokens (shown only in this reply), or
+        with the token hashes of ``holders``; a timed game's clocks start now."""
+        game, reply = self.new_game(after, batch, seed, meta, holders)
+        self.games.commit_new([game], self.now())
+        return reply
+
+    def new_game(
+        self,
+        after: Replay,
+        batch: Batch,
+        seed: str,
+        meta: dict[str, Any],
+        holders: Holders | None = None,
+    ) -> tuple[NewGame, Created]:
+        """A new game to store, with fresh tokens (or the hashes of ``holders``), and the
+        reply that shows them."""
+        created = after.created
+        if holders is None:
+            referee, seats = tokens.new_token(), [tokens.new_token() for _ in created.seats]
+            secrets = Secrets(
+                tokens.token_hash(referee), [tokens.token_hash(t) for t in seats], seed
+            )
+        else:
+            referee, seats = "", [""] * len(created.seats)
+            secrets = Secrets(holders.referee, list(holders.seats), seed)
+        game = NewGame(uuid.uuid4().hex, batch, after, secrets, meta)
+        reply = Created(game.game_id, len(batch), created.seed_commitment, Tokens(referee, seats))
+        return game, reply
+
+
+def find(name: str) -> RuleSet[Any]:
+    """The rule set, or an unknown-ruleset problem listing the known ones."""
+    if name not in RULESETS:
+        known = ", ".join(f"`{known}`" for known in sorted(RULESETS))
+        why = f"no rule set `{name}`; the rule sets are {known}"
+        raise bad_field(("ruleset",), why, "unknown-ruleset", sorted(RULESETS))
+    return RULESETS[name]
