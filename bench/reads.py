@@ -39,6 +39,7 @@ if Path(sys.path[0]).resolve() == ROOT / "bench":
     sys.path[0] = str(ROOT)  # as a script, this folder would shadow the project's packages
 
 import argparse  # noqa: E402
+import os  # noqa: E402
 import random  # noqa: E402
 import sqlite3  # noqa: E402
 import tempfile  # noqa: E402
@@ -180,8 +181,15 @@ def fill(
     return len(plan) - (finished_games - start)
 
 
+CURSOR_KEY = "bench/reads.py"
+"""The key the benchmark's server seals its cursors with (``TABULA_CURSOR_KEY``), so that the
+cursor made here is one it takes."""
+
+
 def middle_cursor(path: Path) -> str:
-    """The cursor of the page that starts in the middle of the listing."""
+    """The cursor of the page that starts in the middle of the listing (sealed as the
+    benchmark's server seals them)."""
+    cursors.use_key(CURSOR_KEY)
     conn = sqlite3.connect(path)
     try:
         (count,) = conn.execute("SELECT count(*) FROM summaries").fetchone()
@@ -220,6 +228,7 @@ def measure(path: Path, reads: int, rng: random.Random) -> tuple[float, list[flo
     """The seconds the first derived reads take to catch up, and the seven reads against a
     server over the database, in milliseconds."""
     cursor, games = middle_cursor(path), finished_ids(path)
+    os.environ["TABULA_CURSOR_KEY"] = CURSOR_KEY  # the server the harness starts takes it
     with server(path) as (url, _), httpx.Client(base_url=url, timeout=3600) as client:
         league = {"tag": "league:L0"}
         ratings = {"ruleset": "ludo", "limit": 100}

@@ -41,9 +41,11 @@ from tabula_client.models import (
 )
 from tabula_client.sse import Message
 from tabula_client.wire import (
+    Analysis,
     BotInfo,
     CreateGame,
     MyTable,
+    Progress,
     RoundPairedReply,
     RuleSetDetail,
     TournamentCreatedReply,
@@ -93,6 +95,7 @@ OPERATIONS = {
     "withdrawPlayer": "withdraw",
     "exportTournament": "export_tournament",
     "listBots": "bots",
+    "getAnalysis": "analysis",
     "handSeatToBot": "hand_to_bot",
     "handSeatBack": "hand_back",
 }
@@ -320,6 +323,12 @@ class Routes:
         timeout = httpx.Timeout(self.timeout, read=max(self.timeout, STREAM_READ_TIMEOUT))
         request.extensions["timeout"] = timeout.as_dict()
         return StreamCall(request, check_stream, parse_message, self.auth)
+
+    def analysis(self, game_id: str) -> Call[Analysis | Progress]:
+        """``GET /games/{id}/analysis``: each seat's chances at every point, the luck of each
+        chance outcome and the cost of each decision (``Analysis``); while it is computed,
+        how far it has got (``Progress``, a 202: ask again)."""
+        return self._call("GET", _game_path(game_id, "analysis"), parse_analysis)
 
     def audit(self, game_id: str) -> Call[Audit]:
         """``GET /games/{id}/audit``: the full log, the seed once revealed, its verification."""
@@ -642,6 +651,12 @@ def parse_view(response: httpx.Response) -> GameView:
     """A state view, the variant of its rule set."""
     view: GameView = msgspec.json.decode(_ok(response).content, type=GameView)
     return view
+
+
+def parse_analysis(response: httpx.Response) -> Analysis | Progress:
+    """A game's analysis, or its progress while it is computed (202)."""
+    model: type[Analysis] | type[Progress] = Progress if response.status_code == 202 else Analysis
+    return msgspec.json.decode(_ok(response).content, type=model)
 
 
 def parse_record(response: httpx.Response) -> GameRecord:
