@@ -133,7 +133,7 @@ class Options(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """The options of partners."""
 
     deck_counts: Annotated[
-        dict[Card, Annotated[int, msgspec.Meta(ge=0, le=16)]],
+        dict[Card, Annotated[int, msgspec.Meta(ge=0, le=64)]],
         msgspec.Meta(
             description="copies of each card type: the whole deck (a type left out has none); "
             "at least 16 cards, 48 with reshuffle per_dealer"

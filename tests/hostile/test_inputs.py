@@ -83,7 +83,7 @@ def test_deep_bodies_are_400_on_every_json_route(
     deep_object = b'{"a":' * 950 + b"1" + b"}" * 950
     with httpx.Client(base_url=server.url, timeout=10) as client:
         for route in routes:
-            path = route.replace("{game_id}", created["id"])
+            path = route.replace("{game_id}", created["id"]).replace("{seat}", "0")
             for body in (deep_array, deep_object, b'{"games": ' + deep_array + b"}"):
                 reply = client.post(path, content=body, headers=headers)
                 assert reply.status_code == 400, (route, reply.text)
@@ -226,7 +226,7 @@ def test_writes_that_are_not_json_are_415(server: Server, content_type: str | No
     headers = {"content-type": content_type} if content_type else {}
     referee = bearer(created["tokens"]["referee"])
     for route in json_routes():
-        path = route.replace("{game_id}", created["id"])
+        path = route.replace("{game_id}", created["id"]).replace("{seat}", "0")
         reply = httpx.post(f"{server.url}{path}", content=body, headers=headers | referee)
         assert reply.status_code == 415, (route, reply.text)
         assert reply.headers["content-type"].startswith("application/problem+json")
