@@ -245,7 +245,9 @@ def test_option_capture_bonus_chains_a_further_capture() -> None:
 def test_options_are_validated() -> None:
     assert rules.setup({}, 2).colours == (0, 2)
     for bad in ({"capture_bonus": -1}, {"home_bonus": "10"}, {"six_counts_seven": 1}):
-        with pytest.raises(BadSetup, match=r"parchis allows (an integer from 0 to 100|true or false)"):
+        with pytest.raises(
+            BadSetup, match=r"parchis allows (an integer from 0 to 100|true or false)"
+        ):
             rules.setup(bad, 4)
     with pytest.raises(BadSetup, match="unknown option 'bonus'"):
         rules.setup({"bonus": 20}, 4)
