@@ -40,7 +40,21 @@ def parse(argv: list[str]) -> argparse.Namespace:
         parents=[server_options(defaults, default_values=True)],
         description=DESCRIPTION,
     )
-    commands = parser.add_subparsers(dest="command")
+    add_commands(parser.add_subparsers(dest="command"), defaults)
+    args = parser.parse_args(argv)
+    args.settings = msgspec.structs.replace(
+        defaults,
+        host=args.host,
+        port=args.port,
+        database=args.database,
+        database_url=args.database_url,
+        log_format=args.log_format,
+    )
+    return args
+
+
+def add_commands(commands: Any, defaults: Settings) -> None:
+    """The commands besides serving (``serve`` itself too, for the explicit form)."""
     commands.add_parser(
         "serve",
         parents=[server_options(defaults, default_values=False)],
@@ -82,16 +96,6 @@ def parse(argv: list[str]) -> argparse.Namespace:
         nargs="+",
         help="game records (/export), archives (/archive) or tournament records (/record)",
     )
-    args = parser.parse_args(argv)
-    args.settings = msgspec.structs.replace(
-        defaults,
-        host=args.host,
-        port=args.port,
-        database=args.database,
-        database_url=args.database_url,
-        log_format=args.log_format,
-    )
-    return args
 
 
 def server_options(defaults: Settings, *, default_values: bool) -> argparse.ArgumentParser:

@@ -128,6 +128,30 @@ def settings_store(settings: Settings, clock: Clock) -> EventStore:
     )
 
 
+class Workers:
+    """What works beside the requests: the clocks' sweeper, the tournaments' results
+    follower, the bots' driver, and the derived data's catch-up at start."""
+
+    def __init__(self, cases: UseCases, queries: Queries) -> None:
+        self.sweeper = Sweeper(cases.commands.enforce_due)
+        self.follower = Sweeper(
+            cases.tournaments.results.sweep, interval=1.0, name="results-follower"
+        )
+        self.driver = BotDriver(cases.commands)
+        self.queries = queries
+
+    def start(self) -> None:
+        self.sweeper.start()
+        self.follower.start()
+        self.driver.start()
+        in_background("catch up", self.queries.catch_up)
+
+    def stop(self) -> None:
+        self.sweeper.stop()
+        self.follower.stop()
+        self.driver.stop()
+
+
 def create_app(
     settings: Settings | None = None, store: EventStore | None = None, clock: Clock | None = None
 ) -> Litestar:
@@ -143,9 +167,7 @@ def create_app(
         store, settings.max_live_games, clock, analysis_workers=settings.analysis_workers
     )
     commands, queries = cases.commands, cases.queries
-    sweeper = Sweeper(commands.enforce_due)
-    driver = BotDriver(commands)
-    follower = Sweeper(cases.tournaments.results.sweep, interval=1.0, name="results-follower")
+    workers = Workers(cases, queries)
     limits = Limits(settings)
     # Metrics only with a token to read them: no route and no per-request timing otherwise.
     metrics = Metrics(cases.figures, limits.streams) if settings.metrics_token else None
@@ -171,13 +193,8 @@ def create_app(
             }
         ),
         openapi_config=openapi_config(),
-        on_startup=[
-            sweeper.start,
-            follower.start,
-            driver.start,
-            lambda: in_background("catch up", queries.catch_up),
-        ],
-        on_shutdown=[sweeper.stop, follower.stop, driver.stop, store.close],
+        on_startup=[workers.start],
+        on_shutdown=[workers.stop, store.close],
         logging_config=None,
         debug=False,
     )

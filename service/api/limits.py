@@ -286,15 +286,7 @@ def import_limits(app: ASGIApp) -> ASGIApp:
             await send(message)
 
         try:
-            length = next((v for k, v in scope["headers"] if k == b"content-length"), b"0")
-            if not length.isdigit() or int(length) > largest:
-                raise too_large(largest)
-            limits.importing.acquire("imports", IMPORT_RETRY_SECONDS)
-            try:
-                limits.check_import(client_of(request))  # only an import that runs spends
-            except Refusal:
-                limits.importing.release()
-                raise
+            admit_import(scope, request, limits)
         except Refusal as refusal:
             await limits.hold_refusal()  # a client sending again at once is slowed
             await problem_response(request, refusal).to_asgi_response(None, request)(
@@ -307,6 +299,21 @@ def import_limits(app: ASGIApp) -> ASGIApp:
             limits.importing.release()
 
     return middleware
+
+
+def admit_import(scope: Scope, request: Request[Any, Any, Any], limits: Limits) -> None:
+    """Refuse an import whose announced size is over the largest record, or take one of the
+    import slots and spend the client's budget (only an import that runs spends)."""
+    largest = limits.settings.max_record_bytes
+    length = next((v for k, v in scope["headers"] if k == b"content-length"), b"0")
+    if not length.isdigit() or int(length) > largest:
+        raise too_large(largest)
+    limits.importing.acquire("imports", IMPORT_RETRY_SECONDS)
+    try:
+        limits.check_import(client_of(request))
+    except Refusal:
+        limits.importing.release()
+        raise
 
 
 def too_large(largest: int) -> Refusal:

@@ -111,7 +111,7 @@ class Tournaments:
     def create(self, body: CreateTournament) -> TournamentCreatedReply:
         """Check and store a new tournament; its tokens are shown only in this reply."""
         kept = [
-            PlayerSpec(player_name(p.name, ("players", i, "name")))
+            PlayerSpec(player_name(p.name, ("players", i, "name")), p.bot)
             for i, p in enumerate(body.players)
         ]
         body = msgspec.structs.replace(body, players=kept)
