@@ -80,144 +80,146 @@ def refusal(status: int, detail: str, default_headers: list[tuple[bytes, bytes]]
     return b"".join(head) + body
 
 
-def bounded_protocol(limits: ProtocolLimits) -> type[HttpToolsProtocol]:
-    """uvicorn's httptools protocol with ``limits`` (a class for ``uvicorn.Config(http=)``)."""
+class BoundedHttpToolsProtocol(HttpToolsProtocol):
+    """See the module docstring; ``bounded_protocol`` makes one with its limits."""
 
-    class BoundedHttpToolsProtocol(HttpToolsProtocol):
-        """See the module docstring."""
+    LIMITS: ProtocolLimits
 
-        def __init__(self, *args: Any, **kwargs: Any) -> None:
-            super().__init__(*args, **kwargs)
-            self.limits = limits
-            self.heads_begun = 0  # messages begun on this connection (llhttp's count)
-            self.between_messages = True  # the next byte read begins a message
-            self.in_head = False  # a head has begun and is not complete yet
-            self.head_bytes = 0  # bytes of the head in progress (whole reads only)
-            self.header_count = 0
-            self.too_large = ""  # why the head was refused, once it is
-            self.timer: asyncio.TimerHandle | None = None
-            self.body_began = 0.0
-            self.body_bytes = 0
-            self.log = structlog.get_logger()
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.limits = self.LIMITS
+        self.heads_begun = 0  # messages begun on this connection (llhttp's count)
+        self.between_messages = True  # the next byte read begins a message
+        self.in_head = False  # a head has begun and is not complete yet
+        self.head_bytes = 0  # bytes of the head in progress (whole reads only)
+        self.header_count = 0
+        self.too_large = ""  # why the head was refused, once it is
+        self.timer: asyncio.TimerHandle | None = None
+        self.body_began = 0.0
+        self.body_bytes = 0
+        self.log = structlog.get_logger()
 
-        # -- the connection
+    # -- the connection
 
-        def connection_made(self, transport: asyncio.BaseTransport) -> None:
-            super().connection_made(transport)  # type: ignore[arg-type]
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        super().connection_made(transport)  # type: ignore[arg-type]
+        self.arm(self.limits.head_timeout, self.head_too_slow)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.disarm()
+        super().connection_lost(exc)
+
+    def data_received(self, data: bytes) -> None:
+        began, between = self.heads_begun, self.between_messages
+        super().data_received(data)
+        if self.transport.is_closing() or not self.in_head:
+            return
+        if self.heads_begun != began and not between:
+            # A pipelined head began inside this read, after the end of the message
+            # before it: the part of the read that is head is not known, and at most
+            # one read (256 KiB), so it is left out of the count.
+            return
+        self.head_bytes += len(data)
+        if self.head_bytes > self.limits.max_head_bytes:
+            self.refuse(431, f"the request head is over {self.limits.max_head_bytes} bytes")
+
+    # -- parser callbacks
+
+    def on_message_begin(self) -> None:
+        super().on_message_begin()
+        self.heads_begun += 1
+        self.between_messages = False
+        self.in_head, self.head_bytes, self.header_count = True, 0, 0
+        if self.timer is None:  # a keep-alive connection's next request
             self.arm(self.limits.head_timeout, self.head_too_slow)
 
-        def connection_lost(self, exc: Exception | None) -> None:
-            self.disarm()
-            super().connection_lost(exc)
+    def on_url(self, url: bytes) -> None:
+        super().on_url(url)
+        if len(self.url) > self.limits.max_head_bytes:
+            self.stop(f"the request line is over {self.limits.max_head_bytes} bytes")
 
-        def data_received(self, data: bytes) -> None:
-            began, between = self.heads_begun, self.between_messages
-            super().data_received(data)
-            if self.transport.is_closing() or not self.in_head:
-                return
-            if self.heads_begun != began and not between:
-                # A pipelined head began inside this read, after the end of the message
-                # before it: the part of the read that is head is not known, and at most
-                # one read (256 KiB), so it is left out of the count.
-                return
-            self.head_bytes += len(data)
-            if self.head_bytes > self.limits.max_head_bytes:
-                self.refuse(431, f"the request head is over {self.limits.max_head_bytes} bytes")
+    def on_header(self, name: bytes, value: bytes) -> None:
+        super().on_header(name, value)
+        self.header_count += 1
+        if self.header_count > self.limits.max_header_lines:
+            self.stop(f"more than {self.limits.max_header_lines} header lines")
 
-        # -- parser callbacks
+    def on_headers_complete(self) -> None:
+        size = len(self.url) + sum(len(n) + len(v) + 4 for n, v in self.headers)
+        if size > self.limits.max_head_bytes:
+            self.stop(f"the request head is over {self.limits.max_head_bytes} bytes")
+        self.in_head = False
+        self.disarm()
+        super().on_headers_complete()
+        self.body_began, self.body_bytes = time.monotonic(), 0
+        self.arm(self.limits.body_timeout, self.body_too_slow)
 
-        def on_message_begin(self) -> None:
-            super().on_message_begin()
-            self.heads_begun += 1
-            self.between_messages = False
-            self.in_head, self.head_bytes, self.header_count = True, 0, 0
-            if self.timer is None:  # a keep-alive connection's next request
-                self.arm(self.limits.head_timeout, self.head_too_slow)
+    def on_body(self, body: bytes) -> None:
+        self.body_bytes += len(body)
+        super().on_body(body)
 
-        def on_url(self, url: bytes) -> None:
-            super().on_url(url)
-            if len(self.url) > self.limits.max_head_bytes:
-                self.stop(f"the request line is over {self.limits.max_head_bytes} bytes")
+    def on_message_complete(self) -> None:
+        self.between_messages = True
+        self.disarm()
+        super().on_message_complete()
 
-        def on_header(self, name: bytes, value: bytes) -> None:
-            super().on_header(name, value)
-            self.header_count += 1
-            if self.header_count > self.limits.max_header_lines:
-                self.stop(f"more than {self.limits.max_header_lines} header lines")
+    def send_400_response(self, msg: str) -> None:
+        """uvicorn's answer to a parser error: 431 when the error was a limit."""
+        if self.too_large:
+            self.refuse(431, self.too_large)
+        else:
+            super().send_400_response(msg)
 
-        def on_headers_complete(self) -> None:
-            size = len(self.url) + sum(len(n) + len(v) + 4 for n, v in self.headers)
-            if size > self.limits.max_head_bytes:
-                self.stop(f"the request head is over {self.limits.max_head_bytes} bytes")
-            self.in_head = False
-            self.disarm()
-            super().on_headers_complete()
-            self.body_began, self.body_bytes = time.monotonic(), 0
-            self.arm(self.limits.body_timeout, self.body_too_slow)
+    # -- limits
 
-        def on_body(self, body: bytes) -> None:
-            self.body_bytes += len(body)
-            super().on_body(body)
+    def stop(self, why: str) -> None:
+        """Stop parsing this head: uvicorn answers the parser error (``send_400_response``)."""
+        self.too_large = why
+        raise TooLarge(why)
 
-        def on_message_complete(self) -> None:
-            self.between_messages = True
-            self.disarm()
-            super().on_message_complete()
+    def refuse(self, status: int, detail: str) -> None:
+        """Answer ``status`` (unless the app has begun its reply) and close."""
+        self.disarm()
+        if self.transport.is_closing():
+            return
+        client = f"{self.client[0]}:{self.client[1]}" if self.client else ""
+        self.log.warning("refused", status=status, detail=detail, client=client)
+        # The app cannot reply meanwhile: it waits for more body, and is woken only once
+        # the connection is lost (then uvicorn drops whatever it sends).
+        if self.cycle is None or not self.cycle.response_started:
+            self.transport.write(refusal(status, detail, self.server_state.default_headers))
+        self.transport.close()
 
-        def send_400_response(self, msg: str) -> None:
-            """uvicorn's answer to a parser error: 431 when the error was a limit."""
-            if self.too_large:
-                self.refuse(431, self.too_large)
-            else:
-                super().send_400_response(msg)
+    def head_too_slow(self) -> None:
+        self.timer = None
+        if self.flow.read_paused:  # the server stopped reading, not the client's fault
+            self.arm(self.limits.head_timeout, self.head_too_slow)
+        elif self.in_head or self.cycle is None or self.cycle.response_complete:
+            self.refuse(408, f"no whole request head within {self.limits.head_timeout:g} s")
 
-        # -- limits
+    def body_too_slow(self) -> None:
+        self.timer = None
+        allowed = self.limits.body_timeout + self.body_bytes / self.limits.body_min_rate
+        left = self.body_began + allowed - time.monotonic()
+        if left > 0 or self.flow.read_paused:
+            self.arm(max(left, 0.5), self.body_too_slow)
+        else:
+            self.refuse(
+                408,
+                f"the body came slower than {self.limits.body_min_rate:g} bytes/s "
+                f"(after {self.limits.body_timeout:g} s)",
+            )
 
-        def stop(self, why: str) -> None:
-            """Stop parsing this head: uvicorn answers the parser error (``send_400_response``)."""
-            self.too_large = why
-            raise TooLarge(why)
+    def arm(self, seconds: float, then: Any) -> None:
+        self.disarm()
+        self.timer = self.loop.call_later(seconds, then)
 
-        def refuse(self, status: int, detail: str) -> None:
-            """Answer ``status`` (unless the app has begun its reply) and close."""
-            self.disarm()
-            if self.transport.is_closing():
-                return
-            client = f"{self.client[0]}:{self.client[1]}" if self.client else ""
-            self.log.warning("refused", status=status, detail=detail, client=client)
-            # The app cannot reply meanwhile: it waits for more body, and is woken only once
-            # the connection is lost (then uvicorn drops whatever it sends).
-            if self.cycle is None or not self.cycle.response_started:
-                self.transport.write(refusal(status, detail, self.server_state.default_headers))
-            self.transport.close()
-
-        def head_too_slow(self) -> None:
+    def disarm(self) -> None:
+        if self.timer is not None:
+            self.timer.cancel()
             self.timer = None
-            if self.flow.read_paused:  # the server stopped reading, not the client's fault
-                self.arm(self.limits.head_timeout, self.head_too_slow)
-            elif self.in_head or self.cycle is None or self.cycle.response_complete:
-                self.refuse(408, f"no whole request head within {self.limits.head_timeout:g} s")
 
-        def body_too_slow(self) -> None:
-            self.timer = None
-            allowed = self.limits.body_timeout + self.body_bytes / self.limits.body_min_rate
-            left = self.body_began + allowed - time.monotonic()
-            if left > 0 or self.flow.read_paused:
-                self.arm(max(left, 0.5), self.body_too_slow)
-            else:
-                self.refuse(
-                    408,
-                    f"the body came slower than {self.limits.body_min_rate:g} bytes/s "
-                    f"(after {self.limits.body_timeout:g} s)",
-                )
 
-        def arm(self, seconds: float, then: Any) -> None:
-            self.disarm()
-            self.timer = self.loop.call_later(seconds, then)
-
-        def disarm(self) -> None:
-            if self.timer is not None:
-                self.timer.cancel()
-                self.timer = None
-
-    return BoundedHttpToolsProtocol
+def bounded_protocol(limits: ProtocolLimits) -> type[HttpToolsProtocol]:
+    """uvicorn's httptools protocol with ``limits`` (a class for ``uvicorn.Config(http=)``)."""
+    return type("BoundedHttpToolsProtocol", (BoundedHttpToolsProtocol,), {"LIMITS": limits})

@@ -75,13 +75,10 @@ def health(extra: bytes = b"") -> bytes:
 
 def test_the_server_is_configured_in_one_place() -> None:
     config = server_config(Settings(port=8123), app=None)
-    assert (config.host, config.port, config.server_header, config.ws) == (
-        "127.0.0.1",
-        8123,
-        False,
-        "none",
-    )
+    assert (config.host, config.port, config.server_header) == ("127.0.0.1", 8123, False)
     assert config.http.__name__ == "BoundedHttpToolsProtocol"  # type: ignore[union-attr]
+    assert config.ws.__name__ == "BoundedWebSocketProtocol"  # type: ignore[union-attr]
+    assert config.ws_max_size == Settings().max_body_bytes
 
 
 def test_a_head_just_under_the_limits_is_served(shared: Server) -> None:
