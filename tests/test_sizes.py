@@ -17,7 +17,7 @@ def too_long() -> list[str]:
     for package in PACKAGES:
         for path in sorted((ROOT / package).rglob("*.py")):
             for node in ast.walk(ast.parse(path.read_text(), str(path))):
-                size = (node.end_lineno or 0) - getattr(node, "lineno", 0) + 1
+                size = (getattr(node, "end_lineno", 0) or 0) - getattr(node, "lineno", 0) + 1
                 where = f"{path.relative_to(ROOT)}:{getattr(node, 'lineno', 0)}"
                 if isinstance(node, ast.ClassDef) and size > LONGEST_CLASS:
                     found.append(f"{where} class {node.name}: {size} lines")
