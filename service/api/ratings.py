@@ -41,7 +41,7 @@ class RatingsController(Controller):
         "/players/{name:path}",
         operation_id="getPlayer",
         sync_to_thread=True,
-        responses=problems(404),
+        responses=problems(400, 404),
     )
     def player(
         self,
