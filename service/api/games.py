@@ -14,6 +14,7 @@ from litestar.params import FromPath, FromQuery, JSONBody, QueryParameter
 from litestar.response import ServerSentEvent, ServerSentEventMessage, Stream
 
 from domain.registry import RULESETS, GameView
+from service import words
 from service.api.apidoc import AlsoNdjson, CreatedLinks, LegalMovesLinks, PlayedLinks, problems
 from service.api.deps import (
     AnyRequest,
@@ -381,10 +382,21 @@ class BoardController(Controller):
         request: AnyRequest,
         queries: QueriesDep,
         at: FromQuery[int | None] = None,
-    ) -> str:
+        lang: Annotated[
+            str | None,
+            QueryParameter(
+                description="the language of the board's words (en, es, nl, da, de, fr); "
+                "without it the request's Accept-Language, else English",
+                max_length=35,
+            ),
+        ] = None,
+    ) -> Response[str]:
         """The board after event ``at`` (the last the caller sees without ``at``), last move
-        outlined."""
-        return queries.board_svg(game_id, bearer(request), at)
+        outlined, its words (caption, legend, titles) in ``lang`` or the Accept-Language."""
+        chosen = words.choose(lang, request.headers.get("accept-language"))
+        svg = queries.board_svg(game_id, bearer(request), at, chosen)
+        headers = {"Content-Language": chosen, "Vary": "Accept-Language"}
+        return Response(svg, media_type="image/svg+xml", headers=headers)
 
     @get(
         "/{game_id:str}/view",

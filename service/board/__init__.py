@@ -13,6 +13,7 @@ from domain.events import MovePlayed, parse_event
 from service.board import cross, partners, race35, sorry
 from service.board.shapes import Layout
 from service.board.svg import Mover, render
+from service.words import Say, sayer
 
 LAYOUTS: dict[str, Callable[[dict[str, Any]], Layout]] = {
     "race35": race35.layout,
@@ -26,11 +27,13 @@ LAYOUTS: dict[str, Callable[[dict[str, Any]], Layout]] = {
 """The layout of each rule set's board, from the game's options."""
 
 
-def draw(view: dict[str, Any], log: Iterable[tuple[str, dict[str, Any]]]) -> str:
+def draw(view: dict[str, Any], log: Iterable[tuple[str, dict[str, Any]]], lang: str = "en") -> str:
     """The board of a state view, the last move found in ``log`` ((type, data) of each event up
-    to the view's version) outlined."""
+    to the view's version) outlined, its words in ``lang``."""
     layout = LAYOUTS[view["ruleset"]](view["options"])
-    return render(layout, view["pieces"], movers(last_move(log)), caption(view), view["seats"])
+    say = sayer(lang)
+    moved = movers(last_move(log))
+    return render(layout, view["pieces"], moved, caption(view, say), view["seats"], say)
 
 
 def last_move(log: Iterable[tuple[str, dict[str, Any]]]) -> MovePlayed | None:
@@ -58,9 +61,16 @@ def movers(move: MovePlayed | None) -> list[Mover]:
     return steps + [Mover(effect.piece, effect.from_, effect.to) for effect in move.effects]
 
 
-def caption(view: dict[str, Any]) -> str:
-    """The line above the board: rule set, version, status and winners."""
+def caption(view: dict[str, Any], say: Say) -> str:
+    """The line above the board: the rule set's name, the move (the log's version), status and
+    winners."""
     names = {seat["seat"]: seat["name"] for seat in view["seats"]}
-    winners = ", ".join(str(names.get(w, w)) for w in view.get("winners") or [])
-    won = f" · won by {winners}" if winners else ""
-    return f"{view['ruleset']} · version {view['version']} · {view['status']}{won}"
+    winners = [str(names.get(w, w)) for w in view.get("winners") or []]
+    ruleset = say("ruleset.name", ruleset=view["ruleset"])
+    line = say("svg.caption", ruleset=ruleset, version=view["version"], status=view["status"])
+    if not winners:
+        return line
+    won = winners[0]
+    if len(winners) > 1:
+        won = say("names.two", first=", ".join(winners[:-1]), second=winners[-1])
+    return say("svg.captionWon", caption=line, names=won)

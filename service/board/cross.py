@@ -11,7 +11,7 @@ from typing import Any
 
 from domain.parchis_board import LUDO, LUDO_SAFE, PARCHIS, Board
 from service.board.labels import letter
-from service.board.shapes import GOAL, PALE, PLAIN, SAFE, Layout, Point, Square, turn
+from service.board.shapes import GOAL, PALE, PLAIN, SAFE, Layout, Point, Square, note, turn
 
 
 def parchis_layout(options: dict[str, Any]) -> Layout:
@@ -33,7 +33,7 @@ def layout(board: Board, safe: frozenset[int]) -> Layout:
     for colour, name in enumerate(board.colours):
         squares += own_places(board, colour, name, reach)
     centre = size / 2
-    squares.append(Square("goal", centre, centre, 1.0, (GOAL,), note="where the homes meet"))
+    squares.append(Square("goal", centre, centre, 1.0, (GOAL,), note=(note("svg.note.goal"),)))
     return Layout(size, size, tuple(squares))
 
 
@@ -66,10 +66,10 @@ def track(
         fills = (SAFE,)
     mark = "safe" if cell in safe else ""
     colour = board.colours[exits[cell]] if cell in exits else ""
-    exit_note = f"{colour} exit square" if colour else ""
-    note = ", ".join(n for n in (exit_note, mark and "safe square") if n)
+    exit_note = (note("svg.note.exit", colour=colour),) if colour else ()
+    said = exit_note + ((note("svg.note.safe"),) if mark else ())
     sign = letter(colour)
-    return Square(board.cell_name(cell), *point, fills=fills, mark=mark, note=note, sign=sign)
+    return Square(board.cell_name(cell), *point, fills=fills, mark=mark, note=said, sign=sign)
 
 
 def own_places(board: Board, colour: int, name: str, reach: int) -> list[Square]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from service.board.shapes import Square
+from service.words import Say
 
 
 def letter(colour: str) -> str:
@@ -18,16 +19,16 @@ def owner(seat: dict[str, Any]) -> str:
     return str(seat["name"])
 
 
-def label(key: str) -> str:
+def label(key: str, say: Say) -> str:
     """The text drawn on square ``key``: ``12`` on ``track:12``, ``L4`` on a lane's square 4,
-    ``R start`` / ``R home`` on red's start and home, ``home`` on race35's goal."""
+    ``R start`` / ``R home`` on red's start and home, ``home`` on race35's goal (in English)."""
     kind, _, rest = key.partition(":")
     if kind == "track":
         return rest
     if kind == "lane":
-        return "L" + rest.rpartition(":")[2]
+        return say("svg.laneLabel", number=rest.rpartition(":")[2])
     if kind in ("start", "home"):
-        return f"{letter(rest)} {kind}".strip()
+        return say("svg.label", kind=kind, letter=letter(rest)).strip()
     return ""
 
 
@@ -36,31 +37,27 @@ def is_banner(square: Square) -> bool:
     return square.key.partition(":")[0] in ("start", "home")
 
 
-def square_words(square: Square) -> str:
-    """A square for screen readers: ``track 12, safe square``, ``red lane 4``, ``red start``."""
+def square_words(square: Square, say: Say) -> str:
+    """A square for screen readers: ``track 12, safe square``, ``red lane 4``, ``red start``
+    (in English)."""
     kind, _, rest = square.key.partition(":")
-    if kind == "track":
-        words = f"track {rest}"
-    elif kind == "lane":
-        colour, _, number = rest.partition(":")
-        words = f"{colour} lane {number}"
-    elif kind in ("start", "home"):
-        words = f"{rest} {kind}".strip()
-    else:
-        words = kind
-    return ", ".join(part for part in (words, square.note) if part)
+    colour, _, number = rest.partition(":") if kind == "lane" else (rest, "", rest)
+    words = say("svg.square", kind=kind, colour=colour or "none", number=number)
+    notes = [say(key, **dict(params)) for key, params in square.note]
+    return ", ".join([words, *notes])
 
 
-def position_words(at: str) -> str:
-    """A public position in words: ``on track 12``, ``on lane 4``, ``in start``, ``at home``."""
+def position_words(at: str, say: Say) -> str:
+    """A public position in words: ``on track 12``, ``on lane 4``, ``in start``, ``at home``
+    (in English)."""
     kind, _, number = at.partition(":")
-    if number:
-        return f"on {kind} {number}"
-    return {"start": "in start", "home": "at home"}.get(kind, f"at {at}")
+    known = kind in ("track", "lane") if number else kind in ("start", "home")
+    return say("svg.at", kind=kind if known else "other", number=number, at=at)
 
 
-def piece_words(piece: dict[str, Any], owners: dict[int, str]) -> str:
-    """A piece for screen readers: ``Ann's red piece 2 on track 12``."""
+def piece_words(piece: dict[str, Any], owners: dict[int, str], say: Say) -> str:
+    """A piece for screen readers: ``Ann's red piece 2 on track 12`` (in English)."""
     colour, _, number = str(piece["id"]).rpartition("-")
-    where = position_words(str(piece["at"]))
-    return f"{owners[int(piece['seat'])]}'s {colour} piece {number} {where}"
+    where = position_words(str(piece["at"]), say)
+    owner = owners[int(piece["seat"])]
+    return say("svg.piece", owner=owner, colour=colour, number=number, where=where)

@@ -7,7 +7,7 @@ from typing import Any, NamedTuple
 from domain import partners
 from service.board.labels import letter
 from service.board.loop import on_side
-from service.board.shapes import PALE, Layout, Point, Square
+from service.board.shapes import PALE, Layout, Point, Square, note
 
 ROOM = 11
 """The fewest cells a side spans, so lanes and circles fit inside short sections."""
@@ -53,5 +53,5 @@ def track(n: int, sides: Sides, shift: int) -> Square:
     if n % sides.length:
         return Square(f"track:{n}", *place)
     colour = partners.COLOURS[n // sides.length]
-    note, sign = f"{colour} start space", letter(colour)
-    return Square(f"track:{n}", *place, fills=(PALE[colour],), mark="start", note=note, sign=sign)
+    said, sign = (note("svg.note.startSpace", colour=colour),), letter(colour)
+    return Square(f"track:{n}", *place, fills=(PALE[colour],), mark="start", note=said, sign=sign)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from domain import race35
-from service.board.shapes import GOAL, Layout, Square
+from service.board.shapes import GOAL, Layout, Note, Square, note
 
 COLUMNS = 7
 SQUARE_FILLS: dict[str, tuple[str, ...]] = {
@@ -16,12 +16,8 @@ SQUARE_FILLS: dict[str, tuple[str, ...]] = {
     "tricolour": ("#8fd694", "#8fb8f0", "#f08f8f"),
 }
 """Fills of each square type (a tricolour square is striped)."""
-NOTES: dict[str, str] = {
-    "": "",
-    "green": "green square, miss a turn",
-    "blue": "blue square, wait for another pawn",
-    "red": "red square, back to square 1",
-    "tricolour": "tricolour square, move again",
+NOTES: dict[str, tuple[Note, ...]] = {
+    kind: (note("svg.note.race35", kind=kind),) if kind else () for kind in SQUARE_FILLS
 }
 """Each square type in words, for screen readers."""
 

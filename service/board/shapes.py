@@ -25,6 +25,16 @@ PALE: dict[str, str] = {
 }
 """The fill of a colour's own squares (lanes, start areas, start spaces)."""
 
+Note = tuple[str, tuple[tuple[str, str], ...]]
+"""Something said about a square, for screen readers: a message key of the catalogues
+(``service/static/i18n``) and its arguments."""
+
+
+def note(key: str, **params: object) -> Note:
+    """A square's note: message ``key`` with ``params``."""
+    return key, tuple((name, str(value)) for name, value in params.items())
+
+
 CELL = 40.0
 """User units per board cell."""
 
@@ -41,8 +51,9 @@ def ink_on(colour: str) -> str:
 class Square(NamedTuple):
     """A place pieces stand on; ``key`` is ``track:N``, ``lane:<colour>:K``, ``start:<colour>``,
     ``home:<colour>`` or ``home``; ``x``, ``y`` its centre and ``size`` its side, in cells;
-    ``mark`` a class naming what is special about it, ``note`` the same in words, ``sign`` a
-    letter drawn in its corner where its colour says something (colour is never the only cue)."""
+    ``mark`` a class naming what is special about it, ``note`` the same in words (messages),
+    ``sign`` a letter drawn in its corner where its colour says something (colour is never the
+    only cue)."""
 
     key: str
     x: float
@@ -51,7 +62,7 @@ class Square(NamedTuple):
     fills: tuple[str, ...] = (PLAIN,)
     round: bool = False
     mark: str = ""
-    note: str = ""
+    note: tuple[Note, ...] = ()
     sign: str = ""
 
 

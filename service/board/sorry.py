@@ -8,7 +8,7 @@ from domain import sorry
 from domain.model import COLOURS
 from service.board.labels import letter
 from service.board.loop import on_side, track_point
-from service.board.shapes import INK, PALE, Band, Layout, Square
+from service.board.shapes import INK, PALE, Band, Layout, Square, note
 
 COLOUR_NAMES = COLOURS[: sorry.MAX_PLAYERS]
 AREA = 2.2
@@ -32,8 +32,8 @@ def track(n: int) -> Square:
     if found is None:
         return Square(f"track:{n}", x, y)
     colour = COLOUR_NAMES[found.colour]
-    note = f"start of a {colour} slide to track {found.end}"
-    return Square(f"track:{n}", x, y, mark="slide-start", note=note, sign=letter(colour))
+    said = (note("svg.note.slide", colour=colour, end=found.end),)
+    return Square(f"track:{n}", x, y, mark="slide-start", note=said, sign=letter(colour))
 
 
 def own_places(side: int, colour: str) -> list[Square]:

@@ -11,6 +11,7 @@ from service.board import labels
 from service.board.legend import draw_legend
 from service.board.primitives import box, disc, num, text, text_width, titled
 from service.board.shapes import CELL, INK, Band, Layout, Square, ink_on, spot
+from service.words import Say
 
 WIDTH = 600
 """The width the document asks to be shown at, in pixels."""
@@ -39,14 +40,16 @@ def render(
     moved: list[Mover],
     caption: str,
     seats: list[dict[str, Any]],
+    say: Say,
 ) -> str:
     """The SVG document of the board with ``pieces`` on it, ``moved`` highlighted and a legend
-    of ``seats`` (the state view's) below; the view box holds everything drawn."""
+    of ``seats`` (the state view's) below, its words said by ``say``; the view box holds
+    everything drawn."""
     width, height = layout.width * CELL, layout.height * CELL
     font = width / 14 * 0.45
     header = font * 2.2
     legend = ET.Element("g", id="legend", attrib={"class": "legend"})
-    legend_width, legend_bottom = draw_legend(legend, seats, height + font * 0.6, font, width)
+    legend_width, legend_bottom = draw_legend(legend, seats, height + font * 0.6, font, width, say)
     left, top = -MARGIN, -header - MARGIN
     right, bottom = max(width, legend_width) + MARGIN, max(height, legend_bottom) + MARGIN
     root = ET.Element("svg", xmlns=SVG_NS, role="img")
@@ -55,29 +58,30 @@ def render(
         width=str(WIDTH),
         height=num(WIDTH * (bottom - top) / (right - left)),
     )
-    ET.SubElement(root, "title").text = f"{caption}. {seat_list(seats)}."
+    whole = say("svg.title", caption=caption, seats=seat_list(seats, say))
+    ET.SubElement(root, "title").text = whole
     box(root, left, top, right - left, bottom - top, fill=BACKGROUND)
     fitted = min(font, width / text_width(caption, 1.0))
     text(root, caption, 0, -header * 0.35, fitted, id="caption")
     squares = layout.by_key()
-    draw_squares(ET.SubElement(root, "g", id="squares"), layout.squares)
+    draw_squares(ET.SubElement(root, "g", id="squares"), layout.squares, say)
     draw_bands(ET.SubElement(root, "g", id="slides"), layout.bands)
     draw_last_move(ET.SubElement(root, "g", id="last-move"), squares, moved)
     owners = {int(seat["seat"]): labels.owner(seat) for seat in seats}
-    draw_pieces(ET.SubElement(root, "g", id="pieces"), squares, pieces, moved, owners)
+    draw_pieces(ET.SubElement(root, "g", id="pieces"), squares, pieces, moved, (owners, say))
     root.append(legend)
     return ET.tostring(root, encoding="unicode")
 
 
-def seat_list(seats: list[dict[str, Any]]) -> str:
+def seat_list(seats: list[dict[str, Any]], say: Say) -> str:
     """Who plays which colour, in words."""
-    return ", ".join(f"{labels.owner(seat)} plays {seat['colour']}" for seat in seats)
+    return ", ".join(say("svg.plays", name=labels.owner(s), colour=s["colour"]) for s in seats)
 
 
-def draw_squares(parent: ET.Element, squares: Iterable[Square]) -> None:
+def draw_squares(parent: ET.Element, squares: Iterable[Square], say: Say) -> None:
     """Every square: its fill (stripes when several), outline, mark, label and spoken name."""
     for square in squares:
-        group = titled(parent, "g", labels.square_words(square), class_=classes(square))
+        group = titled(parent, "g", labels.square_words(square, say), class_=classes(square))
         group.set("data-key", square.key)
         x, y = square.x * CELL, square.y * CELL
         if square.round:
@@ -86,7 +90,7 @@ def draw_squares(parent: ET.Element, squares: Iterable[Square]) -> None:
             stripes(group, square)
         if square.mark == "safe":
             disc(group, x, y, CELL * 0.3, fill="none", stroke="#777777", stroke_width="2")
-        draw_label(group, square)
+        draw_label(group, square, say)
         if square.sign:
             right, bottom = (square.x + square.size / 2) * CELL, (square.y + square.size / 2) * CELL
             size = CELL * 0.24
@@ -107,9 +111,9 @@ def classes(square: Square) -> str:
     return f"square {square.mark}".strip()
 
 
-def draw_label(parent: ET.Element, square: Square) -> None:
+def draw_label(parent: ET.Element, square: Square, say: Say) -> None:
     """The square's label: a word across the top of a start or home, a number in the corner."""
-    words = labels.label(square.key)
+    words = labels.label(square.key, say)
     if not words:
         return
     left, top = corner(square)
@@ -211,9 +215,11 @@ def draw_pieces(
     squares: dict[str, Square],
     pieces: list[dict[str, Any]],
     moved: list[Mover],
-    owners: dict[int, str],
+    said: tuple[dict[int, str], Say],
 ) -> None:
-    """Every piece where it stands, sharing its square with the others there."""
+    """Every piece where it stands, sharing its square with the others there; ``said`` the
+    seats' owners and the words."""
+    owners, say = said
     fallback = Square("elsewhere", 0.5, 0.5)
     by_square: dict[Square, list[dict[str, Any]]] = {}
     for piece in pieces:
@@ -222,7 +228,7 @@ def draw_pieces(
     movers = {m.piece for m in moved}
     for square, here in by_square.items():
         for where, piece in zip(slots(square, len(here)), here, strict=True):
-            words = labels.piece_words(piece, owners)
+            words = labels.piece_words(piece, owners, say)
             draw_piece(parent, piece, where, piece["id"] in movers, words)
 
 

@@ -182,12 +182,13 @@ class Queries:
         except Refusal:
             return None
 
-    def board_svg(self, game_id: str, token: str | None, at: int | None) -> str:
-        """The board after event ``at`` (the last the caller sees without ``at``) as SVG."""
+    def board_svg(self, game_id: str, token: str | None, at: int | None, lang: str = "en") -> str:
+        """The board after event ``at`` (the last the caller sees without ``at``) as SVG, its
+        words in ``lang``."""
         game, replay, seen = self.game_at(game_id, at, token)
         log = self.store.read(game_id, until=replay.version)
         view = state_view(game, replay, None, self.now(), seen.finished)
-        return board.draw(msgspec.to_builtins(view), log_moves(log))
+        return board.draw(msgspec.to_builtins(view), log_moves(log), lang)
 
     def role(self, game_id: str, token: str | None) -> Viewer:
         """Who ``token`` is in a game (None: no token)."""

@@ -19,6 +19,8 @@ CATALOGUES = {
 }
 ENGLISH = CATALOGUES["en"]
 PAGES = "\n".join(p.read_text() for p in sorted(STATIC.glob("*")) if p.suffix in {".js", ".html"})
+BOARD = "\n".join(p.read_text() for p in sorted((STATIC.parent / "board").glob("*.py")))
+"""The SVG board's code: its words are keys of the same catalogues (``say("key", ...)``)."""
 
 
 def arguments(message: str) -> set[str]:
@@ -75,7 +77,7 @@ def test_every_translation_has_the_english_messages_arguments(lang: str) -> None
 
 def test_every_key_is_used_by_a_page() -> None:
     named = [key for key in ENGLISH if not key.startswith("problem.")] + ["problem.shown"]
-    unused = [key for key in named if f'"{key}"' not in PAGES]
+    unused = [key for key in named if f'"{key}"' not in PAGES + BOARD]
     assert not unused, unused
 
 
@@ -89,6 +91,7 @@ def test_every_problem_type_has_a_message_and_every_problem_message_a_type() -> 
 def test_every_key_a_page_asks_for_is_in_the_catalogue() -> None:
     asked = set(re.findall(r'\bt\(\s*"([\w.]+)"', PAGES))
     asked |= set(re.findall(r'data-i18n="([\w.]+)"', PAGES))
+    asked |= set(re.findall(r'\b(?:say|note)\(\s*"([\w.]+)"', BOARD))
     asked |= set(re.findall(r'\? "(\w+\.\w+)" : "(?:\w+\.\w+)"', PAGES))
     asked |= set(re.findall(r'\? "(?:\w+\.\w+)" : "(\w+\.\w+)"', PAGES))
     assert asked, "no key found: the pattern above is stale"
