@@ -5,7 +5,7 @@
 
 import { call } from "./api.js";
 import { t } from "./i18n.js";
-import { cardName, describeMove, diceWords, names, seatName } from "./words.js";
+import { cardName, describeMove, diceWords, names, reasonText, seatName } from "./words.js";
 
 export const PACE_MS = 700; // between two lines told
 const PASS_HOLD_MS = 1600; // after a passed turn, before the next line
@@ -46,7 +46,8 @@ function moveKind(data) {
   return "move";
 }
 
-function passed(name, reason, chance) {
+function passed(name, given, chance) {
+  const reason = reasonText(given);
   if (!chance) return t("account.passes", { name, reason });
   if (chance.card !== undefined) return t("account.cannotMoveCard", { name, card: cardName(chance.card), reason });
   return t("account.cannotMoveDice", { name, dice: diceWords(chance.dice), reason });

@@ -1,6 +1,7 @@
 // Calls to Tabula's HTTP API from the pages: JSON in and out, problems as errors, and the
 // event stream followed across dropped connections.
 
+import { language } from "./i18n.js";
 import { EVENT_TYPES } from "./words.js";
 
 /** An RFC 9457 problem reply, thrown: `detail` says what was wrong, `slug` its type. */
@@ -30,11 +31,14 @@ export async function call(path, { token = null, body = undefined } = {}) {
   return data;
 }
 
-/** The board after event `at` (the current one without), as SVG text; drawn for the token's
- * holder when there is one (a seat sees the live game, a spectator may be kept behind). */
+/** The board after event `at` (the current one without), as SVG text in the page's language;
+ * drawn for the token's holder when there is one (a seat sees the live game, a spectator may
+ * be kept behind). */
 export async function boardSvg(gameId, at = null, token = null) {
   const headers = token ? { Authorization: `Bearer ${token}` } : {};
-  const reply = await fetch(`/games/${gameId}/board.svg${at ? `?at=${at}` : ""}`, { headers });
+  const query = new URLSearchParams({ lang: language() });
+  if (at) query.set("at", at);
+  const reply = await fetch(`/games/${gameId}/board.svg?${query}`, { headers });
   if (!reply.ok) throw new Problem(null, reply.status);
   return reply.text();
 }

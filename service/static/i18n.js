@@ -88,7 +88,8 @@ export function chooseLanguage(picked = localStorage.getItem(KEPT), wanted = nav
 }
 
 /** Load the catalogue of the page's language; `<html lang>` set, `[data-i18n]` elements filled
- * (`data-i18n-attr="aria-label"` puts the message in that attribute instead), the picker added
+ * (`data-i18n-attr="aria-label"` puts the message in that attribute instead, `data-i18n-title`
+ * a message in the title too), the picker added
  * to the header. */
 export async function loadLanguage() {
   lang = chooseLanguage();
@@ -99,6 +100,7 @@ export async function loadLanguage() {
     const text = t(element.dataset.i18n);
     if (element.dataset.i18nAttr) element.setAttribute(element.dataset.i18nAttr, text);
     else element.textContent = text;
+    if (element.dataset.i18nTitle) element.title = t(element.dataset.i18nTitle);
   }
   addPicker();
   return lang;

@@ -11,7 +11,8 @@ import { createAccount, readLog } from "./account.js";
 import { loadLanguage, t } from "./i18n.js";
 import { openSocket } from "./live.js";
 import { renderSeats, tickClocks } from "./table.js";
-import { cardName, describeMove, pendingChance, seatName, whoseTurn } from "./words.js";
+import { linkTournament, renderTeams } from "./teams.js";
+import { cardName, describeMove, pendingChance, problemText, rulesetName, seatName, whoseTurn } from "./words.js";
 
 const gameId = location.pathname.split("/")[2];
 const CHANCE = new Set(["draw", "roll", "deal"]);
@@ -43,13 +44,6 @@ const account = createAccount($("account"), () => (state ? state.seats : []));
 
 function say(text) {
   $("message").textContent = text;
-}
-
-/** A refusal in the page's language: its type's title, then the server's detail. */
-function problemText(error) {
-  const title = error.slug ? t(`problem.${error.slug}`) : "";
-  if (!title || title.startsWith("problem.")) return error.message;
-  return error.slug === "connection" ? title : t("problem.shown", { title, detail: error.message });
 }
 
 function button(text, move, className = "") {
@@ -119,6 +113,14 @@ function renderMoves(moves, root) {
   $("hint").textContent = onBoard
     ? t("play.hint")
     : "";
+  $("swap-hint").textContent = swapHint(playable ? others : []);
+}
+
+/** Where a swap is offered, how to play it on the board: the pawn its move id names first. */
+function swapHint(moves) {
+  if (moves.some((m) => m.id.startsWith("SWAP:"))) return t("play.swapHintPartners");
+  if (moves.some((m) => m.id.includes("<>"))) return t("play.swapHint");
+  return "";
 }
 
 /** Show `view` with `moves` (listed at `version`) and the board, unless an older reply than
@@ -131,9 +133,10 @@ function render(view, moves, version, svg) {
   lastShown = shown;
   state = view;
   const who = me.referee ? t("play.referee") : me.seat === null ? t("play.spectator") : seatName(view.seats, me.seat);
-  $("title").textContent = t("play.title", { ruleset: view.ruleset, who });
-  document.title = t("play.documentTitle", { ruleset: view.ruleset, who });
+  $("title").textContent = t("play.title", { ruleset: rulesetName(view.ruleset), who });
+  document.title = t("play.documentTitle", { ruleset: rulesetName(view.ruleset), who });
   renderSeats($("seats"), view, me.seat);
+  renderTeams($("teams"), view, me.seat);
   $("turn").textContent = whoseTurn(view, me.seat).join(" ");
   $("turn").dataset.winners = view.winners.join(",");
   $("chance").textContent = pendingChance(view);
@@ -214,7 +217,10 @@ async function play(move) {
   if (!me.token) say(t("play.noToken"));
   await refresh();
   if (!state) return;
-  readLog(gameId, me.token).then((log) => account.history(log), () => account.history([]));
+  readLog(gameId, me.token).then((log) => {
+    account.history(log);
+    linkTournament($("tournament-link"), log);
+  }, () => account.history([]));
   const connection = (now) => {
     $("connection").textContent = { reconnecting: t("play.reconnecting"), ended: t("play.ended") }[now] || "";
   };

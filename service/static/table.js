@@ -3,7 +3,7 @@
 // size and its clock.
 
 import { t } from "./i18n.js";
-import { clockText, colourName, toDo } from "./words.js";
+import { clockText, colourName, isExchange, toDo } from "./words.js";
 
 function element(tag, className, text) {
   const made = document.createElement(tag);
@@ -27,6 +27,7 @@ function handSize(state, seat) {
 
 /** Fill `list` with one item per seat of `state`; `me` is the caller's seat, if any. */
 export function renderSeats(list, state, me = null) {
+  const exchange = isExchange(state); // said once, in the turn's line, not at every seat
   list.replaceChildren(...state.seats.map((seat) => {
     const item = element("li", "seat");
     item.dataset.seat = seat.seat;
@@ -35,7 +36,7 @@ export function renderSeats(list, state, me = null) {
     item.append(swatch(seat.colour), element("span", "name", seat.name), " ", t("seats.colour", { colour: colourName(seat.colour) }));
     if (seat.seat === me) item.append(element("span", "you", ` ${t("seats.you")}`));
     if (state.winners.includes(seat.seat)) item.append(element("strong", "won", ` ${t("seats.won")}`));
-    if (pending) item.append(element("span", "todo", ` ${t("seats.todo", { todo: toDo(pending.kind) })}`));
+    if (pending && !exchange) item.append(element("span", "todo", ` ${t("seats.todo", { todo: toDo(pending.kind) })}`));
     const status = (state.statuses || []).find((s) => s.seat === seat.seat);
     if (status && status.skip_turns) item.append(element("span", "status", t("seats.misses", { count: status.skip_turns })));
     if (status && status.waiting) item.append(element("span", "status", t("seats.waiting")));

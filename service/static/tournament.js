@@ -6,6 +6,8 @@
 
 import { call } from "./api.js";
 import { $, element } from "./dom.js";
+import { loadLanguage, t } from "./i18n.js";
+import { names, problemText, rulesetName } from "./words.js";
 
 const id = location.pathname.split("/")[2];
 const POLL_MS = 4000;
@@ -26,54 +28,56 @@ const me = caller();
 let shown = ""; // what the page shows, to draw again only on a change
 let timer = null;
 
-function summary(t) {
-  const format = t.format === "swiss" ? "Swiss" : "round-robin";
-  return `${t.ruleset}, ${format}, ${t.players.length} players at tables of ${t.seats_per_table}; `
-    + `round ${t.rounds.length} of ${t.round_count}; ${t.status}.`;
+function summary(tour) {
+  return t("tournament.summary", {
+    ruleset: rulesetName(tour.ruleset), format: tour.format, players: tour.players.length,
+    seats: tour.seats_per_table, round: tour.rounds.length, rounds: tour.round_count, status: tour.status,
+  });
 }
 
 function standingsRows(rows) {
   $("standings").tBodies[0].replaceChildren(...rows.map((r) => element("tr", { "data-player": r.name },
     element("td", { text: String(r.rank) }),
-    element("th", { scope: "row", text: r.withdrawn ? `${r.name} (withdrawn)` : r.name }),
+    element("th", { scope: "row", text: r.withdrawn ? t("tournament.withdrawn", { name: r.name }) : r.name }),
     ...[r.points, r.games, r.wins, r.byes, r.pieces_home, r.opponents_points].map((n) => element("td", { text: String(n) })))));
 }
 
 function result(table) {
-  if (table.status !== "finished") return "in play";
-  const points = table.seats.map((name) => `${name} ${table.points[name] ?? 0}`).join(", ");
-  return `won by ${table.winners.join(" and ") || "nobody"}; points: ${points}`;
+  if (table.status !== "finished") return t("tournament.inPlay");
+  const points = table.seats.map((name) => t("tournament.seatPoints", { name, count: table.points[name] ?? 0 })).join(", ");
+  const won = names(table.winners);
+  return won ? t("tournament.result", { names: won, count: table.winners.length, points }) : t("tournament.noWinner", { points });
 }
 
 function tableItem(round, table) {
   return element("li", { className: "tournament-table", "data-table": table.table },
-    element("h4", { text: `Table ${table.table}` }),
-    element("ol", { className: "table-seats", "aria-label": `round ${round.round}, table ${table.table}: seats in order` },
+    element("h4", { text: t("tournament.table", { table: table.table }) }),
+    element("ol", { className: "table-seats", "aria-label": t("tournament.seatsInOrder", { round: round.round, table: table.table }) },
       ...table.seats.map((name) => element("li", { text: name }))),
     element("p", { className: "hint", text: result(table) }),
-    element("a", { href: `/games/${table.game_id}/view`, "aria-label": `Watch round ${round.round}, table ${table.table}`, text: "Watch this table" }));
+    element("a", { href: `/games/${table.game_id}/view`, "aria-label": t("tournament.watchLabel", { round: round.round, table: table.table }), text: t("tournament.watch") }));
 }
 
 function roundsPart(rounds) {
   const parts = [...rounds].reverse().map((round) => element("section", { className: "round", "aria-labelledby": `round-${round.round}` },
-    element("h3", { id: `round-${round.round}`, tabindex: -1, text: `Round ${round.round}${round.closed ? " (closed)" : " (in play)"}` }),
-    element("ul", { className: "tournament-tables" }, ...round.tables.map((t) => tableItem(round, t))),
-    round.byes.length ? element("p", { text: `Sitting out (bye): ${round.byes.join(", ")}` }) : ""));
-  $("rounds").replaceChildren(...(parts.length ? parts : [element("p", { text: "No round paired yet." })]));
+    element("h3", { id: `round-${round.round}`, tabindex: -1, text: t("tournament.round", { round: round.round, closed: round.closed ? "yes" : "no" }) }),
+    element("ul", { className: "tournament-tables" }, ...round.tables.map((table) => tableItem(round, table))),
+    round.byes.length ? element("p", { text: t("tournament.byesList", { names: names(round.byes), count: round.byes.length }) }) : ""));
+  $("rounds").replaceChildren(...(parts.length ? parts : [element("p", { text: t("tournament.noRound") })]));
 }
 
-function directorPart(t) {
+function directorPart(tour) {
   $("director").hidden = me.as !== "director";
-  const current = t.rounds[t.rounds.length - 1];
+  const current = tour.rounds[tour.rounds.length - 1];
   const open = current && !current.closed;
-  const done = t.rounds.length >= t.round_count;
+  const done = tour.rounds.length >= tour.round_count;
   $("pair-round").disabled = Boolean(open || done);
-  $("pair-round").dataset.version = t.version;
-  if (done && !open) $("pair-status").textContent = "Every round has been paired.";
+  $("pair-round").dataset.version = tour.version;
+  if (done && !open) $("pair-status").textContent = t("tournament.allPaired");
   else if (open) {
     const finished = current.tables.filter((x) => x.status === "finished").length;
-    $("pair-status").textContent = `Round ${current.round} is in play: ${finished} of ${current.tables.length} tables finished.`;
-  } else $("pair-status").textContent = `Round ${t.rounds.length + 1} can be paired.`;
+    $("pair-status").textContent = t("tournament.roundInPlay", { round: current.round, finished, count: current.tables.length });
+  } else $("pair-status").textContent = t("tournament.canPair", { round: tour.rounds.length + 1 });
 }
 
 async function playerPart() {
@@ -81,35 +85,36 @@ async function playerPart() {
   $("you").hidden = false;
   const mine = await call(`/tournaments/${id}/me`, { token: me.token });
   const line = $("my-table");
-  if (!mine.round) line.replaceChildren(`${mine.name}: no round has been paired yet.`);
-  else if (mine.bye) line.replaceChildren(`${mine.name}: you sit out round ${mine.round} (a bye).`);
+  if (!mine.round) line.replaceChildren(t("tournament.meNoRound", { name: mine.name }));
+  else if (mine.bye) line.replaceChildren(t("tournament.meBye", { name: mine.name, round: mine.round }));
   else if (mine.game_id) {
     const url = `/games/${mine.game_id}/play#token=${encodeURIComponent(mine.seat_token)}&seat=${mine.seat}`;
-    line.replaceChildren(`${mine.name}, round ${mine.round}: table ${mine.table}, seat ${mine.seat + 1}. `,
-      element("a", { href: url, id: "my-table-link", text: mine.game_status === "finished" ? "See your finished game" : "Play your table" }));
-  } else line.replaceChildren(`${mine.name}: not paired this round${mine.withdrawn ? " (withdrawn)" : ""}.`);
+    const where = { name: mine.name, round: mine.round, table: mine.table, seat: mine.seat + 1 };
+    line.replaceChildren(`${t("tournament.meTable", where)} `,
+      element("a", { href: url, id: "my-table-link", text: mine.game_status === "finished" ? t("tournament.seeGame") : t("tournament.playTable") }));
+  } else line.replaceChildren(t("tournament.meUnpaired", { name: mine.name, withdrawn: mine.withdrawn ? "yes" : "no" }));
 }
 
 async function refresh() {
   clearTimeout(timer);
   try {
-    const [t, standings] = await Promise.all([call(`/tournaments/${id}`), call(`/tournaments/${id}/standings`)]);
-    const now = JSON.stringify([t, standings]);
+    const [tour, standings] = await Promise.all([call(`/tournaments/${id}`), call(`/tournaments/${id}/standings`)]);
+    const now = JSON.stringify([tour, standings]);
     if (now !== shown) {
       shown = now;
-      document.title = `Tabula: ${t.name}`;
-      $("title").textContent = t.name;
-      $("summary").textContent = summary(t);
+      document.title = t("tournament.documentTitle", { name: tour.name });
+      $("title").textContent = tour.name;
+      $("summary").textContent = summary(tour);
       standingsRows(standings.standings);
-      roundsPart(t.rounds);
-      directorPart(t);
+      roundsPart(tour.rounds);
+      directorPart(tour);
       await playerPart();
     }
     $("message").textContent = "";
-    $("refresh").textContent = t.status === "finished" ? "The tournament has finished." : `Read again every ${POLL_MS / 1000} seconds.`;
-    if (t.status !== "finished") timer = setTimeout(refresh, POLL_MS);
+    $("refresh").textContent = tour.status === "finished" ? t("tournament.finished") : t("tournament.polling", { count: POLL_MS / 1000 });
+    if (tour.status !== "finished") timer = setTimeout(refresh, POLL_MS);
   } catch (error) {
-    $("message").textContent = error.message;
+    $("message").textContent = problemText(error);
     timer = setTimeout(refresh, POLL_MS);
   }
 }
@@ -119,13 +124,13 @@ $("pair-round").onclick = async () => {
   button.disabled = true;
   try {
     const paired = await call(`/tournaments/${id}/rounds`, { token: me.token, body: { expected_version: Number(button.dataset.version) } });
-    $("pair-status").textContent = `Round ${paired.round.round} paired: ${paired.round.tables.length} tables.`;
+    $("pair-status").textContent = t("tournament.paired", { round: paired.round.round, count: paired.round.tables.length });
   } catch (error) {
-    $("message").textContent = error.status === 409 ? `${error.message}: shown again, try once more.` : error.message;
+    $("message").textContent = error.status === 409 ? t("tournament.conflict", { problem: problemText(error) }) : problemText(error);
   }
   shown = "";
   await refresh();
   document.querySelector("#rounds h3")?.focus(); // the latest round, drawn first
 };
 
-refresh();
+loadLanguage().then(refresh);

@@ -5,8 +5,9 @@ import { boardSvg, call, follow } from "./api.js";
 import { showBoard } from "./board.js";
 import { renderSeats } from "./table.js";
 import { tell } from "./account.js";
-import { loadLanguage } from "./i18n.js";
-import { pendingChance, whoseTurn } from "./words.js";
+import { loadLanguage, t } from "./i18n.js";
+import { linkTournament, renderTeams } from "./teams.js";
+import { names, pendingChance, rulesetName, whoseTurn } from "./words.js";
 
 const gameId = location.pathname.split("/")[2];
 const events = []; // every event seen, in version order
@@ -49,7 +50,7 @@ async function show(version) {
   following = shown === latest();
   $("slider").max = latest();
   $("slider").value = shown;
-  $("status").textContent = `${shown} / ${latest()}${finished ? " (finished)" : " (live)"}`;
+  $("status").textContent = t("viewer.status", { move: shown, last: latest(), finished: finished ? "yes" : "no" });
   for (const item of $("moves").children) {
     item.classList.toggle("current", +item.dataset.version === shown);
   }
@@ -62,6 +63,7 @@ async function show(version) {
   if (ticket !== drawing) return;
   showBoard($("board"), svg);
   renderSeats($("seats"), state);
+  renderTeams($("teams"), state);
   $("turn").textContent = whoseTurn(state).join(" ");
   $("chance").textContent = pendingChance(state);
   $("board").dataset.version = shown;
@@ -95,9 +97,13 @@ document.onkeydown = (key) => {
 
 (async () => {
   await loadLanguage();
-  $("title").textContent = `Game ${gameId.slice(0, 8)}`;
-  seats = (await call(`/games/${gameId}`)).seats;
+  const game = await call(`/games/${gameId}`);
+  seats = game.seats;
+  const title = { ruleset: rulesetName(game.ruleset), names: names(seats.map((s) => s.name)) };
+  $("title").textContent = t("viewer.title", title);
+  document.title = t("viewer.documentTitle", title);
   await loadLog();
+  linkTournament($("tournament-link"), events);
   await show(latest());
   if (!finished) follow(gameId, latest(), receive, { done: () => finished });
 })();

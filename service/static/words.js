@@ -36,6 +36,9 @@ export function pieceName(piece) {
 /** A card's name, as printed on it: `Start or 8` for `START_8`, `7` for `7`. */
 export const cardName = (card) => t("card.name", { card });
 
+/** A rule set's name for people: `Parchís with two dice` for `parchis-2dice`. */
+export const rulesetName = (ruleset) => t("ruleset.name", { ruleset });
+
 /** A colour's name. */
 export const colourName = (colour) => t("colour.name", { colour });
 
@@ -82,8 +85,26 @@ function pathOf(steps) {
   return [...byPiece].map(([piece, p]) => t("move.path", { piece: pieceName(piece), from: place(p.from), to: place(p.to) }));
 }
 
+const REASONS = [
+  [/^no card has a legal move: (\w+) lays down (.+)$/, (m) => t("why.laysDown", { colour: m[1], cards: names(m[2].split(", ").map(cardName)) })],
+  [/^captured by ([\w-]+)(?:: back to (?:jail|the yard))?$/, (m) => t("why.captured", { piece: pieceName(m[1]) })],
+  [/^swapped with ([\w-]+)$/, (m) => t("why.swapped", { piece: pieceName(m[1]) })],
+  [/^slide of (\w+)$/, (m) => t("why.slide", { colour: m[1] })],
+  [/^ended on the (\w+) stack on (\S+)$/, (m) => t("why.stack", { colour: m[1], place: place(m[2]) })],
+];
+
+/** A reason the referee gave (a pass's, an effect's) in the page's language where its form is
+ * known (the cards and pieces it names by their names), else as given. */
+export function reasonText(reason) {
+  for (const [pattern, said] of REASONS) {
+    const match = pattern.exec(String(reason || ""));
+    if (match) return said(match);
+  }
+  return reason;
+}
+
 function effectText(e) {
-  const params = { piece: pieceName(e.piece), to: place(e.to), why: e.why };
+  const params = { piece: pieceName(e.piece), to: place(e.to), why: reasonText(e.why) };
   return t(e.why ? "move.effectWhy" : "move.effect", params);
 }
 
@@ -101,9 +122,11 @@ export function describeMove(move) {
   const steps = move.steps || [];
   const effects = (move.effects || []).map(effectText);
   let what;
-  if (id.includes("<>") && steps.length === 2) {
-    const [a, b] = steps;
+  const swapped = id.includes("<>") ? [...steps, ...(move.effects || [])] : [];
+  if (swapped.length === 2) { // a swap: its two pieces, no effect told apart
+    const [a, b] = swapped;
     what = t("move.swap", { piece: pieceName(a.piece), from: place(a.from), other: pieceName(b.piece), otherFrom: place(b.from) });
+    effects.length = 0;
   } else if (steps.length) {
     what = then(pathOf(steps));
   } else {
@@ -117,15 +140,25 @@ export function describeMove(move) {
   return text.charAt(0).toLocaleUpperCase() + text.slice(1);
 }
 
+/** Whether every seat to act is choosing a card to give its partner (Partners' exchange). */
+export const isExchange = (state) => state.to_act.length > 0 && state.to_act.every((p) => p.kind === "exchange");
+
+/** The seat playing in a team with `seat` (the state's `teams`), or null. */
+export function partnerOf(state, seat) {
+  const team = (state.teams || []).find((seats) => seats.includes(seat));
+  return team ? team.find((s) => s !== seat) ?? null : null;
+}
+
 /** Who must act now and how, or who won: one sentence per pending seat. */
 export function whoseTurn(state, me = null) {
   if (state.status === "finished") {
     const won = state.winners.map((s) => seatName(state.seats, s));
     return [won.length ? t("turn.won", { names: names(won), count: won.length }) : t("turn.over")];
   }
-  if (state.to_act.length > 1 && state.to_act.every((p) => p.kind === "exchange")) {
-    const mine = state.to_act.some((p) => p.seat === me); // the exchange, said once
-    return [mine ? t("turn.you", { todo: toDo("exchange") }) : t("turn.exchange")];
+  if (isExchange(state)) { // the exchange, said once
+    const mine = state.to_act.some((p) => p.seat === me);
+    const partner = partnerOf(state, me);
+    return [mine && partner !== null ? t("turn.exchangeYou", { partner: seatName(state.seats, partner) }) : t("turn.exchange")];
   }
   return state.to_act.map((p) => (p.seat === me
     ? t("turn.you", { todo: toDo(p.kind) })
@@ -139,6 +172,13 @@ export function pendingChance(state) {
   if (state.chance && state.chance.dice) parts.push(t("chance.dice", { dice: diceWords(state.chance.dice) }));
   if (state.dice_left && state.dice_left.length) parts.push(t("chance.left", { dice: diceWords(state.dice_left) }));
   return parts.length ? parts.reduce((first, second) => t("chance.join", { first, second })) : "";
+}
+
+/** A refusal in the page's language: its type's title, then the server's detail. */
+export function problemText(error) {
+  const title = error.slug ? t(`problem.${error.slug}`) : "";
+  if (!title || title.startsWith("problem.")) return error.message;
+  return error.slug === "connection" ? title : t("problem.shown", { title, detail: error.message });
 }
 
 /** Seconds as `m:ss`. */

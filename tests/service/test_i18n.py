@@ -91,6 +91,7 @@ def test_every_problem_type_has_a_message_and_every_problem_message_a_type() -> 
 def test_every_key_a_page_asks_for_is_in_the_catalogue() -> None:
     asked = set(re.findall(r'\bt\(\s*"([\w.]+)"', PAGES))
     asked |= set(re.findall(r'data-i18n="([\w.]+)"', PAGES))
+    asked |= set(re.findall(r'data-i18n-title="([\w.]+)"', PAGES))
     asked |= set(re.findall(r'\b(?:say|note)\(\s*"([\w.]+)"', BOARD))
     asked |= set(re.findall(r'\? "(\w+\.\w+)" : "(?:\w+\.\w+)"', PAGES))
     asked |= set(re.findall(r'\? "(?:\w+\.\w+)" : "(\w+\.\w+)"', PAGES))
