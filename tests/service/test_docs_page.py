@@ -14,7 +14,8 @@ TYPES = {".js": "text/javascript", ".css": "text/css", ".png": "image/png"}
 
 
 def referenced(html: str) -> list[str]:
-    return re.findall(r"""(?:src|href)=["']([^"']+)["']""", html)
+    """The assets the page loads (its link home to the lobby aside)."""
+    return [u for u in re.findall(r"""(?:src|href)=["']([^"']+)["']""", html) if u != "/"]
 
 
 def test_the_reference_page_names_only_assets_of_this_origin(api: TestClient[Any]) -> None:

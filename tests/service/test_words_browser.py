@@ -7,6 +7,7 @@ titles name the rule set as people do."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from collections.abc import Iterator
@@ -21,6 +22,7 @@ from tests.live import serving
 from tests.service.test_languages_browser import (
     ENGLISH,
     LANGUAGES,
+    STATIC,
     english_fragments,
     open_as,
     readable,
@@ -272,4 +274,20 @@ def test_a_swap_is_explained_where_it_is_offered(url: str, browser: Browser) -> 
     assert page.inner_text("#swap-hint") == hint
     assert ENGLISH["play.swapHintPartners"] != hint
     no_internal_ids(page)
+    page.context.close()
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_the_api_reference_page_says_its_own_words_in_the_language(
+    url: str, browser: Browser, lang: str
+) -> None:
+    """The reference itself (the OpenAPI document) is English; the page's title, header and
+    its note saying so are the catalogue's, with the picker."""
+    catalogue = json.loads((STATIC / "i18n" / f"{lang}.json").read_text())
+    page = open_as(browser, f"{url}/schema", lang, PHONE)
+    page.wait_for_selector(".opblock", timeout=20_000)
+    assert page.evaluate("document.documentElement.lang") == lang
+    page.wait_for_function("t => document.title === t", arg=catalogue["docs.title"])
+    assert page.inner_text(".docs-note") == catalogue["docs.english"]
+    assert page.inner_text(".docs-header span") == catalogue["docs.heading"]
     page.context.close()

@@ -2619,6 +2619,8 @@ export interface operations {
         parameters: {
             query?: {
                 at?: number | null;
+                /** @description the language of the board's words (en, es, nl, da, de, fr); without it the request's Accept-Language, else English */
+                lang?: string | null;
             };
             header?: never;
             path: {
