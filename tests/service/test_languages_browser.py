@@ -157,7 +157,7 @@ def game_under_way(url: str, name: str) -> tuple[dict[str, Any], int]:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("lang", LANGUAGES[1:])
+@pytest.mark.parametrize("lang", LANGUAGES)
 def test_the_play_page_of_every_rule_set_is_in_the_language_fits_a_phone_and_passes_axe(
     url: str, browser: Browser, lang: str
 ) -> None:
@@ -171,9 +171,12 @@ def test_the_play_page_of_every_rule_set_is_in_the_language_fits_a_phone_and_pas
             page = open_as(browser, address, lang, viewport)
             page.wait_for_function("() => document.getElementById('account').children.length > 6")
             assert page.evaluate("document.documentElement.lang") == lang
-            text = readable(page)
-            left = sorted(f for f in fragments if f in text)
+            titles = page.eval_on_selector_all("svg title", "ts => ts.map(t => t.textContent)")
+            text = "\n".join([readable(page), *titles])
+            left = sorted(f for f in fragments if f in text) if lang != "en" else []
             assert not left, (name, lang, left)
+            title = page.inner_text("#title")
+            assert name not in title.split(":")[0] or name in ("partners",), (name, title)
             width = page.evaluate("document.documentElement.scrollWidth")
             assert width <= viewport["width"], (name, lang, width)
             if label == "390":
