@@ -66,7 +66,7 @@ def caption(view: dict[str, Any], say: Say) -> str:
     winners."""
     names = {seat["seat"]: seat["name"] for seat in view["seats"]}
     winners = [str(names.get(w, w)) for w in view.get("winners") or []]
-    ruleset = say("ruleset.name", ruleset=view["ruleset"])
+    ruleset = say(f"ruleset.{view['ruleset']}.title")
     line = say("svg.caption", ruleset=ruleset, version=view["version"], status=view["status"])
     if not winners:
         return line

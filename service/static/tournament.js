@@ -29,7 +29,7 @@ let shown = ""; // what the page shows, to draw again only on a change
 let timer = null;
 
 function summary(tour) {
-  return t("tournament.summary", {
+  return t("tournamentPage.summary", {
     ruleset: rulesetName(tour.ruleset), format: tour.format, players: tour.players.length,
     seats: tour.seats_per_table, round: tour.rounds.length, rounds: tour.round_count, status: tour.status,
   });
@@ -38,32 +38,32 @@ function summary(tour) {
 function standingsRows(rows) {
   $("standings").tBodies[0].replaceChildren(...rows.map((r) => element("tr", { "data-player": r.name },
     element("td", { text: String(r.rank) }),
-    element("th", { scope: "row", text: r.withdrawn ? t("tournament.withdrawn", { name: r.name }) : r.name }),
+    element("th", { scope: "row", text: r.withdrawn ? t("tournamentPage.withdrawn", { name: r.name }) : r.name }),
     ...[r.points, r.games, r.wins, r.byes, r.pieces_home, r.opponents_points].map((n) => element("td", { text: String(n) })))));
 }
 
 function result(table) {
-  if (table.status !== "finished") return t("tournament.inPlay");
-  const points = table.seats.map((name) => t("tournament.seatPoints", { name, count: table.points[name] ?? 0 })).join(", ");
+  if (table.status !== "finished") return t("tournamentPage.inPlay");
+  const points = table.seats.map((name) => t("tournamentPage.seatPoints", { name, count: table.points[name] ?? 0 })).join(", ");
   const won = names(table.winners);
-  return won ? t("tournament.result", { names: won, count: table.winners.length, points }) : t("tournament.noWinner", { points });
+  return won ? t("tournamentPage.result", { names: won, count: table.winners.length, points }) : t("tournamentPage.noWinner", { points });
 }
 
 function tableItem(round, table) {
   return element("li", { className: "tournament-table", "data-table": table.table },
-    element("h4", { text: t("tournament.table", { table: table.table }) }),
-    element("ol", { className: "table-seats", "aria-label": t("tournament.seatsInOrder", { round: round.round, table: table.table }) },
+    element("h4", { text: t("tournamentPage.table", { table: table.table }) }),
+    element("ol", { className: "table-seats", "aria-label": t("tournamentPage.seatsInOrder", { round: round.round, table: table.table }) },
       ...table.seats.map((name) => element("li", { text: name }))),
     element("p", { className: "hint", text: result(table) }),
-    element("a", { href: `/games/${table.game_id}/view`, "aria-label": t("tournament.watchLabel", { round: round.round, table: table.table }), text: t("tournament.watch") }));
+    element("a", { href: `/games/${table.game_id}/view`, "aria-label": t("tournamentPage.watchLabel", { round: round.round, table: table.table }), text: t("tournamentPage.watch") }));
 }
 
 function roundsPart(rounds) {
   const parts = [...rounds].reverse().map((round) => element("section", { className: "round", "aria-labelledby": `round-${round.round}` },
-    element("h3", { id: `round-${round.round}`, tabindex: -1, text: t("tournament.round", { round: round.round, closed: round.closed ? "yes" : "no" }) }),
+    element("h3", { id: `round-${round.round}`, tabindex: -1, text: t("tournamentPage.round", { round: round.round, closed: round.closed ? "yes" : "no" }) }),
     element("ul", { className: "tournament-tables" }, ...round.tables.map((table) => tableItem(round, table))),
-    round.byes.length ? element("p", { text: t("tournament.byesList", { names: names(round.byes), count: round.byes.length }) }) : ""));
-  $("rounds").replaceChildren(...(parts.length ? parts : [element("p", { text: t("tournament.noRound") })]));
+    round.byes.length ? element("p", { text: t("tournamentPage.byesList", { names: names(round.byes), count: round.byes.length }) }) : ""));
+  $("rounds").replaceChildren(...(parts.length ? parts : [element("p", { text: t("tournamentPage.noRound") })]));
 }
 
 function directorPart(tour) {
@@ -73,11 +73,11 @@ function directorPart(tour) {
   const done = tour.rounds.length >= tour.round_count;
   $("pair-round").disabled = Boolean(open || done);
   $("pair-round").dataset.version = tour.version;
-  if (done && !open) $("pair-status").textContent = t("tournament.allPaired");
+  if (done && !open) $("pair-status").textContent = t("tournamentPage.allPaired");
   else if (open) {
     const finished = current.tables.filter((x) => x.status === "finished").length;
-    $("pair-status").textContent = t("tournament.roundInPlay", { round: current.round, finished, count: current.tables.length });
-  } else $("pair-status").textContent = t("tournament.canPair", { round: tour.rounds.length + 1 });
+    $("pair-status").textContent = t("tournamentPage.roundInPlay", { round: current.round, finished, count: current.tables.length });
+  } else $("pair-status").textContent = t("tournamentPage.canPair", { round: tour.rounds.length + 1 });
 }
 
 async function playerPart() {
@@ -85,14 +85,14 @@ async function playerPart() {
   $("you").hidden = false;
   const mine = await call(`/tournaments/${id}/me`, { token: me.token });
   const line = $("my-table");
-  if (!mine.round) line.replaceChildren(t("tournament.meNoRound", { name: mine.name }));
-  else if (mine.bye) line.replaceChildren(t("tournament.meBye", { name: mine.name, round: mine.round }));
+  if (!mine.round) line.replaceChildren(t("tournamentPage.meNoRound", { name: mine.name }));
+  else if (mine.bye) line.replaceChildren(t("tournamentPage.meBye", { name: mine.name, round: mine.round }));
   else if (mine.game_id) {
     const url = `/games/${mine.game_id}/play#token=${encodeURIComponent(mine.seat_token)}&seat=${mine.seat}`;
     const where = { name: mine.name, round: mine.round, table: mine.table, seat: mine.seat + 1 };
-    line.replaceChildren(`${t("tournament.meTable", where)} `,
-      element("a", { href: url, id: "my-table-link", text: mine.game_status === "finished" ? t("tournament.seeGame") : t("tournament.playTable") }));
-  } else line.replaceChildren(t("tournament.meUnpaired", { name: mine.name, withdrawn: mine.withdrawn ? "yes" : "no" }));
+    line.replaceChildren(`${t("tournamentPage.meTable", where)} `,
+      element("a", { href: url, id: "my-table-link", text: mine.game_status === "finished" ? t("tournamentPage.seeGame") : t("tournamentPage.playTable") }));
+  } else line.replaceChildren(t("tournamentPage.meUnpaired", { name: mine.name, withdrawn: mine.withdrawn ? "yes" : "no" }));
 }
 
 async function refresh() {
@@ -102,7 +102,7 @@ async function refresh() {
     const now = JSON.stringify([tour, standings]);
     if (now !== shown) {
       shown = now;
-      document.title = t("tournament.documentTitle", { name: tour.name });
+      document.title = t("tournamentPage.documentTitle", { name: tour.name });
       $("title").textContent = tour.name;
       $("summary").textContent = summary(tour);
       standingsRows(standings.standings);
@@ -111,7 +111,7 @@ async function refresh() {
       await playerPart();
     }
     $("message").textContent = "";
-    $("refresh").textContent = tour.status === "finished" ? t("tournament.finished") : t("tournament.polling", { count: POLL_MS / 1000 });
+    $("refresh").textContent = tour.status === "finished" ? t("tournamentPage.finished") : t("tournamentPage.polling", { count: POLL_MS / 1000 });
     if (tour.status !== "finished") timer = setTimeout(refresh, POLL_MS);
   } catch (error) {
     $("message").textContent = problemText(error);
@@ -124,9 +124,9 @@ $("pair-round").onclick = async () => {
   button.disabled = true;
   try {
     const paired = await call(`/tournaments/${id}/rounds`, { token: me.token, body: { expected_version: Number(button.dataset.version) } });
-    $("pair-status").textContent = t("tournament.paired", { round: paired.round.round, count: paired.round.tables.length });
+    $("pair-status").textContent = t("tournamentPage.paired", { round: paired.round.round, count: paired.round.tables.length });
   } catch (error) {
-    $("message").textContent = error.status === 409 ? t("tournament.conflict", { problem: problemText(error) }) : problemText(error);
+    $("message").textContent = error.status === 409 ? t("tournamentPage.conflict", { problem: problemText(error) }) : problemText(error);
   }
   shown = "";
   await refresh();

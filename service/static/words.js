@@ -37,7 +37,7 @@ export function pieceName(piece) {
 export const cardName = (card) => t("card.name", { card });
 
 /** A rule set's name for people: `Parchís with two dice` for `parchis-2dice`. */
-export const rulesetName = (ruleset) => t("ruleset.name", { ruleset });
+export const rulesetName = (ruleset) => t(`ruleset.${ruleset}.title`);
 
 /** A colour's name. */
 export const colourName = (colour) => t("colour.name", { colour });

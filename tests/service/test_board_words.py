@@ -71,7 +71,7 @@ def test_every_board_speaks_the_language_asked_for(api: TestClient[Any], lang: s
         version = api.get(f"/games/{created['id']}").json()["version"]
         caption = say(
             "svg.caption",
-            ruleset=say("ruleset.name", ruleset=ruleset),
+            ruleset=say(f"ruleset.{ruleset}.title"),
             version=version,
             status="active",
         )
