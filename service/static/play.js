@@ -8,6 +8,7 @@
 import { boardSvg, call, follow } from "./api.js";
 import { makePlayable, showBoard } from "./board.js";
 import { createAccount, readLog } from "./account.js";
+import { showEnd } from "./end.js";
 import { loadLanguage, t } from "./i18n.js";
 import { openSocket } from "./live.js";
 import { renderSeats, tickClocks } from "./table.js";
@@ -140,6 +141,7 @@ function render(view, moves, version, svg) {
   renderHands();
   const root = showBoard($("board"), svg);
   renderMoves(moves, root);
+  showEnd($("end"), view, me);
   document.body.dataset.version = view.version;
   document.body.dataset.status = view.status;
 }
