@@ -72,5 +72,5 @@ def thumbnail(view: dict[str, Any]) -> str:
     caption is the rule set's name."""
     layout = LAYOUTS[view["ruleset"]](view["options"])
     colours = {int(p["seat"]): str(p["id"]).rsplit("-", 1)[0] for p in view["pieces"]}
-    seats = [{"seat": s, "name": f"Player {s + 1}", "colour": c} for s, c in sorted(colours.items())]
+    seats = [{"seat": s, "name": f"Player {s + 1}", "colour": c} for s, c in colours.items()]
     return render(layout, view["pieces"], [], str(view["ruleset"]), seats)

@@ -14,6 +14,8 @@ import {
 
 const NAMES = ["Ann", "Bob", "Cat", "Dan", "Eve", "Fay"];
 const PERSON = "";
+/** What happens to a seat whose time runs out (a computer level besides), and its words. */
+const TIMEOUTS = { random_move: "lobby.timeout.random_move", pass: "lobby.timeout.pass", forfeit: "lobby.timeout.forfeit" };
 
 function section(id, title, parent = $("lobby")) {
   const part = element("section", { id, "aria-labelledby": `${id}-heading` });
@@ -204,7 +206,7 @@ function refused(form) {
 function chanceAndClock(bots) {
   const field = (id, words, control) => element("label", { for: id }, element("span", { text: words }), control);
   const timeouts = [
-    ...["random_move", "pass", "forfeit"].map((v) => element("option", { value: v, text: t(`lobby.timeout.${v}`) })),
+    ...Object.entries(TIMEOUTS).map(([v, key]) => element("option", { value: v, text: t(key) })),
     ...bots.map((b) => element("option", { value: `bot:${b.name}`, text: t("lobby.timeout.bot", { level: botName(b) }) })),
   ];
   return element("fieldset", {},
