@@ -37,7 +37,7 @@ function rulesetCard(r) {
     element("summary", { text: t("lobby.rules") }),
     element("div", { lang: "en" }, ...rulesElements(r.rules)));
   return element("li", { className: "ruleset", "data-ruleset": r.name },
-    element("img", { src: `/rulesets/${r.name}/board.svg`, alt: t("lobby.picture", { game: title }), width: 600, height: 600, loading: "lazy" }),
+    element("img", { src: `/rulesets/${r.name}/board.svg`, alt: t("lobby.picture", { game: title }), width: 600, height: 600 }),
     element("h3", { text: title }),
     element("p", { className: "players", text: t(r.min_players === r.max_players ? "lobby.playersExactly" : "lobby.players", { min: r.min_players, max: r.max_players, count: r.max_players }) }),
     element("p", { className: "summary", text: rulesetSummary(r) }),
