@@ -182,9 +182,7 @@ def test_ann_plays_a_whole_sorry_game_against_the_expert_bot_from_the_lobby_by_c
     assert [(s["name"], s["bot"]) for s in seats] == [("Ann", None), ("Robin", "expert")]
 
 
-def test_the_seat_list_offers_the_bot_levels_that_play_the_rule_set(
-    url: str, person: Any
-) -> None:
+def test_the_seat_list_offers_the_bot_levels_that_play_the_rule_set(url: str, person: Any) -> None:
     bots = httpx.get(f"{url}/bots").json()["bots"]
     page = person(url)
     lobby(page)
@@ -198,7 +196,10 @@ def test_the_seat_list_offers_the_bot_levels_that_play_the_rule_set(
         assert offered[0][1] == "a person"
         assert all(text.startswith("the computer, level ") for _, text in offered[1:])
     page.select_option("#seat-0-bot", "greedy")
-    assert page.inner_text("#seat-0-meaning") == "Plays the move that looks best at a glance: progress, captures, safety."
+    assert (
+        page.inner_text("#seat-0-meaning")
+        == "Plays the move that looks best at a glance: progress, captures, safety."
+    )
 
 
 @pytest.mark.parametrize("path", ["play", "view"])
@@ -314,7 +315,9 @@ def test_the_lobby_fills_a_wide_screen_rule_sets_first_then_the_form_beside_the_
     assert all(box.values()), box
     assert box["rulesets"]["y"] < box["create"]["y"]  # what each game is, before the form
     assert box["games"]["x"] > WIDE["width"] / 2  # the form and the games side by side
-    cards = page.locator(".ruleset").evaluate_all("els => els.map(e => e.getBoundingClientRect().top)")
+    cards = page.locator(".ruleset").evaluate_all(
+        "els => els.map(e => e.getBoundingClientRect().top)"
+    )
     assert cards.count(cards[0]) >= 3  # several rule sets a row, each with its board
     assert page.locator(".ruleset img").count() == len(RULESETS)
     for name in RULESETS:
@@ -323,3 +326,34 @@ def test_the_lobby_fills_a_wide_screen_rule_sets_first_then_the_form_beside_the_
     assert httpx.get(f"{url}/rulesets/nope/board.svg").status_code == 404
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "lobby-en-1280.png"), full_page=True)
+
+
+def test_play_again_with_two_people_lists_each_persons_link_to_the_new_game(
+    url: str, person: Any
+) -> None:
+    body = {"ruleset": "race35", "seats": [{"name": "Ann"}, {"name": "Bob"}], "seed": "again"}
+    with httpx.Client(base_url=url, timeout=10) as http:
+        created = http.post("/games", json=body).json()
+        game, tokens = created["id"], created["tokens"]["seats"]
+        for _ in range(2000):
+            state = http.get(f"/games/{game}").json()
+            if state["status"] == "finished":
+                break
+            seat = state["to_act"][0]["seat"]
+            auth = {"Authorization": f"Bearer {tokens[seat]}"}
+            moves = http.get(f"/games/{game}/legal-moves", headers=auth).json()["moves"]
+            http.post(f"/games/{game}/moves", json={"move": moves[0]["id"]}, headers=auth)
+        assert state["status"] == "finished"
+    page = person(f"{url}/games/{game}/play#token={tokens[1]}&seat=1")
+    page.wait_for_selector("#play-again")
+    assert page.inner_text("#end h2") == "The game is over"
+    page.click("#play-again")
+    page.wait_for_selector("#again-links")
+    links = [page.get_attribute(f"#again-seat-{i}", "href") or "" for i in (0, 1)]
+    again = {link.split("/games/")[1].split("/")[0] for link in links}
+    assert len(again) == 1 and game not in again
+    (new,) = again
+    seats = httpx.get(f"{url}/games/{new}").json()["seats"]
+    assert [(s["name"], s["bot"]) for s in seats] == [("Ann", None), ("Bob", None)]
+    assert page.inner_text("#again-seat-0") == "Play as Ann"
+    assert "#token=" in links[1] and links[1].endswith("&seat=1")
