@@ -169,6 +169,11 @@ def test_ann_plays_a_whole_sorry_game_against_the_expert_bot_from_the_lobby_by_c
     bot_moves = [e for e in newest if e["type"] == "MovePlayed" and e["data"]["seat"] == 1]
     by_version = {int(line["version"]): line["text"] for line in shown}
     assert bot_moves and all(by_version[e["version"]].startswith("Robin") for e in bot_moves)
+    final = httpx.get(f"{url}/games/{game}").json()
+    drawn = page.eval_on_selector_all(
+        "#board g.piece", "els => Object.fromEntries(els.map(e => [e.dataset.piece, e.dataset.at]))"
+    )
+    assert drawn == {p["id"]: p["at"] for p in final["pieces"]}  # the board after the bot's last
     assert page.is_visible("#end") and page.is_visible("#play-again")
     assert page.get_attribute("#rules-link", "href") == "/#rules-sorry"
     ARTIFACTS.mkdir(exist_ok=True)
