@@ -74,3 +74,15 @@ def caption(view: dict[str, Any], say: Say) -> str:
     if len(winners) > 1:
         won = say("names.two", first=", ".join(winners[:-1]), second=winners[-1])
     return say("svg.captionWon", caption=line, names=won)
+
+
+def thumbnail(view: dict[str, Any], lang: str = "en") -> str:
+    """A rule set's board as a game of it begins (the lobby's picture of it): the pieces set
+    up, no move outlined, the seats named as the service names a seat given no name; the
+    caption is the rule set's name, in ``lang``."""
+    layout = LAYOUTS[view["ruleset"]](view["options"])
+    colours = {int(p["seat"]): str(p["id"]).rsplit("-", 1)[0] for p in view["pieces"]}
+    seats = [{"seat": s, "name": f"Player {s + 1}", "colour": c} for s, c in colours.items()]
+    say = sayer(lang)
+    name = say(f"ruleset.{view['ruleset']}.title")
+    return render(layout, view["pieces"], [], name, seats, say)

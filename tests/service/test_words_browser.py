@@ -159,8 +159,7 @@ def test_the_tournament_page_and_the_viewer_are_in_the_language_fit_a_phone_and_
                 back = page.get_attribute("#tournament-link", "href")
                 assert back == f"/tournaments/{tid}/view"
                 ruleset = page.evaluate(
-                    "async () => (await import('/static/i18n.js'))"
-                    ".t('ruleset.race35.title')"
+                    "async () => (await import('/static/i18n.js')).t('ruleset.race35.title')"
                 )
                 assert page.inner_text("#title").startswith(ruleset)
                 assert "race35" not in page.inner_text("#title")
