@@ -90,7 +90,7 @@ def tournament(url: str) -> dict[str, Any]:
     """A race35 tournament of four at tables of two, its first round paired and one table a
     few moves in, the second finished."""
     body = {
-        "name": "Club night",
+        "name": "Spring Cup",
         "ruleset": "race35",
         "format": "swiss",
         "rounds": 2,
