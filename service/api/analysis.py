@@ -7,10 +7,10 @@ from litestar import Controller, Response, get
 from litestar.di import NamedDependency
 from litestar.openapi import ResponseSpec
 
-from analysis.game import Analysis
 from service.api.apidoc import problems
 from service.api.deps import AnyRequest, GameId, bearer
 from service.usecases.analyses import Analyses, Progress
+from service.usecases.analysis_store import GameAnalysis
 
 AnalysesDep = NamedDependency[Analyses]
 
@@ -32,7 +32,7 @@ class AnalysisController(Controller):
     )
     def analysis(
         self, game_id: GameId, request: AnyRequest, analyses: AnalysesDep
-    ) -> Response[Analysis | Progress]:
+    ) -> Response[GameAnalysis | Progress]:
         """Each seat's win chances at every decision and chance outcome, the luck of every
         outcome and the equity loss of every decision: anyone's once the game is finished, the
         referee's alone (up to now) while it runs. The first request starts the work and is
