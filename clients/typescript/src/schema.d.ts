@@ -243,6 +243,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/games/{game_id}/hints": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Hints */
+        get: operations["getHints"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/games/{game_id}/legal-moves": {
         parameters: {
             query?: never;
@@ -605,14 +622,6 @@ export interface components {
             type: "Adjudicated";
             version: number;
         };
-        /** Analysis */
-        Analysis: {
-            lost: number[];
-            luck: number[];
-            points: components["schemas"]["Point"][];
-            ruleset: string;
-            seats: number;
-        };
         /** Archive */
         Archive: {
             /** @default tabula-archive */
@@ -738,6 +747,8 @@ export interface components {
         /** CreateGame */
         CreateGame: {
             /** @default false */
+            allow_hints?: boolean;
+            /** @default false */
             allow_undo?: boolean;
             /** @default false */
             auto_chance?: boolean;
@@ -795,6 +806,14 @@ export interface components {
             id: string;
             seed_commitment: string;
             tokens: components["schemas"]["Tokens"];
+            version: number;
+        };
+        /** Decision */
+        Decision: {
+            best?: string | null;
+            label?: string | null;
+            loss: number;
+            seat: number;
             version: number;
         };
         /**
@@ -860,7 +879,7 @@ export interface components {
             /** @default  */
             why?: string;
         };
-        EventOut: components["schemas"]["GameCreatedEvent"] | components["schemas"]["CardDrawnEvent"] | components["schemas"]["CardsDealtEvent"] | components["schemas"]["DiceRolledEvent"] | components["schemas"]["DeckShuffledEvent"] | components["schemas"]["MovePlayedEvent"] | components["schemas"]["TurnPassedEvent"] | components["schemas"]["CardExchangedEvent"] | components["schemas"]["MoveUndoneEvent"] | components["schemas"]["GameFinishedEvent"] | components["schemas"]["AdjudicatedEvent"] | components["schemas"]["TimeExpiredEvent"] | components["schemas"]["SeatHandedOverEvent"] | components["schemas"]["SeedRevealedEvent"];
+        EventOut: components["schemas"]["GameCreatedEvent"] | components["schemas"]["CardDrawnEvent"] | components["schemas"]["CardsDealtEvent"] | components["schemas"]["DiceRolledEvent"] | components["schemas"]["DeckShuffledEvent"] | components["schemas"]["MovePlayedEvent"] | components["schemas"]["TurnPassedEvent"] | components["schemas"]["CardExchangedEvent"] | components["schemas"]["MoveUndoneEvent"] | components["schemas"]["GameFinishedEvent"] | components["schemas"]["AdjudicatedEvent"] | components["schemas"]["TimeExpiredEvent"] | components["schemas"]["SeatHandedOverEvent"] | components["schemas"]["SeedRevealedEvent"] | components["schemas"]["HintsShownEvent"];
         /** EventPage */
         EventPage: {
             events: components["schemas"]["EventOut"][];
@@ -872,12 +891,26 @@ export interface components {
             seat: number;
             to: number;
         };
+        /** GameAnalysis */
+        GameAnalysis: {
+            decisions: components["schemas"]["Decision"][];
+            game_id: string;
+            lost: number[];
+            luck: number[];
+            method: string;
+            positions: components["schemas"]["Position"][];
+            ruleset: string;
+            seats: number;
+            version: number;
+        };
         /**
          * GameCreated
          * @description Every setting of a game, so its log alone says how it was played (and an exported
          *     record imports with nothing lost).
          */
         GameCreatedData: {
+            /** @default false */
+            allow_hints?: boolean;
             /** @default false */
             allow_undo?: boolean;
             /** @default false */
@@ -990,6 +1023,47 @@ export interface components {
         Health: {
             /** @default ok */
             status: string;
+        };
+        /** Hint */
+        Hint: {
+            chance: number;
+            loss: number;
+            move: components["schemas"]["Move"];
+        };
+        /** Hints */
+        Hints: {
+            game_id: string;
+            hints: components["schemas"]["Hint"][];
+            judged_at: number;
+            method: string;
+            seat: number;
+            version: number;
+        };
+        /**
+         * HintsShown
+         * @description ``seat`` was shown its legal moves ranked by the chance each keeps, judged at
+         *     ``version`` by the analysis ``method``; it changes nothing in the game.
+         */
+        HintsShownData: {
+            /** @default  */
+            method?: string;
+            seat: number;
+            version: number;
+        };
+        /** HintsShownEvent */
+        HintsShownEvent: {
+            at: string;
+            by: number | string;
+            data: components["schemas"]["HintsShownData"];
+            game_id: string;
+            hash: string;
+            prev_hash: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "HintsShown";
+            version: number;
         };
         /** Leaderboard */
         Leaderboard: {
@@ -1331,14 +1405,11 @@ export interface components {
             type: "PlayerWithdrawn";
             version: number;
         };
-        /** Point */
-        Point: {
-            best?: string | null;
+        /** Position */
+        Position: {
             chances: number[];
             half_width: number[];
             kind: string;
-            label?: string | null;
-            loss?: number | null;
             luck?: number[] | null;
             seat: number;
             version: number;
@@ -2389,7 +2460,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description forbidden */
+            /** @description forbidden, hints-not-allowed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2480,7 +2551,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Analysis"] | components["schemas"]["Progress"];
+                    "application/json": components["schemas"]["GameAnalysis"] | components["schemas"]["Progress"];
                 };
             };
             /** @description The analysis is under way: ask again for it */
@@ -2510,7 +2581,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description forbidden */
+            /** @description forbidden, hints-not-allowed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2586,7 +2657,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description forbidden */
+            /** @description forbidden, hints-not-allowed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2721,7 +2792,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description forbidden */
+            /** @description forbidden, hints-not-allowed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2965,7 +3036,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description forbidden */
+            /** @description forbidden, hints-not-allowed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2976,6 +3047,82 @@ export interface operations {
             };
             /** @description game-not-found, tournament-not-found, ruleset-not-found, player-not-found, not-found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getHints: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                game_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Hints"];
+                };
+            };
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset, unknown-bot */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description forbidden, hints-not-allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description game-not-found, tournament-not-found, ruleset-not-found, player-not-found, not-found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description version-conflict, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3098,7 +3245,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description forbidden */
+            /** @description forbidden, hints-not-allowed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3220,7 +3367,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description forbidden */
+            /** @description forbidden, hints-not-allowed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3338,7 +3485,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description forbidden */
+            /** @description forbidden, hints-not-allowed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3518,7 +3665,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description forbidden */
+            /** @description forbidden, hints-not-allowed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4029,7 +4176,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description forbidden */
+            /** @description forbidden, hints-not-allowed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4096,7 +4243,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description forbidden */
+            /** @description forbidden, hints-not-allowed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4163,7 +4310,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description forbidden */
+            /** @description forbidden, hints-not-allowed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4234,7 +4381,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description forbidden */
+            /** @description forbidden, hints-not-allowed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4346,7 +4493,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description forbidden */
+            /** @description forbidden, hints-not-allowed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4417,7 +4564,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description forbidden */
+            /** @description forbidden, hints-not-allowed */
             403: {
                 headers: {
                     [name: string]: unknown;
