@@ -142,6 +142,7 @@ function render(view, moves, version, svg) {
   renderMoves(moves, root);
   document.body.dataset.version = view.version;
   document.body.dataset.status = view.status;
+  $("analyse-link").hidden = view.status !== "finished";
 }
 
 /** A link without `seat=`: the seat is the one whose hand the token sees, or whose moves it
@@ -211,6 +212,7 @@ async function play(move) {
 (async () => {
   await loadLanguage();
   $("view-link").href = `/games/${gameId}/view`;
+  $("analyse-link").href = `/games/${gameId}/view#analysis`;
   if (!me.token) say(t("play.noToken"));
   await refresh();
   if (!state) return;
