@@ -53,7 +53,7 @@ from service.core.refusal import Refusal, refuse
 from service.usecases.commands import Commands
 from service.usecases.feed import Feed
 from service.usecases.queries import Queries
-from service.usecases.replies import LegalMoves
+from service.usecases.replies import EventOut, LegalMoves
 from service.usecases.replies import Played as PlayedReply
 from service.usecases.stream import seconds_until
 
@@ -86,7 +86,10 @@ class Session:
 
     async def send(self, message: ServerMessage) -> None:
         """Send one message, or close the socket (4409) when it cannot go for too long."""
-        text = encoder.encode(message).decode()
+        await self.send_text(encoder.encode(message).decode())
+
+    async def send_text(self, text: str) -> None:
+        """Send one message made already (``send``)."""
         seconds = self.limits.settings.socket_send_timeout
         try:
             async with asyncio.timeout(seconds):
@@ -152,9 +155,10 @@ class Session:
                 if read:
                     async with feed.lock:
                         news.clear()
-                        page = await feed.read()
+                        batch = await feed.read()
+                        page = batch.page
                         if page.events:
-                            await self.send(Events(page.events))
+                            await self.send_text(batch.frame(events_frame))
                             feed.sent(page.events)
                             continue
                     read_at = news.next_read()
@@ -226,6 +230,11 @@ class Session:
         instance = f"/games/{self.game_id}/socket"
         await self.send(Refused(ref, problem_body(refusal, instance)))
         log.info("socket refusal", game_id=self.game_id, ref=ref, outcome=refusal.slug, detail=None)
+
+
+def events_frame(events: list[EventOut]) -> str:
+    """An ``events`` message's text."""
+    return encoder.encode(Events(events)).decode()
 
 
 def legal(reply: PlayedReply) -> LegalMoves:
