@@ -184,7 +184,8 @@ class Repository:
         with game.lock:
             if news and news[0].version != game.version + 1:  # moved meanwhile: read again
                 news = self.store.read(game_id, after=game.version)
-            self._catch_up(game, news)
+            if news:
+                self._catch_up(game, news)
             yield game
 
     def holds(self, game_id: str) -> bool:
