@@ -153,7 +153,7 @@ class Session:
             read = True
             while True:
                 if read:
-                    async with feed.lock:
+                    async with feed.hold():
                         news.clear()
                         batch = await feed.read()
                         page = batch.page
@@ -169,7 +169,7 @@ class Session:
                 if not await news.wait(read_at - time.monotonic()):
                     read = True  # the safety poll, or a delayed event come due
                     continue
-                async with feed.lock:  # a write of this socket's in flight answers first
+                async with feed.hold():  # a write of this socket's in flight answers first
                     read = news.beyond(feed.cursor)
 
     async def answer(self) -> None:
@@ -194,7 +194,7 @@ class Session:
         carries the write's events (and any the caller had not been sent before them)."""
         feed = self.feed
         assert feed is not None
-        async with feed.lock:
+        async with feed.hold():
             try:
                 if self.limits.writes.rate > 0:
                     self.limits.check_write(f"game:{self.game_id}:{self.role}")

@@ -10,8 +10,8 @@ and a caller that reconnects with the last version it saw gets exactly what it m
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import asynccontextmanager, contextmanager
 
 import anyio
 
@@ -79,12 +79,30 @@ class Feed:
         self.queries, self.game_id, self.viewer, self.cursor = queries, game_id, viewer, cursor
         self.lock = asyncio.Lock()
         """Held while a batch is read and sent, so two batches never overlap or repeat."""
+        self._news: News | None = None
 
     @contextmanager
     def news(self) -> Iterator[News]:
-        """Wake-ups on the game's appends (in this process or, on PostgreSQL, any)."""
-        with news_of(self.queries.store, self.game_id) as news:
-            yield news
+        """Wake-ups on the game's appends (in this process or, on PostgreSQL, any). News that
+        comes while the feed is held waits for the holder to let go (``hold``), and wakes the
+        reader only if the holder has not sent it: a write's own append does not wake the
+        push that its reply has made needless."""
+        with news_of(self.queries.store, self.game_id, self.lock.locked) as news:
+            self._news = news
+            try:
+                yield news
+            finally:
+                self._news = None
+
+    @asynccontextmanager
+    async def hold(self) -> AsyncIterator[None]:
+        """``lock`` held; on letting go, the news held back meanwhile is settled."""
+        async with self.lock:
+            try:
+                yield
+            finally:
+                if self._news is not None:
+                    self._news.settle(self.cursor)
 
     async def read(self) -> Batch:
         """The next page after the cursor: from the game held in memory when it holds it,
