@@ -48,7 +48,7 @@ function zoomFor(root, targets) {
   const least = smallest(targets);
   if (!Number.isFinite(least) || least >= TARGET_PX * ROOM) return 1;
   const font = smallestFont(root);
-  const legible = Number.isFinite(font) ? LEGIBLE_PX / font : 1;
+  const legible = Number.isFinite(font) ? (LEGIBLE_PX * 1.05) / font : 1;
   return Math.min(MOST, Math.max((TARGET_PX * ROOM) / least, legible));
 }
 

@@ -12,6 +12,7 @@ import os
 import random
 import re
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -34,6 +35,7 @@ try:
 except ImportError:  # pragma: no cover - CI installs them with the test extra
     pytest.fail("playwright is missing: pip install -e '.[test]'", pytrace=False)
 
+ARTIFACTS = Path(__file__).parent.parent / "artifacts"
 CHANCE = {"draw", "roll", "deal"}
 TARGET_PX = 24  # WCAG 2.2, 2.5.8 target size (minimum)
 LEGIBLE_PX = 10  # a square's number on a zoomed board
@@ -91,7 +93,9 @@ class Game:
         raise AssertionError(f"no such position in {limit} decisions")
 
     def page(self, person: Any, seat: int, viewport: dict[str, int] = WIDE) -> Page:
-        page: Page = person(f"{self.url}/games/{self.id}/play#token={self.tokens[seat]}&seat={seat}", viewport)
+        page: Page = person(
+            f"{self.url}/games/{self.id}/play#token={self.tokens[seat]}&seat={seat}", viewport
+        )
         shows(page, self.state()["version"])
         return page
 
@@ -113,7 +117,8 @@ def small(page: Page, selector: str) -> list[str]:
         selector,
         """(els, least) => els.map(e => [e, e.getBoundingClientRect()])
             .filter(([e, b]) => b.width < least || b.height < least)
-            .map(([e, b]) => `${e.dataset.piece || e.dataset.key} ${b.width.toFixed(1)}x${b.height.toFixed(1)}`)""",
+            .map(([e, b]) => [e.dataset.piece || e.dataset.key, b.width, b.height])
+            .map(([name, w, h]) => `${name} ${w.toFixed(1)}x${h.toFixed(1)}`)""",
         TARGET_PX,
     )
     return found
@@ -125,7 +130,8 @@ def smallest_number(page: Page) -> float:
         "#board svg",
         """svg => {
           const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
-          const sizes = [...svg.querySelectorAll("text.label")].map(t => Number(t.getAttribute("font-size")) * scale);
+          const sizes = [...svg.querySelectorAll("text.label")]
+            .map(t => Number(t.getAttribute("font-size")) * scale);
           return Math.min(...sizes);
         }""",
     )
@@ -169,6 +175,8 @@ def test_at_390_px_every_piece_in_play_and_every_destination_is_at_least_24_px(
     assert targets_of_every_piece(page) == []
     assert smallest_number(page) >= LEGIBLE_PX
     assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"board-390-{ruleset}.png"), full_page=True)
 
 
 def split_between_two_pieces(moves: list[dict[str, Any]]) -> bool:
@@ -231,7 +239,11 @@ def moved_and_animated(page: Page, game: Game, seat: int) -> tuple[str, int, int
     shows(page, version + 1)
     running = int(page.evaluate("document.getAnimations().length"))
     board = page.locator("#board")
-    return board.get_attribute("data-moved") or "", int(board.get_attribute("data-animated") or 0), running
+    return (
+        board.get_attribute("data-moved") or "",
+        int(board.get_attribute("data-animated") or 0),
+        running,
+    )
 
 
 @pytest.mark.parametrize("reduced", [False, True], ids=["motion", "reduced-motion"])
@@ -240,7 +252,9 @@ def test_a_piece_moves_along_its_path_unless_reduced_motion_is_asked_for(
 ) -> None:
     game = Game(url, "parchis", f"motion-{reduced}")
     seat = game.advance_to(on_board, random.Random(7))
-    context = browser.new_context(viewport=WIDE, reduced_motion="reduce" if reduced else "no-preference")  # type: ignore[arg-type]
+    context = browser.new_context(
+        viewport=WIDE, reduced_motion="reduce" if reduced else "no-preference"
+    )  # type: ignore[arg-type]
     try:
         page = context.new_page()
         page.goto(f"{url}/games/{game.id}/play#token={game.tokens[seat]}&seat={seat}")
@@ -260,7 +274,8 @@ def visible_words(page: Page) -> str:
     said: list[str] = page.eval_on_selector_all(
         "body *",
         """els => els.flatMap(e => [...e.attributes]
-            .filter(a => !a.name.startsWith("data-") && !["id", "class", "href", "style"].includes(a.name))
+            .filter(a => !a.name.startsWith("data-"))
+            .filter(a => !["id", "class", "href", "style"].includes(a.name))
             .map(a => a.value))""",
     )
     return "\n".join([page.inner_text("body"), *said])
@@ -273,11 +288,15 @@ def test_dice_show_their_faces_and_cards_their_names_never_an_internal_id(
     rolled = parchis.play(0, "roll")["events"][0]["data"]["dice"]
     page = parchis.page(person, parchis.pending() if parchis.state()["to_act"] else 0)
     faces = page.eval_on_selector_all(
-        "#chance .die", "els => els.map(e => [Number(e.dataset.value), e.querySelectorAll('.pip').length])"
+        "#chance .die",
+        "els => els.map(e => [Number(e.dataset.value), e.querySelectorAll('.pip').length])",
     )
     assert faces == [[die, die] for die in rolled]  # a 5 drawn as five pips
     page.wait_for_selector("#account .die")
-    assert page.locator("#account .die").first.get_attribute("aria-label") == f"a die showing {rolled[0]}"
+    assert (
+        page.locator("#account .die").first.get_attribute("aria-label")
+        == f"a die showing {rolled[0]}"
+    )
     partners = Game(url, "partners", "faces-2", 4)
     partners.play(partners.pending(), "deal")
     page = partners.page(person, 0)
