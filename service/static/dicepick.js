@@ -90,7 +90,9 @@ export function offerDice(panel, board, moves, { play, choose, dice, marked }) {
     const remaining = diceLeft();
     picked = null;
     if (new Set(remaining).size === 1) picked = String(remaining[0]); // the other die, at once
+    const onTheBoard = !document.activeElement || document.activeElement === document.body || document.activeElement.closest("svg");
     show();
+    if (onTheBoard) board.pieces[0]?.focus({ preventScroll: true }); // the keyboard goes on
   };
   const onBoard = () => {
     if (!picked) {
@@ -123,6 +125,7 @@ export function offerDice(panel, board, moves, { play, choose, dice, marked }) {
       button.onclick = () => {
         picked = picked === button.dataset.die ? null : button.dataset.die;
         show();
+        panel.querySelector(`.die-button[data-die="${button.dataset.die}"]`)?.focus(); // drawn anew
       };
     }
     const hint = document.createElement("p");

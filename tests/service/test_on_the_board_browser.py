@@ -138,6 +138,23 @@ def smallest_number(page: Page) -> float:
     return size
 
 
+OVERLAPPING = """svg => {
+  const discs = [...svg.querySelectorAll(".piece")].map(p => {
+    const c = p.querySelector("circle");
+    const [x, y, r] = [c.cx, c.cy, c.r].map(length => length.baseVal.value);
+    return { id: p.dataset.piece, x, y, r };
+  });
+  const out = [];
+  for (const [i, a] of discs.entries()) {
+    for (const b of discs.slice(i + 1)) {
+      if (Math.hypot(a.x - b.x, a.y - b.y) < a.r + b.r - 0.5) out.push(`${a.id} ${b.id}`);
+    }
+  }
+  return out;
+}"""
+"""Pairs of pieces drawn over each other (pieces sharing a square stand side by side)."""
+
+
 def targets_of_every_piece(page: Page) -> list[str]:
     """Click each playable piece in turn; the destinations it marks that are too small."""
     too_small = []
@@ -174,6 +191,9 @@ def test_at_390_px_every_piece_in_play_and_every_destination_is_at_least_24_px(
     assert small(page, '#board .piece[role="button"]') == []
     assert targets_of_every_piece(page) == []
     assert smallest_number(page) >= LEGIBLE_PX
+    assert page.eval_on_selector("#board svg", OVERLAPPING) == []
+    zoom = page.locator("#board").get_attribute("data-zoom")
+    print(f"{ruleset}: zoom {zoom}, smallest number {smallest_number(page):.1f} px")  # with -s
     assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / f"board-390-{ruleset}.png"), full_page=True)
