@@ -246,47 +246,66 @@ def one_piece_both_dice(move: dict[str, Any]) -> bool:
     return len(move["uses"] or []) == 2 and len({s["piece"] for s in move["steps"]}) == 1
 
 
-def moved_and_animated(page: Page, game: Game, seat: int) -> tuple[str, int, int]:
-    """Play the seat's first move on the page; what the board says it moved and animated,
-    and how many animations were running just after."""
+def track_walk(move: dict[str, Any]) -> int:
+    """How many track squares a one-step move along the track walks (0 for another move)."""
+    steps = move["steps"]
+    if move["id"] in CHANCE or len(steps) != 1 or move["effects"]:
+        return 0
+    ends = [steps[0]["from"], steps[0]["to"]]
+    if not all(at.startswith("track:") for at in ends):
+        return 0
+    start, end = (int(at.split(":")[1]) for at in ends)
+    return (end - start) % 68  # Parchís' track
+
+
+def walks(moves: list[dict[str, Any]]) -> bool:
+    return any(track_walk(m) for m in moves)
+
+
+WALKED = """piece => {
+  const found = document.querySelector(`#board .piece[data-piece="${piece}"]`).getAnimations();
+  return found.length ? found[0].effect.getKeyframes().length : 0;
+}"""
+"""How many places the animation of a piece passes through (its start and end included)."""
+
+
+def play_a_walk(page: Page, game: Game, seat: int) -> tuple[dict[str, Any], int, int, int]:
+    """Play a move along the track on the page: the move, how many pieces the board says it
+    animated, how many animations ran just after and how many places the piece's went through."""
     version = int(page.evaluate("document.body.dataset.version"))
-    move = next(m for m in game.moves(seat) if m["steps"])
-    piece = move["steps"][0]["piece"]
-    page.click(f'#board .piece[role="button"][data-piece="{piece}"]')
-    page.locator("#board .target").first.click(force=True)
+    move = next(m for m in game.moves(seat) if track_walk(m))
+    (step,) = move["steps"]
+    page.click(f'#board .piece[role="button"][data-piece="{step["piece"]}"]')
+    page.click(f'#board .target[data-key="{step["to"]}"]', force=True)
     if page.locator("#moves button.choice").count():
-        page.locator("#moves button.choice").first.click()
+        page.click(f'#moves button.choice[data-move="{move["id"]}"]')
     shows(page, version + 1)
     running = int(page.evaluate("document.getAnimations().length"))
-    board = page.locator("#board")
-    return (
-        board.get_attribute("data-moved") or "",
-        int(board.get_attribute("data-animated") or 0),
-        running,
-    )
+    places = int(page.evaluate(WALKED, step["piece"]))
+    assert page.locator("#board").get_attribute("data-moved") == step["piece"]
+    return move, int(page.locator("#board").get_attribute("data-animated") or 0), running, places
 
 
 @pytest.mark.parametrize("reduced", [False, True], ids=["motion", "reduced-motion"])
-def test_a_piece_moves_along_its_path_unless_reduced_motion_is_asked_for(
+def test_a_piece_walks_along_the_track_unless_reduced_motion_is_asked_for(
     url: str, browser: Browser, reduced: bool
 ) -> None:
     game = Game(url, "parchis", f"motion-{reduced}")
-    seat = game.advance_to(on_board, random.Random(7))
-    context = browser.new_context(
-        viewport=WIDE, reduced_motion="reduce" if reduced else "no-preference"
-    )  # type: ignore[arg-type]
+    seat = game.advance_to(walks, random.Random(7))
+    motion = "reduce" if reduced else "no-preference"
+    context = browser.new_context(viewport=WIDE, reduced_motion=motion)  # type: ignore[arg-type]
     try:
         page = context.new_page()
         page.goto(f"{url}/games/{game.id}/play#token={game.tokens[seat]}&seat={seat}")
         shows(page, game.state()["version"])
-        moved, animated, running = moved_and_animated(page, game, seat)
+        move, animated, running, places = play_a_walk(page, game, seat)
     finally:
         context.close()
-    assert moved  # the board saw a piece change place
     if reduced:
-        assert (animated, running) == (0, 0)
-    else:
-        assert animated >= 1 and running >= 1
+        assert (animated, running, places) == (0, 0, 0)
+    else:  # square by square: where it stood, each square passed, where it stops
+        assert animated == 1 and running >= 1
+        assert places == track_walk(move) + 1
 
 
 def visible_words(page: Page) -> str:
