@@ -52,10 +52,52 @@ function dieButton(label, dice, text) {
   return made;
 }
 
+function element(tag, className, text = "") {
+  const made = document.createElement(tag);
+  made.className = className;
+  made.textContent = text;
+  return made;
+}
+
+/** A button for each die left, and one for both together (their sum) when two are left. */
+function diceButtons(left) {
+  const buttons = left.map((die) => dieButton(String(die), [die], t("dice.pick", { value: die })));
+  if (left.length === 2) {
+    const [first, second] = left;
+    const sum = dieButton(`${first}+${second}`, left, t("dice.pickSum", { first, second, sum: first + second }));
+    sum.classList.add("sum");
+    buttons.push(sum);
+  }
+  return buttons;
+}
+
+/** The parts picked so far in words, and a button to pick again. */
+function planShown(plan, again) {
+  const said = plan.map((p) => t("dice.planned", { die: p.label, piece: pieceName(p.piece), place: place(p.to) }));
+  const button = element("button", "dice-again", t("dice.startOver"));
+  button.type = "button";
+  button.onclick = again;
+  return [element("p", "dice-planned", said.join(" ")), button];
+}
+
+/** The parts `options` offer on the board, each once (moves that share a part offer it once). */
+function uniqueParts(options) {
+  const unique = new Map();
+  for (const option of options) {
+    const key = option.next.map((s) => `${s.label}:${s.piece}>${s.to}`).join(",");
+    const steps = option.next.map(({ piece, from, to }) => ({ piece, from, to }));
+    if (!unique.has(key)) unique.set(key, { id: key, steps, option });
+  }
+  return [...unique.values()];
+}
+
+const focusOnBoard = () => !document.activeElement || document.activeElement === document.body || Boolean(document.activeElement.closest("svg"));
+
 /**
  * Offer the dice of a two-dice throw in `panel` and play them on `board` (makePlayable's
  * controller) for `moves`; `dice` are the dice to play. `play(move)` plays the one move the
- * picks make, `choose(moves)` offers several. Returns whether the dice are offered.
+ * picks make, `choose(moves)` offers several, `marked(plan)` marks the parts picked. Returns
+ * whether the dice are offered.
  */
 export function offerDice(panel, board, moves, { play, choose, dice, marked }) {
   const entries = moves.map((move) => ({ move, subs: subMoves(move) })).filter((e) => e.subs);
@@ -88,70 +130,40 @@ export function offerDice(panel, board, moves, { play, choose, dice, marked }) {
       return;
     }
     const remaining = diceLeft();
-    picked = null;
-    if (new Set(remaining).size === 1) picked = String(remaining[0]); // the other die, at once
-    const onTheBoard = !document.activeElement || document.activeElement === document.body || document.activeElement.closest("svg");
+    picked = new Set(remaining).size === 1 ? String(remaining[0]) : null; // the other die, at once
+    const keyboard = focusOnBoard();
     show();
-    if (onTheBoard) board.pieces[0]?.focus({ preventScroll: true }); // the keyboard goes on
+    if (keyboard) board.pieces[0]?.focus({ preventScroll: true }); // the keyboard goes on
   };
   const onBoard = () => {
-    if (!picked) {
-      board.load(moves);
-      return;
-    }
-    const unique = new Map(); // moves that share this part offer it once
-    for (const option of options(picked)) {
-      const key = option.next.map((s) => `${s.label}:${s.piece}>${s.to}`).join(",");
-      if (!unique.has(key)) unique.set(key, { id: key, steps: option.next.map(({ piece, from, to }) => ({ piece, from, to })), option });
-    }
-    const parts = [...unique.values()];
-    board.load(parts, {
+    if (!picked) return board.load(moves);
+    return board.load(uniqueParts(options(picked)), {
       direct: true,
       play: (part) => pickedPart(part.option),
       choose: (list) => choose([...new Set(list.map((part) => part.option.entry.move))]),
     });
   };
+  const pick = (die) => {
+    picked = picked === die ? null : die;
+    show();
+    panel.querySelector(`.die-button[data-die="${die}"]`)?.focus(); // drawn anew
+  };
   const show = () => {
-    const left = diceLeft();
-    const buttons = left.map((die) => dieButton(String(die), [die], t("dice.pick", { value: die })));
-    if (left.length === 2) {
-      const [first, second] = left;
-      buttons.push(dieButton(`${first}+${second}`, left, t("dice.pickSum", { first, second, sum: first + second })));
-      buttons[buttons.length - 1].classList.add("sum");
-    }
+    const buttons = diceButtons(diceLeft());
     for (const button of buttons) {
       button.disabled = options(button.dataset.die).length === 0;
       button.setAttribute("aria-pressed", String(button.dataset.die === picked));
-      button.onclick = () => {
-        picked = picked === button.dataset.die ? null : button.dataset.die;
-        show();
-        panel.querySelector(`.die-button[data-die="${button.dataset.die}"]`)?.focus(); // drawn anew
-      };
+      button.onclick = () => pick(button.dataset.die);
     }
-    const hint = document.createElement("p");
-    hint.className = "hint dice-hint";
-    hint.textContent = picked ? t("dice.pickPiece", { die: picked }) : t("dice.pickDie");
-    const said = plan.map((p) => t("dice.planned", { die: p.label, piece: pieceName(p.piece), place: place(p.to) }));
-    const row = document.createElement("div");
-    row.className = "dice-row";
+    const row = element("div", "dice-row");
     row.append(...buttons);
-    const parts = [row, hint];
-    if (plan.length) {
-      const planned = document.createElement("p");
-      planned.className = "dice-planned";
-      planned.textContent = said.join(" ");
-      const again = document.createElement("button");
-      again.type = "button";
-      again.className = "dice-again";
-      again.textContent = t("dice.startOver");
-      again.onclick = () => {
-        plan = [];
-        picked = null;
-        show();
-      };
-      parts.push(planned, again);
-    }
-    panel.replaceChildren(...parts);
+    const hint = element("p", "hint dice-hint", picked ? t("dice.pickPiece", { die: picked }) : t("dice.pickDie"));
+    const again = () => {
+      plan = [];
+      picked = null;
+      show();
+    };
+    panel.replaceChildren(row, hint, ...(plan.length ? planShown(plan, again) : []));
     marked(plan);
     onBoard();
   };

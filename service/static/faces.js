@@ -47,8 +47,8 @@ export function diceFaces(dice) {
 }
 
 /** A card as a card: its name in the page's language; `data-card` keeps the card for scripts. */
-export function cardFace(card, { small = false } = {}) {
-  const made = document.createElement(small ? "span" : "li");
+export function cardFace(card, { small = false, tag = small ? "span" : "li" } = {}) {
+  const made = document.createElement(tag);
   made.className = small ? "card mini" : "card";
   made.dataset.card = card;
   const name = document.createElement("span");
@@ -65,7 +65,7 @@ export function showChance(container, state) {
   words.textContent = pendingChance(state);
   const shown = [];
   const chance = state.chance || {};
-  if (chance.card) shown.push(cardFace(chance.card, { small: true }));
+  if (chance.card) shown.push(cardFace(chance.card, { tag: "span" }));
   const dice = state.dice_left && state.dice_left.length ? state.dice_left : chance.dice;
   if (dice && dice.length) shown.push(diceFaces(dice));
   for (const face of shown) face.setAttribute("aria-hidden", "true"); // the words say it

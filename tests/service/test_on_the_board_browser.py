@@ -32,6 +32,7 @@ try:
     from playwright.sync_api import Browser, Page
 
     from tests.service.browser import PHONE, WIDE, browser, person  # noqa: F401 (fixtures)
+    from tests.service.test_play_browser import serious
 except ImportError:  # pragma: no cover - CI installs them with the test extra
     pytest.fail("playwright is missing: pip install -e '.[test]'", pytrace=False)
 
@@ -211,9 +212,11 @@ def test_a_two_dice_throw_is_split_between_two_pieces_by_clicks(url: str, person
     version = game.state()["version"]
     page = game.page(person, seat, PHONE)
     assert page.locator("#dice-picker .die-button").count() >= 2
+    assert not serious(page), serious(page)
     page.click(f'#dice-picker .die-button[data-die="{first.split(":")[0]}"]')
     page.click(f'#board .piece[role="button"][data-piece="{move["steps"][0]["piece"]}"]')
     die = second.split(":")[0]
+    assert not serious(page), serious(page)  # the first part placed, the other die picked
     assert page.locator(f'#dice-picker .die-button[data-die="{die}"][aria-pressed="true"]').count()
     page.click(f'#board .piece[role="button"][data-piece="{move["steps"][1]["piece"]}"]')
     shows(page, version + 1)
