@@ -199,6 +199,15 @@ export function makePlayable(root, moves, handlers) {
   return { get pieces() { return pieces; }, select, clear, load, destinations: () => [...byPiece.values()].flat().map((e) => e.square) };
 }
 
+/** Draw `piece` on the middle of `square` (a move picked, not yet played). */
+function placeOn(piece, square) {
+  const disc = piece.querySelector("circle");
+  const box = (square.querySelector("rect, circle") || square).getBBox();
+  const dx = box.x + box.width / 2 - disc.cx.baseVal.value;
+  const dy = box.y + box.height / 2 - disc.cy.baseVal.value;
+  piece.setAttribute("transform", `translate(${dx.toFixed(2)} ${dy.toFixed(2)})`);
+}
+
 /** Every element a person may tap for `moves`: the pieces that move and the squares they reach
  * (after each step, so the dice picker's parts are counted too). */
 function tappable(root, moves) {
@@ -224,7 +233,13 @@ export function playOnBoard(root, moves, { play, choose, dice, picker, zoom }) {
   const board = makePlayable(root, moves, { play, choose });
   const marked = (plan) => {
     root.querySelectorAll(".planned").forEach((e) => e.classList.remove("planned"));
-    for (const part of plan) squareOf(root, part.to, part.piece)?.classList.add("planned");
+    root.querySelectorAll(".piece[transform]").forEach((e) => e.removeAttribute("transform"));
+    for (const part of plan) {
+      const square = squareOf(root, part.to, part.piece);
+      const piece = root.querySelector(`.piece[data-piece="${CSS.escape(part.piece)}"]`);
+      square?.classList.add("planned");
+      if (square && piece) placeOn(piece, square); // drawn where the part takes it
+    }
   };
   const offered = offerDice(picker, board, moves, { play, choose, dice, marked });
   const all = tappable(root, moves);

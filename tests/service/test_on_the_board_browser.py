@@ -197,7 +197,7 @@ def test_at_390_px_every_piece_in_play_and_every_destination_is_at_least_24_px(
     print(f"{ruleset}: zoom {zoom}, smallest number {smallest_number(page):.1f} px")  # with -s
     assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
     ARTIFACTS.mkdir(exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / f"board-390-{ruleset}.png"), full_page=True)
+    page.screenshot(path=str(ARTIFACTS / f"board-390-{ruleset}.png"))  # the window, as seen
 
 
 def split_between_two_pieces(moves: list[dict[str, Any]]) -> bool:
@@ -217,6 +217,8 @@ def test_a_two_dice_throw_is_split_between_two_pieces_by_clicks(url: str, person
     page.click(f'#board .piece[role="button"][data-piece="{move["steps"][0]["piece"]}"]')
     die = second.split(":")[0]
     assert not serious(page), serious(page)  # the first part placed, the other die picked
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "board-390-dice-split.png"))  # the window, as seen
     assert page.locator(f'#dice-picker .die-button[data-die="{die}"][aria-pressed="true"]').count()
     page.click(f'#board .piece[role="button"][data-piece="{move["steps"][1]["piece"]}"]')
     shows(page, version + 1)
