@@ -2,7 +2,6 @@
 // to, is drawn smaller than a finger's target (WCAG 2.2: 24 x 24 CSS px), the drawing is
 // widened in its box (which then scrolls both ways) until every such target is at least that
 // big and the squares' numbers are legible, and the box is scrolled to the pieces in play.
-// A button shows the whole board again.
 
 import { t } from "./i18n.js";
 
@@ -10,7 +9,11 @@ export const TARGET_PX = 24;
 const ROOM = 1.15; // a little over the least, for rounding and borders
 const LEGIBLE_PX = 10; // a square's number, once the board is zoomed
 const MOST = 4;
-let whole = false; // the person asked for the whole board
+// Zoomed by default on a phone (a narrow window or a finger); the whole board elsewhere,
+// where a mouse points finely and the whole game counts more. The button overrides either.
+const ZOOMED_BY_DEFAULT = "(max-width: 760px), (pointer: coarse)";
+let asked = null; // whether the person asked for the whole board (null: not asked)
+const whole = () => asked ?? !matchMedia(ZOOMED_BY_DEFAULT).matches;
 
 function smallest(elements) {
   let least = Infinity;
@@ -60,7 +63,7 @@ export function fitTargets(root, targets, focus, button = null) {
   const box = root.parentElement;
   root.style.width = "";
   box.classList.remove("zoomed");
-  const zoom = whole ? 1 : zoomFor(root, targets);
+  const zoom = whole() ? 1 : zoomFor(root, targets);
   const needed = zoomFor(root, targets) > 1;
   if (zoom > 1) {
     root.style.width = `${(zoom * 100).toFixed(1)}%`;
@@ -71,9 +74,9 @@ export function fitTargets(root, targets, focus, button = null) {
   if (button) {
     button.hidden = !needed;
     button.textContent = t("board.wholeBoard");
-    button.setAttribute("aria-pressed", String(whole));
+    button.setAttribute("aria-pressed", String(whole()));
     button.onclick = () => {
-      whole = !whole;
+      asked = !whole();
       fitTargets(root, targets, focus, button);
     };
   }

@@ -195,6 +195,11 @@ def test_at_390_px_every_piece_in_play_and_every_destination_is_at_least_24_px(
     assert page.eval_on_selector("#board svg", OVERLAPPING) == []
     zoom = page.locator("#board").get_attribute("data-zoom")
     print(f"{ruleset}: zoom {zoom}, smallest number {smallest_number(page):.1f} px")  # with -s
+    page.click("#board-zoom")  # the whole board, then zoomed again
+    assert page.locator("#board").get_attribute("data-zoom") == "1.00"
+    assert page.locator("#board-zoom").get_attribute("aria-pressed") == "true"
+    page.click("#board-zoom")
+    assert page.locator("#board").get_attribute("data-zoom") == zoom
     assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / f"board-390-{ruleset}.png"))  # the window, as seen
