@@ -233,6 +233,39 @@ def test_a_two_dice_throw_is_split_between_two_pieces_by_clicks(url: str, person
     assert not page.inner_text("#message")
 
 
+def press_until(page: Page, key: str, selector: str, limit: int = 60) -> None:
+    """Press ``key`` until the focused element matches ``selector``."""
+    for _ in range(limit):
+        if page.evaluate("s => document.activeElement.matches(s)", selector):
+            return
+        page.keyboard.press(key)
+    raise AssertionError(f"{key} never reached {selector}")
+
+
+def test_a_two_dice_throw_is_split_between_two_pieces_with_the_keyboard(
+    url: str, person: Any
+) -> None:
+    game = Game(url, "parchis-2dice", "split-1")
+    seat = game.advance_to(split_between_two_pieces, random.Random(2))
+    move = next(m for m in game.moves(seat) if split_between_two_pieces([m]))
+    first, second = (part.split(":")[0] for part in move["id"].split(","))
+    one, other = (step["piece"] for step in move["steps"])
+    version = game.state()["version"]
+    page = game.page(person, seat, PHONE)
+    press_until(page, "Tab", f'#dice-picker .die-button[data-die="{first}"]')
+    page.keyboard.press("Enter")
+    picked = f'#dice-picker .die-button[data-die="{first}"][aria-pressed="true"]'
+    assert page.evaluate("s => document.activeElement.matches(s)", picked)
+    press_until(page, "Shift+Tab", f'#board .piece[role="button"][data-piece="{one}"]')
+    page.keyboard.press("Enter")  # the die's one destination: placed at once
+    assert page.locator(f'#dice-picker .die-button[data-die="{second}"]').count()
+    press_until(page, "ArrowRight", f'#board .piece[role="button"][data-piece="{other}"]')
+    page.keyboard.press("Enter")
+    shows(page, version + 1)
+    events = game.http.get(f"/games/{game.id}/events?after={version}").json()["events"]
+    assert events[0]["data"]["move"] == move["id"]
+
+
 def test_both_dice_played_by_one_piece_as_their_sum_by_clicks(url: str, person: Any) -> None:
     def summed(moves: list[dict[str, Any]]) -> bool:
         return any(one_piece_both_dice(m) for m in moves)
