@@ -113,7 +113,9 @@ export function offerDice(panel, board, moves, { play, choose, dice, marked }) {
   const matching = () => entries.filter((e) => plan.every((p, i) => e.subs[i] && sameSub(e.subs[i], p)));
   const diceLeft = () => {
     const left = [...dice];
-    for (const die of plan.flatMap((p) => p.dice)) left.splice(left.indexOf(die), 1);
+    for (const die of plan.flatMap((p) => p.dice)) {
+      if (left.includes(die)) left.splice(left.indexOf(die), 1);
+    }
     return left;
   };
   const options = (label) => matching()
