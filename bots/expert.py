@@ -37,6 +37,9 @@ before; it stops before a round that would pass the budget, or when a round samp
 chance node, and plays the best move of its last round. Past the budget a position is
 scored without searching, so the work and the choice depend on the inputs alone. Fewer
 moves are searched where the budget cannot give each a first round."""
+DEPTH = {"ludo": 2}
+"""Chance nodes searched along a line (1 elsewhere: to the next decision); past the first,
+each seat to act plays its best-looking move and the search goes on."""
 FIRST_SHARE = 2
 SHARES = 8
 """Chance outcomes per chance node in the first round; rounds at most."""
@@ -82,7 +85,9 @@ class Judge:
         """Each team's standing: progress and bonuses of its pieces, less their danger."""
         totals: dict[tuple[int, ...], float] = dict.fromkeys(self.team_of.values(), 0.0)
         exposed: list[tuple[tuple[int, ...], int, float]] = []
-        hunters: list[tuple[tuple[int, ...], int]] = []
+        hunters: list[tuple[tuple[int, ...], int, int]] = []
+        waiting: dict[int, tuple[int, ...]] = {}
+        board = self.board
         for piece, where in at.items():
             seat = self.owner[piece]
             team = self.team_of[seat]
@@ -91,13 +96,18 @@ class Judge:
             if open_cell is not None:
                 exposed.append((team, open_cell, value))
             if cell is not None:
-                hunters.append((team, cell))
-        reach, loop = self.reach, self.board.loop
+                hunters.append((team, cell, board.to_home(seat, where) - board.lane - 1))
+            elif where == "start" and board.enter:
+                waiting[(board.exits[seat] - board.first) % board.loop] = team
+        reach, loop = self.reach, board.loop
         for team, cell, value in exposed:
             chance = 0.0
-            for side, other in hunters:
-                if side != team:
-                    chance += reach[(cell - other) % loop]
+            for side, other, ahead in hunters:
+                gap = (cell - other) % loop
+                if side != team and (gap <= ahead or gap > loop // 2):
+                    chance += reach[gap]
+            if waiting.get(cell, team) != team:
+                chance += board.enter
             totals[team] -= DANGER * min(chance, 1.0) * value
         return totals
 
@@ -150,6 +160,7 @@ class Search:
         self.work = 0
         self.sampled = False
         self.cut = False
+        self.depth = DEPTH.get(rules.NAME, 1)
 
     def places(self, state: Any) -> Places:
         return {piece.id: piece.at for piece in self.rules.view(state, self.seat).pieces}
@@ -191,6 +202,9 @@ class Search:
         if not moves:
             return self.judge.value(at, seat)
         _, reply = first_look(self.judge, at, who.seat, moves)[0]
+        if chances and self.work + self.cost <= self.budget:
+            self.work += self.cost
+            return self.node(self.after(state, rules.decide(state, who.seat, reply.id)), chances)
         return self.judge.value(project(at, reply), seat)
 
     def outcomes(self, state: Any, seat: int) -> list[tuple[float, Event]]:
@@ -212,7 +226,7 @@ class Search:
         """The searched value of playing ``move`` now."""
         events = self.rules.decide(state, self.seat, move.id)
         self.work += self.cost
-        return self.node(self.after(state, events))
+        return self.node(self.after(state, events), self.depth)
 
 
 def _orderings(throw: tuple[int, ...]) -> int:

@@ -34,9 +34,9 @@ from domain.replay import Replay
 Token = tuple[int, int]
 """A hidden card: (index of the event that brought it, its place in that event)."""
 
-TRIES = 4
-"""Determinizations tried: the first pins each play to the oldest card it can, the others
-at random."""
+TRIES = 2
+"""Determinizations tried: the first pins each play to the oldest card it can, the second to
+the epoch likeliest to have given the card (and picks at random among equals)."""
 
 
 class Inconsistent(Exception):
@@ -130,7 +130,7 @@ def _follow(
 
     A play by another seat pins one hidden card of its hand, of an epoch (the cards between
     two refills of the pile) whose pile could still hold that card: the ``oldest`` such
-    epoch first, else in random order. When a later play finds no such card, the follow
+    epoch first, else the likeliest to have given the card first (``_Pinner._odds``). When a later play finds no such card, the follow
     backs up to the latest play that had another epoch to take from (a depth-first search,
     at most ``STEPS`` events followed)."""
     pinner = _Pinner(seen, seat, deck, oldest, random.Random(rng.random()))
@@ -138,7 +138,7 @@ def _follow(
     return pinner.pinned, pinner.travels
 
 
-STEPS = 20_000
+STEPS = 10_000
 """Events followed at most by one search for pins (backing up counts again what it redoes)."""
 
 Snapshot = tuple[
@@ -147,6 +147,7 @@ Snapshot = tuple[
     dict[Token, str],
     dict[int, Token | str],
     list[tuple[int, Token | str]],
+    Counter[int],
 ]
 
 
@@ -173,6 +174,15 @@ class _Pinner:
                         for card in cards:
                             if card != HIDDEN:
                                 self.taken[self.epoch_of[index], card] += 1
+        self.tokens: Counter[int] = Counter()
+        for index, event in enumerate(seen):
+            match event:
+                case CardDrawn(card=card) if card == HIDDEN:
+                    self.tokens[self.epoch_of[index]] += 1
+                case CardsDealt(hands=dealt):
+                    hidden = sum(card == HIDDEN for cards in dealt for card in cards)
+                    self.tokens[self.epoch_of[index]] += hidden
+        self.pins: Counter[int] = Counter()
         self.hands: dict[int, list[Token | str]] = {}
         self.pinned: dict[Token, str] = {}
         self.travels: dict[int, Token | str] = {}
@@ -187,6 +197,7 @@ class _Pinner:
             dict(self.pinned),
             dict(self.travels),
             list(self.incoming),
+            Counter(self.pins),
         )
 
     def solve(self) -> bool:
@@ -215,14 +226,21 @@ class _Pinner:
             index, saved, others, *_ = stack[-1]
             forced = others.pop(0)
             stack[-1] = (*stack[-1][:5], forced)
-            (self.hands, self.taken, self.pinned, self.travels, self.incoming) = (
+            (self.hands, self.taken, self.pinned, self.travels, self.incoming, self.pins) = (
                 {owner: list(hand) for owner, hand in saved[0].items()},
                 Counter(saved[1]),
                 dict(saved[2]),
                 dict(saved[3]),
                 list(saved[4]),
+                Counter(saved[5]),
             )
         return False
+
+    def _odds(self, epoch: int, card: str) -> float:
+        """How likely a hidden card of ``epoch`` not yet pinned is ``card``: the copies of it
+        the epoch's pile can still have given, over its hidden cards not yet pinned."""
+        left = self.supply[epoch][card] - self.taken[epoch, card]
+        return left / max(1, self.tokens[epoch] - self.pins[epoch])
 
     def _relevant(self, owner: int, card: str, chosen: int) -> bool:
         """Whether another choice at a play (``owner`` gave up ``card`` from epoch ``chosen``)
@@ -280,7 +298,7 @@ class _Pinner:
                 self.conflict = (owner, card, set(epochs))
                 return False
             if not self.oldest:
-                self.rng.shuffle(room)
+                room.sort(key=lambda e: -self._odds(e, card))
             if len(room) > 1:
                 self.branch = (self.snapshot(), room[1:], owner, card, room[0])
             forced = room[0]
@@ -288,6 +306,7 @@ class _Pinner:
         token = ours[0] if self.oldest else self.rng.choice(ours)
         self.pinned[token] = card
         self.taken[forced, card] += 1
+        self.pins[forced] += 1
         hand.remove(token)
         return True
 
