@@ -26,6 +26,7 @@ from domain.events import (
     Event,
     GameCreated,
     MovePlayed,
+    TurnPassed,
 )
 from domain.model import HIDDEN, Deal, Draw
 from domain.registry import find_ruleset
@@ -50,10 +51,18 @@ def rebuild(seen: list[Event], seat: int, rng: random.Random) -> Replay:
         raise ValueError("a game's log starts with GameCreated")
     if not any(_hidden(event) for event in seen):
         return _fold_public(created, seen, seat)
+    return determinize(seen, seat, rng)[1]
+
+
+def determinize(seen: list[Event], seat: int, rng: random.Random) -> tuple[list[Event], Replay]:
+    """A log the seat could not tell from ``seen`` with every hidden card filled in, and its
+    fold; Inconsistent when no try folds."""
+    created = seen[0]
+    assert isinstance(created, GameCreated)
     for attempt in range(TRIES):
         pinned, travels = _follow(seen, seat, rng, oldest=attempt == 0, deck=_deck(created))
         try:
-            return _replay(created, seen, pinned, travels, rng)[1]
+            return _replay(created, seen, pinned, travels, rng)
         except (KeyError, ValueError, IndexError):
             continue
     raise Inconsistent(f"no determinization of the log for seat {seat} folds")
@@ -63,6 +72,7 @@ FOLDS: OrderedDict[tuple[bytes, int], tuple[list[Event], Replay]] = OrderedDict(
 """The latest folds of logs with nothing hidden, by game settings and seat: a bot asked again
 later in the same game folds only the events since (its log starts with the one folded)."""
 KEEP = 64
+
 
 def _fold_public(created: GameCreated, seen: list[Event], seat: int) -> Replay:
     key = (msgspec.json.encode(created), seat)
@@ -130,14 +140,17 @@ def _follow(
 
     A play by another seat pins one hidden card of its hand, of an epoch (the cards between
     two refills of the pile) whose pile could still hold that card: the ``oldest`` such
-    epoch first, else the likeliest to have given the card first (``_Pinner._odds``). When a later play finds no such card, the follow
-    backs up to the latest play that had another epoch to take from (a depth-first search,
+    epoch first, else the likeliest to have given the card first (``_Pinner._odds``). When a
+    later play finds no such card, the follow backs up to the latest play that had another
+    epoch to take from and could undo the conflict (a depth-first search with backjumping,
     at most ``STEPS`` events followed)."""
     pinner = _Pinner(seen, seat, deck, oldest, random.Random(rng.random()))
     pinner.solve()
     return pinner.pinned, pinner.travels
 
 
+LAID = " lays down "
+"""What a pass that lays a hand down face up says before the hand's cards."""
 STEPS = 10_000
 """Events followed at most by one search for pins (backing up counts again what it redoes)."""
 
@@ -280,6 +293,10 @@ class _Pinner:
             case MovePlayed(seat=owner, uses=str() as card):
                 if card in hands.get(owner, []):
                     hands[owner].remove(card)
+            case TurnPassed(seat=owner, reason=reason) if owner != self.seat and LAID in reason:
+                # a hand laid down face up (partners): its cards were all in the hand
+                laid = reason.rpartition(LAID)[2].split(", ")
+                return all(self._take(owner, card, None) for card in laid if card)
         return True
 
     def _take(self, owner: int, card: str, forced: int | None) -> bool:
