@@ -24,6 +24,7 @@ if Path(sys.path[0]).resolve() == ROOT / "bench":
 
 import argparse  # noqa: E402
 import asyncio  # noqa: E402
+import os  # noqa: E402
 import random  # noqa: E402
 import tempfile  # noqa: E402
 import time  # noqa: E402
@@ -118,18 +119,20 @@ async def scenario(url: str, pid: int, args: argparse.Namespace) -> None:
         ]
     deadline = time.perf_counter() + args.seconds
     rng = random.Random(0)
-    before = cpu_seconds(pid)
+    before, mine = cpu_seconds(pid), cpu_seconds(os.getpid())
     played = await asyncio.gather(
         *(
             play(url, game, token, moves, deadline, rng)
             for (game, token), moves in zip(games, legal, strict=False)
         )
     )
-    busy = cpu_seconds(pid) - before
+    busy, mine = cpu_seconds(pid) - before, cpu_seconds(os.getpid()) - mine
     moves = sum(played)
     print(
         f"{args.players} players: {moves / args.seconds:.0f} moves/s,"
-        f" server {1000 * busy / max(moves, 1):.2f} ms CPU/move, while the watchers listen"
+        f" server {1000 * busy / max(moves, 1):.2f} ms CPU/move, while the watchers listen;"
+        f" the server {100 * busy / args.seconds:.0f}% of a core, this client process"
+        f" {100 * mine / args.seconds:.0f}%"
     )
     from_sent = [sent for sent, _ in delays]
     from_ack = [ack for _, ack in delays]

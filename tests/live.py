@@ -22,7 +22,11 @@ def serving(app: Litestar) -> Iterator[str]:
     sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False))
+    # The tests' clients share this process (and its GIL) with the server, and on a loaded
+    # machine a client thread can sit idle past uvicorn's 5 s keep-alive: its next request then
+    # races the server's close and fails ("Server disconnected"), which no test is about.
+    config = uvicorn.Config(app, log_level="warning", access_log=False, timeout_keep_alive=120)
+    server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
 

@@ -133,8 +133,8 @@ def closed(error: ConnectionClosed) -> SocketClosed:
     return SocketClosed(frame.code if frame else None, frame.reason if frame else "")
 
 
-class GameSocket:
-    """A game's WebSocket, blocking (see the module docstring)."""
+class Socket:
+    """What both sockets hold: the session and whether to reconnect after a drop."""
 
     def __init__(
         self,
@@ -147,7 +147,6 @@ class GameSocket:
     ) -> None:
         self.session = Session(base_url, game_id, token, after)
         self.reconnect = reconnect
-        self.connection: ClientConnection | None = None
 
     @property
     def version(self) -> int:
@@ -158,6 +157,12 @@ class GameSocket:
     def welcome(self) -> Welcome:
         assert self.session.welcome is not None, "not connected"
         return self.session.welcome
+
+
+class GameSocket(Socket):
+    """A game's WebSocket, blocking (see the module docstring)."""
+
+    connection: ClientConnection | None = None
 
     def open(self) -> Self:
         """Connect and say hello (again after a drop: from the last version seen)."""
@@ -250,30 +255,10 @@ class GameSocket:
         raise SocketClosed(None, "could not reconnect")
 
 
-class AsyncGameSocket:
+class AsyncGameSocket(Socket):
     """A game's WebSocket for asyncio (the same calls as ``GameSocket``, awaited)."""
 
-    def __init__(
-        self,
-        base_url: str = DEFAULT_URL,
-        game_id: str = "",
-        token: str | None = None,
-        *,
-        after: int = 0,
-        reconnect: bool = True,
-    ) -> None:
-        self.session = Session(base_url, game_id, token, after)
-        self.reconnect = reconnect
-        self.connection: AsyncConnection | None = None
-
-    @property
-    def version(self) -> int:
-        return self.session.version
-
-    @property
-    def welcome(self) -> Welcome:
-        assert self.session.welcome is not None, "not connected"
-        return self.session.welcome
+    connection: AsyncConnection | None = None
 
     async def open(self) -> Self:
         self.connection = await connect_async(self.session.url, open_timeout=10, compression=None)

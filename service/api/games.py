@@ -30,7 +30,7 @@ from service.api.deps import (
 )
 from service.api.documents import document, json_stream
 from service.api.limits import IMPORT, create_limit, write_limit
-from service.api.pages import VIEWER_PAGE
+from service.api.pages import VIEWER_PAGE, game_page
 from service.api.streams import closing, stream_slot
 from service.core.commands import CreateGame, PlayMove, PostChance, Undo
 from service.core.refusal import refuse
@@ -105,6 +105,18 @@ class MetaController(Controller):
         """One rule set: player counts, option defaults, the JSON Schema of its options
         (allowed values, defaults, meanings) and its rules text (markdown)."""
         return rulebook.detail(name)
+
+    @get(
+        "/rulesets/{name:str}/board.svg",
+        operation_id="getRulesetBoardSvg",
+        media_type="image/svg+xml",
+        sync_to_thread=True,
+        responses=problems(404),
+    )
+    def ruleset_board(self, name: FromPath[str]) -> str:
+        """The rule set's board as a game of it begins (default options, the most seats up to
+        four): the lobby's picture of it."""
+        return rulebook.thumbnail(name)
 
 
 class GameController(Controller):
@@ -393,7 +405,7 @@ class BoardController(Controller):
         sync_to_thread=True,
         responses=problems(400, 404),
     )
-    def viewer(self, game_id: GameId, queries: QueriesDep) -> str:
-        """The replay viewer page: board, moves, step buttons, slider; follows a live game."""
-        queries.exists(game_id)
-        return VIEWER_PAGE.read_text(encoding="utf-8")
+    def viewer(self, game_id: GameId, queries: QueriesDep, request: AnyRequest) -> Response[str]:
+        """The replay viewer page: board, moves, step buttons, slider; follows a live game (a
+        browser asking for an unknown game gets a page that says so, status 404)."""
+        return game_page(VIEWER_PAGE, game_id, queries, request)

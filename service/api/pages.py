@@ -8,13 +8,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from litestar import MediaType, get
+from litestar import MediaType, Response, get
 from litestar.di import NamedDependency
 from litestar.params import FromPath
 from litestar.response import File
 
-from service.api.deps import GameId, QueriesDep
-from service.core.refusal import refuse
+from service.api.deps import AnyRequest, GameId, QueriesDep
+from service.core.refusal import Refusal, refuse
+from service.usecases.queries import Queries
 from service.usecases.tournaments import Tournaments
 
 STATIC = Path(__file__).parent.parent / "static"
@@ -22,6 +23,7 @@ LOBBY_PAGE = STATIC / "lobby.html"
 PLAY_PAGE = STATIC / "play.html"
 VIEWER_PAGE = STATIC / "viewer.html"
 TOURNAMENT_PAGE = STATIC / "tournament.html"
+MISSING_PAGE = STATIC / "missing.html"
 MEDIA_TYPES = {".js": "text/javascript", ".css": "text/css"}
 ASSETS = {path.name for path in STATIC.iterdir() if path.suffix in MEDIA_TYPES}
 CATALOGUES = {path.stem for path in (STATIC / "i18n").glob("*.json")}
@@ -39,10 +41,31 @@ def lobby() -> str:
     media_type=MediaType.HTML,
     sync_to_thread=True,
 )
-def play_page(game_id: GameId, queries: QueriesDep) -> str:
+def play_page(game_id: GameId, queries: QueriesDep, request: AnyRequest) -> Response[str]:
     """A seat's play page (the token comes in the URL fragment, never to the server)."""
-    queries.exists(game_id)
-    return PLAY_PAGE.read_text(encoding="utf-8")
+    return game_page(PLAY_PAGE, game_id, queries, request)
+
+
+def game_page(page: Path, game_id: str, queries: Queries, request: AnyRequest) -> Response[str]:
+    """``page`` of a game; for an unknown (or mistyped) game id, a browser (which asks for
+    HTML) gets the page that says so with a link back to the lobby, status 404, and any other
+    caller the problem."""
+    try:
+        queries.exists(game_id)
+    except Refusal as refusal:
+        if refusal.slug != "game-not-found" or not wants_html(request):
+            raise
+        return Response(read(MISSING_PAGE), status_code=404, media_type=MediaType.HTML)
+    return Response(read(page), media_type=MediaType.HTML)
+
+
+def wants_html(request: AnyRequest) -> bool:
+    """Whether the caller asks for HTML by name (a browser navigating does)."""
+    return "text/html" in request.headers.get("accept", "")
+
+
+def read(page: Path) -> str:
+    return page.read_text(encoding="utf-8")
 
 
 @get(

@@ -53,7 +53,7 @@ from service.core.refusal import Refusal, refuse
 from service.usecases.commands import Commands
 from service.usecases.feed import Feed
 from service.usecases.queries import Queries
-from service.usecases.replies import LegalMoves
+from service.usecases.replies import EventOut, LegalMoves
 from service.usecases.replies import Played as PlayedReply
 from service.usecases.stream import seconds_until
 
@@ -86,7 +86,10 @@ class Session:
 
     async def send(self, message: ServerMessage) -> None:
         """Send one message, or close the socket (4409) when it cannot go for too long."""
-        text = encoder.encode(message).decode()
+        await self.send_text(encoder.encode(message).decode())
+
+    async def send_text(self, text: str) -> None:
+        """Send one message made already (``send``)."""
         seconds = self.limits.settings.socket_send_timeout
         try:
             async with asyncio.timeout(seconds):
@@ -150,11 +153,12 @@ class Session:
             read = True
             while True:
                 if read:
-                    async with feed.lock:
+                    async with feed.hold():
                         news.clear()
-                        page = await feed.read()
+                        batch = await feed.read()
+                        page = batch.page
                         if page.events:
-                            await self.send(Events(page.events))
+                            await self.send_text(batch.frame(events_frame))
                             feed.sent(page.events)
                             continue
                     read_at = news.next_read()
@@ -165,7 +169,7 @@ class Session:
                 if not await news.wait(read_at - time.monotonic()):
                     read = True  # the safety poll, or a delayed event come due
                     continue
-                async with feed.lock:  # a write of this socket's in flight answers first
+                async with feed.hold():  # a write of this socket's in flight answers first
                     read = news.beyond(feed.cursor)
 
     async def answer(self) -> None:
@@ -190,7 +194,7 @@ class Session:
         carries the write's events (and any the caller had not been sent before them)."""
         feed = self.feed
         assert feed is not None
-        async with feed.lock:
+        async with feed.hold():
             try:
                 if self.limits.writes.rate > 0:
                     self.limits.check_write(f"game:{self.game_id}:{self.role}")
@@ -226,6 +230,11 @@ class Session:
         instance = f"/games/{self.game_id}/socket"
         await self.send(Refused(ref, problem_body(refusal, instance)))
         log.info("socket refusal", game_id=self.game_id, ref=ref, outcome=refusal.slug, detail=None)
+
+
+def events_frame(events: list[EventOut]) -> str:
+    """An ``events`` message's text."""
+    return encoder.encode(Events(events)).decode()
 
 
 def legal(reply: PlayedReply) -> LegalMoves:

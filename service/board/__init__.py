@@ -64,3 +64,13 @@ def caption(view: dict[str, Any]) -> str:
     winners = ", ".join(str(names.get(w, w)) for w in view.get("winners") or [])
     won = f" · won by {winners}" if winners else ""
     return f"{view['ruleset']} · version {view['version']} · {view['status']}{won}"
+
+
+def thumbnail(view: dict[str, Any]) -> str:
+    """A rule set's board as a game of it begins (the lobby's picture of it): the pieces set
+    up, no move outlined, the seats named as the service names a seat given no name; the
+    caption is the rule set's name."""
+    layout = LAYOUTS[view["ruleset"]](view["options"])
+    colours = {int(p["seat"]): str(p["id"]).rsplit("-", 1)[0] for p in view["pieces"]}
+    seats = [{"seat": s, "name": f"Player {s + 1}", "colour": c} for s, c in colours.items()]
+    return render(layout, view["pieces"], [], str(view["ruleset"]), seats)

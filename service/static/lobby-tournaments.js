@@ -4,6 +4,8 @@
 
 import { call } from "./api.js";
 import { $, element, tournamentLink } from "./dom.js";
+import { t } from "./i18n.js";
+import { problemWords, rulesetTitle } from "./lobby-words.js";
 
 const NAMES = ["Ann", "Bob", "Cat", "Dan", "Eve", "Fay", "Gus", "Hal"];
 
@@ -14,16 +16,16 @@ function field(id, label, control) {
 function form(all) {
   const made = element("form", { className: "create", id: "tournament-form", novalidate: true });
   made.append(
-    field("t-name", "Name", element("input", { type: "text", id: "t-name", name: "name", maxlength: 200, value: "Club night", required: true })),
-    field("t-ruleset", "Rule set", element("select", { id: "t-ruleset", name: "ruleset" },
-      ...all.map((r) => element("option", { value: r.name, text: r.name })))),
-    field("t-format", "Format", element("select", { id: "t-format", name: "format" },
-      element("option", { value: "swiss", text: "Swiss: equal scores meet" }),
-      element("option", { value: "round-robin", text: "round-robin: everyone meets everyone" }))),
-    field("t-rounds", "Rounds (empty: enough for everyone to meet)", element("input", { type: "number", id: "t-rounds", name: "rounds", min: 1, max: 100 })),
-    field("t-seats", "Seats per table", element("input", { type: "number", id: "t-seats", name: "seats", min: 2, max: 6, value: 4 })),
-    field("t-players", "Players, one name a line", element("textarea", { id: "t-players", name: "players", rows: 6, text: NAMES.join("\n") })),
-    element("button", { type: "submit", className: "primary", id: "create-tournament", text: "Create the tournament" }),
+    field("t-name", t("tournament.name"), element("input", { type: "text", id: "t-name", name: "name", maxlength: 200, value: t("tournament.nameDefault"), required: true })),
+    field("t-ruleset", t("lobby.ruleset"), element("select", { id: "t-ruleset", name: "ruleset" },
+      ...all.map((r) => element("option", { value: r.name, text: rulesetTitle(r.name) })))),
+    field("t-format", t("tournament.format"), element("select", { id: "t-format", name: "format" },
+      element("option", { value: "swiss", text: t("tournament.swiss") }),
+      element("option", { value: "round-robin", text: t("tournament.roundRobin") }))),
+    field("t-rounds", t("tournament.rounds"), element("input", { type: "number", id: "t-rounds", name: "rounds", min: 1, max: 100 })),
+    field("t-seats", t("tournament.seats"), element("input", { type: "number", id: "t-seats", name: "seats", min: 2, max: 6, value: 4 })),
+    field("t-players", t("tournament.players"), element("textarea", { id: "t-players", name: "players", rows: 6, text: NAMES.join("\n") })),
+    element("button", { type: "submit", className: "primary", id: "create-tournament", text: t("tournament.create") }),
     element("p", { className: "message", id: "tournament-message", role: "alert" }));
   const seatsOf = () => {
     const ruleset = all.find((r) => r.name === made.elements.ruleset.value);
@@ -52,23 +54,23 @@ function body(made) {
 function links(created) {
   const link = (label, url, id) => element("div", {},
     element("a", { href: url, id, target: "_blank", rel: "noopener", text: label }),
-    element("input", { type: "text", readonly: true, value: url, "aria-label": `${label}: link to copy` }));
+    element("input", { type: "text", readonly: true, value: url, "aria-label": t("lobby.copy", { label }) }));
   return element("div", { className: "links", id: "tournament-links" },
-    element("p", { text: "Each link carries its holder's secret token after the #: the director's pairs the rounds; give each player only their own, which leads to their table every round." }),
-    link("Director", tournamentLink(created.id, created.tokens.director, "director"), "tournament-director"),
-    ...created.tokens.players.map((p, i) => link(`Player ${p.name}`, tournamentLink(created.id, p.token, "player"), `tournament-player-${i}`)),
-    element("a", { href: tournamentLink(created.id), text: "Follow the tournament (standings, rounds, tables)" }));
+    element("p", { text: t("tournament.linksHelp") }),
+    link(t("tournament.director"), tournamentLink(created.id, created.tokens.director, "director"), "tournament-director"),
+    ...created.tokens.players.map((p, i) => link(t("tournament.player", { name: p.name }), tournamentLink(created.id, p.token, "player"), `tournament-player-${i}`)),
+    element("a", { href: tournamentLink(created.id), text: t("tournament.follow") }));
 }
 
 function listing(part) {
   const list = element("ul", { className: "games", id: "tournaments-list" });
-  part.append(element("h3", { text: "Tournaments to follow" }), list);
+  part.append(element("h3", { text: t("tournament.list") }), list);
   return async () => {
     const found = (await call("/tournaments")).tournaments.slice(-50).reverse();
-    list.replaceChildren(...found.map((t) => element("li", {},
-      element("a", { href: tournamentLink(t.id), text: t.name }),
-      element("span", { className: "hint", text: ` (${t.ruleset}, ${t.format}, ${t.players} players, round ${t.rounds_paired} of ${t.round_count}, ${t.status})` }))));
-    if (!found.length) list.append(element("li", { text: "No tournament yet." }));
+    list.replaceChildren(...found.map((one) => element("li", {},
+      element("a", { href: tournamentLink(one.id), text: one.name }),
+      element("span", { className: "hint", text: ` ${t("tournament.entry", { game: rulesetTitle(one.ruleset), format: one.format, count: one.players, round: one.rounds_paired, rounds: one.round_count, status: one.status })}` }))));
+    if (!found.length) list.append(element("li", { text: t("tournament.none") }));
   };
 }
 
@@ -87,7 +89,7 @@ export function tournamentsSection(part, all) {
       $("tournament-director").focus();
       refresh();
     } catch (error) {
-      $("tournament-message").textContent = error.message;
+      $("tournament-message").textContent = problemWords(error);
     }
   };
   refresh();

@@ -1,23 +1,27 @@
-// The lobby: the rule sets, a form to create a game (then one link per seat and one for the
-// referee, each carrying its token in the URL fragment), and the games in play to watch.
+// The lobby: the rule sets first (each with its board's picture, one line on what it is and
+// its rules), then a form to create a game (each seat a person or a computer opponent; then
+// one link per seat and one for the referee, each carrying its token in the URL fragment, or
+// straight to the one person's play page), the games in play to watch and the tournaments.
 // Each part is a section made by one function in SECTIONS (tournaments: lobby-tournaments.js).
 
 import { call } from "./api.js";
 import { $, element } from "./dom.js";
+import { loadLanguage, t } from "./i18n.js";
 import { tournamentsSection } from "./lobby-tournaments.js";
+import {
+  botMeaning, botName, optionMeaning, optionName, optionValueName, problemWords, rulesElements, rulesetSummary, rulesetTitle,
+} from "./lobby-words.js";
 
-function section(id, title) {
+const NAMES = ["Ann", "Bob", "Cat", "Dan", "Eve", "Fay"];
+const PERSON = "";
+/** What happens to a seat whose time runs out (a computer level besides), and its words. */
+const TIMEOUTS = { random_move: "lobby.timeout.random_move", pass: "lobby.timeout.pass", forfeit: "lobby.timeout.forfeit" };
+
+function section(id, title, parent = $("lobby")) {
   const part = element("section", { id, "aria-labelledby": `${id}-heading` });
   part.append(element("h2", { id: `${id}-heading`, text: title }));
-  $("lobby").append(part);
+  parent.append(part);
   return part;
-}
-
-/** The first paragraph of a rule set's rules (markdown), as plain text. */
-function summary(rules) {
-  const paragraphs = rules.split(/\n\s*\n/).map((p) => p.trim()).filter((p) => p && !p.startsWith("#"));
-  const text = (paragraphs[0] || "").replace(/\s+/g, " ").replace(/[*`]/g, "");
-  return text.split(/(?<=\.) /).filter((s) => !/domain\/|\.md\b/.test(s)).join(" ");
 }
 
 async function rulesets() {
@@ -25,32 +29,63 @@ async function rulesets() {
   return Promise.all(list.map((r) => call(`/rulesets/${r.name}`)));
 }
 
+/** A rule set's card: its board, name, player counts, one line, its rules and a button that
+ * chooses it in the form. */
+function rulesetCard(r) {
+  const title = rulesetTitle(r.name);
+  const rules = element("details", { className: "rules", id: `rules-${r.name}` },
+    element("summary", { text: t("lobby.rules") }),
+    element("div", { lang: "en" }, ...rulesElements(r.rules)));
+  return element("li", { className: "ruleset", "data-ruleset": r.name },
+    element("img", { src: `/rulesets/${r.name}/board.svg`, alt: t("lobby.picture", { game: title }), width: 600, height: 600 }),
+    element("h3", { text: title }),
+    element("p", { className: "players", text: t(r.min_players === r.max_players ? "lobby.playersExactly" : "lobby.players", { min: r.min_players, max: r.max_players, count: r.max_players }) }),
+    element("p", { className: "summary", text: rulesetSummary(r) }),
+    rules,
+    element("button", { type: "button", className: "primary", "data-choose": r.name, text: t("lobby.choose", { game: title }) }));
+}
+
 function rulesetsSection(all) {
-  const part = section("rulesets", "Rule sets");
-  part.append(element("ul", { className: "rulesets" }, ...all.map((r) => element("li", { "data-ruleset": r.name },
-    element("strong", { text: r.name }),
-    element("span", { className: "players", text: ` (${r.min_players}-${r.max_players} players)` }),
-    element("p", { text: summary(r.rules) })))));
+  const part = section("rulesets", t("lobby.rulesets"));
+  const choose = (name) => {
+    const select = $("ruleset");
+    select.value = name;
+    select.dispatchEvent(new Event("change"));
+    $("create").scrollIntoView({ behavior: "smooth", block: "start" });
+    $("seat-0").focus({ preventScroll: true });
+  };
+  const list = element("ul", { className: "rulesets" }, ...all.map(rulesetCard));
+  for (const button of list.querySelectorAll("button[data-choose]")) button.onclick = () => choose(button.dataset.choose);
+  part.append(list);
+  const asked = /^#rules-(.+)$/.exec(location.hash);
+  if (asked && $(`rules-${asked[1]}`)) {
+    $(`rules-${asked[1]}`).open = true;
+    $(`rules-${asked[1]}`).scrollIntoView();
+  }
 }
 
 /** An input for one option from its JSON Schema, or null when it has no simple form
- * (an object such as race35's special squares keeps its default). */
+ * (an object such as race35's special squares keeps its default): its name in words, its
+ * meaning, and its code name as a detail. */
 function optionField(name, schema) {
   const id = `option-${name}`;
-  const label = (control) => element("label", { for: id }, element("span", { text: name }), control,
-    element("span", { className: "hint", text: schema.description || "" }));
-  if (schema.enum) {
-    return label(element("select", { id, name },
-      ...schema.enum.map((v) => element("option", { value: JSON.stringify(v), selected: v === schema.default, text: String(v) }))));
-  }
+  const words = [
+    element("span", { className: "hint", text: optionMeaning(name, schema) }),
+    element("code", { className: "code-name", text: name }),
+  ];
   if (schema.type === "boolean") {
     const box = element("input", { type: "checkbox", id, name, checked: schema.default === true });
-    return element("label", { className: "check", for: id }, box, element("span", { text: `${name}: ${schema.description || ""}` }));
+    return element("label", { className: "check", for: id }, box,
+      element("span", {}, element("span", { className: "option-name", text: optionName(name) }), ...words));
   }
-  if (schema.type === "integer" || schema.type === "number") {
-    return label(element("input", { type: "number", id, name, value: schema.default, min: schema.minimum, max: schema.maximum, step: schema.type === "integer" ? 1 : "any" }));
+  let control = null;
+  if (schema.enum) {
+    control = element("select", { id, name },
+      ...schema.enum.map((v) => element("option", { value: JSON.stringify(v), selected: v === schema.default, text: optionValueName(name, v) })));
+  } else if (schema.type === "integer" || schema.type === "number") {
+    control = element("input", { type: "number", id, name, value: schema.default, min: schema.minimum, max: schema.maximum, step: schema.type === "integer" ? 1 : "any" });
   }
-  return null;
+  return control && element("label", { for: id }, element("span", { className: "option-name", text: optionName(name) }), control, ...words);
 }
 
 function optionValue(control) {
@@ -59,21 +94,41 @@ function optionValue(control) {
   return JSON.parse(control.value);
 }
 
-function seatFields(form, ruleset) {
+/** One seat: who plays it (a person, or a computer at a level that plays the rule set) and
+ * its name. */
+function seatField(i, kept, bots) {
+  const number = i + 1;
+  const who = element("select", { id: `seat-${i}-bot`, name: `seat-${i}-bot` },
+    element("option", { value: PERSON, text: t("lobby.person") }),
+    ...bots.map((b) => element("option", { value: b.name, selected: b.name === kept.bot, text: t("lobby.computer", { level: botName(b) }) })));
+  const meaning = element("span", { className: "hint", id: `seat-${i}-meaning` });
+  const explain = () => {
+    const bot = bots.find((b) => b.name === who.value);
+    meaning.textContent = bot ? botMeaning(bot) : "";
+  };
+  who.onchange = explain;
+  explain();
+  return element("div", { className: "seat-row" },
+    element("label", { for: `seat-${i}` }, element("span", { text: t("lobby.seatName", { number }) }),
+      element("input", { type: "text", id: `seat-${i}`, name: `seat-${i}`, maxlength: 64, value: kept.name ?? NAMES[i], required: true })),
+    element("label", { for: `seat-${i}-bot` }, element("span", { text: t("lobby.seatWho", { number }) }), who, meaning));
+}
+
+function seatFields(form, ruleset, bots) {
   const count = Number(form.elements.players.value);
-  const names = ["Ann", "Bob", "Cat", "Dan", "Eve", "Fay"];
   const seats = form.querySelector("#seats");
-  const kept = [...seats.querySelectorAll("input")].map((i) => i.value);
-  seats.replaceChildren(element("legend", { text: "Players, in seat order" }),
-    ...Array.from({ length: count }, (_, i) => element("label", { for: `seat-${i}` },
-      element("span", { text: `Seat ${i + 1} name` }),
-      element("input", { type: "text", id: `seat-${i}`, name: `seat-${i}`, maxlength: 64, value: kept[i] ?? names[i] }))));
+  const kept = [...seats.querySelectorAll(".seat-row")].map((row) => ({
+    name: row.querySelector("input").value, bot: row.querySelector("select").value,
+  }));
+  const playing = bots.filter((b) => b.rulesets.includes(ruleset.name));
+  seats.replaceChildren(element("legend", { text: t("lobby.seats") }),
+    ...Array.from({ length: count }, (_, i) => seatField(i, kept[i] || {}, playing)));
 }
 
 function optionFields(form, ruleset) {
   const fields = Object.entries(ruleset.options_schema.properties || {})
     .map(([name, schema]) => optionField(name, schema)).filter(Boolean);
-  form.querySelector("#options").replaceChildren(element("legend", { text: `Options of ${ruleset.name}` }), ...fields);
+  form.querySelector("#options").replaceChildren(element("legend", { text: t("lobby.options", { game: rulesetTitle(ruleset.name) }) }), ...fields);
 }
 
 function playersField(form, ruleset) {
@@ -96,16 +151,18 @@ function clockOf(form) {
   };
 }
 
+function seatsOf(form) {
+  return Array.from({ length: Number(form.elements.players.value) }, (_, i) => {
+    const bot = form.elements[`seat-${i}-bot`].value;
+    const name = form.elements[`seat-${i}`].value.trim();
+    return bot === PERSON ? { name } : { name, bot };
+  });
+}
+
 function body(form) {
-  const count = Number(form.elements.players.value);
   const options = {};
   for (const control of form.querySelectorAll("#options input, #options select")) options[control.name] = optionValue(control);
-  const made = {
-    ruleset: form.elements.ruleset.value,
-    seats: Array.from({ length: count }, (_, i) => ({ name: form.elements[`seat-${i}`].value.trim() })),
-    options,
-    chance: form.elements.chance.value,
-  };
+  const made = { ruleset: form.elements.ruleset.value, seats: seatsOf(form), options, chance: form.elements.chance.value };
   const seed = form.elements.seed.value.trim();
   if (seed) made.seed = seed;
   const clock = clockOf(form);
@@ -113,68 +170,105 @@ function body(form) {
   return made;
 }
 
-function linksOf(created, seats) {
-  const link = (label, token, seat, id) => {
-    const url = `${location.origin}/games/${created.id}/play#token=${encodeURIComponent(token)}&seat=${seat}`;
-    return element("div", {},
-      element("a", { href: url, id, target: "_blank", rel: "noopener", text: label }),
-      element("input", { type: "text", readonly: true, value: url, "aria-label": `${label}: link to copy` }));
-  };
-  return element("div", { className: "links", id: "links" },
-    element("p", { text: "Each link carries its player's secret token after the #: give each player only their own. Open one here to play that seat." }),
-    ...created.tokens.seats.map((token, i) => link(`Play as ${seats[i].name || `Player ${i + 1}`}`, token, i, `link-seat-${i}`)),
-    link("Referee", created.tokens.referee, "referee", "link-referee"),
-    element("a", { href: `/games/${created.id}/view`, text: "Watch in the viewer" }));
+/** Where `created`'s seat `seat` (or the referee) plays. */
+export function playLink(created, token, seat) {
+  return `${location.origin}/games/${created.id}/play#token=${encodeURIComponent(token)}&seat=${seat}`;
 }
 
-function createSection(all) {
-  const part = section("create", "Create a game");
+/** The links to a created game: one per person's seat, the referee's and the viewer. */
+export function linksOf(created, seats) {
+  const link = (label, token, seat, id) => {
+    const url = playLink(created, token, seat);
+    return element("div", {},
+      element("a", { href: url, id, target: "_blank", rel: "noopener", text: label }),
+      element("input", { type: "text", readonly: true, value: url, "aria-label": t("lobby.copy", { label }) }));
+  };
+  const people = created.tokens.seats.map((token, i) => [token, i]).filter(([, i]) => !seats[i].bot);
+  return element("div", { className: "links", id: "links" },
+    element("p", { text: t("lobby.linksHelp") }),
+    ...people.map(([token, i]) => link(t("lobby.playAs", { name: seats[i].name }), token, i, `link-seat-${i}`)),
+    link(t("lobby.referee"), created.tokens.referee, "referee", "link-referee"),
+    element("a", { href: `/games/${created.id}/view`, text: t("lobby.watch") }));
+}
+
+/** Why the form cannot be sent as it is (an empty name), or null. */
+function refused(form) {
+  const seats = seatsOf(form);
+  const empty = seats.findIndex((s) => !s.name);
+  if (empty >= 0) {
+    form.elements[`seat-${empty}`].setAttribute("aria-invalid", "true");
+    form.elements[`seat-${empty}`].focus();
+    return t("lobby.error.emptyName", { number: empty + 1 });
+  }
+  return null;
+}
+
+function chanceAndClock(bots) {
+  const field = (id, words, control) => element("label", { for: id }, element("span", { text: words }), control);
+  const timeouts = [
+    ...Object.entries(TIMEOUTS).map(([v, key]) => element("option", { value: v, text: t(key) })),
+    ...bots.map((b) => element("option", { value: `bot:${b.name}`, text: t("lobby.timeout.bot", { level: botName(b) }) })),
+  ];
+  return element("fieldset", {},
+    element("legend", { text: t("lobby.chanceClock") }),
+    field("chance", t("lobby.chance"), element("select", { id: "chance", name: "chance" },
+      element("option", { value: "server", text: t("lobby.chanceServer") }),
+      element("option", { value: "external", text: t("lobby.chanceExternal") }))),
+    field("seed", t("lobby.seed"), element("input", { type: "text", id: "seed", name: "seed", maxlength: 200 })),
+    field("clock-per-decision", t("lobby.perDecision"), element("input", { type: "number", id: "clock-per-decision", name: "clock-per-decision", min: 1 })),
+    field("clock-total", t("lobby.total"), element("input", { type: "number", id: "clock-total", name: "clock-total", min: 1 })),
+    field("clock-on-timeout", t("lobby.onTimeout"), element("select", { id: "clock-on-timeout", name: "clock-on-timeout" }, ...timeouts)));
+}
+
+async function create(form, part) {
+  $("create-message").textContent = "";
+  const why = refused(form);
+  if (why) {
+    $("create-message").textContent = why;
+    return;
+  }
+  const made = body(form);
+  try {
+    const created = await call("/games", { body: made });
+    const people = made.seats.map((s, i) => i).filter((i) => !made.seats[i].bot);
+    if (people.length === 1 && people.length < made.seats.length) { // one person against the computer: to the table
+      location.assign(playLink(created, created.tokens.seats[people[0]], people[0]));
+      return;
+    }
+    $("links")?.remove();
+    part.append(linksOf(created, made.seats));
+    (document.querySelector("#links a") || $("link-referee")).focus();
+    refreshGames();
+  } catch (error) {
+    $("create-message").textContent = problemWords(error);
+  }
+}
+
+function createSection(all, bots, parent) {
+  const part = section("create", t("lobby.create"), parent);
   const form = element("form", { className: "create", id: "create-form", novalidate: true });
   const byName = Object.fromEntries(all.map((r) => [r.name, r]));
   form.append(
-    element("label", { for: "ruleset" }, element("span", { text: "Rule set" }),
-      element("select", { id: "ruleset", name: "ruleset" }, ...all.map((r) => element("option", { value: r.name, text: r.name })))),
-    element("label", { for: "players" }, element("span", { text: "Players" }), element("select", { id: "players", name: "players" })),
+    element("label", { for: "ruleset" }, element("span", { text: t("lobby.ruleset") }),
+      element("select", { id: "ruleset", name: "ruleset" }, ...all.map((r) => element("option", { value: r.name, text: rulesetTitle(r.name) })))),
+    element("label", { for: "players" }, element("span", { text: t("lobby.playerCount") }), element("select", { id: "players", name: "players" })),
     element("fieldset", { id: "seats" }),
     element("fieldset", { id: "options" }),
-    element("fieldset", {},
-      element("legend", { text: "Chance and clock" }),
-      element("label", { for: "chance" }, element("span", { text: "Cards and dice" }),
-        element("select", { id: "chance", name: "chance" },
-          element("option", { value: "server", text: "drawn and rolled by the server" }),
-          element("option", { value: "external", text: "external: the referee posts each outcome" }))),
-      element("label", { for: "seed" }, element("span", { text: "Seed (optional; empty: the server picks one)" }),
-        element("input", { type: "text", id: "seed", name: "seed", maxlength: 200 })),
-      element("label", { for: "clock-per-decision" }, element("span", { text: "Seconds per decision (empty: no limit)" }),
-        element("input", { type: "number", id: "clock-per-decision", name: "clock-per-decision", min: 1 })),
-      element("label", { for: "clock-total" }, element("span", { text: "Seconds per player for the whole game (empty: no limit)" }),
-        element("input", { type: "number", id: "clock-total", name: "clock-total", min: 1 })),
-      element("label", { for: "clock-on-timeout" }, element("span", { text: "When time runs out" }),
-        element("select", { id: "clock-on-timeout", name: "clock-on-timeout" },
-          ...["random_move", "pass", "forfeit"].map((v) => element("option", { value: v, text: v.replace("_", " ") }))))),
-    element("button", { type: "submit", className: "primary", id: "create-game", text: "Create the game" }),
+    chanceAndClock(bots),
+    element("button", { type: "submit", className: "primary", id: "create-game", text: t("lobby.createButton") }),
     element("p", { className: "message", id: "create-message", role: "alert" }));
   const chosen = () => byName[form.elements.ruleset.value];
   const setUp = () => {
     playersField(form, chosen());
-    seatFields(form, chosen());
+    seatFields(form, chosen(), bots);
     optionFields(form, chosen());
   };
   form.elements.ruleset.onchange = setUp;
-  form.elements.players.onchange = () => seatFields(form, chosen());
-  form.onsubmit = async (submit) => {
+  form.elements.players.onchange = () => seatFields(form, chosen(), bots);
+  form.oninput = (changed) => changed.target.removeAttribute("aria-invalid");
+  form.onsubmit = (submit) => {
     submit.preventDefault();
-    $("create-message").textContent = "";
-    const made = body(form);
-    try {
-      const created = await call("/games", { body: made });
-      $("links")?.remove();
-      part.append(linksOf(created, made.seats));
-      $("link-seat-0").focus();
-      refreshGames();
-    } catch (error) {
-      $("create-message").textContent = error.message;
-    }
+    create(form, part);
   };
   part.append(form);
   setUp();
@@ -182,29 +276,34 @@ function createSection(all) {
 
 let refreshGames = () => {};
 
-function gamesSection() {
-  const part = section("games", "Games in play");
+function gamesSection(all, bots, parent) {
+  const part = section("games", t("lobby.games"), parent);
   const list = element("ul", { className: "games", id: "games-list" });
   part.append(list);
   refreshGames = async () => {
     const games = (await call("/games?status=active")).games.slice(-50).reverse();
     list.replaceChildren(...games.map((g) => element("li", {},
-      element("a", { href: `/games/${g.id}/view`, text: `${g.ruleset}: ${g.seats.join(", ")}` }),
-      element("span", { className: "hint", text: ` (event ${g.version})` }))));
-    if (!games.length) list.append(element("li", { text: "No game in play." }));
+      element("a", { href: `/games/${g.id}/view`, text: t("lobby.game", { game: rulesetTitle(g.ruleset), names: g.seats.join(", ") }) }),
+      element("span", { className: "hint", text: ` ${t("lobby.gameEvents", { count: g.version })}` }))));
+    if (!games.length) list.append(element("li", { text: t("lobby.noGames") }));
   };
   refreshGames();
 }
 
-/** The lobby's parts, in order; each takes the rule sets' details. */
-const SECTIONS = [
-  createSection,
-  rulesetsSection,
-  gamesSection,
-  (all) => tournamentsSection(section("tournaments", "Tournaments"), all),
-];
+/** The lobby's parts below the rule sets, in two columns on a wide screen. */
+function columns(all, bots) {
+  const left = element("div", { className: "column" });
+  const right = element("div", { className: "column" });
+  $("lobby").append(element("div", { className: "lobby-columns" }, left, right));
+  createSection(all, bots, left);
+  gamesSection(all, bots, right);
+  tournamentsSection(section("tournaments", t("lobby.tournaments"), right), all);
+}
 
 (async () => {
-  const all = await rulesets();
-  for (const make of SECTIONS) make(all);
+  await loadLanguage();
+  const [all, bots] = await Promise.all([rulesets(), call("/bots").then((b) => b.bots)]);
+  rulesetsSection(all);
+  columns(all, bots);
+  document.body.dataset.ready = "true";
 })();

@@ -8,6 +8,7 @@
 import { boardSvg, call, follow } from "./api.js";
 import { makePlayable, showBoard } from "./board.js";
 import { createAccount, readLog } from "./account.js";
+import { showEnd } from "./end.js";
 import { loadLanguage, t } from "./i18n.js";
 import { openSocket } from "./live.js";
 import { renderSeats, tickClocks } from "./table.js";
@@ -140,6 +141,7 @@ function render(view, moves, version, svg) {
   renderHands();
   const root = showBoard($("board"), svg);
   renderMoves(moves, root);
+  showEnd($("end"), view, me);
   document.body.dataset.version = view.version;
   document.body.dataset.status = view.status;
 }
@@ -190,11 +192,11 @@ async function play(move) {
     if (live) {
       const reply = await live.play(body);
       account.add(reply.events);
-      const [view, svg] = await Promise.all([
-        call(`/games/${gameId}`, { token: me.token }),
-        boardSvg(gameId, reply.version, me.token),
-      ]);
-      render(view, reply.legal_moves.moves, reply.legal_moves.version, svg);
+      // The game may have moved on meanwhile (a bot plays at once): the board drawn at the
+      // version of the state shown, and the moves read again when they are older than it.
+      const view = await call(`/games/${gameId}`, { token: me.token });
+      render(view, reply.legal_moves.moves, reply.legal_moves.version, await boardSvg(gameId, view.version, me.token));
+      if (view.version > reply.legal_moves.version) refresh();
     } else {
       const reply = await call(`/games/${gameId}/moves`, { token: me.token, body });
       account.add(reply.events);

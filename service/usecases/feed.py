@@ -10,8 +10,8 @@ and a caller that reconnects with the last version it saw gets exactly what it m
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import asynccontextmanager, contextmanager
 
 import anyio
 
@@ -24,24 +24,49 @@ from service.usecases.stream import PAGE, News, news_of
 Key = tuple[str, Viewer, int]
 
 
+class Batch:
+    """A page of events as every socket reading it at the same moment sends it: read once,
+    encoded once (``frame``)."""
+
+    __slots__ = ("_frame", "page")
+
+    def __init__(self, page: StreamPage) -> None:
+        self.page = page
+        self._frame: str | None = None
+
+    def frame(self, encode: Callable[[list[EventOut]], str]) -> str:
+        """The page's events as ``encode`` makes them a message, made once."""
+        if self._frame is None:
+            self._frame = encode(self.page.events)
+        return self._frame
+
+
 class SharedReads:
     """Reads of the log made at the same moment for the same game, viewer and cursor, made
     once: the sockets watching a game wake together on its news and would each read the same
-    page. Nothing is kept once a read is over, so no read is ever stale."""
+    page. A page the game holds in memory is made on the event loop and shared while the game
+    stays at that version (``Queries.held_page``); one read of the log on a worker thread is
+    shared while it runs. Nothing is kept longer, so no read is ever stale."""
 
     def __init__(self) -> None:
-        self.running: dict[Key, asyncio.Future[StreamPage]] = {}
+        self.running: dict[Key, asyncio.Future[Batch]] = {}
 
-    async def page(self, queries: Queries, game_id: str, viewer: Viewer, cursor: int) -> StreamPage:
+    async def page(self, queries: Queries, game_id: str, viewer: Viewer, cursor: int) -> Batch:
         key = (game_id, viewer, cursor)
         running = self.running.get(key)
         if running is None:
-            running = asyncio.ensure_future(
-                anyio.to_thread.run_sync(queries.page, game_id, viewer, cursor, PAGE)
-            )
+            if (held := queries.held_page(game_id, viewer, cursor, PAGE, Batch)) is not None:
+                return held
+            running = asyncio.ensure_future(self._read(queries, key))
             self.running[key] = running
             running.add_done_callback(lambda _: self.running.pop(key, None))
         return await asyncio.shield(running)
+
+    @staticmethod
+    async def _read(queries: Queries, key: Key) -> Batch:
+        game_id, viewer, cursor = key
+        page = await anyio.to_thread.run_sync(queries.page, game_id, viewer, cursor, PAGE)
+        return Batch(page)
 
 
 SHARED = SharedReads()
@@ -54,16 +79,35 @@ class Feed:
         self.queries, self.game_id, self.viewer, self.cursor = queries, game_id, viewer, cursor
         self.lock = asyncio.Lock()
         """Held while a batch is read and sent, so two batches never overlap or repeat."""
+        self._news: News | None = None
 
     @contextmanager
     def news(self) -> Iterator[News]:
-        """Wake-ups on the game's appends (in this process or, on PostgreSQL, any)."""
-        with news_of(self.queries.store, self.game_id) as news:
-            yield news
+        """Wake-ups on the game's appends (in this process or, on PostgreSQL, any). News that
+        comes while the feed is held waits for the holder to let go (``hold``), and wakes the
+        reader only if the holder has not sent it: a write's own append does not wake the
+        push that its reply has made needless."""
+        with news_of(self.queries.store, self.game_id, self.lock.locked) as news:
+            self._news = news
+            try:
+                yield news
+            finally:
+                self._news = None
 
-    async def read(self) -> StreamPage:
-        """The next page after the cursor (read on a worker thread: it reads the log; shared
-        with the other sockets reading the same page at the same moment)."""
+    @asynccontextmanager
+    async def hold(self) -> AsyncIterator[None]:
+        """``lock`` held; on letting go, the news held back meanwhile is settled."""
+        async with self.lock:
+            try:
+                yield
+            finally:
+                if self._news is not None:
+                    self._news.settle(self.cursor)
+
+    async def read(self) -> Batch:
+        """The next page after the cursor: from the game held in memory when it holds it,
+        else read from the log on a worker thread; shared with the other sockets reading the
+        same page at the same moment."""
         return await SHARED.page(self.queries, self.game_id, self.viewer, self.cursor)
 
     async def after_write(self, reply: Played, stored: list[StoredEvent]) -> list[EventOut]:
@@ -78,7 +122,7 @@ class Feed:
             return []
         events: list[EventOut] = []
         while not events or events[-1].version < stored[-1].version:
-            page = await self.read()
+            page = (await self.read()).page
             if not page.events:
                 break
             events.extend(page.events)

@@ -7,9 +7,9 @@ sees it as it was at the version its ``Sight`` names, on every route.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import datetime
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeVar
 
 import msgspec
 
@@ -26,6 +26,8 @@ from service.usecases.replies import EventOut, EventPage, GameSummary, LegalMove
 from service.usecases.repository import Game, Repository
 from service.usecases.standings_kept import KeptStandings
 from service.usecases.views import Sight, event_out, moves_for, sight, state_view
+
+T = TypeVar("T")
 
 
 class Queries:
@@ -106,6 +108,30 @@ class Queries:
         stored = self.store.read(game_id, after=cursor, until=seen.version, limit=size)
         events = [event_out(game, e, viewer, seen.finished) for e in stored]
         return StreamPage(events, finished, due)
+
+    def held_page(
+        self, game_id: str, viewer: Viewer, cursor: int, size: int, wrap: Callable[[StreamPage], T]
+    ) -> T | None:
+        """``page`` from the game as this process holds it, without reading the log (so on
+        the event loop), when it holds every event after ``cursor`` that ``viewer`` sees and
+        there is one; None otherwise (then ``page``). Not for a game with a spectator delay.
+        The page is given to ``wrap`` once; its result is shared by every reader of the same
+        page at the same version."""
+        if not self.games.holds(game_id):
+            return None
+        with self.games.game(game_id, fresh=False) as game:
+            if game.timeline is not None or game.version <= cursor:
+                return None
+            made, key = game.made(), ("page", viewer, cursor, size)
+            if key in made:
+                return made[key]  # type: ignore[no-any-return]
+            seen = sight(game, viewer, self.now())
+            stored = game.held(cursor, min(seen.version, cursor + size))
+            if not stored:
+                return None
+            events = [event_out(game, e, viewer, seen.finished) for e in stored]
+            made[key] = wrapped = wrap(StreamPage(events, False, None))
+            return wrapped
 
     def results(
         self,
@@ -207,15 +233,22 @@ class Queries:
         The game as held unless that is behind the events (a retry of a write whose first try
         has not yet been taken into the game, or a write of another process): then the log."""
         with self.games.game(game_id, fresh=False) as game:
-            behind = bool(stored) and game.version < stored[-1].version
-        with self.games.game(game_id, fresh=behind) as game:
-            viewer = game.role(token)
-            events = [event_out(game, e, viewer) for e in stored]
-            moves = moves_for(game, viewer)
-            if not with_state:
-                return Played(game.version, events, moves)
-            view = state_view(game, game.replay, viewer, self.now())
-            return Played(game.version, events, moves, view)
+            if not stored or game.version >= stored[-1].version:
+                return self._played(game, token, stored, with_state)
+        with self.games.game(game_id) as game:
+            return self._played(game, token, stored, with_state)
+
+    def _played(
+        self, game: Game, token: str | None, stored: list[StoredEvent], with_state: bool
+    ) -> Played:
+        """``played`` on the game held."""
+        viewer = game.role(token)
+        events = [event_out(game, e, viewer) for e in stored]
+        moves = moves_for(game, viewer)
+        if not with_state:
+            return Played(game.version, events, moves)
+        view = state_view(game, game.replay, viewer, self.now())
+        return Played(game.version, events, moves, view)
 
 
 class StreamPage(NamedTuple):

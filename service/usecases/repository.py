@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
@@ -45,6 +45,8 @@ from service.usecases.writer import Writer
 
 LATEST = 2**62
 MAX_LIVE_GAMES = 10_000
+RECENT = 16
+"""How many of a game's latest stored events its projection keeps (``Game.recent``)."""
 
 
 class Secrets(msgspec.Struct, frozen=True):
@@ -70,6 +72,17 @@ class Game:
         """A game with a spectator delay: its events' times and moves."""
         self.delayed: Replay | None = None
         """The replay last made for its spectators (``Repository.behind``)."""
+        self.recent: deque[StoredEvent] = deque(maxlen=RECENT)
+        """The latest stored events this process has seen, consecutive versions (so the
+        live sockets of the game are sent its news without reading the log)."""
+        self._made: tuple[int, dict[Any, Any]] = (0, {})
+
+    def made(self) -> dict[Any, Any]:
+        """What readers made of the game at its version, for the others reading it at that
+        version (emptied once the game moves on)."""
+        if self._made[0] != self.version:
+            self._made = (self.version, {})
+        return self._made[1]
 
     @property
     def created(self) -> GameCreated:
@@ -86,6 +99,25 @@ class Game:
     @property
     def finished(self) -> bool:
         return bool(self.replay.state.finished)
+
+    def remember(self, events: Iterable[StoredEvent]) -> None:
+        """Add stored events to ``recent``; a gap starts it again, so it never skips one."""
+        recent = self.recent
+        for stored in events:
+            if recent and stored.version <= recent[-1].version:
+                continue
+            if recent and stored.version != recent[-1].version + 1:
+                recent.clear()
+            recent.append(stored)
+
+    def held(self, after: int, until: int) -> list[StoredEvent] | None:
+        """The stored events after version ``after`` up to ``until`` from ``recent``, or
+        None when it does not hold them all."""
+        recent = self.recent
+        if not recent or recent[0].version > after + 1 or recent[-1].version < until:
+            return None
+        start = after + 1 - recent[0].version
+        return list(islice(recent, start, start + until - after))
 
     def role(self, token: str | None) -> Viewer:
         """Who a bearer token is in this game; a wrong token is refused."""
@@ -152,7 +184,8 @@ class Repository:
         with game.lock:
             if news and news[0].version != game.version + 1:  # moved meanwhile: read again
                 news = self.store.read(game_id, after=game.version)
-            self._catch_up(game, news)
+            if news:
+                self._catch_up(game, news)
             yield game
 
     def holds(self, game_id: str) -> bool:
@@ -197,6 +230,7 @@ class Repository:
         """Fold new events into a game; fold it again from the start if an undo needs to."""
         events = list(events)
         note(game, events)
+        game.remember(events)
         try:
             for stored in events:
                 event = to_domain(stored)
@@ -334,6 +368,7 @@ class Repository:
             return
         if game.clock is None:
             note(game, stored)
+            game.remember(stored)
             game.replay = verdict.after
             return
         self._catch_up(game, stored)

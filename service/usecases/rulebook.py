@@ -8,23 +8,34 @@ from __future__ import annotations
 
 from functools import cache
 from pathlib import Path
+from typing import Any
+
+import msgspec
 
 from domain.model import options_schema
 from domain.registry import RULESETS
+from domain.ruleset import RuleSet
+from service import board
 from service.core.refusal import refuse
 from service.usecases.replies import RuleSetDetail
 
 RULES_DIR = Path(__file__).resolve().parents[2] / "docs" / "rules"
 
 
-def detail(name: str) -> RuleSetDetail:
-    """A rule set with its options' schema and rules text; ruleset-not-found names the known."""
+def found(name: str) -> RuleSet[Any]:
+    """The rule set ``name``; ruleset-not-found names the known."""
     rules = RULESETS.get(name)
     if rules is None:
         known = ", ".join(f"`{known}`" for known in sorted(RULESETS))
         raise refuse(
             "ruleset-not-found", f"no rule set `{name}`; known: {known}", allowed=sorted(RULESETS)
         )
+    return rules
+
+
+def detail(name: str) -> RuleSetDetail:
+    """A rule set with its options' schema and rules text; ruleset-not-found names the known."""
+    rules = found(name)
     return RuleSetDetail(
         name=rules.NAME,
         version=rules.VERSION,
@@ -40,3 +51,22 @@ def detail(name: str) -> RuleSetDetail:
 def rules_text(name: str) -> str:
     """The markdown of ``docs/rules/<name>.md``."""
     return (RULES_DIR / f"{name}.md").read_text(encoding="utf-8")
+
+
+THUMBNAIL_SEATS = 4
+"""The seats of a rule set's picture (fewer where it takes fewer)."""
+
+
+def thumbnail(name: str) -> str:
+    """The picture of a rule set: its board, default options, as a game of the most seats up
+    to four begins."""
+    return _thumbnail(found(name).NAME)
+
+
+@cache
+def _thumbnail(name: str) -> str:
+    rules = RULESETS[name]
+    seats = min(THUMBNAIL_SEATS, rules.MAX_PLAYERS)
+    state = rules.setup(dict(rules.OPTIONS), seats)
+    view = msgspec.to_builtins(rules.view(state, "referee"))
+    return board.thumbnail({**view, "ruleset": name, "options": rules.OPTIONS})

@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import random
 import time
-from collections.abc import AsyncGenerator, Iterator
+from collections.abc import AsyncGenerator, Callable, Iterator
 from contextlib import contextmanager, suppress
 from datetime import datetime
 from typing import NamedTuple
@@ -47,11 +47,14 @@ class News:
     say (``unknown``: another process's append on SQLite, a reconnect), so a reader that has
     already been sent that version need not read the log."""
 
-    def __init__(self, seconds: float) -> None:
+    def __init__(self, seconds: float, holding: Callable[[], bool] = lambda: False) -> None:
         self.seconds = seconds
         self._loop = asyncio.get_running_loop()
         self._event = asyncio.Event()
         self.latest, self.considered, self.unknown = 0, 0, True
+        self.holding, self.held = holding, False
+        """``holding``: whether the reader is busy with the game's log (a write of its own in
+        flight, a read): news then waits for its ``settle`` instead of waking it."""
 
     def wake(self, version: int | None = None) -> None:
         """Mark news (thread-safe) of the version the game reached, if known; a no-op once
@@ -64,7 +67,18 @@ class News:
             self.unknown = True
         else:
             self.latest = max(self.latest, version)
+        if self.holding():
+            self.held = True
+            return
         self._event.set()
+
+    def settle(self, cursor: int) -> None:
+        """Once the reader is done with the log up to ``cursor``: wake it for the news held
+        back meanwhile if that may hold a version after ``cursor``."""
+        if self.held:
+            self.held = False
+            if self.unknown or self.latest > max(cursor, self.considered):
+                self._event.set()
 
     def clear(self) -> None:
         """Forget earlier news (call before reading the log, so nothing is missed)."""
@@ -92,12 +106,14 @@ class News:
 
 
 @contextmanager
-def news_of(store: EventStore, game_id: str) -> Iterator[News]:
+def news_of(
+    store: EventStore, game_id: str, holding: Callable[[], bool] = lambda: False
+) -> Iterator[News]:
     """News of a game's appends: announced by the store (with a slow safety poll), or polled."""
     if not isinstance(store, Announcing):
-        yield News(POLL_SECONDS)
+        yield News(POLL_SECONDS, holding)
         return
-    news = News(ANNOUNCED_POLL_SECONDS)
+    news = News(ANNOUNCED_POLL_SECONDS, holding)
     unsubscribe = store.subscribe(game_id, news.wake)
     try:
         yield news

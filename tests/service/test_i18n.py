@@ -10,7 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from domain.model import options_schema
+from domain.registry import RULESETS
 from service.api.problems import PROBLEMS
+from service.usecases import bots
 
 STATIC = Path(__file__).parents[2] / "service" / "static"
 LANGUAGES = ("en", "es", "nl", "da", "de", "fr")
@@ -73,8 +76,40 @@ def test_every_translation_has_the_english_messages_arguments(lang: str) -> None
         assert arguments(message) == arguments(ENGLISH[key]), (lang, key, message)
 
 
+def named_keys() -> set[str]:
+    """The keys the lobby builds from the API's names (lobby-words.js): each rule set's title
+    and summary, each option of a simple form (a choice, a number or a yes/no), its meaning and
+    each allowed value, each bot level and its meaning."""
+    keys: set[str] = set()
+    for rules in RULESETS.values():
+        keys |= {f"ruleset.{rules.NAME}.title", f"ruleset.{rules.NAME}.summary"}
+        for name, schema in options_schema(rules.NAME, rules.Options)["properties"].items():
+            if "enum" in schema or schema.get("type") in {"integer", "number", "boolean"}:
+                keys |= {f"option.{name}", f"option.{name}.meaning"}
+                keys |= {f"option.{name}.{value}" for value in schema.get("enum", [])}
+    for level in bots.levels().bots:
+        keys |= {f"bot.{level.name}", f"bot.{level.name}.meaning"}
+    return keys
+
+
+DYNAMIC = ("ruleset.", "option.", "bot.")
+
+
+def test_every_rule_set_option_and_bot_level_has_its_words_and_every_such_key_a_use() -> None:
+    """A rule set's title, an option's name, meaning and values and a bot level's name in
+    words: a key for each the API names, and no key for a name it does not (a stale one)."""
+    wanted = named_keys()
+    present = {key for key in ENGLISH if key.startswith(DYNAMIC)}
+    assert wanted <= present, sorted(wanted - present)
+    assert present <= wanted, sorted(present - wanted)
+    for prefix in ("`ruleset.${", "`option.${", "`bot.${"):
+        assert prefix in PAGES, prefix
+
+
 def test_every_key_is_used_by_a_page() -> None:
-    named = [key for key in ENGLISH if not key.startswith("problem.")] + ["problem.shown"]
+    named = [key for key in ENGLISH if not key.startswith(("problem.", *DYNAMIC))] + [
+        "problem.shown"
+    ]
     unused = [key for key in named if f'"{key}"' not in PAGES]
     assert not unused, unused
 

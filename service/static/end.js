@@ -1,0 +1,57 @@
+// The play page's end banner: once a game is over, "play again" (a new game of the same rule
+// set, options and seats, people and computers alike), the rule set's rules and the way back
+// to the lobby. A seat's page goes straight to its own seat of the new game when it is the
+// only person at the table; otherwise the banner lists each person's link to send on.
+
+import { call } from "./api.js";
+import { element } from "./dom.js";
+import { t } from "./i18n.js";
+import { problemWords, rulesetTitle } from "./lobby-words.js";
+
+const playLink = (id, token, seat) => `${location.origin}/games/${id}/play#token=${encodeURIComponent(token)}&seat=${seat}`;
+
+/** The body of `POST /games` for the same game again. */
+export function againBody(view) {
+  return {
+    ruleset: view.ruleset,
+    seats: view.seats.map((s) => (s.bot ? { name: s.name, bot: s.bot } : { name: s.name })),
+    options: view.options,
+    chance: view.chance_mode,
+  };
+}
+
+async function playAgain(view, me, banner) {
+  const made = againBody(view);
+  const said = banner.querySelector(".message");
+  said.textContent = "";
+  try {
+    const created = await call("/games", { body: made });
+    const people = made.seats.map((s, i) => i).filter((i) => !made.seats[i].bot);
+    if (me.seat !== null && people.length === 1 && people[0] === me.seat) {
+      location.assign(playLink(created.id, created.tokens.seats[me.seat], me.seat));
+      return;
+    }
+    banner.querySelector(".links")?.remove();
+    banner.append(element("div", { className: "links", id: "again-links" },
+      element("p", { text: t("end.links") }),
+      ...people.map((i) => element("a", { href: playLink(created.id, created.tokens.seats[i], i), id: `again-seat-${i}`, text: t("lobby.playAs", { name: made.seats[i].name }) })),
+      element("a", { href: playLink(created.id, created.tokens.referee, "referee"), id: "again-referee", text: t("lobby.referee") })));
+  } catch (error) {
+    said.textContent = problemWords(error);
+  }
+}
+
+/** Show (once) the end banner in `banner` when `view`'s game is over. */
+export function showEnd(banner, view, me) {
+  if (view.status !== "finished" || !banner.hidden) return;
+  const title = rulesetTitle(view.ruleset);
+  const again = element("button", { type: "button", className: "primary", id: "play-again", text: t("end.again") });
+  again.onclick = () => playAgain(view, me, banner);
+  banner.replaceChildren(
+    element("h2", { text: t("end.heading") }),
+    element("div", { className: "actions" }, again,
+      element("a", { href: `/#rules-${view.ruleset}`, id: "rules-link", text: t("end.rules", { game: title }) }),
+      element("a", { href: "/", id: "lobby-link", text: t("common.lobby") })),
+    element("p", { className: "message", role: "alert" }));
+  banner.hidden = false;
+}
