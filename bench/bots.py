@@ -9,8 +9,9 @@ puts the measured side at seat ``g mod players``), so no seat order favours anyo
 come with a 95% Wilson interval; think times are per decision of the measured side (one core,
 in process), p50 / p95 / max.
 
-Run ``python bench/bots.py [--games 1000] [--seed 0] [--only NAME ...]``; ``--list`` names
-the matchups. Partial tables are printed as the games go (``--every``).
+Run ``python bench/bots.py [--games 1000] [--seed 0] [--jobs 2] [--only NAME ...]``;
+``--list`` names the matchups, ``--jobs`` plays that many games at once (one process each).
+Partial tables are printed as the games go (``--every``).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ if Path(sys.path[0]).resolve() == ROOT / "bench":
     sys.path[0] = str(ROOT)
 
 import argparse  # noqa: E402
+import concurrent.futures  # noqa: E402
 import math  # noqa: E402
 import random  # noqa: E402
 import time  # noqa: E402
@@ -133,6 +135,13 @@ def matchups() -> list[Matchup]:
     return table
 
 
+def play_one(name: str, g: int, seed: int) -> tuple[bool, list[float]]:
+    """Game ``g`` of the matchup called ``name`` in a fresh copy: whether the measured side
+    won, and its think times (a worker process's task)."""
+    matchup = next(m for m in matchups() if m.name == name)
+    return play(matchup, g, seed), matchup.thinks
+
+
 def play(matchup: Matchup, g: int, seed: int) -> bool:
     """One game; whether the measured side won. Think times are added to the matchup."""
     rules = find_ruleset(matchup.ruleset)
@@ -214,6 +223,7 @@ def main() -> None:
     parser.add_argument("--only", nargs="*", default=None)
     parser.add_argument("--every", type=int, default=100)
     parser.add_argument("--list", action="store_true")
+    parser.add_argument("--jobs", type=int, default=1)
     args = parser.parse_args()
     table = matchups()
     if args.list:
@@ -222,13 +232,16 @@ def main() -> None:
     if args.only:
         table = [m for m in table if any(word in m.name for word in args.only)]
     started = time.perf_counter()
-    for m in table:
-        for g in range(args.games):
-            m.wins += play(m, g, args.seed)
-            m.games += 1
-            if m.games % args.every == 0 and m.games < args.games:
-                print("  partial:", row(m), flush=True)
-        print(row(m), flush=True)
+    with concurrent.futures.ProcessPoolExecutor(args.jobs) as pool:
+        for m in table:
+            games = [(m.name, g, args.seed) for g in range(args.games)]
+            for won, thinks in pool.map(play_one, *zip(*games, strict=True)):
+                m.wins += won
+                m.games += 1
+                m.thinks += thinks
+                if m.games % args.every == 0 and m.games < args.games:
+                    print("  partial:", row(m), flush=True)
+            print(row(m), flush=True)
     print(f"({args.games} games per matchup, {time.perf_counter() - started:.0f} s)")
     print(HEADER)
     for m in table:

@@ -44,7 +44,7 @@ LEVELS: tuple[Level, ...] = (
     Level(
         "expert",
         "Searches each move to the next decision, weighing every die or card by its chance.",
-        1,
+        2,
         ALL,
     ),
 )

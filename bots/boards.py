@@ -20,7 +20,9 @@ class Board:
     ``loop`` the squares of the shared track, ``track_steps`` how many of them a piece walks
     before its lane, ``lane`` the lane's squares, ``to_start`` the steps from ``start`` to the
     path's first square. ``reach[d]`` is the chance that an opponent piece ``d`` squares behind
-    one (negative: ahead, for backward moves) lands on it on its next turn.
+    one (negative: ahead, for backward moves) lands on it on its next turn; ``enter`` the
+    chance that a seat with a piece in start brings one onto its first square (capturing what
+    stands there) on its next turn, when that square is open to capture.
     """
 
     loop: int
@@ -31,6 +33,7 @@ class Board:
     to_start: int
     reach: dict[int, float]
     safe: frozenset[str] = frozenset()
+    enter: float = 0.0
 
     @property
     def length(self) -> int:
@@ -117,7 +120,7 @@ def _board(ruleset: str, players: int, length: int, dice: int) -> Board | None:
         return Board(68, 1, exits, 64, 7, 1, _dice(dice), PARCHIS_SAFE)
     if ruleset == "ludo":
         exits = tuple((0, 13, 26, 39)[side] for side in sides)
-        return Board(52, 0, exits, 51, 5, 1, _dice(1))
+        return Board(52, 0, exits, 51, 5, 1, _dice(1), enter=1 / 6)
     return None
 
 

@@ -28,11 +28,21 @@ DANGER = 0.8
 WON = 1e6
 CANDIDATES = 6
 """Moves searched past the first look (the best by evaluation)."""
-OUTCOMES = 66
-SLOW = {"parchis-2dice": (3, 9)}
-"""(candidates, outcomes) of rule sets whose legal moves take long to list."""
-"""Chance outcomes searched per decision, shared among the candidates: a chance node with
-more outcomes than its share is estimated from that many drawn by their probability."""
+BUDGET = 240
+COST = {"parchis-2dice": 4, "partners": 12}
+"""The work one decision's search may do, in positions reached (each chance outcome played
+and each reply listed counts one; a rule set whose moves are slow to list counts ``COST``
+for each). The search deepens in rounds, each drawing twice the chance outcomes of the one
+before; it stops before a round that would pass the budget, or when a round sampled no
+chance node, and plays the best move of its last round. Past the budget a position is
+scored without searching, so the work and the choice depend on the inputs alone. Fewer
+moves are searched where the budget cannot give each a first round."""
+DEPTH = {"ludo": 2}
+"""Chance nodes searched along a line (1 elsewhere: to the next decision); past the first,
+each seat to act plays its best-looking move and the search goes on."""
+FIRST_SHARE = 2
+SHARES = 8
+"""Chance outcomes per chance node in the first round; rounds at most."""
 
 Places = dict[str, str]
 
@@ -75,7 +85,9 @@ class Judge:
         """Each team's standing: progress and bonuses of its pieces, less their danger."""
         totals: dict[tuple[int, ...], float] = dict.fromkeys(self.team_of.values(), 0.0)
         exposed: list[tuple[tuple[int, ...], int, float]] = []
-        hunters: list[tuple[tuple[int, ...], int]] = []
+        hunters: list[tuple[tuple[int, ...], int, int]] = []
+        waiting: dict[int, tuple[int, ...]] = {}
+        board = self.board
         for piece, where in at.items():
             seat = self.owner[piece]
             team = self.team_of[seat]
@@ -84,13 +96,18 @@ class Judge:
             if open_cell is not None:
                 exposed.append((team, open_cell, value))
             if cell is not None:
-                hunters.append((team, cell))
-        reach, loop = self.reach, self.board.loop
+                hunters.append((team, cell, board.to_home(seat, where) - board.lane - 1))
+            elif where == "start" and board.enter:
+                waiting[(board.exits[seat] - board.first) % board.loop] = team
+        reach, loop = self.reach, board.loop
         for team, cell, value in exposed:
             chance = 0.0
-            for side, other in hunters:
-                if side != team:
-                    chance += reach[(cell - other) % loop]
+            for side, other, ahead in hunters:
+                gap = (cell - other) % loop
+                if side != team and (gap <= ahead or gap > loop // 2):
+                    chance += reach[gap]
+            if waiting.get(cell, team) != team:
+                chance += board.enter
             totals[team] -= DANGER * min(chance, 1.0) * value
         return totals
 
@@ -130,12 +147,20 @@ def first_look(judge: Judge, at: Places, seat: int, moves: list[Move]) -> list[t
 class Search:
     """Expectimax to the next decision on the bot's copy of the game."""
 
-    def __init__(self, rules: Any, judge: Judge, seat: int, share: int, rng: random.Random):
+    def __init__(
+        self, rules: Any, judge: Judge, seat: int, share: int, rng: random.Random, budget: int
+    ):
         self.rules = rules
         self.judge = judge
         self.seat = seat
         self.share = share
         self.rng = rng
+        self.budget = budget
+        self.cost = COST.get(rules.NAME, 1)
+        self.work = 0
+        self.sampled = False
+        self.cut = False
+        self.depth = DEPTH.get(rules.NAME, 1)
 
     def places(self, state: Any) -> Places:
         return {piece.id: piece.at for piece in self.rules.view(state, self.seat).pieces}
@@ -157,10 +182,15 @@ class Search:
         if who.kind in CHANCE_KINDS:
             outcomes = self.outcomes(state, who.seat) if chances else []
             if len(outcomes) > self.share:
+                self.sampled = True
                 drawn = self.rng.choices(outcomes, [w for w, _ in outcomes], k=self.share)
                 outcomes = [(1 / self.share, event) for _, event in drawn]
+            if self.work + self.cost * len(outcomes) > self.budget:
+                self.cut = True
+                outcomes = []
             if not outcomes:
                 return self.judge.value(self.places(state), seat)
+            self.work += self.cost * len(outcomes)
             return sum(
                 weight * self.node(self.after(state, [event]), chances - 1)
                 for weight, event in outcomes
@@ -172,6 +202,9 @@ class Search:
         if not moves:
             return self.judge.value(at, seat)
         _, reply = first_look(self.judge, at, who.seat, moves)[0]
+        if chances and self.work + self.cost <= self.budget:
+            self.work += self.cost
+            return self.node(self.after(state, rules.decide(state, who.seat, reply.id)), chances)
         return self.judge.value(project(at, reply), seat)
 
     def outcomes(self, state: Any, seat: int) -> list[tuple[float, Event]]:
@@ -192,7 +225,8 @@ class Search:
     def value(self, state: Any, move: Move) -> float:
         """The searched value of playing ``move`` now."""
         events = self.rules.decide(state, self.seat, move.id)
-        return self.node(self.after(state, events))
+        self.work += self.cost
+        return self.node(self.after(state, events), self.depth)
 
 
 def _orderings(throw: tuple[int, ...]) -> int:
@@ -213,8 +247,18 @@ def choose(
     looked = first_look(judge, at, seat, shuffled)
     if state is None or len(moves) == 1:
         return looked[0][1]
-    wide, budget = SLOW.get(rules.NAME, (CANDIDATES, OUTCOMES))
-    candidates = looked[:wide]
-    search = Search(rules, judge, seat, max(3, budget // len(candidates)), rng)
-    best = max(candidates, key=lambda pair: search.value(state, pair[1]))
-    return best[1]
+    cost = COST.get(rules.NAME, 1)
+    wide = max(2, min(CANDIDATES, BUDGET // (cost * (1 + FIRST_SHARE))))
+    candidates = [move for _, move in looked[:wide]]
+    best, share, left, seed = candidates[0], FIRST_SHARE, BUDGET, rng.random()
+    for round_ in range(SHARES):
+        search = Search(rules, judge, seat, share, random.Random(seed), left)
+        values = [search.value(state, move) for move in candidates]
+        left -= search.work
+        if search.cut and round_ > 0:
+            break  # this round ran out of budget: the round before stands
+        best = candidates[max(range(len(candidates)), key=values.__getitem__)]
+        if not search.sampled or 2 * search.work > left:
+            break
+        share *= 2
+    return best

@@ -44,6 +44,8 @@ class GameCreated(Event, frozen=True, omit_defaults=True):
     game recorded before rule sets had a second version)."""
     bots: tuple[SeatBot, ...] = ()
     """The seats bots play from the start (left out when none)."""
+    allow_hints: bool = False
+    """Whether a seat may ask for hints (left out when false; never in a rated game)."""
 
 
 class CardDrawn(Event, frozen=True):
@@ -133,6 +135,15 @@ class SeedRevealed(Event, frozen=True):
     seed: str
 
 
+class HintsShown(Event, frozen=True):
+    """``seat`` was shown its legal moves ranked by the chance each keeps, judged at
+    ``version`` by the analysis ``method``; it changes nothing in the game."""
+
+    seat: int
+    version: int
+    method: str = ""
+
+
 AnyEvent = (
     GameCreated
     | CardDrawn
@@ -148,6 +159,7 @@ AnyEvent = (
     | TimeExpired
     | SeatHandedOver
     | SeedRevealed
+    | HintsShown
 )
 
 EVENT_TYPES: dict[str, type[Event]] = {
@@ -167,6 +179,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
         TimeExpired,
         SeatHandedOver,
         SeedRevealed,
+        HintsShown,
     )
 }
 

@@ -82,10 +82,11 @@ def add_commands(commands: Any, defaults: Settings) -> None:
     analyse = commands.add_parser(
         "analyse",
         parents=[server_options(defaults, default_values=False)],
-        help="print a game's analysis (win chances, luck, decisions) as JSON",
-        description="Analyse a game from its log on the database the options name, as its "
-        "referee sees it (running games included), and print the analysis as JSON: the same "
-        "as GET /games/{id}/analysis gives.",
+        help="compute a game's analysis (win chances, luck, decisions) and print it as JSON",
+        description="Analyse a game afresh from its log on the database the options name, as "
+        "its referee sees it (running games included), and print the analysis as JSON: the "
+        "same as GET /games/{id}/analysis gives. A finished game's analysis is kept in the "
+        "database, replacing the one kept there.",
     )
     analyse.add_argument("game", help="the game's id")
     verify = commands.add_parser(
@@ -231,20 +232,20 @@ def report_tournament(name: str, record: TournamentRecord) -> bool:
 
 
 def analyse_game(settings: Settings, game_id: str) -> int:
-    """Print the analysis of a game of the database the settings name; 1 if there is none."""
-    from analysis.game import analyse
-    from domain.events import parse_event
+    """Compute a game's analysis afresh and print it; a finished game's is kept in the store
+    (replacing the one there). 1 if there is no such game."""
     from service.store import open_store
+    from service.usecases.wiring import UseCases
 
     store = open_store(settings.database, settings.synchronous, settings.database_url)
     try:
-        log = [(e.version, parse_event(e.type, e.data)) for e in store.read(game_id)]
+        if store.stream(game_id) is None:
+            print(f"no game {game_id!r} in the database", file=sys.stderr)
+            return 1
+        found = UseCases(store).analyses.computed(game_id)
     finally:
         store.close()
-    if not log:
-        print(f"no game {game_id!r} in the database", file=sys.stderr)
-        return 1
-    sys.stdout.write(msgspec.json.encode(analyse(log, seed=game_id)).decode() + "\n")
+    sys.stdout.write(msgspec.json.encode(found).decode() + "\n")
     return 0
 
 

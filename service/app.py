@@ -178,6 +178,7 @@ def create_app(
             "queries": Provide(after_commands(queries), use_cache=True, sync_to_thread=False),
             "tournaments": Provide(lambda: cases.tournaments, use_cache=True, sync_to_thread=False),
             "analyses": Provide(lambda: cases.analyses, use_cache=True, sync_to_thread=False),
+            "hints": Provide(lambda: cases.hints, use_cache=True, sync_to_thread=False),
         },
         exception_handlers={Exception: handle},
         middleware=[import_limits, bodies.check_bodies],

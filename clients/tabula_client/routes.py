@@ -41,9 +41,10 @@ from tabula_client.models import (
 )
 from tabula_client.sse import Message
 from tabula_client.wire import (
-    Analysis,
     BotInfo,
     CreateGame,
+    GameAnalysis,
+    Hints,
     MyTable,
     Progress,
     RoundPairedReply,
@@ -96,6 +97,7 @@ OPERATIONS = {
     "exportTournament": "export_tournament",
     "listBots": "bots",
     "getAnalysis": "analysis",
+    "getHints": "hints",
     "handSeatToBot": "hand_to_bot",
     "handSeatBack": "hand_back",
 }
@@ -324,11 +326,16 @@ class Routes:
         request.extensions["timeout"] = timeout.as_dict()
         return StreamCall(request, check_stream, parse_message, self.auth)
 
-    def analysis(self, game_id: str) -> Call[Analysis | Progress]:
-        """``GET /games/{id}/analysis``: each seat's chances at every point, the luck of each
-        chance outcome and the cost of each decision (``Analysis``); while it is computed,
-        how far it has got (``Progress``, a 202: ask again)."""
+    def analysis(self, game_id: str) -> Call[GameAnalysis | Progress]:
+        """``GET /games/{id}/analysis``: each seat's chances at every position, the luck of
+        each chance outcome and the cost of each decision (``GameAnalysis``); while it is
+        computed, how far it has got (``Progress``, a 202: ask again)."""
         return self._call("GET", _game_path(game_id, "analysis"), parse_analysis)
+
+    def hints(self, game_id: str) -> Call[Hints]:
+        """``GET /games/{id}/hints``: the client's seat's legal moves ranked by the chance of
+        winning each keeps (a seat's token, in a game created with ``allow_hints=True``)."""
+        return self._call("GET", _game_path(game_id, "hints"), _decoder(Hints))
 
     def audit(self, game_id: str) -> Call[Audit]:
         """``GET /games/{id}/audit``: the full log, the seed once revealed, its verification."""
@@ -517,6 +524,8 @@ class GameSettings(TypedDict, total=False):
     rated: bool
     spectator_delay: Mapping[str, int] | None
     """``{"moves": N}`` or ``{"seconds": N}``: how far behind live spectators see the game."""
+    allow_hints: bool
+    """Whether each seat may ask for hints (only with ``rated=False``)."""
 
 
 SeatLike = str | Mapping[str, Any]
@@ -545,7 +554,7 @@ def game_body(
         "allow_undo": settings.get("allow_undo", False),
         "tags": dict(settings.get("tags") or {}),
     }
-    for optional in ("seed", "clock", "rated", "spectator_delay"):
+    for optional in ("seed", "clock", "rated", "spectator_delay", "allow_hints"):
         if settings.get(optional) is not None:
             body[optional] = settings[optional]
     return body
@@ -653,9 +662,11 @@ def parse_view(response: httpx.Response) -> GameView:
     return view
 
 
-def parse_analysis(response: httpx.Response) -> Analysis | Progress:
+def parse_analysis(response: httpx.Response) -> GameAnalysis | Progress:
     """A game's analysis, or its progress while it is computed (202)."""
-    model: type[Analysis] | type[Progress] = Progress if response.status_code == 202 else Analysis
+    model: type[GameAnalysis] | type[Progress] = (
+        Progress if response.status_code == 202 else GameAnalysis
+    )
     return msgspec.json.decode(_ok(response).content, type=model)
 
 

@@ -91,16 +91,6 @@ class AdjudicatedEvent(EventOutBase, frozen=True, kw_only=True, tag='Adjudicated
     data: AdjudicatedData
 
 
-class Analysis(msgspec.Struct, frozen=True, kw_only=True):
-    """``Analysis``."""
-
-    lost: list[float] = []
-    luck: list[float] = []
-    points: list[Point] = []
-    ruleset: str
-    seats: int
-
-
 class Archive(msgspec.Struct, frozen=True, kw_only=True):
     """``Archive``."""
 
@@ -212,6 +202,7 @@ class CreateBatch(msgspec.Struct, frozen=True, kw_only=True):
 class CreateGame(msgspec.Struct, frozen=True, kw_only=True):
     """``CreateGame``."""
 
+    allow_hints: bool = False
     allow_undo: bool = False
     auto_chance: bool = False
     chance: Literal['server', 'external'] = 'server'
@@ -249,6 +240,16 @@ class Created(msgspec.Struct, frozen=True, kw_only=True):
     id: str
     seed_commitment: str
     tokens: Tokens
+    version: int
+
+
+class Decision(msgspec.Struct, frozen=True, kw_only=True):
+    """``Decision``."""
+
+    best: str | None = None
+    label: str | None = None
+    loss: float
+    seat: int
     version: int
 
 
@@ -310,9 +311,24 @@ class Exchange(msgspec.Struct, frozen=True, kw_only=True):
     to: int
 
 
+class GameAnalysis(msgspec.Struct, frozen=True, kw_only=True):
+    """``GameAnalysis``."""
+
+    decisions: list[Decision] = []
+    game_id: str
+    lost: list[float] = []
+    luck: list[float] = []
+    method: str
+    positions: list[Position] = []
+    ruleset: str
+    seats: int
+    version: int
+
+
 class GameCreatedData(msgspec.Struct, frozen=True, kw_only=True):
     """Every setting of a game, so its log alone says how it was played (and an exported record imports with nothing lost)."""
 
+    allow_hints: bool = False
     allow_undo: bool = False
     auto_chance: bool = False
     bots: list[SeatBotData] = []
@@ -398,6 +414,39 @@ class Health(msgspec.Struct, frozen=True, kw_only=True):
     """``Health``."""
 
     status: str = 'ok'
+
+
+class Hint(msgspec.Struct, frozen=True, kw_only=True):
+    """``Hint``."""
+
+    chance: float
+    loss: float
+    move: Move
+
+
+class Hints(msgspec.Struct, frozen=True, kw_only=True):
+    """``Hints``."""
+
+    game_id: str
+    hints: list[Hint] = []
+    judged_at: int
+    method: str
+    seat: int
+    version: int
+
+
+class HintsShownData(msgspec.Struct, frozen=True, kw_only=True):
+    """``seat`` was shown its legal moves ranked by the chance each keeps, judged at ``version`` by the analysis ``method``; it changes nothing in the game."""
+
+    method: str = ''
+    seat: int
+    version: int
+
+
+class HintsShownEvent(EventOutBase, frozen=True, kw_only=True, tag='HintsShown'):
+    """``HintsShownEvent``."""
+
+    data: HintsShownData
 
 
 class Leaderboard(msgspec.Struct, frozen=True, kw_only=True):
@@ -635,15 +684,12 @@ class PlayerWithdrawnEvent(TournamentEventOutBase, frozen=True, kw_only=True, ta
     data: PlayerWithdrawnData
 
 
-class Point(msgspec.Struct, frozen=True, kw_only=True):
-    """``Point``."""
+class Position(msgspec.Struct, frozen=True, kw_only=True):
+    """``Position``."""
 
-    best: str | None = None
     chances: list[float] = []
     half_width: list[float] = []
     kind: str
-    label: str | None = None
-    loss: float | None = None
     luck: list[float] | None = None
     seat: int
     version: int
@@ -1107,8 +1153,8 @@ class Withdraw(msgspec.Struct, frozen=True, kw_only=True):
     reason: str = ''
 
 
-EventOut: TypeAlias = AdjudicatedEvent | CardDrawnEvent | CardExchangedEvent | CardsDealtEvent | DeckShuffledEvent | DiceRolledEvent | GameCreatedEvent | GameFinishedEvent | MovePlayedEvent | MoveUndoneEvent | SeatHandedOverEvent | SeedRevealedEvent | TimeExpiredEvent | TurnPassedEvent
-"""Tagged by ``type``: Adjudicated, CardDrawn, CardExchanged, CardsDealt, DeckShuffled, DiceRolled, GameCreated, GameFinished, MovePlayed, MoveUndone, SeatHandedOver, SeedRevealed, TimeExpired, TurnPassed."""
+EventOut: TypeAlias = AdjudicatedEvent | CardDrawnEvent | CardExchangedEvent | CardsDealtEvent | DeckShuffledEvent | DiceRolledEvent | GameCreatedEvent | GameFinishedEvent | HintsShownEvent | MovePlayedEvent | MoveUndoneEvent | SeatHandedOverEvent | SeedRevealedEvent | TimeExpiredEvent | TurnPassedEvent
+"""Tagged by ``type``: Adjudicated, CardDrawn, CardExchanged, CardsDealt, DeckShuffled, DiceRolled, GameCreated, GameFinished, HintsShown, MovePlayed, MoveUndone, SeatHandedOver, SeedRevealed, TimeExpired, TurnPassed."""
 
 
 TournamentEventOut: TypeAlias = PlayerRegisteredEvent | PlayerWithdrawnEvent | RoundClosedEvent | RoundPairedEvent | TableFinishedEvent | TournamentCreatedEvent

@@ -1,5 +1,5 @@
-"""HTTP controller of a game's analysis: 200 with the analysis, or 202 with its progress while
-it is computed off the event loop."""
+"""HTTP controller of a game's analysis (200 with the analysis, or 202 with its progress while
+it is computed off the event loop) and of a seat's hints."""
 
 from __future__ import annotations
 
@@ -7,12 +7,14 @@ from litestar import Controller, Response, get
 from litestar.di import NamedDependency
 from litestar.openapi import ResponseSpec
 
-from analysis.game import Analysis
 from service.api.apidoc import problems
 from service.api.deps import AnyRequest, GameId, bearer
 from service.usecases.analyses import Analyses, Progress
+from service.usecases.analysis_store import GameAnalysis
+from service.usecases.hints import HintGiver, Hints
 
 AnalysesDep = NamedDependency[Analyses]
+HintsDep = NamedDependency[HintGiver]
 
 UNDER_WAY = {
     202: ResponseSpec(Progress, description="The analysis is under way: ask again for it"),
@@ -20,7 +22,7 @@ UNDER_WAY = {
 
 
 class AnalysisController(Controller):
-    """``GET /games/{id}/analysis``."""
+    """``GET /games/{id}/analysis`` and ``GET /games/{id}/hints``."""
 
     path = "/games"
 
@@ -32,10 +34,23 @@ class AnalysisController(Controller):
     )
     def analysis(
         self, game_id: GameId, request: AnyRequest, analyses: AnalysesDep
-    ) -> Response[Analysis | Progress]:
+    ) -> Response[GameAnalysis | Progress]:
         """Each seat's win chances at every decision and chance outcome, the luck of every
         outcome and the equity loss of every decision: anyone's once the game is finished, the
         referee's alone (up to now) while it runs. The first request starts the work and is
         answered 202 with its progress."""
         found = analyses.read(game_id, bearer(request))
         return Response(found, status_code=202 if isinstance(found, Progress) else 200)
+
+    @get(
+        "/{game_id:str}/hints",
+        operation_id="getHints",
+        sync_to_thread=True,
+        responses=problems(400, 401, 403, 404, 409),
+    )
+    def hints(self, game_id: GameId, request: AnyRequest, hints: HintsDep) -> Hints:
+        """The caller's seat's legal moves ranked by the chance of winning each keeps, judged
+        from what that seat can see: only with a seat's token, in a game created with
+        ``allow_hints: true``, while it runs. The log records that the seat was shown them
+        (``HintsShown``), once per position."""
+        return hints.hints(game_id, bearer(request))

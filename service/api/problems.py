@@ -48,6 +48,7 @@ PROBLEMS: dict[str, tuple[int, str]] = {
     "nothing-to-undo": (409, "Nothing to undo"),
     "round-in-progress": (409, "A round is still being played"),
     "result-final": (409, "A tournament table's result is final"),
+    "hints-not-allowed": (403, "Hints are not allowed in this game"),
     "tournament-finished": (409, "Tournament finished"),
     "payload-too-large": (413, "Request body too large"),
     "unsupported-media-type": (415, "Writes take application/json"),

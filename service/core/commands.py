@@ -46,7 +46,9 @@ class SeatSpec(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
 
 class CreateGame(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """``POST /games``; ``auto_chance`` and ``allow_undo`` may also be given in ``options``;
-    ``rated`` says whether the result counts towards the players' ratings."""
+    ``rated`` says whether the result counts towards the players' ratings; ``allow_hints``
+    lets each seat ask for its moves ranked (``GET /games/{id}/hints``: only in unrated games
+    outside tournaments)."""
 
     ruleset: RulesetName
     seats: SeatList
@@ -59,6 +61,7 @@ class CreateGame(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     clock: Clock | None = None
     rated: bool = True
     spectator_delay: SpectatorDelay | None = None
+    allow_hints: bool = False
 
 
 class CreateBatch(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -130,4 +133,13 @@ class Timeout(msgspec.Struct, frozen=True):
     version: int = 0
 
 
-Command = PlayMove | Undo | PostChance | Adjudicate | HandOver | Timeout
+class ShowHints(msgspec.Struct, frozen=True):
+    """A seat is shown hints at ``expected_version`` by the analysis ``method`` (recorded
+    as ``HintsShown``)."""
+
+    seat: int
+    method: str
+    expected_version: int | None = None
+
+
+Command = PlayMove | Undo | PostChance | Adjudicate | HandOver | Timeout | ShowHints

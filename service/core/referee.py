@@ -26,6 +26,7 @@ from domain.events import (
     Event,
     GameCreated,
     GameFinished,
+    HintsShown,
     MoveUndone,
     SeatHandedOver,
     SeedRevealed,
@@ -42,6 +43,7 @@ from service.core.commands import (
     HandOver,
     PlayMove,
     PostChance,
+    ShowHints,
     Timeout,
     Undo,
 )
@@ -97,7 +99,18 @@ def judge(replay: Replay, actor: Role | Actor, command: Command, luck: Luck) -> 
             batch = adjudication(replay, actor, command)
         case HandOver():
             batch = hand_over(replay, actor, command)
+        case ShowHints():
+            batch = hints_shown(replay, actor, command)
     return follow(replay, batch, luck)
+
+
+def hints_shown(replay: Replay, actor: Actor, command: ShowHints) -> Batch:
+    """A seat shown hints, in a game that allows them, by that seat alone."""
+    if not replay.created.allow_hints:
+        raise refuse("hints-not-allowed", "this game was not created with allow_hints: true")
+    if actor != command.seat:
+        raise refuse("forbidden", "hints are for a seat alone, asked with its own token")
+    return [(actor, HintsShown(command.seat, replay.version, command.method))]
 
 
 def check_version(replay: Replay, expected: int | None) -> None:

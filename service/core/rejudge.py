@@ -21,6 +21,7 @@ from domain.events import (
     Event,
     GameCreated,
     GameFinished,
+    HintsShown,
     MovePlayed,
     MoveUndone,
     SeatHandedOver,
@@ -37,6 +38,7 @@ from service.core.commands import (
     HandOver,
     PlayMove,
     PostChance,
+    ShowHints,
     Timeout,
     Undo,
 )
@@ -140,6 +142,8 @@ def command_of(replay: Replay, entry: Entry, log: Sequence[Entry], at: int) -> C
             following = log[at + 1].event if at + 1 < len(log) else None
             winners = list(following.winners) if isinstance(following, GameFinished) else None
             return Adjudicate(kind, reason, seat, winners)  # type: ignore[arg-type]
+        case HintsShown(seat=seat, method=method):
+            return ShowHints(seat, method)
         case SeedRevealed() | GameFinished():
             raise Invalid(version, f"{describe(event)}, which nothing caused")
     raise Invalid(version, f"{describe(event)} is not something {entry.by!r} does")

@@ -5,6 +5,7 @@
 
 import { call } from "./api.js";
 import { t } from "./i18n.js";
+import { chanceChip } from "./faces.js";
 import { cardName, describeMove, diceWords, names, seatName } from "./words.js";
 
 export const PACE_MS = 700; // between two lines told
@@ -15,25 +16,6 @@ function chanceOf(event) {
   if (event.type === "CardDrawn") return { card: event.data.card };
   if (event.type === "DiceRolled") return { dice: event.data.dice };
   return null;
-}
-
-/** A card or dice as a small chip (a card, die faces), with its words for screen readers. */
-function chip(chance) {
-  const made = document.createElement("span");
-  if (chance.card !== undefined) {
-    made.className = "card mini";
-    made.dataset.card = chance.card;
-    made.textContent = cardName(chance.card);
-  } else {
-    made.className = "dice";
-    for (const value of chance.dice) {
-      const die = document.createElement("span");
-      die.className = "die";
-      die.textContent = value;
-      made.append(die);
-    }
-  }
-  return made;
 }
 
 /** What kind of move it was, for the line's `data-kind`: a capture, a bump, a slide or a move. */
@@ -118,7 +100,7 @@ export function createAccount(root, seats) {
     const words = document.createElement("span");
     words.textContent = said.text;
     if (said.chance) {
-      const shown = chip(said.chance);
+      const shown = chanceChip(said.chance);
       shown.setAttribute("aria-hidden", "true");
       item.append(shown, " ");
     }

@@ -4,6 +4,9 @@
 // squares carry `data-key`.
 
 import { t } from "./i18n.js";
+import { offerDice } from "./dicepick.js";
+import { animateMoves, piecePlaces } from "./motion.js";
+import { fitTargets, scrollTo } from "./zoom.js";
 import { pieceName, place } from "./words.js";
 
 /** The squares' `data-key` a position may be drawn under, most specific first: a piece's
@@ -15,7 +18,8 @@ function keysFor(at, piece) {
 }
 
 /** Put `svg` (text) in `container`, every piece and square labelled. */
-export function showBoard(container, svg) {
+export function showBoard(container, svg, { animate = false } = {}) {
+  const before = animate ? piecePlaces(container.querySelector("svg")) : null;
   container.innerHTML = svg;
   const root = container.querySelector("svg");
   if (!root) return null;
@@ -34,6 +38,11 @@ export function showBoard(container, svg) {
     if (!square.hasAttribute("aria-label")) {
       square.setAttribute("aria-label", place(square.dataset.key.replace(/^(lane|start|home):\w+/, "$1")));
     }
+  }
+  if (animate) {
+    const { moved, animated } = animateMoves(root, before);
+    container.dataset.moved = moved.join(" ");
+    container.dataset.animated = animated;
   }
   return root;
 }
@@ -78,11 +87,14 @@ function cycle(list, current, step) {
  * go, then click (or Enter on) a destination. `play(move)` is called with the one move that
  * ends there, `choose(moves)` when several do (different cards or dice to the same square).
  * Arrow keys step through the pieces, or through the destinations once a piece is chosen;
- * Escape goes back to the piece.
+ * Escape goes back to the piece. `load(moves, { direct })` puts other moves on the board (the
+ * dice picker's sub-moves); with `direct`, a piece with one destination moves at once.
  */
-export function makePlayable(root, moves, { play, choose }) {
-  const byPiece = pieceMoves(root, moves);
-  const pieces = [...root.querySelectorAll(".piece")].filter((p) => byPiece.has(p.dataset.piece));
+export function makePlayable(root, moves, handlers) {
+  let { play, choose } = handlers;
+  let byPiece = new Map();
+  let pieces = [];
+  let direct = false;
   let chosen = null;
   let targets = [];
 
@@ -96,6 +108,11 @@ export function makePlayable(root, moves, { play, choose }) {
     }
     targets = [];
     chosen = null;
+  };
+  const land = (square) => {
+    const list = square.movesHere;
+    if (list.length === 1) play(list[0]);
+    else choose(list);
   };
   const select = (piece) => {
     clear();
@@ -113,13 +130,30 @@ export function makePlayable(root, moves, { play, choose }) {
       focusable(square, t("board.target", { piece: pieceName(piece.dataset.piece), place: square.dataset.label }));
       targets.push(square);
     }
-    root.dispatchEvent(new CustomEvent("chosen", { detail: piece.dataset.piece }));
+    root.dispatchEvent(new CustomEvent("chosen", { detail: { piece: piece.dataset.piece, targets } }));
+    if (direct && targets.length === 1) {
+      const [only] = targets;
+      land(only);
+      return null;
+    }
     return targets[0];
   };
-  const land = (square) => {
-    const list = square.movesHere;
-    if (list.length === 1) play(list[0]);
-    else choose(list);
+  const load = (list, options = {}) => {
+    clear();
+    for (const piece of pieces) {
+      piece.removeAttribute("tabindex");
+      piece.setAttribute("role", "img");
+      piece.setAttribute("aria-label", piece.dataset.label || piece.getAttribute("aria-label"));
+    }
+    byPiece = pieceMoves(root, list);
+    pieces = [...root.querySelectorAll(".piece")].filter((p) => byPiece.has(p.dataset.piece));
+    direct = Boolean(options.direct);
+    ({ play, choose } = options.play ? options : handlers);
+    for (const piece of pieces) {
+      piece.dataset.label = piece.dataset.label || piece.getAttribute("aria-label") || "";
+      focusable(piece, t("board.choose", { piece: pieceName(piece.dataset.piece), place: place(piece.dataset.at) }));
+    }
+    return pieces;
   };
   // The marked square clicked: the one under the element, or the one under the point
   // (a slide or another drawing may lie on top of a square).
@@ -133,9 +167,7 @@ export function makePlayable(root, moves, { play, choose }) {
     }) || null;
   };
 
-  for (const piece of pieces) {
-    focusable(piece, t("board.choose", { piece: pieceName(piece.dataset.piece), place: place(piece.dataset.at) }));
-  }
+  load(moves);
   root.addEventListener("click", (click) => {
     const square = chosen && targetUnder(click);
     if (square) return land(square);
@@ -148,7 +180,7 @@ export function makePlayable(root, moves, { play, choose }) {
     const arrow = { ArrowRight: 1, ArrowDown: 1, ArrowLeft: -1, ArrowUp: -1 }[key.key];
     if (key.key === "Enter" || key.key === " ") {
       if (targets.includes(here)) land(here);
-      else if (pieces.includes(here)) select(here).focus();
+      else if (pieces.includes(here)) select(here)?.focus();
       else return;
     } else if (key.key === "Escape" && chosen) {
       const piece = chosen;
@@ -164,5 +196,54 @@ export function makePlayable(root, moves, { play, choose }) {
     key.preventDefault();
     key.stopPropagation();
   });
-  return { pieces, select, clear };
+  return { get pieces() { return pieces; }, select, clear, load, destinations: () => [...byPiece.values()].flat().map((e) => e.square) };
+}
+
+/** Draw `piece` on the middle of `square` (a move picked, not yet played). */
+function placeOn(piece, square) {
+  const disc = piece.querySelector("circle");
+  const box = (square.querySelector("rect, circle") || square).getBBox();
+  const dx = box.x + box.width / 2 - disc.cx.baseVal.value;
+  const dy = box.y + box.height / 2 - disc.cy.baseVal.value;
+  piece.setAttribute("transform", `translate(${dx.toFixed(2)} ${dy.toFixed(2)})`);
+}
+
+/** Every element a person may tap for `moves`: the pieces that move and the squares they reach
+ * (after each step, so the dice picker's parts are counted too). */
+function tappable(root, moves) {
+  const found = new Set();
+  for (const move of moves) {
+    for (const step of move.steps || []) {
+      const piece = root.querySelector(`.piece[data-piece="${CSS.escape(step.piece)}"]`);
+      const square = squareOf(root, step.to, step.piece);
+      if (piece) found.add(piece);
+      if (square) found.add(square);
+    }
+  }
+  return [...found];
+}
+
+/**
+ * The board made playable for `moves` (none for a spectator): the pieces and their squares,
+ * the dice of a two-dice throw offered in `picker`, and the drawing zoomed until everything to
+ * tap is big enough (`zoom` the button that shows the whole board). Returns how many pieces
+ * can be played by clicks.
+ */
+export function playOnBoard(root, moves, { play, choose, dice, picker, zoom }) {
+  const board = makePlayable(root, moves, { play, choose });
+  const marked = (plan) => {
+    root.querySelectorAll(".planned").forEach((e) => e.classList.remove("planned"));
+    root.querySelectorAll(".piece[transform]").forEach((e) => e.removeAttribute("transform"));
+    for (const part of plan) {
+      const square = squareOf(root, part.to, part.piece);
+      const piece = root.querySelector(`.piece[data-piece="${CSS.escape(part.piece)}"]`);
+      square?.classList.add("planned");
+      if (square && piece) placeOn(piece, square); // drawn where the part takes it
+    }
+  };
+  const offered = offerDice(picker, board, moves, { play, choose, dice, marked });
+  const all = tappable(root, moves);
+  fitTargets(root, all, board.pieces.length ? board.pieces : all, zoom);
+  root.addEventListener("chosen", (event) => scrollTo(root.parentElement, [root.querySelector(`.piece[data-piece="${CSS.escape(event.detail.piece)}"]`), ...event.detail.targets]));
+  return offered ? Math.max(1, board.pieces.length) : board.pieces.length;
 }

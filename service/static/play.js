@@ -6,13 +6,14 @@
 // moves again after each event. `data-transport` on the body says which ("socket", "stream").
 
 import { boardSvg, call, follow } from "./api.js";
-import { makePlayable, showBoard } from "./board.js";
+import { playOnBoard, showBoard } from "./board.js";
 import { createAccount, readLog } from "./account.js";
 import { showEnd } from "./end.js";
 import { loadLanguage, t } from "./i18n.js";
 import { openSocket } from "./live.js";
 import { renderSeats, tickClocks } from "./table.js";
-import { cardName, describeMove, pendingChance, seatName, whoseTurn } from "./words.js";
+import { cardFace, showChance } from "./faces.js";
+import { cardName, describeMove, seatName, whoseTurn } from "./words.js";
 
 const gameId = location.pathname.split("/")[2];
 const CHANCE = new Set(["draw", "roll", "deal"]);
@@ -77,10 +78,7 @@ function renderHands() {
     list.className = "hand";
     list.dataset.seat = hand.seat;
     list.append(...hand.cards.map((card) => {
-      const item = document.createElement("li");
-      item.className = "card";
-      item.dataset.card = card;
-      item.textContent = cardName(card);
+      const item = cardFace(card);
       item.setAttribute("aria-label", t("play.card", { card: cardName(card) }));
       return item;
     }));
@@ -114,7 +112,9 @@ function renderMoves(moves, root) {
     return item;
   }));
   $("all-moves-summary").textContent = t("play.allMovesCount", { count: others.length });
-  const onBoard = playable && root ? makePlayable(root, others, { play, choose }).pieces.length : 0;
+  const dice = state.dice_left && state.dice_left.length ? state.dice_left : (state.chance && state.chance.dice) || [];
+  const board = { play, choose, dice, picker: $("dice-picker"), zoom: $("board-zoom") };
+  const onBoard = root ? playOnBoard(root, playable ? others : [], board) : 0;
   $("all-moves").open = others.length > 0 && onBoard === 0;
   $("all-moves").hidden = others.length === 0;
   $("hint").textContent = onBoard
@@ -137,13 +137,14 @@ function render(view, moves, version, svg) {
   renderSeats($("seats"), view, me.seat);
   $("turn").textContent = whoseTurn(view, me.seat).join(" ");
   $("turn").dataset.winners = view.winners.join(",");
-  $("chance").textContent = pendingChance(view);
+  showChance($("chance"), view);
   renderHands();
-  const root = showBoard($("board"), svg);
+  const root = showBoard($("board"), svg, { animate: true });
   renderMoves(moves, root);
   showEnd($("end"), view, me);
   document.body.dataset.version = view.version;
   document.body.dataset.status = view.status;
+  $("analyse-link").hidden = view.status !== "finished";
 }
 
 /** A link without `seat=`: the seat is the one whose hand the token sees, or whose moves it
@@ -213,6 +214,7 @@ async function play(move) {
 (async () => {
   await loadLanguage();
   $("view-link").href = `/games/${gameId}/view`;
+  $("analyse-link").href = `/games/${gameId}/view#analysis`;
   if (!me.token) say(t("play.noToken"));
   await refresh();
   if (!state) return;

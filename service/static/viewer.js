@@ -3,9 +3,10 @@
 
 import { boardSvg, call, follow } from "./api.js";
 import { showBoard } from "./board.js";
+import { chart, mark, summary, table } from "./chart.js";
 import { renderSeats } from "./table.js";
 import { tell } from "./account.js";
-import { loadLanguage } from "./i18n.js";
+import { loadLanguage, t } from "./i18n.js";
 import { pendingChance, whoseTurn } from "./words.js";
 
 const gameId = location.pathname.split("/")[2];
@@ -15,6 +16,7 @@ let shown = 0; // the version on the board
 let following = true; // whether the board follows the latest event
 let drawing = 0; // the number of the latest board request (older replies are dropped)
 let finished = false;
+let analysis = null; // the game's analysis, once read
 const lastChance = new Map(); // each seat's last card or dice, for the words of a pass
 
 const $ = (id) => document.getElementById(id);
@@ -54,6 +56,7 @@ async function show(version) {
     item.classList.toggle("current", +item.dataset.version === shown);
   }
   $("moves").querySelector(".current")?.scrollIntoView({ block: "nearest" });
+  if (analysis) mark($("chart").firstElementChild, analysis, shown);
   const ticket = ++drawing;
   const [svg, state] = await Promise.all([
     boardSvg(gameId, shown),
@@ -78,6 +81,7 @@ async function loadLog() {
 function receive(event) {
   const wasFollowing = following;
   addEvent(event);
+  if (event.type === "GameFinished" && !analysis) loadAnalysis();
   if (wasFollowing) show(latest());
   else $("slider").max = latest();
 }
@@ -93,11 +97,41 @@ document.onkeydown = (key) => {
   if (to !== undefined) show(to);
 };
 
+/** Read the analysis (asking again while it is computed) and show it under the board: only for
+ * a finished game, which is everyone's to analyse. */
+async function loadAnalysis() {
+  $("analysis").hidden = false;
+  for (;;) {
+    let found;
+    try {
+      found = await call(`/games/${gameId}/analysis`);
+    } catch (error) {
+      const why = error.slug ? t(`problem.${error.slug}`) : error.message;
+      $("analysis-status").textContent = t("analysis.unavailable", { why });
+      return;
+    }
+    if (found.status !== "running") {
+      analysis = found;
+      break;
+    }
+    $("analysis-status").textContent = t("analysis.working", { done: found.done, total: found.total });
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+  const state = await call(`/games/${gameId}`);
+  $("analysis-status").textContent = "";
+  $("chart").replaceChildren(chart(analysis, state.seats, show), table(analysis, state.seats));
+  $("analysis-seats").replaceChildren(summary(analysis, state.seats));
+  $("analysis").dataset.ready = "true";
+  mark($("chart").firstElementChild, analysis, shown);
+  if (location.hash === "#analysis") $("analysis").scrollIntoView();
+}
+
 (async () => {
   await loadLanguage();
   $("title").textContent = `Game ${gameId.slice(0, 8)}`;
   seats = (await call(`/games/${gameId}`)).seats;
   await loadLog();
   await show(latest());
-  if (!finished) follow(gameId, latest(), receive, { done: () => finished });
+  if (finished) await loadAnalysis();
+  else follow(gameId, latest(), receive, { done: () => finished });
 })();

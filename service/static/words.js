@@ -7,7 +7,7 @@ import { t } from "./i18n.js";
 export const EVENT_TYPES = [
   "GameCreated", "CardDrawn", "DiceRolled", "CardsDealt", "DeckShuffled", "MovePlayed",
   "TurnPassed", "CardExchanged", "MoveUndone", "GameFinished", "Adjudicated", "TimeExpired",
-  "SeedRevealed",
+  "SeatHandedOver", "SeedRevealed", "HintsShown",
 ];
 
 /** What a pending seat must do, by the state view's `to_act[].kind`. */

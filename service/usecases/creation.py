@@ -133,6 +133,7 @@ class Creation:
             raise refuse("bad-setup", fault)
         if command.spectator_delay is not None and (fault := delay_fault(command.spectator_delay)):
             raise bad_field(("spectator_delay",), fault)
+        check_hints(command)
         for key, value in command.tags.items():
             if "\x00" in key + value:  # listings index tags as text, which PostgreSQL's cannot be
                 raise bad_field(("tags", key), "a tag may not hold a NUL character")
@@ -156,6 +157,7 @@ class Creation:
             msgspec.to_builtins(delay) if delay else None,
             rules.VERSION,
             bots,
+            command.allow_hints,
         )
 
     def store_new(
@@ -203,3 +205,15 @@ def find(name: str) -> RuleSet[Any]:
         why = f"no rule set `{name}`; the rule sets are {known}"
         raise bad_field(("ruleset",), why, "unknown-ruleset", sorted(RULESETS))
     return RULESETS[name]
+
+
+def check_hints(command: CreateGame) -> None:
+    """Hints are for unrated games outside tournaments: refuse ``allow_hints`` elsewhere."""
+    if not command.allow_hints:
+        return
+    if command.rated:
+        why = "hints are only for unrated games: give rated: false with it"
+        raise bad_field(("allow_hints",), why, slug="bad-setup")
+    if "tournament" in command.tags:
+        why = "a tournament's games never allow hints"
+        raise bad_field(("allow_hints",), why, slug="bad-setup")

@@ -9,6 +9,7 @@ from service.usecases import summaries
 from service.usecases.analyses import Analyses
 from service.usecases.commands import Commands
 from service.usecases.figures import Figures
+from service.usecases.hints import HintGiver
 from service.usecases.queries import Queries
 from service.usecases.repository import MAX_LIVE_GAMES, Repository
 from service.usecases.tournaments import Tournaments
@@ -38,6 +39,7 @@ class UseCases:
         self.tournaments = Tournaments(self.commands)
         self.writer.followers.append(self.tournaments.results.follow)
         self.analyses = Analyses(self.games, now, analysis_workers)
+        self.hints = HintGiver(self.games, self.commands)
         self.figures = Figures(self.games, self.commands.moves, now)
         self.create = self.commands.create
         self.play = self.commands.play

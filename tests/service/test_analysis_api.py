@@ -3,14 +3,19 @@ and ``python -m service analyse``."""
 
 from __future__ import annotations
 
+import threading
 import time
 from typing import Any
 
 import msgspec
+import pytest
 from litestar.testing import TestClient
 
 from service.__main__ import main
+from service.app import create_app
 from service.settings import Settings
+from service.store import open_store
+from service.usecases import analyses, analysis_store
 from tests.service.conftest import auth, create
 from tests.service.test_spectator_delay import play
 
@@ -39,8 +44,8 @@ def test_no_seat_or_spectator_reads_a_running_games_analysis(api: TestClient[Any
     found = analysis(api, game, auth(tokens["referee"]))
     assert found.status_code == 200, found.text
     body = found.json()
-    assert body["points"] and max(p["version"] for p in body["points"]) <= state["version"]
-    for point in body["points"]:
+    assert body["positions"] and max(p["version"] for p in body["positions"]) <= state["version"]
+    for point in body["positions"]:
         assert abs(sum(point["chances"]) - 1) < 1e-3
 
 
@@ -66,3 +71,72 @@ def test_a_delayed_games_spectator_waits_for_the_end_it_sees(api: TestClient[Any
     game = created["id"]
     assert api.get(f"/games/{game}/analysis").status_code == 403
     assert analysis(api, game, auth(created["tokens"]["referee"])).status_code == 200
+
+
+def kept_rows(settings: Settings) -> list[Any]:
+    """The analyses the database keeps, as rows of their derived space."""
+    store = open_store(settings.database, settings.synchronous, settings.database_url)
+    try:
+        return store.derived_rows(analysis_store.space())
+    finally:
+        store.close()
+
+
+def test_a_finished_games_analysis_is_kept_beside_its_log_and_served_from_there(
+    api: TestClient[Any], settings: Settings, capsys: Any
+) -> None:
+    created = create(api, players=2)
+    final = play(api, created, 2000)
+    assert final["status"] == "finished"
+    game = created["id"]
+    first = analysis(api, game)
+    assert first.status_code == 200, first.text
+    [row] = kept_rows(settings)
+    assert row.key == game and row.document["version"] == final["version"]
+    assert row.document["analysis"] == first.json()
+    with TestClient(create_app(settings)) as restarted:
+        served = restarted.get(f"/games/{game}/analysis")
+        assert served.status_code == 200, "a kept analysis is served at once, never recomputed"
+        assert served.json() == first.json()
+    assert main(["analyse", game, "--database", settings.database]) == 0
+    out = capsys.readouterr().out
+    assert msgspec.json.decode(out.strip().splitlines()[-1]) == first.json(), out[:300]
+    assert [r.document for r in kept_rows(settings)] == [row.document]
+
+
+def test_a_running_games_analysis_is_never_kept(api: TestClient[Any], settings: Settings) -> None:
+    created = create(api, players=2)
+    assert play(api, created, 12)["status"] == "active"
+    referee = auth(created["tokens"]["referee"])
+    assert analysis(api, created["id"], referee).status_code == 200
+    assert kept_rows(settings) == []
+
+
+def test_more_analyses_at_once_than_the_bound_are_refused_with_429(
+    api: TestClient[Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    release = threading.Event()
+    real = analyses.analyse
+
+    def held(*args: Any, **kwargs: Any) -> Any:
+        release.wait(30)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(analyses, "analyse", held)
+    bound = 1 + analyses.QUEUE_PER_WORKER  # one worker (the default), its queue
+    games = [create(api, players=2) for _ in range(bound + 1)]
+    try:
+        for created in games[:bound]:
+            reply = api.get(
+                f"/games/{created['id']}/analysis", headers=auth(created["tokens"]["referee"])
+            )
+            assert reply.status_code == 202, reply.text
+        last = games[bound]
+        refused = api.get(f"/games/{last['id']}/analysis", headers=auth(last["tokens"]["referee"]))
+        assert refused.status_code == 429, refused.text
+        assert refused.json()["type"].endswith("rate-limited")
+        assert int(refused.headers["Retry-After"]) > 0
+    finally:
+        release.set()
+    for created in games[:bound]:
+        assert analysis(api, created["id"], auth(created["tokens"]["referee"])).status_code == 200

@@ -18,6 +18,7 @@ from typing import Any
 import httpx
 import pytest
 
+from bots import find_level
 from domain.registry import RULESETS
 from service.app import create_app
 from service.settings import Settings
@@ -152,7 +153,8 @@ def test_ann_plays_a_whole_sorry_game_against_the_expert_bot_from_the_lobby_by_c
     game = page.url.split("/games/")[1].split("/")[0]
     with httpx.Client(base_url=url, timeout=10) as http:
         created = http.get(f"/games/{game}/events").json()["events"][0]["data"]
-        assert created["bots"] == [{"seat": 1, "level": "expert", "version": 1}]
+        expert = {"seat": 1, "level": "expert", "version": find_level("expert").version}
+        assert created["bots"] == [expert]
         token = page.evaluate(f"JSON.parse(sessionStorage.getItem('tabula:{game}')).token")
         ann_plays_to_the_end(http, page, game, token)
         events = http.get(f"/games/{game}/events").json()["events"]

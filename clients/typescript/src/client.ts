@@ -7,6 +7,7 @@
  */
 
 import createClient, { type Client, type Middleware } from "openapi-fetch";
+import { ok } from "./problems.js";
 import type { components, paths } from "./schema.js";
 
 export type { components, paths } from "./schema.js";
@@ -64,4 +65,32 @@ export function tabula(options: TabulaOptions): Tabula {
     client.use(bearer(options.token));
   }
   return client;
+}
+
+/** A game's analysis: each seat's chances at every position, luck, and decisions judged. */
+export type GameAnalysis = Schemas["GameAnalysis"];
+/** An analysis under way (a 202): versions done of `total`. */
+export type AnalysisProgress = Schemas["Progress"];
+/** A seat's legal moves ranked by the chance each keeps (`GET /games/{id}/hints`). */
+export type Hints = Schemas["Hints"];
+export type Hint = Schemas["Hint"];
+
+/** `GET /games/{id}/analysis`: the analysis, or its progress while it is computed (a 202:
+ * ask again). Anyone's once the game is finished; the referee's alone while it runs. */
+export async function analysis(
+  api: Tabula,
+  game_id: string,
+): Promise<GameAnalysis | AnalysisProgress> {
+  return ok(api.GET("/games/{game_id}/analysis", { params: { path: { game_id } } }));
+}
+
+/** Whether an analysis reply is still under way. */
+export function underWay(found: GameAnalysis | AnalysisProgress): found is AnalysisProgress {
+  return "status" in found && found.status === "running";
+}
+
+/** `GET /games/{id}/hints`: the caller's seat's legal moves, best first (a seat's client, in
+ * a game created with `allow_hints: true`). */
+export async function hints(api: Tabula, game_id: string): Promise<Hints> {
+  return ok(api.GET("/games/{game_id}/hints", { params: { path: { game_id } } }));
 }

@@ -243,6 +243,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/games/{game_id}/hints": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Hints */
+        get: operations["getHints"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/games/{game_id}/legal-moves": {
         parameters: {
             query?: never;
@@ -622,14 +639,6 @@ export interface components {
             type: "Adjudicated";
             version: number;
         };
-        /** Analysis */
-        Analysis: {
-            lost: number[];
-            luck: number[];
-            points: components["schemas"]["Point"][];
-            ruleset: string;
-            seats: number;
-        };
         /** Archive */
         Archive: {
             /** @default tabula-archive */
@@ -755,6 +764,8 @@ export interface components {
         /** CreateGame */
         CreateGame: {
             /** @default false */
+            allow_hints?: boolean;
+            /** @default false */
             allow_undo?: boolean;
             /** @default false */
             auto_chance?: boolean;
@@ -812,6 +823,14 @@ export interface components {
             id: string;
             seed_commitment: string;
             tokens: components["schemas"]["Tokens"];
+            version: number;
+        };
+        /** Decision */
+        Decision: {
+            best?: string | null;
+            label?: string | null;
+            loss: number;
+            seat: number;
             version: number;
         };
         /**
@@ -877,7 +896,7 @@ export interface components {
             /** @default  */
             why?: string;
         };
-        EventOut: components["schemas"]["GameCreatedEvent"] | components["schemas"]["CardDrawnEvent"] | components["schemas"]["CardsDealtEvent"] | components["schemas"]["DiceRolledEvent"] | components["schemas"]["DeckShuffledEvent"] | components["schemas"]["MovePlayedEvent"] | components["schemas"]["TurnPassedEvent"] | components["schemas"]["CardExchangedEvent"] | components["schemas"]["MoveUndoneEvent"] | components["schemas"]["GameFinishedEvent"] | components["schemas"]["AdjudicatedEvent"] | components["schemas"]["TimeExpiredEvent"] | components["schemas"]["SeatHandedOverEvent"] | components["schemas"]["SeedRevealedEvent"];
+        EventOut: components["schemas"]["GameCreatedEvent"] | components["schemas"]["CardDrawnEvent"] | components["schemas"]["CardsDealtEvent"] | components["schemas"]["DiceRolledEvent"] | components["schemas"]["DeckShuffledEvent"] | components["schemas"]["MovePlayedEvent"] | components["schemas"]["TurnPassedEvent"] | components["schemas"]["CardExchangedEvent"] | components["schemas"]["MoveUndoneEvent"] | components["schemas"]["GameFinishedEvent"] | components["schemas"]["AdjudicatedEvent"] | components["schemas"]["TimeExpiredEvent"] | components["schemas"]["SeatHandedOverEvent"] | components["schemas"]["SeedRevealedEvent"] | components["schemas"]["HintsShownEvent"];
         /** EventPage */
         EventPage: {
             events: components["schemas"]["EventOut"][];
@@ -889,12 +908,26 @@ export interface components {
             seat: number;
             to: number;
         };
+        /** GameAnalysis */
+        GameAnalysis: {
+            decisions: components["schemas"]["Decision"][];
+            game_id: string;
+            lost: number[];
+            luck: number[];
+            method: string;
+            positions: components["schemas"]["Position"][];
+            ruleset: string;
+            seats: number;
+            version: number;
+        };
         /**
          * GameCreated
          * @description Every setting of a game, so its log alone says how it was played (and an exported
          *     record imports with nothing lost).
          */
         GameCreatedData: {
+            /** @default false */
+            allow_hints?: boolean;
             /** @default false */
             allow_undo?: boolean;
             /** @default false */
@@ -1007,6 +1040,47 @@ export interface components {
         Health: {
             /** @default ok */
             status: string;
+        };
+        /** Hint */
+        Hint: {
+            chance: number;
+            loss: number;
+            move: components["schemas"]["Move"];
+        };
+        /** Hints */
+        Hints: {
+            game_id: string;
+            hints: components["schemas"]["Hint"][];
+            judged_at: number;
+            method: string;
+            seat: number;
+            version: number;
+        };
+        /**
+         * HintsShown
+         * @description ``seat`` was shown its legal moves ranked by the chance each keeps, judged at
+         *     ``version`` by the analysis ``method``; it changes nothing in the game.
+         */
+        HintsShownData: {
+            /** @default  */
+            method?: string;
+            seat: number;
+            version: number;
+        };
+        /** HintsShownEvent */
+        HintsShownEvent: {
+            at: string;
+            by: number | string;
+            data: components["schemas"]["HintsShownData"];
+            game_id: string;
+            hash: string;
+            prev_hash: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "HintsShown";
+            version: number;
         };
         /** Leaderboard */
         Leaderboard: {
@@ -1348,14 +1422,11 @@ export interface components {
             type: "PlayerWithdrawn";
             version: number;
         };
-        /** Point */
-        Point: {
-            best?: string | null;
+        /** Position */
+        Position: {
             chances: number[];
             half_width: number[];
             kind: string;
-            label?: string | null;
-            loss?: number | null;
             luck?: number[] | null;
             seat: number;
             version: number;
@@ -2406,7 +2477,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description forbidden */
+            /** @description forbidden, hints-not-allowed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2497,7 +2568,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Analysis"] | components["schemas"]["Progress"];
+                    "application/json": components["schemas"]["GameAnalysis"] | components["schemas"]["Progress"];
                 };
             };
             /** @description The analysis is under way: ask again for it */
@@ -2527,7 +2598,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description forbidden */
+            /** @description forbidden, hints-not-allowed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2603,7 +2674,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description forbidden */
+            /** @description forbidden, hints-not-allowed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2738,7 +2809,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description forbidden */
+            /** @description forbidden, hints-not-allowed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2982,7 +3053,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description forbidden */
+            /** @description forbidden, hints-not-allowed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2993,6 +3064,82 @@ export interface operations {
             };
             /** @description game-not-found, tournament-not-found, ruleset-not-found, player-not-found, not-found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getHints: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                game_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Hints"];
+                };
+            };
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset, unknown-bot */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description forbidden, hints-not-allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description game-not-found, tournament-not-found, ruleset-not-found, player-not-found, not-found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description version-conflict, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3115,7 +3262,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description forbidden */
+            /** @description forbidden, hints-not-allowed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3237,7 +3384,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description forbidden */
+            /** @description forbidden, hints-not-allowed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3355,7 +3502,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description forbidden */
+            /** @description forbidden, hints-not-allowed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3535,7 +3682,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description forbidden */
+            /** @description forbidden, hints-not-allowed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4101,7 +4248,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description forbidden */
+            /** @description forbidden, hints-not-allowed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4168,7 +4315,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description forbidden */
+            /** @description forbidden, hints-not-allowed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4235,7 +4382,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description forbidden */
+            /** @description forbidden, hints-not-allowed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4306,7 +4453,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description forbidden */
+            /** @description forbidden, hints-not-allowed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4418,7 +4565,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description forbidden */
+            /** @description forbidden, hints-not-allowed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4489,7 +4636,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description forbidden */
+            /** @description forbidden, hints-not-allowed */
             403: {
                 headers: {
                     [name: string]: unknown;

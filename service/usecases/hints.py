@@ -1,0 +1,132 @@
+"""A seat's hints (``GET /games/{id}/hints``): its legal moves ranked by the chance of winning
+each keeps, judged from what that seat can see.
+
+Only a seat asks, with its own token, in a game created with ``allow_hints`` (never a rated
+game nor a tournament's), while the game runs. The log records each showing as ``HintsShown``
+(the seat, the version judged at, the method), once per seat and position: asking again before
+anything else happened records nothing more. The judging reads the log as the seat sees it
+(other hands hidden), fills the hidden cards in as the bots do (``bots.knowledge``: each fill
+consistent with what the seat has seen, ``SAMPLES`` fills seeded by the game, seat and
+version), and values each move by the analysis model after it, averaged over the fills.
+"""
+
+from __future__ import annotations
+
+import random
+from functools import cache
+from typing import Any
+
+import msgspec
+
+from analysis.game import move_value
+from analysis.model import Model, chances, load
+from bots.knowledge import Inconsistent, rebuild
+from domain.events import Event, HintsShown, no_secrets
+from domain.model import CHANCE_KINDS, GameError, Move
+from domain.ruleset import RuleSet
+from service.core.commands import ShowHints
+from service.core.refusal import refuse
+from service.usecases.analysis_store import method
+from service.usecases.commands import Commands
+from service.usecases.repository import Repository, to_domain
+
+SAMPLES = 8
+"""Fills of the hidden cards a hint averages over (one when nothing is hidden)."""
+
+
+class Hint(msgspec.Struct, frozen=True):
+    """A legal move and the chance of winning it keeps; ``loss``: the best move's less its."""
+
+    move: Move
+    chance: float
+    loss: float
+
+
+class Hints(msgspec.Struct, frozen=True):
+    """``GET /games/{id}/hints``: the seat's legal moves at ``judged_at``, best first;
+    ``version``: the game's once the showing was recorded (what a move's
+    ``expected_version`` names)."""
+
+    game_id: str
+    version: int
+    judged_at: int
+    seat: int
+    method: str
+    hints: list[Hint]
+
+
+@cache
+def model_of(ruleset: str) -> Model:
+    """The analysis model of a rule set (read once)."""
+    return load(ruleset)
+
+
+class HintGiver:
+    """Hints for the seats of the games of one repository, recorded through the commands."""
+
+    def __init__(self, games: Repository, commands: Commands) -> None:
+        self.games, self.commands = games, commands
+
+    def hints(self, game_id: str, token: str | None) -> Hints:
+        """The caller's seat's legal moves ranked; refused for anyone but a seat, in a game
+        without ``allow_hints``, and once the game is finished."""
+        with self.games.game(game_id) as game:
+            seat = game.role(token)
+            if not isinstance(seat, int):
+                raise refuse("forbidden", "hints are a seat's: ask with that seat's token")
+            if not game.created.allow_hints:
+                raise refuse("hints-not-allowed", f"game {game_id} was not created with hints")
+            if game.finished:
+                raise refuse("game-over", "the game is finished")
+            version, rules = game.version, game.rules
+            moves = rules.legal_moves(game.replay.state, seat)
+        log = [to_domain(e) for e in self.games.store.read(game_id, until=version)]
+        now, last = version, log[-1]
+        if isinstance(last, HintsShown) and last.seat == seat:
+            version = last.version  # shown here already: the same position, judged alike
+        elif moves:
+            command = ShowHints(seat, method(), expected_version=version)
+            now = self.commands.commit(game_id, seat, "hints", command, None)[-1].version
+        seen = [rules.redact(event, seat) for event in log[:version]]
+        samples = 1 if rules.redact is no_secrets else SAMPLES
+        rng = random.Random(f"{game_id}:{seat}:{version}")
+        ranked = rank(rules, seen, seat, moves, rng, samples)
+        return Hints(game_id, now, version, seat, method(), ranked)
+
+
+def rank(
+    rules: RuleSet[Any],
+    seen: list[Event],
+    seat: int,
+    moves: list[Move],
+    rng: random.Random,
+    samples: int,
+) -> list[Hint]:
+    """``moves`` valued over ``samples`` fills of what ``seat`` cannot see, best first."""
+    if not moves:
+        return []
+    model = model_of(rules.NAME)
+    totals = dict.fromkeys((m.id for m in moves), 0.0)
+    fills = 0
+    for _ in range(samples):
+        try:
+            state = rebuild(seen, seat, rng).state
+        except Inconsistent:
+            continue
+        fills += 1
+        for move in moves:
+            totals[move.id] += kept(rules, state, seat, move.id, model)
+    chances = {m: round(total / max(fills, 1), 4) for m, total in totals.items()}
+    best = max(chances.values())
+    order = sorted(moves, key=lambda m: (-chances[m.id], m.id))
+    return [Hint(m, chances[m.id], round(best - chances[m.id], 4)) for m in order]
+
+
+def kept(rules: RuleSet[Any], state: Any, seat: int, move: str, model: Model) -> float:
+    """The chance ``seat`` keeps by ``move`` (a draw or roll: its chance now)."""
+    if move in CHANCE_KINDS:
+        return chances(rules, state, model)[seat]
+    try:
+        return move_value(rules, state, seat, move, model)[seat]
+    except GameError:
+        return 0.0
