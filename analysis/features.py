@@ -3,49 +3,124 @@
 Only the pieces' positions and who must act are read, never a hand, so a feature vector is the
 same for every viewer. A piece's distance to home is measured in its own moves: the average
 number of moves a piece at that location still made before finishing, over self-play games
-(``train.py`` builds that table per rule set and seat).
+(``train.py`` builds that table per rule set and seat). A seat's distance is the sum over its
+pieces: about the moves, so the turns, it still needs.
+
+A race is decided by who needs the fewest turns, and how much a lead of a few turns is worth
+depends on how many turns are left: the spread of the turns a seat still needs grows like
+their square root. So most features are a seat's quantity minus the table's mean, divided by
+the square root of the mean distance left (``scale``): early leads count for little, late
+ones for much.
 """
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from typing import Any
 
+from domain.model import View
 from domain.ruleset import RuleSet
 
-NAMES = ("distance", "farthest", "home", "start", "to_act", "behind", "behind_squared")
-"""Per seat: total distance to home over its pieces (as a share of all pieces at start), the
-farthest piece's distance (same scale), the share of pieces home, the share in start, whether
-it must act now, and how far its distance is behind the leading seat's (and its square)."""
+NAMES = (
+    "distance",
+    "farthest",
+    "spread",
+    "start",
+    "home",
+    "to_act",
+    "order",
+    "distance_cubed",
+    "distance_late",
+    "to_act_late",
+    "start_late",
+    "partner",
+)
+"""Per seat, each relative to the mean over the seats and divided by ``scale`` where a name says
+so: its distance (total moves to home), its farthest piece's distance, the root of its
+pieces' squared distances, the share of its pieces in start, the share home, whether it must
+act now, how many turns it waits for its next one (as a share of the table, over ``scale``),
+the relative distance's signed square over 4, the relative distance and whether it acts now
+over ``scale`` once more (late, both count for more), the share in start over ``scale``, and
+the relative distance of its partner (team games; 0 elsewhere). A quantity that is the same
+for every seat says nothing in a softmax, so none is here."""
 
 Distances = dict[int, dict[str, float]]
 """For each seat, each location's distance to home in moves."""
 
 
 def seat_features(
-    rules: RuleSet[Any], state: Any, distances: Distances, start: float
+    rules: RuleSet[Any], state: Any, distances: Distances, start: float, shown: View | None = None
 ) -> dict[int, list[float]]:
-    """The feature vector of every seat of ``state``."""
-    shown = rules.view(state, None)
+    """The feature vector of every seat of ``state`` (``shown``: its public view, if known)."""
+    shown = shown or rules.view(state, None)
     by_seat: dict[int, list[str]] = defaultdict(list)
     for piece in shown.pieces:
         by_seat[piece.seat].append(piece.at)
-    acting = {pending.seat for pending in shown.to_act}
+    acting = shown.to_act[0].seat if shown.to_act else 0
+    seats = sorted(by_seat)
     finished = rules.finished(state)
+    raw = {
+        seat: _raw(by_seat[seat], distances.get(seat, {}), start, finished.get(seat, 0))
+        for seat in seats
+    }
+    count = len(seats)
+    mean = [sum(raw[s][k] for s in seats) / count for k in range(3)]
+    scale = math.sqrt(mean[0] + 1.0)
+    partners = _partners(shown, seats)
+    relative = {s: (raw[s][0] - mean[0]) / scale for s in seats}
     features: dict[int, list[float]] = {}
-    for seat, places in sorted(by_seat.items()):
-        table = distances.get(seat, {})
-        far = [table.get(at, start) if at != "home" else 0.0 for at in places]
-        count = len(places)
-        done = min(finished.get(seat, 0), count)
+    for seat in seats:
+        _, farthest, spread, in_start, home = raw[seat]
+        z = relative[seat]
+        wait = (seat - acting) % count / count
+        partner = partners.get(seat)
         features[seat] = [
-            sum(far) / (count * start),
-            max(far) / start,
-            done / count,
-            places.count("start") / count,
-            1.0 if seat in acting else 0.0,
+            z,
+            (farthest - mean[1]) / scale,
+            (spread - mean[2]) / scale,
+            in_start,
+            home,
+            1.0 if seat == acting else 0.0,
+            wait / scale,
+            z * abs(z) / 4,
+            z / scale,
+            (1.0 if seat == acting else 0.0) / scale,
+            in_start / scale,
+            relative[partner] if partner is not None else 0.0,
         ]
-    lead = min(row[0] for row in features.values())
-    for row in features.values():
-        row.extend((row[0] - lead, (row[0] - lead) ** 2))
     return features
+
+
+def _raw(places: list[str], table: dict[str, float], start: float, done: int) -> list[float]:
+    """A seat's distance, farthest piece, root of squared distances, share in start, share of
+    its pieces finished (``done`` of them)."""
+    far = [table.get(at, start) if at != "home" else 0.0 for at in places]
+    count = len(places)
+    return [
+        sum(far),
+        max(far),
+        math.sqrt(sum(x * x for x in far)),
+        places.count("start") / count,
+        min(done, count) / count,
+    ]
+
+
+def distance(
+    rules: RuleSet[Any], state: Any, distances: Distances, start: float
+) -> dict[int, list[float]]:
+    """The single-feature baseline: each seat's pieces' total distance to home, as a share of
+    all its pieces' distance at the start."""
+    by_seat: dict[int, list[str]] = defaultdict(list)
+    for piece in rules.view(state, None).pieces:
+        by_seat[piece.seat].append(piece.at)
+    return {
+        seat: [_raw(places, distances.get(seat, {}), start, 0)[0] / (len(places) * start)]
+        for seat, places in sorted(by_seat.items())
+    }
+
+
+def _partners(shown: View, seats: list[int]) -> dict[int, int]:
+    """Each seat's partner in a team game (none elsewhere)."""
+    teams = getattr(shown, "teams", None) or []
+    return {a: b for team in teams if len(team) == 2 for a, b in (team, team[::-1]) if a in seats}

@@ -67,12 +67,13 @@ def predict(weights: list[float], features: dict[int, list[float]]) -> dict[int,
 def chances(rules: RuleSet[Any], state: Any, model: Model | None = None) -> dict[int, float]:
     """Each seat's chance of winning ``state`` (a finished game: 1 shared by the winners)."""
     model = model or load(rules.NAME)
-    winners = rules.view(state, None).winners
-    if winners or not rules.to_act(state):
-        seats = {piece.seat for piece in rules.view(state, None).pieces}
+    shown = rules.view(state, None)
+    winners = shown.winners
+    if winners or not shown.to_act:
+        seats = {piece.seat for piece in shown.pieces}
         share = 1 / len(winners) if winners else 0.0
         return {seat: share if seat in winners else 0.0 for seat in sorted(seats)}
-    features = seat_features(rules, state, model.table(), model.start)
+    features = seat_features(rules, state, model.table(), model.start, shown)
     return predict(model.weights, features)
 
 

@@ -35,27 +35,46 @@ def chance_event(rules: RuleSet[Any], state: Any, seat: int, rng: random.Random)
     raise ValueError(f"seat {seat} must draw or roll but the rules need no chance")
 
 
+def actions(rules: RuleSet[Any], state: Any, rng: random.Random) -> list[Event]:
+    """The events of the next action of ``state`` (a random outcome or a random legal move),
+    empty once the game is over."""
+    pending = rules.to_act(state)
+    if not pending:
+        return []
+    who = pending[0]
+    if who.kind in CHANCE_KINDS:
+        return [chance_event(rules, state, who.seat, rng)]
+    move = rng.choice(rules.legal_moves(state, who.seat))
+    return rules.decide(state, who.seat, move.id)
+
+
 def game(ruleset: str, seed: int) -> Iterator[tuple[Any, Event | None]]:
     """(state, the event about to happen) for every action of one game, then (final, None)."""
     rules = find_ruleset(ruleset)
     rng = random.Random(f"{ruleset}:{seed}")
     state, _ = settle(rules, rules.setup({}, players_of(rules)))
     for _ in range(MAX_ACTIONS):
-        pending = rules.to_act(state)
-        if not pending:
+        batch = actions(rules, state, rng)
+        if not batch:
             yield state, None
             return
-        who = pending[0]
-        if who.kind in CHANCE_KINDS:
-            batch = [chance_event(rules, state, who.seat, rng)]
-        else:
-            move = rng.choice(rules.legal_moves(state, who.seat))
-            batch = rules.decide(state, who.seat, move.id)
         yield state, batch[0]
         for event in batch:
             state = rules.apply(state, event)
         state, _ = settle(rules, state)
     raise RuntimeError(f"{ruleset} game {seed} did not end within {MAX_ACTIONS} actions")
+
+
+def rollout(rules: RuleSet[Any], state: Any, rng: random.Random) -> list[int]:
+    """The winners of one random continuation of ``state`` between random bots."""
+    for _ in range(MAX_ACTIONS):
+        batch = actions(rules, state, rng)
+        if not batch:
+            return list(rules.view(state, None).winners)
+        for event in batch:
+            state = rules.apply(state, event)
+        state, _ = settle(rules, state)
+    raise RuntimeError(f"a {rules.NAME} rollout did not end within {MAX_ACTIONS} actions")
 
 
 def recorded(ruleset: str, seed: int) -> list[tuple[int, Event]]:
@@ -68,15 +87,9 @@ def recorded(ruleset: str, seed: int) -> list[tuple[int, Event]]:
     state, events = settle(rules, rules.setup({}, players))
     log.extend(events)
     for _ in range(MAX_ACTIONS):
-        pending = rules.to_act(state)
-        if not pending:
+        batch = actions(rules, state, rng)
+        if not batch:
             return list(enumerate(log, start=1))
-        who = pending[0]
-        if who.kind in CHANCE_KINDS:
-            batch = [chance_event(rules, state, who.seat, rng)]
-        else:
-            move = rng.choice(rules.legal_moves(state, who.seat))
-            batch = rules.decide(state, who.seat, move.id)
         for event in batch:
             state = rules.apply(state, event)
         state, more = settle(rules, state)

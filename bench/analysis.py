@@ -1,19 +1,26 @@
-"""How good and how fast the game analysis is: calibration, speed and luck over self-play.
+"""How good and how fast the game analysis is, target by target, for every rule set.
 
 For each rule set, over held-out self-play games between equal random bots (seeds never used
 for training):
 
-- calibration: the expected calibration error of every seat's (in ``partners`` every team's)
-  predicted win chance by tenths of the predicted range, and the Brier score (summed over
-  seats, per position) against the best single-feature baseline, a logistic model over the
-  pieces' distance to home alone (fitted on the very positions it is scored on, which
-  favours it);
-- speed: CPU seconds of one position's chances, of one position's hint (every legal move
-  valued) and of the analysis of a game's first 400 events;
-- luck: each seat's luck summed over a game, its mean over the games and a 95% interval
-  (equal bots: about zero).
+- calibration (targets: ECE at most 3 points, Brier at most 0.85 x the baseline): the
+  expected calibration error of every seat's (in ``partners`` every team's) predicted win
+  chance by tenths of the predicted range over ``--positions`` positions, and the Brier score
+  (summed over seats, per position) against the best single-feature baseline, a logistic
+  model over the pieces' distance to home alone (fitted on the very positions it is scored
+  on, which favours it);
+- the floor: on ``--floor-positions`` of those positions, each seat's chance estimated from
+  ``--rollouts`` random continuations; their Brier score, less the rollouts' own sampling
+  variance, is what a perfect model of random play would score, so floor / baseline is the
+  best ratio any model can reach;
+- speed (targets: a 400-event game at most 10 s, one position's hint at most 50 ms): CPU
+  seconds of one position's chances, of one position's hint (every legal move valued: the
+  mean and the slowest) and of the analysis of a game's first 400 events;
+- luck (target: about zero): each seat's luck summed over each of ``--luck-games`` games,
+  its mean and a 95% interval; met when every interval holds zero.
 
-Run ``python bench/analysis.py [--games 40] [--ruleset sorry] [--luck-games 20]``.
+Run ``python bench/analysis.py [--positions 10000] [--luck-games 1000] [--ruleset sorry]
+[--skip luck]``.
 """
 
 from __future__ import annotations
@@ -28,28 +35,32 @@ if Path(sys.path[0]).resolve() == ROOT / "bench":
 
 import argparse  # noqa: E402
 import math  # noqa: E402
+import random  # noqa: E402
 import statistics  # noqa: E402
 import time  # noqa: E402
 from typing import Any  # noqa: E402
 
-from analysis.features import seat_features  # noqa: E402
+from analysis.features import distance, seat_features  # noqa: E402
 from analysis.game import analyse, value  # noqa: E402
 from analysis.model import load, predict  # noqa: E402
-from analysis.selfplay import game, recorded  # noqa: E402
+from analysis.selfplay import game, recorded, rollout  # noqa: E402
 from analysis.train import HELD_OUT, fit  # noqa: E402
 from domain.registry import RULESETS, find_ruleset  # noqa: E402
 
 EVERY = 3
+Rows = list[tuple[dict[int, float], tuple[int, ...]]]
 
 
-def positions(ruleset: str, games: int) -> list[tuple[Any, tuple[int, ...]]]:
-    """(state, winners) of every third position of ``games`` held-out games."""
+def positions(ruleset: str, count: int) -> list[tuple[Any, tuple[int, ...]]]:
+    """(state, winners) of every third position of held-out games, until ``count`` of them."""
     rules = find_ruleset(ruleset)
-    found = []
-    for seed in range(HELD_OUT, HELD_OUT + games):
+    found: list[tuple[Any, tuple[int, ...]]] = []
+    seed = HELD_OUT
+    while len(found) < count:
         states = [state for state, _ in game(ruleset, seed)]
         winners = tuple(rules.view(states[-1], None).winners)
         found.extend((state, winners) for state in states[:-1:EVERY])
+        seed += 1
     return found
 
 
@@ -61,71 +72,116 @@ def ece(pairs: list[tuple[float, float]]) -> float:
     total = 0.0
     for members in bins:
         if members:
-            gap = sum(c for c, _ in members) / len(members) - sum(w for _, w in members) / len(
-                members
-            )
+            gap = statistics.fmean(c for c, _ in members) - statistics.fmean(w for _, w in members)
             total += len(members) / len(pairs) * abs(gap)
     return total
 
 
-def brier(rows: list[tuple[dict[int, float], tuple[int, ...]]]) -> float:
+def brier_of(probs: dict[int, float], winners: tuple[int, ...] | list[int]) -> float:
+    """One position's squared error summed over seats."""
+    return sum((p - (1 / len(winners) if s in winners else 0.0)) ** 2 for s, p in probs.items())
+
+
+def brier(rows: Rows) -> float:
     """Mean over positions of the squared error summed over seats."""
-    total = 0.0
-    for probs, winners in rows:
-        total += sum(
-            (p - (1 / len(winners) if s in winners else 0.0)) ** 2 for s, p in probs.items()
-        )
-    return total / len(rows)
+    return statistics.fmean(brier_of(probs, winners) for probs, winners in rows)
 
 
-def calibration(ruleset: str, games: int) -> str:
+def verdict(met: bool) -> str:
+    return "met" if met else "NOT met"
+
+
+def calibration(ruleset: str, count: int, floor_count: int, rollouts: int) -> list[str]:
     rules, model = find_ruleset(ruleset), load(ruleset)
-    found = positions(ruleset, games)
-    feats = [(seat_features(rules, s, model.table(), model.start), w) for s, w in found]
-    rows = [(predict(model.weights, f), w) for f, w in feats]
+    found = positions(ruleset, count)
+    rows = [
+        (predict(model.weights, seat_features(rules, s, model.table(), model.start)), w)
+        for s, w in found
+    ]
     teams = getattr(rules.view(found[0][0], None), "teams", None) or [[s] for s in rows[0][0]]
     pairs = [
         (sum(probs[s] for s in team), float(any(s in w for s in team)))
         for probs, w in rows
         for team in teams
     ]
-    alone = [({s: [v[0]] for s, v in f.items()}, w) for f, w in feats]
-    base_w = fit(alone, steps=150)
-    base = brier([(predict(base_w, f), w) for f, w in alone])
-    model_brier = brier(rows)
+    alone = [(distance(rules, s, model.table(), model.start), w) for s, w in found]
+    base_weights = fit(alone)
+    base_rows = [(predict(base_weights, f), w) for f, w in alone]
+    model_brier, base = brier(rows), brier(base_rows)
+    error = ece(pairs) * 100
+    lines = [
+        f"  {len(found)} held-out positions, {len(pairs)} {'team' if len(teams) == 2 else 'seat'}"
+        f" chances",
+        f"  target ECE <= 3 points: {error:.1f} points ({verdict(error <= 3)})",
+        f"  target Brier <= 0.85 x distance-only: {model_brier:.4f} vs {base:.4f}, ratio "
+        f"{model_brier / base:.3f} ({verdict(model_brier <= 0.85 * base)})",
+    ]
+    if floor_count:
+        lines.append(floor(rules, found, rows, base_rows, floor_count, rollouts))
+    return lines
+
+
+def floor(
+    rules: Any,
+    found: list[tuple[Any, tuple[int, ...]]],
+    rows: Rows,
+    base_rows: Rows,
+    count: int,
+    rollouts: int,
+) -> str:
+    """The Brier score a perfect model of random play reaches on a sample of the positions."""
+    rng = random.Random(f"floor:{rules.NAME}")
+    picked = sorted(rng.sample(range(len(found)), min(count, len(found))))
+    perfect = []
+    for index in picked:
+        state, winners = found[index]
+        shares: dict[int, float] = dict.fromkeys(rows[index][0], 0.0)
+        for _ in range(rollouts):
+            won = rollout(rules, state, rng)
+            for seat in won:
+                shares[seat] += 1 / (len(won) * rollouts)
+        noise = sum(p * (1 - p) for p in shares.values()) / (rollouts - 1)
+        perfect.append(brier_of(shares, winners) - noise)
+    best = statistics.fmean(perfect)
+    base = brier([base_rows[i] for i in picked])
+    ours = brier([rows[i] for i in picked])
     return (
-        f"  calibration over {len(found)} positions ({games} games, {len(pairs)} seat chances): "
-        f"ECE {ece(pairs) * 100:.1f} points; Brier {model_brier:.4f} vs distance-only "
-        f"{base:.4f} (ratio {model_brier / base:.2f})"
+        f"  floor on {len(picked)} of them ({rollouts} rollouts each): perfect {best:.4f}, "
+        f"model {ours:.4f}, distance-only {base:.4f}; best reachable ratio {best / base:.3f}"
     )
 
 
-def speed(ruleset: str) -> str:
+def speed(ruleset: str) -> list[str]:
     rules, model = find_ruleset(ruleset), load(ruleset)
-    states = [state for state, _ in game(ruleset, HELD_OUT - 1)][::5]
+    states = [state for state, _ in game(ruleset, HELD_OUT - 1)][:-1:5]
     started = time.process_time()
     for state in states:
         predict(model.weights, seat_features(rules, state, model.table(), model.start))
     one = (time.process_time() - started) / len(states)
-    started = time.process_time()
+    hints = []
     for state in states:
+        started = time.process_time()
         value(rules, state, model)
-    hint = (time.process_time() - started) / len(states)
+        hints.append(time.process_time() - started)
     log = recorded(ruleset, HELD_OUT - 2)[:400]
     started = time.process_time()
     analyse(log, "bench")
     whole = time.process_time() - started
-    return (
-        f"  speed (CPU): one position {one * 1000:.2f} ms, one hint {hint * 1000:.1f} ms, "
-        f"a {len(log)}-event game {whole:.2f} s"
-    )
+    slowest = max(hints)
+    return [
+        f"  one position's chances {one * 1000:.2f} ms (CPU)",
+        f"  target hint <= 50 ms: mean {statistics.fmean(hints) * 1000:.1f} ms, slowest "
+        f"{slowest * 1000:.1f} ms over {len(states)} positions ({verdict(slowest <= 0.05)})",
+        f"  target {len(log)}-event game <= 10 s: {whole:.2f} s CPU ({verdict(whole <= 10)})",
+    ]
 
 
-def luck(ruleset: str, games: int) -> str:
-    sums: list[list[float]] = []
-    for seed in range(HELD_OUT + 50_000, HELD_OUT + 50_000 + games):
-        sums.append(analyse(recorded(ruleset, seed), str(seed)).luck)
-    parts = []
+def luck(ruleset: str, games: int) -> list[str]:
+    sums = [
+        analyse(recorded(ruleset, seed), str(seed)).luck
+        for seed in range(HELD_OUT + 50_000, HELD_OUT + 50_000 + games)
+    ]
+    parts, met = [], True
     for seat in range(len(sums[0])):
         values = [s[seat] for s in sums]
         mean = statistics.fmean(values)
@@ -134,21 +190,38 @@ def luck(ruleset: str, games: int) -> str:
             if len(values) > 1
             else math.inf
         )
-        parts.append(f"seat {seat} {mean:+.3f} ±{spread:.3f}")
-    return f"  luck per game over {games} games (mean, 95% interval): " + ", ".join(parts)
+        met = met and abs(mean) <= spread
+        parts.append(f"seat {seat} {mean:+.4f} ±{spread:.4f}")
+    return [
+        f"  target luck about zero over {games} games (mean per game, 95% interval): "
+        + ", ".join(parts)
+        + f" ({verdict(met)})"
+    ]
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", type=int, default=40)
-    parser.add_argument("--luck-games", type=int, default=20)
+    parser.add_argument("--positions", type=int, default=10_000)
+    parser.add_argument("--floor-positions", type=int, default=200)
+    parser.add_argument("--rollouts", type=int, default=16)
+    parser.add_argument("--luck-games", type=int, default=1000)
     parser.add_argument("--ruleset", choices=sorted(RULESETS), action="append")
+    parser.add_argument(
+        "--skip", choices=["calibration", "speed", "luck"], action="append", default=[]
+    )
     args = parser.parse_args()
     for ruleset in args.ruleset or sorted(RULESETS):
-        print(ruleset)
-        print(calibration(ruleset, args.games), flush=True)
-        print(speed(ruleset), flush=True)
-        print(luck(ruleset, args.luck_games), flush=True)
+        print(ruleset, flush=True)
+        parts = {
+            "calibration": lambda r=ruleset: calibration(
+                r, args.positions, args.floor_positions, args.rollouts
+            ),
+            "speed": lambda r=ruleset: speed(r),
+            "luck": lambda r=ruleset: luck(r, args.luck_games),
+        }
+        for name, part in parts.items():
+            if name not in args.skip:
+                print("\n".join(part()), flush=True)
 
 
 if __name__ == "__main__":

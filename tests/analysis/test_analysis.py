@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import random
+
 import msgspec
 import pytest
 
 from analysis import train
+from analysis.features import NAMES, distance, seat_features
 from analysis.game import LABELS, analyse, label
 from analysis.model import chances, load
-from analysis.selfplay import game, recorded
+from analysis.selfplay import game, recorded, rollout
 from domain.registry import RULESETS, find_ruleset
 
 
@@ -62,3 +65,32 @@ def test_a_decisions_loss_is_never_negative_and_its_label_follows_the_thresholds
     assert label(0.0) is None and label(0.2) == "blunder" and label(0.08) == "mistake"
     seat_losses = [sum(p.loss or 0 for p in decisions if p.seat == s) for s in range(result.seats)]
     assert result.lost == pytest.approx(seat_losses, abs=1e-3)
+
+
+def test_newtons_step_solves_a_small_linear_system() -> None:
+    assert train.solve([[2.0, 1.0], [1.0, 3.0]], [3.0, 5.0]) == pytest.approx([0.8, 1.4])
+    assert train.solve([[0.0, 1.0], [1.0, 0.0]], [2.0, 7.0]) == pytest.approx([7.0, 2.0])
+
+
+@pytest.mark.parametrize("ruleset", ["sorry", "parchis", "partners"])
+def test_a_seat_further_from_home_has_the_larger_relative_distance(ruleset: str) -> None:
+    """The model's main feature is each seat's distance relative to the table's mean: it sums
+    to zero over the seats and orders them as the plain distance to home does."""
+    rules, model = find_ruleset(ruleset), load(ruleset)
+    states = [state for state, _ in game(ruleset, 7)]
+    for state in states[10:-1:40]:
+        features = seat_features(rules, state, model.table(), model.start)
+        plain = distance(rules, state, model.table(), model.start)
+        assert sum(row[0] for row in features.values()) == pytest.approx(0.0, abs=1e-9)
+        by_plain = sorted(plain, key=lambda seat: plain[seat][0])
+        relative = [features[seat][0] for seat in by_plain]
+        assert relative == sorted(relative)
+        assert len(next(iter(features.values()))) == len(NAMES) == len(model.weights)
+
+
+def test_a_rollout_ends_the_game_with_its_winners() -> None:
+    rules = find_ruleset("ludo")
+    state = [state for state, _ in game("ludo", 5)][100]
+    first = rollout(rules, state, random.Random(3))
+    assert first == rollout(rules, state, random.Random(3))
+    assert first and set(first) <= {0, 1, 2, 3}
