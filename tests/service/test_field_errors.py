@@ -358,6 +358,7 @@ GAME = {
     "seed": "s",
     "auto_chance": False,
     "allow_undo": False,
+    "allow_hints": False,
     "tags": {"round": "1"},
     "clock": {"per_decision": 30.0, "total": 600.0, "increment": 1.0, "on_timeout": "pass"},
     "rated": True,
