@@ -63,6 +63,22 @@ def next_page(request: AnyRequest, cursor: str) -> str:
     return f"{request.url.path}?{urlencode([*query, ('cursor', cursor)])}"
 
 
+BoardLanguage = Annotated[
+    str | None,
+    QueryParameter(
+        description="the language of the board's words (en, es, nl, da, de, fr); "
+        "without it the request's Accept-Language, else English",
+        max_length=35,
+    ),
+]
+
+
+def board_reply(svg: str, lang: str) -> Response[str]:
+    """A drawn board, saying its language (and that it follows Accept-Language)."""
+    headers = {"Content-Language": lang, "Vary": "Accept-Language"}
+    return Response(svg, media_type="image/svg+xml", headers=headers)
+
+
 class MetaController(Controller):
     """Liveness and the rule sets on offer."""
 
@@ -114,10 +130,13 @@ class MetaController(Controller):
         sync_to_thread=True,
         responses=problems(404),
     )
-    def ruleset_board(self, name: FromPath[str]) -> str:
+    def ruleset_board(
+        self, name: FromPath[str], request: AnyRequest, lang: BoardLanguage = None
+    ) -> Response[str]:
         """The rule set's board as a game of it begins (default options, the most seats up to
-        four): the lobby's picture of it."""
-        return rulebook.thumbnail(name)
+        four): the lobby's picture of it, its words in ``lang`` or the Accept-Language."""
+        chosen = words.choose(lang, request.headers.get("accept-language"))
+        return board_reply(rulebook.thumbnail(name, chosen), chosen)
 
 
 class GameController(Controller):
@@ -394,21 +413,12 @@ class BoardController(Controller):
         request: AnyRequest,
         queries: QueriesDep,
         at: FromQuery[int | None] = None,
-        lang: Annotated[
-            str | None,
-            QueryParameter(
-                description="the language of the board's words (en, es, nl, da, de, fr); "
-                "without it the request's Accept-Language, else English",
-                max_length=35,
-            ),
-        ] = None,
+        lang: BoardLanguage = None,
     ) -> Response[str]:
         """The board after event ``at`` (the last the caller sees without ``at``), last move
         outlined, its words (caption, legend, titles) in ``lang`` or the Accept-Language."""
         chosen = words.choose(lang, request.headers.get("accept-language"))
-        svg = queries.board_svg(game_id, bearer(request), at, chosen)
-        headers = {"Content-Language": chosen, "Vary": "Accept-Language"}
-        return Response(svg, media_type="image/svg+xml", headers=headers)
+        return board_reply(queries.board_svg(game_id, bearer(request), at, chosen), chosen)
 
     @get(
         "/{game_id:str}/view",

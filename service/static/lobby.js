@@ -6,7 +6,7 @@
 
 import { call } from "./api.js";
 import { $, element } from "./dom.js";
-import { loadLanguage, t } from "./i18n.js";
+import { language, loadLanguage, t } from "./i18n.js";
 import { tournamentsSection } from "./lobby-tournaments.js";
 import {
   botMeaning, botName, optionMeaning, optionName, optionValueName, problemWords, rulesElements, rulesetSummary, rulesetTitle,
@@ -37,7 +37,7 @@ function rulesetCard(r) {
     element("summary", { text: t("lobby.rules") }),
     element("div", { lang: "en" }, ...rulesElements(r.rules)));
   return element("li", { className: "ruleset", "data-ruleset": r.name },
-    element("img", { src: `/rulesets/${r.name}/board.svg`, alt: t("lobby.picture", { game: title }), width: 600, height: 600 }),
+    element("img", { src: `/rulesets/${r.name}/board.svg?lang=${language()}`, alt: t("lobby.picture", { game: title }), width: 600, height: 600 }),
     element("h3", { text: title }),
     element("p", { className: "players", text: t(r.min_players === r.max_players ? "lobby.playersExactly" : "lobby.players", { min: r.min_players, max: r.max_players, count: r.max_players }) }),
     element("p", { className: "summary", text: rulesetSummary(r) }),

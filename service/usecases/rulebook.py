@@ -57,16 +57,16 @@ THUMBNAIL_SEATS = 4
 """The seats of a rule set's picture (fewer where it takes fewer)."""
 
 
-def thumbnail(name: str) -> str:
+def thumbnail(name: str, lang: str = "en") -> str:
     """The picture of a rule set: its board, default options, as a game of the most seats up
-    to four begins."""
-    return _thumbnail(found(name).NAME)
+    to four begins, its words in ``lang``."""
+    return _thumbnail(found(name).NAME, lang)
 
 
 @cache
-def _thumbnail(name: str) -> str:
+def _thumbnail(name: str, lang: str) -> str:
     rules = RULESETS[name]
     seats = min(THUMBNAIL_SEATS, rules.MAX_PLAYERS)
     state = rules.setup(dict(rules.OPTIONS), seats)
     view = msgspec.to_builtins(rules.view(state, "referee"))
-    return board.thumbnail({**view, "ruleset": name, "options": rules.OPTIONS})
+    return board.thumbnail({**view, "ruleset": name, "options": rules.OPTIONS}, lang)

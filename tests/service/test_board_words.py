@@ -104,6 +104,21 @@ def test_the_language_follows_accept_language_when_no_lang_is_given(api: TestCli
     assert unknown.headers["content-language"] == "en" and " · move " in said(unknown.text)
 
 
+@pytest.mark.parametrize("lang", ["en", "es", "nl", "da", "de", "fr"])
+def test_the_lobbys_picture_of_each_rule_set_speaks_the_language_asked_for(
+    api: TestClient[Any], lang: str
+) -> None:
+    say = words.sayer(lang)
+    for ruleset in RULESETS:
+        reply = api.get(f"/rulesets/{ruleset}/board.svg", params={"lang": lang})
+        assert reply.headers["content-language"] == lang
+        root = ET.fromstring(reply.text)
+        caption = next(e for e in root.iter(f"{SVG}text") if e.get("id") == "caption").text
+        assert caption == say(f"ruleset.{ruleset}.title")
+    german = api.get("/rulesets/ludo/board.svg", headers={"Accept-Language": "de-AT, en;q=0.5"})
+    assert german.headers["content-language"] == "de"
+
+
 @pytest.mark.parametrize(
     ("header", "expected"),
     [

@@ -3999,7 +3999,10 @@ export interface operations {
     };
     getRulesetBoardSvg: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description the language of the board's words (en, es, nl, da, de, fr); without it the request's Accept-Language, else English */
+                lang?: string | null;
+            };
             header?: never;
             path: {
                 name: string;
