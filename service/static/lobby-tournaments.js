@@ -24,7 +24,8 @@ function form(all) {
       element("option", { value: "round-robin", text: t("tournament.roundRobin") }))),
     field("t-rounds", t("tournament.rounds"), element("input", { type: "number", id: "t-rounds", name: "rounds", min: 1, max: 100 })),
     field("t-seats", t("tournament.seats"), element("input", { type: "number", id: "t-seats", name: "seats", min: 2, max: 6, value: 4 })),
-    field("t-players", t("tournament.players"), element("textarea", { id: "t-players", name: "players", rows: 6, text: NAMES.join("\n") })),
+    field("t-players", t("tournament.players"), element("textarea", { id: "t-players", name: "players", rows: 6, text: NAMES.join("\n"), "aria-describedby": "t-players-help" })),
+    element("p", { className: "hint", id: "t-players-help", text: t("tournament.playersHelp", { example: "Robin [expert]" }) }),
     element("button", { type: "submit", className: "primary", id: "create-tournament", text: t("tournament.create") }),
     element("p", { className: "message", id: "tournament-message", role: "alert" }));
   const seatsOf = () => {
@@ -39,6 +40,12 @@ function form(all) {
   return made;
 }
 
+/** A line of the players' list: a name, or a name and a bot level in brackets ("Robin [expert]"). */
+export function player(line) {
+  const bot = /^(.*?)\s*\[\s*([\w-]+)\s*\]$/.exec(line);
+  return bot ? { name: bot[1], bot: bot[2] } : { name: line };
+}
+
 function body(made) {
   const rounds = made.elements.rounds.value;
   return {
@@ -47,18 +54,18 @@ function body(made) {
     format: made.elements.format.value,
     ...(rounds ? { rounds: Number(rounds) } : {}),
     seats_per_table: Number(made.elements.seats.value),
-    players: made.elements.players.value.split("\n").map((n) => n.trim()).filter(Boolean).map((name) => ({ name })),
+    players: made.elements.players.value.split("\n").map((n) => n.trim()).filter(Boolean).map(player),
   };
 }
 
-function links(created) {
+function links(created, bots) {
   const link = (label, url, id) => element("div", {},
     element("a", { href: url, id, target: "_blank", rel: "noopener", text: label }),
     element("input", { type: "text", readonly: true, value: url, "aria-label": t("lobby.copy", { label }) }));
   return element("div", { className: "links", id: "tournament-links" },
     element("p", { text: t("tournament.linksHelp") }),
     link(t("tournament.director"), tournamentLink(created.id, created.tokens.director, "director"), "tournament-director"),
-    ...created.tokens.players.map((p, i) => link(t("tournament.player", { name: p.name }), tournamentLink(created.id, p.token, "player"), `tournament-player-${i}`)),
+    ...created.tokens.players.filter((p) => !bots.has(p.name)).map((p, i) => link(t("tournament.player", { name: p.name }), tournamentLink(created.id, p.token, "player"), `tournament-player-${i}`)),
     element("a", { href: tournamentLink(created.id), text: t("tournament.follow") }));
 }
 
@@ -83,9 +90,10 @@ export function tournamentsSection(part, all) {
     submit.preventDefault();
     $("tournament-message").textContent = "";
     try {
-      const created = await call("/tournaments", { body: body(made) });
+      const asked = body(made);
+      const created = await call("/tournaments", { body: asked });
       $("tournament-links")?.remove();
-      made.after(links(created));
+      made.after(links(created, new Set(asked.players.filter((p) => p.bot).map((p) => p.name))));
       $("tournament-director").focus();
       refresh();
     } catch (error) {

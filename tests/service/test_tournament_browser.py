@@ -180,3 +180,32 @@ def test_the_tournament_page_passes_axe_and_fits_a_phone(url: str, person: Any) 
             assert not serious(shown), serious(shown)
             shown.screenshot(path=str(ARTIFACTS / f"tournament-{who}-{label}.png"), full_page=True)
     assert httpx.get(f"{url}/tournaments/nope/view").status_code == 404
+
+
+def test_a_line_with_a_level_in_brackets_enters_a_computer_player_in_the_lobby(
+    url: str, person: Any
+) -> None:
+    lobby = person(f"{url}/")
+    lobby.wait_for_selector("#tournament-form #t-ruleset option", state="attached")
+    assert "[expert]" in lobby.locator("#t-players-help").inner_text()
+    lobby.select_option("#t-ruleset", "race35")
+    lobby.fill("#t-seats", "2")
+    lobby.fill("#t-players", "Ann\nBob\nCat\nRobin [expert]")
+    lobby.click("#create-tournament")
+    lobby.wait_for_selector("#tournament-links")
+    shown = lobby.locator("#tournament-links a[id^='tournament-player-']").all_inner_texts()
+    assert len(shown) == 3 and not any("Robin" in text for text in shown)  # no link for a bot
+    director = lobby.locator("#tournament-director").get_attribute("href") or ""
+    tournament_id = director.split("/tournaments/")[1].split("/")[0]
+    headers = {"Authorization": f"Bearer {token_of(director)}"}
+    record = httpx.get(f"{url}/tournaments/{tournament_id}/record", headers=headers).json()
+    created = record["events"][0]["data"]
+    assert created["bots"] == {"Robin": "expert"}
+    assert [
+        p["name"] for p in httpx.get(f"{url}/tournaments/{tournament_id}").json()["players"]
+    ] == [
+        "Ann",
+        "Bob",
+        "Cat",
+        "Robin",
+    ]
