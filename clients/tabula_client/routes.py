@@ -82,6 +82,7 @@ OPERATIONS = {
     "audit": "audit",
     "exportGame": "export",
     "getBoardSvg": "board_svg",
+    "getRulesetBoardSvg": "ruleset_board_svg",
     "viewGame": "game_page",
     "standings": "standings",
     "archive": "archive",
@@ -151,6 +152,11 @@ class Routes:
     def ruleset(self, name: str) -> Call[RuleSetDetail]:
         """``GET /rulesets/{name}``: one rule set, its rules text and its options' schema."""
         return self._call("GET", "/rulesets/" + quote(name, safe=""), _decoder(RuleSetDetail))
+
+    def ruleset_board_svg(self, name: str, lang: str | None = None) -> Call[str]:
+        """``GET /rulesets/{name}/board.svg?lang=``: the rule set's board as a game begins."""
+        path = "/rulesets/" + quote(name, safe="") + "/board.svg"
+        return self._call("GET", path, _text, params={"lang": lang}, accept="image/svg+xml")
 
     def bots(self) -> Call[list[BotInfo]]:
         """``GET /bots``: the bot levels a seat can be played by, weakest first."""
@@ -345,10 +351,13 @@ class Routes:
         """``GET /games/{id}/export``: the game record, kept whole in ``GameRecord.raw``."""
         return self._call("GET", _game_path(game_id, "export"), parse_record)
 
-    def board_svg(self, game_id: str, at: int | None = None) -> Call[str]:
-        """``GET /games/{id}/board.svg?at=N``: the board as an SVG picture."""
+    def board_svg(
+        self, game_id: str, at: int | None = None, lang: str | None = None
+    ) -> Call[str]:
+        """``GET /games/{id}/board.svg?at=N&lang=``: the board as an SVG picture."""
         path = _game_path(game_id, "board.svg")
-        return self._call("GET", path, _text, params={"at": at}, accept="image/svg+xml")
+        params = {"at": at, "lang": lang}
+        return self._call("GET", path, _text, params=params, accept="image/svg+xml")
 
     def game_page(self, game_id: str) -> Call[str]:
         """``GET /games/{id}/view``: the HTML page that shows the game live."""

@@ -9,6 +9,7 @@ play page of every rule set, at 1280 and 390 px wide, are saved to ``tests/artif
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import re
@@ -40,6 +41,16 @@ except ImportError:  # pragma: no cover - CI installs them with the test extra
 
 ARTIFACTS = Path(__file__).parent.parent / "artifacts"
 SORRY_OFFSETS = {"red": 0, "blue": 15, "yellow": 30, "green": 45}
+
+
+ENGLISH: dict[str, str] = json.loads(
+    (Path(__file__).parents[2] / "service" / "static" / "i18n" / "en.json").read_text()
+)
+
+
+def title(ruleset: str) -> str:
+    """The rule set's name as an English page shows it (its id stays in the API)."""
+    return ENGLISH[f"ruleset.{ruleset}.title"]
 
 
 @pytest.fixture(scope="module")
@@ -210,7 +221,7 @@ def test_ann_and_bob_create_a_game_in_the_lobby_and_play_it_to_the_end_by_clicks
     ann, bob = person(links[0]), person(links[1])
     for page, name in ((ann, "Ann"), (bob, "Bob")):
         page.wait_for_selector("#seats .seat")
-        assert f"{ruleset}: {name}" in page.inner_text("#title")
+        assert f"{title(ruleset)}: {name}" in page.inner_text("#title")
         assert "#token" not in page.url  # taken out of the address bar, kept for the tab
     final = play_to_the_end(url, [ann, bob], links, limit=1000)
     (winner,) = final["winners"]
@@ -548,7 +559,7 @@ def test_the_referee_link_plays_for_the_pending_seat_and_sees_every_hand(
     create_in_lobby(lobby, "sorry-hand", ["Ann", "Bob"])
     referee = person(lobby.locator("#link-referee").get_attribute("href") or "")
     shows(referee, 1)
-    assert "sorry-hand: referee" in referee.inner_text("#title")
+    assert f"{title('sorry-hand')}: referee" in referee.inner_text("#title")
     assert referee.inner_text('#actions button[data-move="deal"]') == "Ann: Deal the cards"
     click_to_play(referee, '#actions button[data-move="deal"]')
     game = referee.url.split("/games/")[1].split("/")[0]
