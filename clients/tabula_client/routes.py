@@ -351,9 +351,7 @@ class Routes:
         """``GET /games/{id}/export``: the game record, kept whole in ``GameRecord.raw``."""
         return self._call("GET", _game_path(game_id, "export"), parse_record)
 
-    def board_svg(
-        self, game_id: str, at: int | None = None, lang: str | None = None
-    ) -> Call[str]:
+    def board_svg(self, game_id: str, at: int | None = None, lang: str | None = None) -> Call[str]:
         """``GET /games/{id}/board.svg?at=N&lang=``: the board as an SVG picture."""
         path = _game_path(game_id, "board.svg")
         params = {"at": at, "lang": lang}

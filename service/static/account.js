@@ -38,8 +38,9 @@ function passed(name, given, chance) {
 function finished(d, seats) {
   const won = names(d.winners.map((s) => seatName(seats, s)));
   const count = d.winners.length;
-  if (won) return t(d.reason ? "account.wonWhy" : "account.won", { names: won, count, reason: d.reason });
-  return t(d.reason ? "account.noWinnerWhy" : "account.noWinner", { reason: d.reason });
+  const reason = reasonText(d.reason);
+  if (won) return t(d.reason ? "account.wonWhy" : "account.won", { names: won, count, reason });
+  return t(d.reason ? "account.noWinnerWhy" : "account.noWinner", { reason });
 }
 
 /** One event in words (with the chance that caused a pass): `{ text, kind, chance }`;

@@ -5,6 +5,7 @@ every key used by the pages and every key the pages use in the catalogue."""
 from __future__ import annotations
 
 import json
+import random
 import re
 from pathlib import Path
 
@@ -14,6 +15,7 @@ from domain.model import options_schema
 from domain.registry import RULESETS
 from service.api.problems import PROBLEMS
 from service.usecases import bots
+from tests.domain.playout import random_events
 
 STATIC = Path(__file__).parents[2] / "service" / "static"
 LANGUAGES = ("en", "es", "nl", "da", "de", "fr")
@@ -139,3 +141,25 @@ def test_the_argument_reader_sees_nested_arguments_and_refuses_a_plural_without_
     assert arguments(message) == {"colour", "name", "count"}
     with pytest.raises(AssertionError):
         arguments("{count, plural, one {# card}}")
+
+
+def reason_patterns() -> list[re.Pattern[str]]:
+    """The referee's reasons the pages put in their own words (``REASONS`` in words.js)."""
+    source = (STATIC / "words.js").read_text()
+    table = source[
+        source.index("const REASONS = [") : source.index("];", source.index("const REASONS"))
+    ]
+    return [re.compile(literal) for literal in re.findall(r"\[/(\^.*?\$)/,", table)]
+
+
+@pytest.mark.parametrize("ruleset", sorted(RULESETS))
+def test_every_reason_a_random_game_gives_is_said_in_the_pages_words(ruleset: str) -> None:
+    rules, patterns, unsaid = RULESETS[ruleset], reason_patterns(), set()
+    for game in range(6):
+        state = rules.setup({}, min(4, rules.MAX_PLAYERS))
+        for _, events in random_events(rules, state, random.Random(game), limit=20_000):
+            for event in events:
+                reasons = [getattr(event, "reason", "")]
+                reasons += [effect.why for effect in getattr(event, "effects", ())]
+                unsaid |= {r for r in reasons if r and not any(p.match(r) for p in patterns)}
+    assert not unsaid, f"{ruleset}: reasons the pages show in English: {sorted(unsaid)}"
