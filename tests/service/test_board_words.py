@@ -17,6 +17,7 @@ from litestar.testing import TestClient
 from domain.registry import RULESETS
 from service import words
 from tests.service.conftest import auth, play_to_end
+from tests.service.message_formats import FORMATS
 
 STATIC = Path(__file__).parents[2] / "service" / "static" / "i18n"
 ENGLISH: dict[str, str] = json.loads((STATIC / "en.json").read_text())
@@ -137,27 +138,10 @@ def test_the_language_chosen_from_an_accept_language_header(
     assert words.choose(None, header) == expected
 
 
-FORMATS = [
-    ("{n, plural, one {# card} other {# cards}}", {"n": 1}, "en", "1 card"),
-    ("{n, plural, one {# card} other {# cards}}", {"n": 3}, "en", "3 cards"),
-    ("{n, plural, =0 {none} one {# card} other {# cards}}", {"n": 0}, "en", "none"),
-    ("{n, plural, one {# tour} other {# tours}}", {"n": 0}, "fr", "0 tour"),
-    ("{c, select, red {rote} other {{c}}} Figur {k}", {"c": "red", "k": 2}, "de", "rote Figur 2"),
-    ("{c, select, red {rote} other {{c}}}", {"c": "teal"}, "de", "teal"),
-    (
-        "{c, select, a {{n, plural, one {# a} other {# as}}} other {x}}",
-        {"c": "a", "n": 2},
-        "en",
-        "2 as",
-    ),
-    ("{name} has {missing}", {"name": "Ann"}, "en", "Ann has {missing}"),
-]
-
-
 @pytest.mark.parametrize(("message", "params", "lang", "expected"), FORMATS)
 def test_the_service_formats_messages_as_the_pages_do(
     message: str, params: dict[str, Any], lang: str, expected: str
 ) -> None:
-    """The cases of the pages' formatter test (test_languages_browser.py), but 1.200 (the
-    board's numbers are small and shown without grouping)."""
+    """The cases of the pages' formatter test (test_languages_browser.py), but its grouped
+    1.200 (the board's numbers are small and shown without grouping)."""
     assert words.render(message, params, lang) == expected

@@ -20,6 +20,7 @@ from domain.registry import RULESETS
 from service.app import create_app
 from service.settings import Settings
 from tests.live import serving
+from tests.service.message_formats import FORMATS, GROUPED
 
 pytestmark = pytest.mark.browser
 
@@ -60,29 +61,11 @@ def open_as(browser: Browser, address: str, locale: str, viewport: dict[str, int
     return page
 
 
-FORMATS = [
-    ("{n, plural, one {# card} other {# cards}}", {"n": 1}, "en", "1 card"),
-    ("{n, plural, one {# card} other {# cards}}", {"n": 3}, "en", "3 cards"),
-    ("{n, plural, =0 {none} one {# card} other {# cards}}", {"n": 0}, "en", "none"),
-    ("{n, plural, one {# tour} other {# tours}}", {"n": 0}, "fr", "0 tour"),  # French: 0 is one
-    ("{n, plural, one {# Karte} other {# Karten}}", {"n": 1200}, "de", "1.200 Karten"),
-    ("{c, select, red {rote} other {{c}}} Figur {k}", {"c": "red", "k": 2}, "de", "rote Figur 2"),
-    ("{c, select, red {rote} other {{c}}}", {"c": "teal"}, "de", "teal"),
-    (
-        "{c, select, a {{n, plural, one {# a} other {# as}}} other {x}}",
-        {"c": "a", "n": 2},
-        "en",
-        "2 as",
-    ),
-    ("{name} has {missing}", {"name": "Ann"}, "en", "Ann has {missing}"),
-]
-
-
 def test_the_formatter_fills_plurals_selects_and_placeholders(url: str, browser: Browser) -> None:
     body = {"ruleset": "race35", "seats": [{"name": "Ann"}, {"name": "Bob"}]}
     created = httpx.post(f"{url}/games", json=body).json()
     page = open_as(browser, f"{url}/games/{created['id']}/view", "en-GB")
-    for message, params, lang, expected in FORMATS:
+    for message, params, lang, expected in [*FORMATS, GROUPED]:
         got = page.evaluate(
             "async ([m, p, l]) => (await import('/static/i18n.js')).render(m, p, l)",
             [message, params, lang],
