@@ -44,7 +44,7 @@ LEVELS: tuple[Level, ...] = (
     Level(
         "expert",
         "Searches each move to the next decision, weighing every die or card by its chance.",
-        2,
+        3,
         ALL,
     ),
 )
@@ -92,7 +92,8 @@ def choose(
     if level == "greedy":
         return greedy.choose(pieces, [list(t) for t in teams], moves, rng).id
     owner = {piece.id: piece.seat for piece in pieces}
-    judge = expert.Judge(layout, owner, [list(t) for t in teams])
+    weights = expert.WEIGHTS.get(ruleset, expert.PLAIN)
+    judge = expert.Judge(layout, owner, [list(t) for t in teams], weights)
     at = {piece.id: piece.at for piece in pieces}
     return expert.choose(rules, state, judge, at, seat, moves, rng).id
 

@@ -22,7 +22,8 @@ class Board:
     path's first square. ``reach[d]`` is the chance that an opponent piece ``d`` squares behind
     one (negative: ahead, for backward moves) lands on it on its next turn; ``enter`` the
     chance that a seat with a piece in start brings one onto its first square (capturing what
-    stands there) on its next turn, when that square is open to capture.
+    stands there) on its next turn, when that square is open to capture. ``lane_wins``: a
+    piece in its lane counts as home (``ludo``'s default ``win_condition``, ``home_column``).
     """
 
     loop: int
@@ -34,6 +35,7 @@ class Board:
     reach: dict[int, float]
     safe: frozenset[str] = frozenset()
     enter: float = 0.0
+    lane_wins: bool = False
 
     @property
     def length(self) -> int:
@@ -72,6 +74,12 @@ def _dice(count: int, bonus: bool = False) -> dict[int, float]:
     return reach
 
 
+def _sixes() -> dict[int, float]:
+    """The chance that one die, thrown again after each 6 (twice at most: the third 6 is not
+    played), carries one piece exactly ``d`` squares."""
+    return {d: (1 / 6) ** (1 + (d - 1) // 6) for d in range(1, 18)}
+
+
 def _cards(
     forward: tuple[int, ...], backward: tuple[int, ...], hand: int, kinds: int
 ) -> dict[int, float]:
@@ -107,7 +115,9 @@ def _seating(players: int) -> tuple[int, ...]:
 
 
 @lru_cache(maxsize=64)
-def _board(ruleset: str, players: int, length: int, dice: int) -> Board | None:
+def _board(
+    ruleset: str, players: int, length: int, dice: int, lane_wins: bool = False
+) -> Board | None:
     sides = _seating(players)
     if ruleset == "sorry":
         return _sorry(players, 1)
@@ -120,7 +130,7 @@ def _board(ruleset: str, players: int, length: int, dice: int) -> Board | None:
         return Board(68, 1, exits, 64, 7, 1, _dice(dice), PARCHIS_SAFE)
     if ruleset == "ludo":
         exits = tuple((0, 13, 26, 39)[side] for side in sides)
-        return Board(52, 0, exits, 51, 5, 1, _dice(1), enter=1 / 6)
+        return Board(52, 0, exits, 51, 5, 1, _sixes(), enter=1 / 6, lane_wins=lane_wins)
     return None
 
 
@@ -128,4 +138,5 @@ def board(ruleset: str, players: int, options: dict[str, Any]) -> Board | None:
     """The board of ``ruleset`` for ``players`` seats with ``options`` (None: race35)."""
     length = int(options.get("section_length", 15))
     dice = 2 if ruleset == "parchis-2dice" else 1
-    return _board(ruleset, players, length, dice)
+    lane_wins = ruleset == "ludo" and options.get("win_condition", "home_column") == "home_column"
+    return _board(ruleset, players, length, dice, lane_wins)

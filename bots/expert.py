@@ -14,18 +14,30 @@ from __future__ import annotations
 
 import random
 from itertools import combinations_with_replacement
-from typing import Any
+from typing import Any, NamedTuple
 
 from bots.boards import Board
 from domain.events import CardDrawn, DiceRolled, Event
 from domain.model import CHANCE_KINDS, Draw, Move, Roll
 from domain.replay import settle
 
-OUT = 15.0
-SAFE = 8.0
-HOME = 12.0
-DANGER = 0.8
+
+class Weights(NamedTuple):
+    """The evaluation's terms: squares' worth of a piece out of start, safe in its lane and
+    home, and the share of a piece's worth that the chance of its capture costs."""
+
+    out: float = 15.0
+    safe: float = 8.0
+    home: float = 12.0
+    danger: float = 0.8
+
+
+PLAIN = Weights()
+WEIGHTS = {"ludo": Weights(out=8.0, danger=1.6)}
+"""Rule sets whose weights differ (measured by ``bench/bots.py``): a ludo piece out of start
+is worth less than a parchis one, and its capture costs more (no square is safe)."""
 WON = 1e6
+LANE_TIE = 0.01
 CANDIDATES = 6
 """Moves searched past the first look (the best by evaluation)."""
 BUDGET = 240
@@ -50,8 +62,15 @@ Places = dict[str, str]
 class Judge:
     """Scores boards for one seat: its team's pieces against the other teams'."""
 
-    def __init__(self, board: Board, owner: dict[str, int], teams: list[list[int]]) -> None:
+    def __init__(
+        self,
+        board: Board,
+        owner: dict[str, int],
+        teams: list[list[int]],
+        weights: Weights = PLAIN,
+    ) -> None:
         self.board = board
+        self.weights = weights
         self.owner = owner
         self.team_of = {seat: tuple(team) for team in teams for seat in team}
         loop = board.loop
@@ -65,17 +84,20 @@ class Judge:
         known = self.memo.get((seat, where))
         if known is not None:
             return known
-        board = self.board
+        board, (out, safe, home, _) = self.board, self.weights
         cell = board.cell(where)
         if where == "start":
             known = (0.0, None, None)
         else:
             left = board.to_home(seat, where)
-            value = board.length - left + OUT
-            if where == "home" or left == 0:
-                known = (value + HOME + SAFE, None, None)
+            value = board.length - left + out
+            if board.lane_wins and (where == "home" or where.startswith("lane:")):
+                # the piece counts as home: a square further up its lane is worth only a tie-break
+                known = (board.length + out + home + safe - LANE_TIE * left, None, None)
+            elif where == "home" or left == 0:
+                known = (value + home + safe, None, None)
             elif where.startswith("lane:"):
-                known = (value + SAFE, None, None)
+                known = (value + safe, None, None)
             else:
                 known = (value, None if where in board.safe else cell, cell)
         self.memo[seat, where] = known
@@ -99,7 +121,7 @@ class Judge:
                 hunters.append((team, cell, board.to_home(seat, where) - board.lane - 1))
             elif where == "start" and board.enter:
                 waiting[(board.exits[seat] - board.first) % board.loop] = team
-        reach, loop = self.reach, board.loop
+        reach, loop, danger = self.reach, board.loop, self.weights.danger
         for team, cell, value in exposed:
             chance = 0.0
             for side, other, ahead in hunters:
@@ -108,7 +130,7 @@ class Judge:
                     chance += reach[gap]
             if waiting.get(cell, team) != team:
                 chance += board.enter
-            totals[team] -= DANGER * min(chance, 1.0) * value
+            totals[team] -= danger * min(chance, 1.0) * value
         return totals
 
     def value(self, at: Places, seat: int) -> float:
