@@ -93,7 +93,7 @@ class Judge:
             value = board.length - left + out
             if board.lane_wins and (where == "home" or where.startswith("lane:")):
                 # the piece counts as home: a square further up its lane is worth only a tie-break
-                known = (board.length + out + home + safe - LANE_TIE * left, None, None)
+                known = (board.length + out + safe - LANE_TIE * left, None, None)
             elif where == "home" or left == 0:
                 known = (value + home + safe, None, None)
             elif where.startswith("lane:"):
