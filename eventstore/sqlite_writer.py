@@ -19,6 +19,7 @@ file deleted or replaced refuses every job.
 
 from __future__ import annotations
 
+import asyncio
 import queue
 import sqlite3
 import threading
@@ -48,12 +49,49 @@ Outcome = tuple[bool, Any]
 """A job's outcome: (True, its value) or (False, its error)."""
 
 
+class Awaited:
+    """The future of a job awaited on an event loop: the writer thread resolves it on its
+    loop (one callback there, where a ``concurrent.futures.Future`` wrapped by
+    ``asyncio.wrap_future`` makes a chain of them and a condition variable). A job whose
+    awaiting task was cancelled goes on; its outcome is dropped."""
+
+    __slots__ = ("_done", "future", "loop")
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.loop, self.future = loop, loop.create_future()
+        self._done = False
+
+    def done(self) -> bool:
+        return self._done
+
+    def set_result(self, value: Any) -> None:
+        self._settle(True, value)
+
+    def set_exception(self, error: BaseException) -> None:
+        self._settle(False, error)
+
+    def _settle(self, ok: bool, value: Any) -> None:
+        self._done = True
+        with suppress(RuntimeError):  # the loop is closed: nobody awaits it any more
+            self.loop.call_soon_threadsafe(_resolve, self.future, ok, value)
+
+
+def _resolve(future: asyncio.Future[Any], ok: bool, value: Any) -> None:
+    """On the loop: an ``Awaited`` job's outcome into its future, unless it was cancelled."""
+    if future.cancelled():
+        return
+    if ok:
+        future.set_result(value)
+    else:
+        future.set_exception(value)
+
+
 class _Job(msgspec.Struct):
     """One unit of the writer's work (an append) and the future its caller waits on."""
 
     doing: str
     work: Work
-    future: Future[Any]
+    future: Future[Any] | Awaited
 
 
 class Heads:
@@ -130,14 +168,23 @@ class Writer:
 
     def enqueue(self, doing: str, work: Work) -> Future[Any]:
         """Queue work for the writer; the future resolves once its batch has committed."""
-        job = _Job(doing, work, Future())
+        future: Future[Any] = Future()
+        self._put(_Job(doing, work, future))
+        return future
+
+    def enqueue_awaited(self, doing: str, work: Work) -> asyncio.Future[Any]:
+        """``enqueue`` from the running event loop: an asyncio future, resolved on it."""
+        awaited = Awaited(asyncio.get_running_loop())
+        self._put(_Job(doing, work, awaited))
+        return awaited.future
+
+    def _put(self, job: _Job) -> None:
         with self._closing:
             if self._closed:
-                raise StoreError(f"{doing}: the store is closed")
+                raise StoreError(f"{job.doing}: the store is closed")
             if not self._thread.is_alive():  # not expected: the writer survives every error
-                raise self._faults.refused("writer-stopped", doing, "the writer is not running")
+                raise self._faults.refused("writer-stopped", job.doing, "the writer is not running")
             self.queue.put(job)
-        return job.future
 
     def close(self) -> None:
         """Let the writer finish what is queued, then close the write connection."""

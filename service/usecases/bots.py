@@ -28,6 +28,7 @@ import structlog
 import bots
 from domain.events import Event
 from domain.model import CHANCE_KINDS, GameError, Move
+from domain.replay import Replay
 from eventstore import Appending, StoredEvent, SummaryQuery
 from service.core.actor import Actor
 from service.core.commands import HandOver, PlayMove
@@ -83,6 +84,11 @@ def bot_seed(game_id: str, version: int) -> int:
     """The seed of the bot's own generator for the decision at ``version`` of ``game_id``."""
     digest = hashlib.sha256(f"{game_id}:{version}".encode()).digest()
     return int.from_bytes(digest[:8], "big")
+
+
+def plays(replay: Replay) -> bool:
+    """Whether a bot plays a seat of the game, and it runs."""
+    return bool(replay.top.bots) and not replay.state.finished
 
 
 def bot_key(game_id: str, version: int, seat: int) -> str:
@@ -147,8 +153,8 @@ class BotDriver:
         )
         if seats_a_bot:
             self.queue(appending.stream_id)
-        elif self.games.holds(appending.stream_id):
-            self.poke(appending.stream_id)
+        elif (game := self.games.held(appending.stream_id)) is not None and plays(game.replay):
+            self.queue(appending.stream_id)
 
     def poke(self, game_id: str) -> None:
         """Look at ``game_id`` soon (on a worker) if a bot plays one of its seats."""
@@ -157,7 +163,7 @@ class BotDriver:
                 held = game.replay
         except Refusal:
             return
-        if held.top.bots and not held.state.finished:
+        if plays(held):
             self.queue(game_id)
 
     def queue(self, game_id: str) -> None:

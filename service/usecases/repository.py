@@ -193,6 +193,12 @@ class Repository:
         with self._lock:
             return game_id in self._games
 
+    def held(self, game_id: str) -> Game | None:
+        """The game in memory, if it is, neither locked nor caught up: for a glance at its
+        ``replay`` (immutable; a write replaces it whole), never to change it."""
+        with self._lock:
+            return self._games.get(game_id)
+
     def due(self, now: datetime) -> list[str]:
         """The games whose deadline (a clock running out) has come by ``now``."""
         return [game_id for game_id, _ in self.store.due(iso_timestamp(now))]
