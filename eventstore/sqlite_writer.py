@@ -150,12 +150,13 @@ class Writer:
         self._counts = {"appends": 0, "commits": 0, "largest_batch": 0}
         self._watch = watch  # only a file can have other writers
         self._watched_at = 0.0
-        self._thread = threading.Thread(target=self._write_batches, daemon=True, name="store")
+        self._running = True  # until the thread ends: a flag, read on every append
+        self._thread = threading.Thread(target=self._run, daemon=True, name="store")
         self._thread.start()
 
     def is_alive(self) -> bool:
         """Whether the thread runs and takes work (not closed)."""
-        return self._thread.is_alive() and not self._closed
+        return self._running and not self._closed
 
     def stats(self) -> dict[str, int]:
         """Counts since opening: appends, commits, and the largest batch committed."""
@@ -182,7 +183,7 @@ class Writer:
         with self._closing:
             if self._closed:
                 raise StoreError(f"{job.doing}: the store is closed")
-            if not self._thread.is_alive():  # not expected: the writer survives every error
+            if not self._running:  # not expected: the writer survives every error
                 raise self._faults.refused("writer-stopped", job.doing, "the writer is not running")
             self.queue.put(job)
 
@@ -196,6 +197,13 @@ class Writer:
             self._thread.join()
         with self.lock:
             self.conn.close()
+
+    def _run(self) -> None:
+        """The writer thread's life."""
+        try:
+            self._write_batches()
+        finally:
+            self._running = False
 
     def _write_batches(self) -> None:
         """The writer thread: commit whatever is queued as one batch, until closed; between

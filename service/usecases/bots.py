@@ -151,9 +151,8 @@ class BotDriver:
             (e.type == "GameCreated" and e.data.get("bots")) or e.type == "SeatHandedOver"
             for e in appending.events
         )
-        if seats_a_bot:
-            self.queue(appending.stream_id)
-        elif (game := self.games.held(appending.stream_id)) is not None and plays(game.replay):
+        game = None if seats_a_bot else self.games.held(appending.stream_id)
+        if seats_a_bot or (game is not None and plays(game.replay)):
             self.queue(appending.stream_id)
 
     def poke(self, game_id: str) -> None:
