@@ -132,12 +132,13 @@ class Session:
         await self.send(Welcome(role_name(self.role), seat, version))
 
     async def run(self) -> None:
-        """Push the log's news and answer the caller's messages, until either ends."""
+        """Push the log's news and answer the caller's messages, until either ends (each in
+        a task of its own: a message wakes a short stack, not the handler's whole chain of
+        middleware)."""
         try:
             async with anyio.create_task_group() as tasks:
                 tasks.start_soon(self.push)
-                await self.answer()
-                tasks.cancel_scope.cancel()
+                tasks.start_soon(self.answer)
         except ExceptionGroup as group:  # the first reason to close, not the group
             closed = [e for e in group.exceptions if isinstance(e, Closed)]
             raise (closed[0] if closed else group.exceptions[0]) from None
