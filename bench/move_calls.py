@@ -12,6 +12,9 @@ synchronous=FULL, log level warning), in a subprocess started by this script. N 
   unlike the times: a game's creation and its one GET /legal-moves are shared out over its
   moves) and the functions that made the most calls a move.
 
+The server is this tree's, or ``--root``'s (another checkout, for the figures before a change:
+``git archive <rev> | tar -x -C /tmp/before`` then ``--root /tmp/before``).
+
 Run ``python bench/move_calls.py [--transport socket] [--clients 8] [--seconds 8] [--top 30]``.
 """
 
@@ -32,7 +35,6 @@ import subprocess  # noqa: E402
 import tempfile  # noqa: E402
 import time  # noqa: E402
 
-from bench.api import run_clients  # noqa: E402
 from bench.harness import free_port, wait_until_up  # noqa: E402
 
 TICK = os.sysconf("SC_CLK_TCK")
@@ -83,11 +85,14 @@ def thread_cpu(pid: int) -> tuple[float, float]:
 
 def measure(args: argparse.Namespace, profiled: bool) -> None:
     """One run of the clients against a fresh server; prints its line."""
+    from bench.api import run_clients  # imports the store: not in the server's process
+
     with tempfile.TemporaryDirectory() as folder:
         port, stats = free_port(), str(Path(folder) / "loop.prof")
         env = os.environ | {"TABULA_LOG_LEVEL": "warning", "TABULA_CREATE_RATE": "0"}
         command = [sys.executable, __file__, "--serve", str(Path(folder) / "t.db"), str(port)]
-        process = subprocess.Popen([*command, stats], cwd=ROOT, env=env)
+        command += [stats, str(args.root)]
+        process = subprocess.Popen(command, cwd=args.root, env=env)
         url = f"http://127.0.0.1:{port}"
         try:
             wait_until_up(url, process)
@@ -139,9 +144,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seconds", type=float, default=8.0)
     parser.add_argument("--top", type=int, default=30, help="functions listed")
     parser.add_argument("--save", type=Path, help="keep the profile (pstats) in this file")
-    parser.add_argument("--serve", nargs=3, help=argparse.SUPPRESS)
+    parser.add_argument("--root", type=Path, default=ROOT, help="the tree whose server runs")
+    parser.add_argument("--serve", nargs=4, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.serve:
+        sys.path[0] = args.serve[3]  # the server's own tree (``--root``)
         serve(args.serve[0], int(args.serve[1]), args.serve[2])
         return
     print("transport  clients   moves  moves/s  loop ms/move  others ms/move")
