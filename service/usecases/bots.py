@@ -20,6 +20,7 @@ import queue
 import threading
 import time
 from collections import OrderedDict
+from collections.abc import Sequence
 from typing import NamedTuple
 
 import msgspec
@@ -29,7 +30,7 @@ import bots
 from domain.events import Event
 from domain.model import CHANCE_KINDS, GameError, Move
 from domain.replay import Replay
-from eventstore import Appending, StoredEvent, SummaryQuery
+from eventstore import Appending, NewEvent, StoredEvent, SummaryQuery
 from service.core.actor import Actor
 from service.core.commands import HandOver, PlayMove
 from service.core.refusal import Refusal
@@ -84,6 +85,17 @@ def bot_seed(game_id: str, version: int) -> int:
     """The seed of the bot's own generator for the decision at ``version`` of ``game_id``."""
     digest = hashlib.sha256(f"{game_id}:{version}".encode()).digest()
     return int.from_bytes(digest[:8], "big")
+
+
+def seats_a_bot(events: Sequence[NewEvent]) -> bool:
+    """Whether appending ``events`` seats a bot: a game created with bots, a seat handed to
+    one (a loop, not a generator: every commit asks)."""
+    for event in events:
+        if event.type == "SeatHandedOver" or (
+            event.type == "GameCreated" and event.data.get("bots")
+        ):
+            return True
+    return False
 
 
 def plays(replay: Replay) -> bool:
@@ -147,12 +159,9 @@ class BotDriver:
         looked at whatever the game in memory says; any other, if the game in memory has
         bots (nothing is read on the committing thread, which may be the event loop's). The
         worker reads the game afresh. Other processes' games: ``resume``."""
-        seats_a_bot = any(
-            (e.type == "GameCreated" and e.data.get("bots")) or e.type == "SeatHandedOver"
-            for e in appending.events
-        )
-        game = None if seats_a_bot else self.games.held(appending.stream_id)
-        if seats_a_bot or (game is not None and plays(game.replay)):
+        seating = seats_a_bot(appending.events)
+        game = None if seating else self.games.held(appending.stream_id)
+        if seating or (game is not None and plays(game.replay)):
             self.queue(appending.stream_id)
 
     def poke(self, game_id: str) -> None:
