@@ -44,6 +44,7 @@ def serve(database: str, port: int, stats: str) -> None:
     """The server process: the service on uvicorn, ``cProfile`` on its event loop's thread
     from SIGUSR1 to SIGUSR2 (then the stats go to the file ``stats``)."""
     import cProfile
+    import logging
 
     import msgspec
     import uvicorn
@@ -64,7 +65,9 @@ def serve(database: str, port: int, stats: str) -> None:
     app = create_app(settings)
     tune_gc()
     tune_threads()
-    uvicorn.Server(server_config(settings, app)).run()
+    config = server_config(settings, app)
+    logging.getLogger("uvicorn.error").setLevel(logging.WARNING)  # no line per socket
+    uvicorn.Server(config).run()
 
 
 def thread_cpu(pid: int) -> tuple[float, float]:
@@ -104,7 +107,8 @@ def measure(args: argparse.Namespace, profiled: bool) -> None:
             after = thread_cpu(process.pid)
             if profiled:
                 process.send_signal(signal.SIGUSR2)
-                while not Path(stats).exists():
+                deadline = time.monotonic() + 30
+                while not Path(stats).exists() and time.monotonic() < deadline:
                     time.sleep(0.05)
                 time.sleep(0.5)  # the dump is written
         finally:
