@@ -20,6 +20,7 @@ RUNS = [
     (["abuse.py", "--seconds", "0.3", "--quick"], "attacker saw"),
     (["reads.py", "--sizes", "30", "120", "--reads", "2"], "standings ms"),
     (["pairings.py", "--players", "8", "--seeds", "1"], "first seats"),
+    (["hands.py", "--games", "1"], "misses/decisions"),
     (["bot_service.py", "--games", "1", "--rulesets", "sorry", "--levels", "random"], "p95 ms"),
 ]
 
