@@ -16,11 +16,13 @@ for training):
 - speed (targets: a 400-event game at most 10 s, one position's hint at most 50 ms): CPU
   seconds of one position's chances, of one position's hint (every legal move valued: the
   mean and the slowest) and of the analysis of a game's first 400 events;
-- luck (target: about zero): each seat's luck summed over each of ``--luck-games`` games,
-  its mean and a 95% interval; met when every interval holds zero.
+- luck (target: about zero): each seat's luck summed over each of ``--luck-games`` games
+  (the luck alone, no decision judged), its mean and a 95% interval; met when every interval
+  holds zero. ``--jobs`` analyses that many games at once (one process each); a partial line
+  is printed every ``--every`` games.
 
-Run ``python bench/analysis.py [--positions 10000] [--luck-games 1000] [--ruleset sorry]
-[--skip luck]``.
+Run ``python bench/analysis.py [--positions 10000] [--luck-games 1000] [--jobs 2]
+[--ruleset sorry] [--skip luck]``; ``--ruleset`` again adds a rule set, in the order given.
 """
 
 from __future__ import annotations

@@ -19,17 +19,15 @@ from domain.model import Deal, Draw, Roll
 from domain.registry import RULESETS
 from domain.replay import Replay
 
-CHANCES = 30
 
-
-def chance_positions(ruleset: str, seed: int) -> Iterator[tuple[Any, Any, Event]]:
-    """(rules, state before, event) of the first chance events of a self-play game."""
+def chance_positions(ruleset: str, seed: int, count: int) -> Iterator[tuple[Any, Any, Event]]:
+    """(rules, state before, event) of the first ``count`` chance events of a self-play game."""
     log = recorded(ruleset, seed)
     _, created = log[0]
     replay = Replay(created)  # type: ignore[arg-type]
     found = 0
     for version, event in log[1:]:
-        if isinstance(event, DiceRolled | CardDrawn | CardsDealt) and found < CHANCES:
+        if isinstance(event, DiceRolled | CardDrawn | CardsDealt) and found < count:
             found += 1
             yield replay.rules, replay.state, event
         replay.push(version, event)
@@ -49,7 +47,7 @@ def test_the_outcomes_luck_is_judged_against_carry_the_real_events_probabilities
     those enumerated (or, for a deal, of that shape)."""
     model = load(ruleset)
     checked = 0
-    for rules, state, event in chance_positions(ruleset, 7):
+    for rules, state, event in chance_positions(ruleset, 7, 30):
         seat = getattr(event, "seat", getattr(event, "dealer", 0))
         found = outcomes(rules, state, seat, random.Random(1))
         weights = {outcome: weight for outcome, weight in found}
@@ -84,7 +82,7 @@ def test_luck_averages_to_zero_over_the_outcomes_it_is_judged_against(ruleset: s
     each seat's luck weighed over every outcome is zero: with the true weights, its
     expectation is zero whatever the model."""
     model = load(ruleset)
-    for rules, state, event in chance_positions(ruleset, 8):
+    for rules, state, event in chance_positions(ruleset, 8, 10):
         seat = getattr(event, "seat", getattr(event, "dealer", 0))
         found = outcomes(rules, state, seat, random.Random(2))
         mean: dict[int, float] = {}
