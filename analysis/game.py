@@ -114,10 +114,20 @@ def luck(
 ) -> Chances:
     """Each seat's chance after ``event`` minus its average over all outcomes."""
     seat = getattr(event, "seat", getattr(event, "dealer", 0))
-    actual = value(rules, after(rules, state, [event]), model)
+    known: dict[Any, Chances] = {}
+
+    def value_after(outcome: Event) -> Chances:
+        """The value once ``outcome`` happened, once per distinct position (a throw that
+        passes the turn leads where every other such throw leads)."""
+        position = after(rules, state, [outcome])
+        if position not in known:
+            known[position] = value(rules, position, model)
+        return known[position]
+
+    actual = value_after(event)
     mean: Chances = dict.fromkeys(actual, 0.0)
     for outcome, weight in outcomes(rules, state, seat, rng):
-        for s, chance in value(rules, after(rules, state, [outcome]), model).items():
+        for s, chance in value_after(outcome).items():
             mean[s] = mean.get(s, 0.0) + weight * chance
     return {s: actual[s] - mean.get(s, 0.0) for s in actual}
 
@@ -145,6 +155,23 @@ def analyse(
     luck_total = [round(sum(p.luck[s] for p in points if p.luck), 4) for s in range(seats)]
     lost = [round(sum(p.loss or 0.0 for p in points if p.seat == s), 4) for s in range(seats)]
     return Analysis(created.ruleset, seats, points, luck_total, lost)
+
+
+def luck_totals(log: Iterable[tuple[int, Event]], seed: str = "") -> list[float]:
+    """Each seat's luck summed over a game, the same as ``analyse(log, seed).luck``, without
+    the chances and decisions' equity losses that ``analyse`` also computes."""
+    iterator = iter(log)
+    _, created = next(iterator)
+    assert isinstance(created, GameCreated), "a game's log starts with GameCreated"
+    replay = Replay(created)
+    rules, model, seats = replay.rules, load(created.ruleset), len(created.seats)
+    totals = [0.0] * seats
+    for version, event in iterator:
+        if isinstance(event, DiceRolled | CardDrawn | CardsDealt):
+            moved = luck(rules, replay.state, event, model, random.Random(f"{seed}:{version}"))
+            totals = [total + round(moved.get(s, 0.0), 4) for s, total in enumerate(totals)]
+        replay.push(version, event)
+    return [round(total, 4) for total in totals]
 
 
 def examine(

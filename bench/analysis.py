@@ -16,11 +16,13 @@ for training):
 - speed (targets: a 400-event game at most 10 s, one position's hint at most 50 ms): CPU
   seconds of one position's chances, of one position's hint (every legal move valued: the
   mean and the slowest) and of the analysis of a game's first 400 events;
-- luck (target: about zero): each seat's luck summed over each of ``--luck-games`` games,
-  its mean and a 95% interval; met when every interval holds zero.
+- luck (target: about zero): each seat's luck summed over each of ``--luck-games`` games
+  (the luck alone, no decision judged), its mean and a 95% interval; met when every interval
+  holds zero. ``--jobs`` analyses that many games at once (one process each); a partial line
+  is printed every ``--every`` games.
 
-Run ``python bench/analysis.py [--positions 10000] [--luck-games 1000] [--ruleset sorry]
-[--skip luck]``.
+Run ``python bench/analysis.py [--positions 10000] [--luck-games 1000] [--jobs 2]
+[--ruleset sorry] [--skip luck]``; ``--ruleset`` again adds a rule set, in the order given.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ if Path(sys.path[0]).resolve() == ROOT / "bench":
     sys.path[0] = str(ROOT)
 
 import argparse  # noqa: E402
+import concurrent.futures  # noqa: E402
 import math  # noqa: E402
 import random  # noqa: E402
 import statistics  # noqa: E402
@@ -41,7 +44,7 @@ import time  # noqa: E402
 from typing import Any  # noqa: E402
 
 from analysis.features import distance, seat_features  # noqa: E402
-from analysis.game import analyse, value  # noqa: E402
+from analysis.game import analyse, luck_totals, value  # noqa: E402
 from analysis.model import load, predict  # noqa: E402
 from analysis.selfplay import game, recorded, rollout  # noqa: E402
 from analysis.train import HELD_OUT, fit  # noqa: E402
@@ -176,11 +179,24 @@ def speed(ruleset: str) -> list[str]:
     ]
 
 
-def luck(ruleset: str, games: int) -> list[str]:
-    sums = [
-        analyse(recorded(ruleset, seed), str(seed)).luck
-        for seed in range(HELD_OUT + 50_000, HELD_OUT + 50_000 + games)
-    ]
+def game_luck(ruleset: str, seed: int) -> list[float]:
+    """Each seat's luck summed over one held-out self-play game (a worker process's task)."""
+    return luck_totals(recorded(ruleset, seed), str(seed))
+
+
+def luck(ruleset: str, games: int, every: int, pool: concurrent.futures.Executor) -> list[str]:
+    started = time.perf_counter()
+    seeds = range(HELD_OUT + 50_000, HELD_OUT + 50_000 + games)
+    sums: list[list[float]] = []
+    for found in pool.map(game_luck, [ruleset] * games, seeds):
+        sums.append(found)
+        if len(sums) % every == 0 and len(sums) < games:
+            print(f"  partial: {luck_line(sums)}", flush=True)
+    return [f"  {luck_line(sums)} ({time.perf_counter() - started:.0f} s)"]
+
+
+def luck_line(sums: list[list[float]]) -> str:
+    """Each seat's mean luck per game with its 95% interval; met when every interval holds 0."""
     parts, met = [], True
     for seat in range(len(sums[0])):
         values = [s[seat] for s in sums]
@@ -192,11 +208,11 @@ def luck(ruleset: str, games: int) -> list[str]:
         )
         met = met and abs(mean) <= spread
         parts.append(f"seat {seat} {mean:+.4f} ±{spread:.4f}")
-    return [
-        f"  target luck about zero over {games} games (mean per game, 95% interval): "
+    return (
+        f"target luck about zero over {len(sums)} games (mean per game, 95% interval): "
         + ", ".join(parts)
         + f" ({verdict(met)})"
-    ]
+    )
 
 
 def main() -> None:
@@ -209,19 +225,27 @@ def main() -> None:
     parser.add_argument(
         "--skip", choices=["calibration", "speed", "luck"], action="append", default=[]
     )
+    parser.add_argument("--jobs", type=int, default=1)
+    parser.add_argument("--every", type=int, default=100)
     args = parser.parse_args()
-    for ruleset in args.ruleset or sorted(RULESETS):
-        print(ruleset, flush=True)
-        parts = {
-            "calibration": lambda r=ruleset: calibration(
-                r, args.positions, args.floor_positions, args.rollouts
-            ),
-            "speed": lambda r=ruleset: speed(r),
-            "luck": lambda r=ruleset: luck(r, args.luck_games),
-        }
-        for name, part in parts.items():
-            if name not in args.skip:
-                print("\n".join(part()), flush=True)
+    with concurrent.futures.ProcessPoolExecutor(args.jobs) as pool:
+        for ruleset in args.ruleset or sorted(RULESETS):
+            report(ruleset, args, pool)
+
+
+def report(ruleset: str, args: argparse.Namespace, pool: concurrent.futures.Executor) -> None:
+    """Every target's figures for one rule set, but the parts ``--skip`` names."""
+    print(ruleset, flush=True)
+    parts = {
+        "calibration": lambda: calibration(
+            ruleset, args.positions, args.floor_positions, args.rollouts
+        ),
+        "speed": lambda: speed(ruleset),
+        "luck": lambda: luck(ruleset, args.luck_games, args.every, pool),
+    }
+    for name, part in parts.items():
+        if name not in args.skip:
+            print("\n".join(part()), flush=True)
 
 
 if __name__ == "__main__":
