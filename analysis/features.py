@@ -106,6 +106,33 @@ def _raw(places: list[str], table: dict[str, float], start: float, done: int) ->
     ]
 
 
+def sides(shown: View) -> list[tuple[int, ...]]:
+    """Who wins together: the teams of a team game, else each seat alone (by seat number)."""
+    teams = getattr(shown, "teams", None)
+    if teams:
+        return [tuple(team) for team in teams]
+    return [(seat,) for seat in sorted({piece.seat for piece in shown.pieces})]
+
+
+def winning_sides(
+    sides: list[tuple[int, ...]], winners: list[int] | tuple[int, ...]
+) -> tuple[int, ...]:
+    """The indices of the sides that hold a winner."""
+    return tuple(i for i, side in enumerate(sides) if any(seat in winners for seat in side))
+
+
+def side_features(
+    rules: RuleSet[Any], state: Any, distances: Distances, start: float, shown: View | None = None
+) -> dict[int, list[float]]:
+    """The feature vector of every side (by its index in ``sides``): its seats' summed."""
+    shown = shown or rules.view(state, None)
+    per_seat = seat_features(rules, state, distances, start, shown)
+    return {
+        i: [sum(column) for column in zip(*(per_seat[seat] for seat in side), strict=True)]
+        for i, side in enumerate(sides(shown))
+    }
+
+
 def distance(
     rules: RuleSet[Any], state: Any, distances: Distances, start: float
 ) -> dict[int, list[float]]:
