@@ -13,8 +13,10 @@ from collections.abc import Iterator
 from typing import Any
 
 import bots
+from bots import greedy
+from bots.boards import board
 from domain.events import CardDrawn, CardsDealt, DiceRolled, Event, GameCreated
-from domain.model import CHANCE_KINDS, Deal, Draw, Roll
+from domain.model import CHANCE_KINDS, Deal, Draw, Move, Roll
 from domain.registry import find_ruleset
 from domain.replay import settle
 from domain.ruleset import RuleSet
@@ -59,10 +61,30 @@ def actions(
     if level == "random":
         move = rng.choice(moves).id
     else:
-        seen = [rules.redact(event, who.seat) for event in log]
-        seed = rng.getrandbits(32)
-        move = bots.choose(level, rules.NAME, rules.VERSION, who.seat, seen, moves, seed)
+        move = pick(rules, state, level, who.seat, log, moves, rng.getrandbits(32))
     return rules.decide(state, who.seat, move)
+
+
+def pick(
+    rules: RuleSet[Any],
+    state: Any,
+    level: str,
+    seat: int,
+    log: list[Event],
+    moves: list[Move],
+    seed: int,
+) -> str:
+    """The move of the bot of ``level`` at ``seat``. The greedy bot reads only the pieces and
+    the teams, so it is asked directly (``bots.choose`` would first fold the log, a
+    determinization of every hidden hand, which greedy never reads; ties may then break
+    otherwise)."""
+    players = players_of(rules)
+    if level == "greedy" and len(moves) > 1 and board(rules.NAME, players, {}) is not None:
+        shown = rules.view(state, None)
+        teams = getattr(shown, "teams", None) or [[s] for s in range(players)]
+        return greedy.choose(list(shown.pieces), teams, moves, random.Random(seed)).id
+    seen = [rules.redact(event, seat) for event in log]
+    return bots.choose(level, rules.NAME, rules.VERSION, seat, seen, moves, seed)
 
 
 def start(ruleset: str) -> tuple[Any, list[Event]]:
