@@ -81,5 +81,7 @@ def chances(rules: RuleSet[Any], state: Any, model: Model | None = None) -> dict
 
 
 def half_width(model: Model, chance: float) -> float:
-    """The confidence half-width of a predicted chance: its tenth's calibration error."""
-    return model.bins[min(int(chance * 10), 9)]
+    """The confidence half-width of a seat's predicted chance: its side's tenth's calibration
+    error (in a team game of pairs, a seat holds half its team's chance, and half its error)."""
+    share = 2 if model.teams else 1
+    return model.bins[min(int(chance * share * 10), 9)] / share

@@ -1,26 +1,27 @@
 """How good and how fast the game analysis is, target by target, for every rule set.
 
-For each rule set, over held-out self-play games between equal random bots (seeds never used
-for training):
+For each rule set, over held-out self-play games between equal bots of ``--level`` (the
+service's ``greedy`` bots unless told otherwise; seeds never used for training), one position
+in ten of each game:
 
 - calibration (targets: ECE at most 3 points, Brier at most 0.85 x the baseline): the
   expected calibration error of every seat's (in ``partners`` every team's) predicted win
   chance by tenths of the predicted range over ``--positions`` positions, and the Brier score
-  (summed over seats, per position) against the best single-feature baseline, a logistic
-  model over the pieces' distance to home alone (fitted on the very positions it is scored
-  on, which favours it);
-- the floor: on ``--floor-positions`` of those positions, each seat's chance estimated from
-  ``--rollouts`` random continuations; their Brier score, less the rollouts' own sampling
-  variance, is what a perfect model of random play would score, so floor / baseline is the
-  best ratio any model can reach;
+  (summed over seats or teams, per position) against the best single-feature baseline, a
+  logistic model over each seat's pieces' distance to home alone (fitted on the very
+  positions it is scored on, which favours it; a team's chance is its seats' summed);
+- the floor: on ``--floor-positions`` of those positions, each side's chance estimated from
+  ``--rollouts`` continuations between bots of the same level; their Brier score, less the
+  rollouts' own sampling variance, is what a perfect model of that play would score, so
+  floor / baseline is the best ratio any model can reach (with its 95% interval);
 - speed (targets: a 400-event game at most 10 s, one position's hint at most 50 ms): CPU
   seconds of one position's chances, of one position's hint (every legal move valued: the
   mean and the slowest) and of the analysis of a game's first 400 events;
 - luck (target: about zero): each seat's luck summed over each of ``--luck-games`` games,
   its mean and a 95% interval; met when every interval holds zero.
 
-Run ``python bench/analysis.py [--positions 10000] [--luck-games 1000] [--ruleset sorry]
-[--skip luck]``.
+Run ``python bench/analysis.py [--positions 10000] [--floor-positions 200] [--rollouts 16]
+[--level greedy] [--luck-games 1000] [--ruleset sorry] [--skip luck]``.
 """
 
 from __future__ import annotations
@@ -40,15 +41,15 @@ import statistics  # noqa: E402
 import time  # noqa: E402
 from typing import Any, NamedTuple  # noqa: E402
 
-from analysis.features import distance, seat_features, side_features, sides, winning_sides  # noqa: E402
+from analysis.features import distance, side_features, sides, winning_sides  # noqa: E402
 from analysis.game import analyse, value  # noqa: E402
-from analysis.model import load, predict  # noqa: E402
+from analysis.model import chances, load, predict  # noqa: E402
 from analysis.selfplay import LEVEL, game, recorded, rollout  # noqa: E402
 from analysis.train import HELD_OUT, fit  # noqa: E402
 from domain.events import Event  # noqa: E402
 from domain.registry import RULESETS, find_ruleset  # noqa: E402
 
-EVERY = 3
+EVERY = 10
 Rows = list[tuple[dict[int, float], tuple[int, ...]]]
 
 
@@ -61,7 +62,8 @@ class Position(NamedTuple):
 
 
 def positions(ruleset: str, count: int, level: str) -> list[Position]:
-    """Every third position of held-out games at ``level``, until ``count`` of them."""
+    """Every tenth position of held-out games at ``level``, until ``count`` of them (thinly, so
+    the positions come from many games: one game's positions share its outcome)."""
     rules = find_ruleset(ruleset)
     found: list[Position] = []
     seed = HELD_OUT
@@ -177,7 +179,7 @@ def speed(ruleset: str) -> list[str]:
     states = [state for state, _ in game(ruleset, HELD_OUT - 1)][:-1:5]
     started = time.process_time()
     for state in states:
-        predict(model.weights, seat_features(rules, state, model.table(), model.start))
+        chances(rules, state, model)
     one = (time.process_time() - started) / len(states)
     hints = []
     for state in states:
