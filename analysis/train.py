@@ -1,7 +1,8 @@
 """Train the win-chance model of each rule set on seeded self-play games and commit its weights.
 
-Run ``python -m analysis.train [--games 300] [--ruleset sorry] [--seed 0]``: the same arguments
-give the same weights on any machine (pure Python, seeded games, Newton's method).
+Run ``python -m analysis.train [--games 400] [--ruleset sorry] [--seed 0] [--level greedy]``:
+the same arguments give the same weights on any machine (pure Python, seeded games between
+the service's bots of ``--level``, Newton's method). In a team game the model scores teams.
 Training games use seeds ``seed * 100_000 + 0 .. games - 1``: the first ``TABLE_GAMES`` build
 the distance table, and every game gives a few positions with its outcome. The benchmark holds
 out seeds from ``HELD_OUT`` on.
@@ -177,7 +178,7 @@ def train(ruleset: str, games: int, seed: int, level: str = LEVEL) -> Model:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", type=int, default=300)
+    parser.add_argument("--games", type=int, default=400)
     parser.add_argument("--ruleset", choices=sorted(RULESETS), action="append")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--level", choices=["random", "greedy", "expert"], default=LEVEL)
