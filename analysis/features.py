@@ -19,6 +19,7 @@ import math
 from collections import defaultdict
 from typing import Any
 
+from analysis.danger import dangers
 from domain.model import View
 from domain.ruleset import RuleSet
 
@@ -35,6 +36,7 @@ NAMES = (
     "to_act_late",
     "start_late",
     "partner",
+    "danger",
 )
 """Per seat, each relative to the mean over the seats and divided by ``scale`` where a name says
 so: its distance (total moves to home), its farthest piece's distance, the root of its
@@ -42,7 +44,8 @@ pieces' squared distances, the share of its pieces in start, the share home, whe
 act now, how many turns it waits for its next one (as a share of the table, over ``scale``),
 the relative distance's signed square over 4, the relative distance and whether it acts now
 over ``scale`` once more (late, both count for more), the share in start over ``scale``, and
-the relative distance of its partner (team games; 0 elsewhere). A quantity that is the same
+the relative distance of its partner (team games; 0 elsewhere), and the moves it stands to
+lose to capture on the others' next turns (``danger.py``), relative. A quantity that is the same
 for every seat says nothing in a softmax, so none is here."""
 
 Distances = dict[int, dict[str, float]]
@@ -69,6 +72,8 @@ def seat_features(
     scale = math.sqrt(mean[0] + 1.0)
     partners = _partners(shown, seats)
     relative = {s: (raw[s][0] - mean[0]) / scale for s in seats}
+    lost = dangers(rules.NAME, shown, distances, start)
+    mean_lost = sum(lost.values()) / count
     features: dict[int, list[float]] = {}
     for seat in seats:
         _, farthest, spread, in_start, home = raw[seat]
@@ -88,6 +93,7 @@ def seat_features(
             (1.0 if seat == acting else 0.0) / scale,
             in_start / scale,
             relative[partner] if partner is not None else 0.0,
+            lost[seat] - mean_lost,
         ]
     return features
 
@@ -104,6 +110,33 @@ def _raw(places: list[str], table: dict[str, float], start: float, done: int) ->
         places.count("start") / count,
         min(done, count) / count,
     ]
+
+
+def sides(shown: View) -> list[tuple[int, ...]]:
+    """Who wins together: the teams of a team game, else each seat alone (by seat number)."""
+    teams = getattr(shown, "teams", None)
+    if teams:
+        return [tuple(team) for team in teams]
+    return [(seat,) for seat in sorted({piece.seat for piece in shown.pieces})]
+
+
+def winning_sides(
+    sides: list[tuple[int, ...]], winners: list[int] | tuple[int, ...]
+) -> tuple[int, ...]:
+    """The indices of the sides that hold a winner."""
+    return tuple(i for i, side in enumerate(sides) if any(seat in winners for seat in side))
+
+
+def side_features(
+    rules: RuleSet[Any], state: Any, distances: Distances, start: float, shown: View | None = None
+) -> dict[int, list[float]]:
+    """The feature vector of every side (by its index in ``sides``): its seats' summed."""
+    shown = shown or rules.view(state, None)
+    per_seat = seat_features(rules, state, distances, start, shown)
+    return {
+        i: [sum(column) for column in zip(*(per_seat[seat] for seat in side), strict=True)]
+        for i, side in enumerate(sides(shown))
+    }
 
 
 def distance(

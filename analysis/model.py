@@ -11,7 +11,7 @@ from typing import Any
 
 import msgspec
 
-from analysis.features import Distances, seat_features
+from analysis.features import Distances, side_features, sides
 from domain.ruleset import RuleSet
 
 WEIGHTS = Path(__file__).parent / "weights"
@@ -57,7 +57,7 @@ def softmax(scores: dict[int, float]) -> dict[int, float]:
 
 
 def predict(weights: list[float], features: dict[int, list[float]]) -> dict[int, float]:
-    """Each seat's chance of winning under ``weights``."""
+    """Each side's chance of winning under ``weights`` (a side: a seat, or a team)."""
     scores = {
         seat: sum(w * x for w, x in zip(weights, f, strict=True)) for seat, f in features.items()
     }
@@ -65,7 +65,8 @@ def predict(weights: list[float], features: dict[int, list[float]]) -> dict[int,
 
 
 def chances(rules: RuleSet[Any], state: Any, model: Model | None = None) -> dict[int, float]:
-    """Each seat's chance of winning ``state`` (a finished game: 1 shared by the winners)."""
+    """Each seat's chance of winning ``state`` (a finished game: 1 shared by the winners; in a
+    team game, its team's chance shared by the team's seats)."""
     model = model or load(rules.NAME)
     shown = rules.view(state, None)
     winners = shown.winners
@@ -73,10 +74,14 @@ def chances(rules: RuleSet[Any], state: Any, model: Model | None = None) -> dict
         seats = {piece.seat for piece in shown.pieces}
         share = 1 / len(winners) if winners else 0.0
         return {seat: share if seat in winners else 0.0 for seat in sorted(seats)}
-    features = seat_features(rules, state, model.table(), model.start, shown)
-    return predict(model.weights, features)
+    features = side_features(rules, state, model.table(), model.start, shown)
+    found = predict(model.weights, features)
+    shares = {seat: found[i] / len(side) for i, side in enumerate(sides(shown)) for seat in side}
+    return dict(sorted(shares.items()))
 
 
 def half_width(model: Model, chance: float) -> float:
-    """The confidence half-width of a predicted chance: its tenth's calibration error."""
-    return model.bins[min(int(chance * 10), 9)]
+    """The confidence half-width of a seat's predicted chance: its side's tenth's calibration
+    error (in a team game of pairs, a seat holds half its team's chance, and half its error)."""
+    share = 2 if model.teams else 1
+    return model.bins[min(int(chance * share * 10), 9)] / share

@@ -1,7 +1,8 @@
 """Train the win-chance model of each rule set on seeded self-play games and commit its weights.
 
-Run ``python -m analysis.train [--games 300] [--ruleset sorry] [--seed 0]``: the same arguments
-give the same weights on any machine (pure Python, seeded games, Newton's method).
+Run ``python -m analysis.train [--games 400] [--ruleset sorry] [--seed 0] [--level greedy]``:
+the same arguments give the same weights on any machine (pure Python, seeded games between
+the service's bots of ``--level``, Newton's method). In a team game the model scores teams.
 Training games use seeds ``seed * 100_000 + 0 .. games - 1``: the first ``TABLE_GAMES`` build
 the distance table, and every game gives a few positions with its outcome. The benchmark holds
 out seeds from ``HELD_OUT`` on.
@@ -14,9 +15,9 @@ import math
 from collections import defaultdict
 from typing import Any
 
-from analysis.features import Distances, seat_features
+from analysis.features import Distances, side_features, sides, winning_sides
 from analysis.model import Model, predict, save
-from analysis.selfplay import game
+from analysis.selfplay import LEVEL, game
 from domain.registry import RULESETS, find_ruleset
 
 HELD_OUT = 10_000_000
@@ -29,15 +30,15 @@ Sample = tuple[Any, tuple[int, ...]]
 
 
 def play(
-    ruleset: str, seeds: range, tables: int = TABLE_GAMES
+    ruleset: str, seeds: range, tables: int = TABLE_GAMES, level: str = LEVEL
 ) -> tuple[list[Sample], dict[tuple[int, str], list[int]]]:
-    """Sampled (state, winners) pairs, and each (seat, location)'s moves-to-home observations
-    (from the first ``tables`` games)."""
+    """Sampled (state, winners) pairs of self-play at ``level``, and each (seat, location)'s
+    moves-to-home observations (from the first ``tables`` games)."""
     rules = find_ruleset(ruleset)
     samples: list[Sample] = []
     seen: dict[tuple[int, str], list[int]] = defaultdict(list)
     for number, seed in enumerate(seeds):
-        states = [state for state, _ in game(ruleset, seed)]
+        states = [state for state, _ in game(ruleset, seed, level)]
         winners = tuple(rules.view(states[-1], None).winners)
         samples.extend((state, winners) for state in states[seed % EVERY : -1 : EVERY])
         if number >= tables:
@@ -153,17 +154,22 @@ def calibration(pairs: list[tuple[float, float]]) -> list[float]:
     return widths
 
 
-def train(ruleset: str, games: int, seed: int) -> Model:
-    """One rule set's model from ``games`` seeded self-play games."""
+def train(ruleset: str, games: int, seed: int, level: str = LEVEL) -> Model:
+    """One rule set's model from ``games`` seeded self-play games at ``level``."""
     rules = find_ruleset(ruleset)
-    samples, seen = play(ruleset, range(seed * 100_000, seed * 100_000 + games))
+    seeds = range(seed * 100_000, seed * 100_000 + games)
+    samples, seen = play(ruleset, seeds, level=level)
     table, start = distance_table(seen)
-    rows = [(seat_features(rules, state, table, start), winners) for state, winners in samples]
+    rows = []
+    for state, winners in samples:
+        shown = rules.view(state, None)
+        features = side_features(rules, state, table, start, shown)
+        rows.append((features, winning_sides(sides(shown), winners)))
     weights = fit(rows)
     pairs = [
-        (chance, float(seat in winners))
-        for (features, winners) in rows
-        for seat, chance in predict(weights, features).items()
+        (chance, float(side in winning))
+        for (features, winning) in rows
+        for side, chance in predict(weights, features).items()
     ]
     distances = {str(seat): places for seat, places in table.items()}
     teams = ruleset == "partners"
@@ -172,12 +178,13 @@ def train(ruleset: str, games: int, seed: int) -> Model:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", type=int, default=300)
+    parser.add_argument("--games", type=int, default=400)
     parser.add_argument("--ruleset", choices=sorted(RULESETS), action="append")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--level", choices=["random", "greedy", "expert"], default=LEVEL)
     args = parser.parse_args()
     for ruleset in args.ruleset or sorted(RULESETS):
-        model = train(ruleset, args.games, args.seed)
+        model = train(ruleset, args.games, args.seed, args.level)
         save(model)
         print(f"{ruleset}: weights {model.weights}, start distance {model.start:.1f}")
 

@@ -1,18 +1,19 @@
 """How good and how fast the game analysis is, target by target, for every rule set.
 
-For each rule set, over held-out self-play games between equal random bots (seeds never used
-for training):
+For each rule set, over held-out self-play games between equal bots of ``--level`` (the
+service's ``greedy`` bots unless told otherwise; seeds never used for training), one position
+in ten of each game:
 
 - calibration (targets: ECE at most 3 points, Brier at most 0.85 x the baseline): the
   expected calibration error of every seat's (in ``partners`` every team's) predicted win
   chance by tenths of the predicted range over ``--positions`` positions, and the Brier score
-  (summed over seats, per position) against the best single-feature baseline, a logistic
-  model over the pieces' distance to home alone (fitted on the very positions it is scored
-  on, which favours it);
-- the floor: on ``--floor-positions`` of those positions, each seat's chance estimated from
-  ``--rollouts`` random continuations; their Brier score, less the rollouts' own sampling
-  variance, is what a perfect model of random play would score, so floor / baseline is the
-  best ratio any model can reach;
+  (summed over seats or teams, per position) against the best single-feature baseline, a
+  logistic model over each seat's pieces' distance to home alone (fitted on the very
+  positions it is scored on, which favours it; a team's chance is its seats' summed);
+- the floor: on ``--floor-positions`` of those positions, each side's chance estimated from
+  ``--rollouts`` continuations between bots of the same level; their Brier score, less the
+  rollouts' own sampling variance, is what a perfect model of that play would score, so
+  floor / baseline is the best ratio any model can reach (with its 95% interval);
 - speed (targets: a 400-event game at most 10 s, one position's hint at most 50 ms): CPU
   seconds of one position's chances, of one position's hint (every legal move valued: the
   mean and the slowest) and of the analysis of a game's first 400 events;
@@ -21,8 +22,9 @@ for training):
   holds zero. ``--jobs`` analyses that many games at once (one process each); a partial line
   is printed every ``--every`` games.
 
-Run ``python bench/analysis.py [--positions 10000] [--luck-games 1000] [--jobs 2]
-[--ruleset sorry] [--skip luck]``; ``--ruleset`` again adds a rule set, in the order given.
+Run ``python bench/analysis.py [--positions 10000] [--floor-positions 200] [--rollouts 16]
+[--level greedy] [--luck-games 1000] [--jobs 2] [--ruleset sorry] [--skip luck]``;
+``--ruleset`` again adds a rule set, in the order given.
 """
 
 from __future__ import annotations
@@ -41,28 +43,39 @@ import math  # noqa: E402
 import random  # noqa: E402
 import statistics  # noqa: E402
 import time  # noqa: E402
-from typing import Any  # noqa: E402
+from typing import Any, NamedTuple  # noqa: E402
 
-from analysis.features import distance, seat_features  # noqa: E402
+from analysis.features import distance, side_features, sides, winning_sides  # noqa: E402
 from analysis.game import analyse, luck_totals, value  # noqa: E402
-from analysis.model import load, predict  # noqa: E402
-from analysis.selfplay import game, recorded, rollout  # noqa: E402
+from analysis.model import chances, load, predict  # noqa: E402
+from analysis.selfplay import LEVEL, game, recorded, rollout  # noqa: E402
 from analysis.train import HELD_OUT, fit  # noqa: E402
+from domain.events import Event  # noqa: E402
 from domain.registry import RULESETS, find_ruleset  # noqa: E402
 
-EVERY = 3
+EVERY = 10
 Rows = list[tuple[dict[int, float], tuple[int, ...]]]
 
 
-def positions(ruleset: str, count: int) -> list[tuple[Any, tuple[int, ...]]]:
-    """(state, winners) of every third position of held-out games, until ``count`` of them."""
+class Position(NamedTuple):
+    """A held-out position: its state, the game's winners and its log up to the state."""
+
+    state: Any
+    winners: tuple[int, ...]
+    log: list[Event]
+
+
+def positions(ruleset: str, count: int, level: str) -> list[Position]:
+    """Every tenth position of held-out games at ``level``, until ``count`` of them (thinly, so
+    the positions come from many games: one game's positions share its outcome)."""
     rules = find_ruleset(ruleset)
-    found: list[tuple[Any, tuple[int, ...]]] = []
+    found: list[Position] = []
     seed = HELD_OUT
     while len(found) < count:
-        states = [state for state, _ in game(ruleset, seed)]
-        winners = tuple(rules.view(states[-1], None).winners)
-        found.extend((state, winners) for state in states[:-1:EVERY])
+        log: list[Event] = []
+        states = [(state, len(log)) for state, _ in game(ruleset, seed, level, log)]
+        winners = tuple(rules.view(states[-1][0], None).winners)
+        found.extend(Position(state, winners, log[:n]) for state, n in states[:-1:EVERY])
         seed += 1
     return found
 
@@ -81,12 +94,12 @@ def ece(pairs: list[tuple[float, float]]) -> float:
 
 
 def brier_of(probs: dict[int, float], winners: tuple[int, ...] | list[int]) -> float:
-    """One position's squared error summed over seats."""
+    """One position's squared error summed over sides (``winners``: the winning sides)."""
     return sum((p - (1 / len(winners) if s in winners else 0.0)) ** 2 for s, p in probs.items())
 
 
 def brier(rows: Rows) -> float:
-    """Mean over positions of the squared error summed over seats."""
+    """Mean over positions of the squared error summed over sides."""
     return statistics.fmean(brier_of(probs, winners) for probs, winners in rows)
 
 
@@ -94,63 +107,74 @@ def verdict(met: bool) -> str:
     return "met" if met else "NOT met"
 
 
-def calibration(ruleset: str, count: int, floor_count: int, rollouts: int) -> list[str]:
+def calibration(ruleset: str, count: int, floor_count: int, rollouts: int, level: str) -> list[str]:
     rules, model = find_ruleset(ruleset), load(ruleset)
-    found = positions(ruleset, count)
+    found = positions(ruleset, count, level)
+    parts = sides(rules.view(found[0].state, None))
     rows = [
-        (predict(model.weights, seat_features(rules, s, model.table(), model.start)), w)
-        for s, w in found
+        (
+            predict(model.weights, side_features(rules, p.state, model.table(), model.start)),
+            winning_sides(parts, p.winners),
+        )
+        for p in found
     ]
-    teams = getattr(rules.view(found[0][0], None), "teams", None) or [[s] for s in rows[0][0]]
-    pairs = [
-        (sum(probs[s] for s in team), float(any(s in w for s in team)))
-        for probs, w in rows
-        for team in teams
-    ]
-    alone = [(distance(rules, s, model.table(), model.start), w) for s, w in found]
+    pairs = [(chance, float(i in w)) for probs, w in rows for i, chance in probs.items()]
+    alone = [(distance(rules, p.state, model.table(), model.start), p.winners) for p in found]
     base_weights = fit(alone)
-    base_rows = [(predict(base_weights, f), w) for f, w in alone]
+    base_rows = [
+        (by_side(parts, predict(base_weights, f)), winning_sides(parts, w)) for f, w in alone
+    ]
     model_brier, base = brier(rows), brier(base_rows)
     error = ece(pairs) * 100
     lines = [
-        f"  {len(found)} held-out positions, {len(pairs)} {'team' if len(teams) == 2 else 'seat'}"
-        f" chances",
+        f"  {len(found)} held-out positions of {level} self-play, {len(pairs)}"
+        f" {'team' if len(parts[0]) > 1 else 'seat'} chances",
         f"  target ECE <= 3 points: {error:.1f} points ({verdict(error <= 3)})",
         f"  target Brier <= 0.85 x distance-only: {model_brier:.4f} vs {base:.4f}, ratio "
         f"{model_brier / base:.3f} ({verdict(model_brier <= 0.85 * base)})",
     ]
     if floor_count:
-        lines.append(floor(rules, found, rows, base_rows, floor_count, rollouts))
+        lines.append(floor(rules, found, rows, base_rows, floor_count, rollouts, level))
     return lines
+
+
+def by_side(parts: list[tuple[int, ...]], probs: dict[int, float]) -> dict[int, float]:
+    """Seats' chances summed by side."""
+    return {i: sum(probs[seat] for seat in side) for i, side in enumerate(parts)}
 
 
 def floor(
     rules: Any,
-    found: list[tuple[Any, tuple[int, ...]]],
+    found: list[Position],
     rows: Rows,
     base_rows: Rows,
     count: int,
     rollouts: int,
+    level: str,
 ) -> str:
-    """The Brier score a perfect model of random play reaches on a sample of the positions."""
+    """The Brier score a perfect model of play at ``level`` reaches on a sample of the
+    positions: each side's chance from ``rollouts`` continuations at that level."""
     rng = random.Random(f"floor:{rules.NAME}")
     picked = sorted(rng.sample(range(len(found)), min(count, len(found))))
+    parts = sides(rules.view(found[0].state, None))
     perfect = []
     for index in picked:
-        state, winners = found[index]
-        shares: dict[int, float] = dict.fromkeys(rows[index][0], 0.0)
+        state, winners, log = found[index]
+        shares: dict[int, float] = dict.fromkeys(range(len(parts)), 0.0)
         for _ in range(rollouts):
-            won = rollout(rules, state, rng)
-            for seat in won:
-                shares[seat] += 1 / (len(won) * rollouts)
+            winning = winning_sides(parts, rollout(rules, state, rng, level, log))
+            for side in winning:
+                shares[side] += 1 / (len(winning) * rollouts)
         noise = sum(p * (1 - p) for p in shares.values()) / (rollouts - 1)
-        perfect.append(brier_of(shares, winners) - noise)
+        perfect.append(brier_of(shares, winning_sides(parts, winners)) - noise)
     best = statistics.fmean(perfect)
+    spread = 1.96 * statistics.stdev(perfect) / math.sqrt(len(perfect))
     base = brier([base_rows[i] for i in picked])
     ours = brier([rows[i] for i in picked])
     return (
-        f"  floor on {len(picked)} of them ({rollouts} rollouts each): perfect {best:.4f}, "
-        f"model {ours:.4f}, distance-only {base:.4f}; best reachable ratio {best / base:.3f}"
+        f"  floor on {len(picked)} of them ({rollouts} {level} rollouts each): perfect "
+        f"{best:.4f} ±{spread:.4f}, model {ours:.4f}, distance-only {base:.4f}; best reachable"
+        f" ratio {best / base:.3f} ±{spread / base:.3f}"
     )
 
 
@@ -159,7 +183,7 @@ def speed(ruleset: str) -> list[str]:
     states = [state for state, _ in game(ruleset, HELD_OUT - 1)][:-1:5]
     started = time.process_time()
     for state in states:
-        predict(model.weights, seat_features(rules, state, model.table(), model.start))
+        chances(rules, state, model)
     one = (time.process_time() - started) / len(states)
     hints = []
     for state in states:
@@ -220,6 +244,7 @@ def main() -> None:
     parser.add_argument("--positions", type=int, default=10_000)
     parser.add_argument("--floor-positions", type=int, default=200)
     parser.add_argument("--rollouts", type=int, default=16)
+    parser.add_argument("--level", choices=["random", "greedy", "expert"], default=LEVEL)
     parser.add_argument("--luck-games", type=int, default=1000)
     parser.add_argument("--ruleset", choices=sorted(RULESETS), action="append")
     parser.add_argument(
@@ -238,7 +263,7 @@ def report(ruleset: str, args: argparse.Namespace, pool: concurrent.futures.Exec
     print(ruleset, flush=True)
     parts = {
         "calibration": lambda: calibration(
-            ruleset, args.positions, args.floor_positions, args.rollouts
+            ruleset, args.positions, args.floor_positions, args.rollouts, args.level
         ),
         "speed": lambda: speed(ruleset),
         "luck": lambda: luck(ruleset, args.luck_games, args.every, pool),

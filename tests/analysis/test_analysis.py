@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import random
+from typing import Any
 
 import msgspec
 import pytest
+from msgspec.structs import replace
 
 from analysis import train
-from analysis.features import NAMES, distance, seat_features
+from analysis.danger import dangers
+from analysis.features import NAMES, distance, seat_features, side_features, sides
 from analysis.game import LABELS, analyse, label
 from analysis.model import chances, load
 from analysis.selfplay import game, recorded, rollout
@@ -94,3 +97,53 @@ def test_a_rollout_ends_the_game_with_its_winners() -> None:
     first = rollout(rules, state, random.Random(3))
     assert first == rollout(rules, state, random.Random(3))
     assert first and set(first) <= {0, 1, 2, 3}
+
+
+def test_self_play_at_a_bot_level_is_seeded_and_is_not_random_play() -> None:
+    first = recorded("sorry", 4, "greedy")
+    assert first == recorded("sorry", 4, "greedy")
+    assert first != recorded("sorry", 4)
+    rules = find_ruleset("sorry")
+    state = [state for state, _ in game("sorry", 4, "greedy")][-1]
+    assert rules.view(state, None).winners
+
+
+def test_a_greedy_rollout_from_a_position_needs_its_log_and_ends_the_game() -> None:
+    rules = find_ruleset("ludo")
+    log: list[Any] = []
+    states = [(state, len(log)) for state, _ in game("ludo", 5, "greedy", log)]
+    state, known = states[100]
+    won = rollout(rules, state, random.Random(3), "greedy", log[:known])
+    assert won == rollout(rules, state, random.Random(3), "greedy", log[:known])
+    assert won and set(won) <= {0, 1, 2, 3}
+
+
+def test_in_partners_the_model_scores_teams_and_a_teams_seats_share_its_chance() -> None:
+    rules, model = find_ruleset("partners"), load("partners")
+    for state in [state for state, _ in game("partners", 2)][5:-1:60]:
+        found = chances(rules, state, model)
+        assert found[0] == pytest.approx(found[2]) and found[1] == pytest.approx(found[3])
+        assert sum(found.values()) == pytest.approx(1.0)
+        shown = rules.view(state, None)
+        assert sides(shown) == [(0, 2), (1, 3)]
+        assert len(side_features(rules, state, model.table(), model.start, shown)) == 2
+
+
+def test_a_piece_just_ahead_of_an_opponents_is_in_danger_and_the_hunter_is_not() -> None:
+    """Ludo: red's piece 3 squares behind yellow's on the track can land on it next turn."""
+    rules, model = find_ruleset("ludo"), load("ludo")
+    shown = rules.view(rules.setup({}, 4), None)
+    pieces = list(shown.pieces)
+    yellow = next(i for i, p in enumerate(pieces) if p.seat == 0)
+    red = next(i for i, p in enumerate(pieces) if p.seat == 1)
+    pieces[yellow] = replace(pieces[yellow], at="track:18")
+    pieces[red] = replace(pieces[red], at="track:15")
+    found = dangers("ludo", replace(shown, pieces=pieces), model.table(), model.start)
+    assert found[0] > 0.0
+    assert found[1] == found[2] == found[3] == 0.0
+    assert dangers("race35", rules_view("race35"), {}, 1.0) == {0: 0.0, 1: 0.0, 2: 0.0, 3: 0.0}
+
+
+def rules_view(ruleset: str) -> Any:
+    rules = find_ruleset(ruleset)
+    return rules.view(rules.setup({}, 4), None)

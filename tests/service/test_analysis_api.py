@@ -140,3 +140,26 @@ def test_more_analyses_at_once_than_the_bound_are_refused_with_429(
         release.set()
     for created in games[:bound]:
         assert analysis(api, created["id"], auth(created["tokens"]["referee"])).status_code == 200
+
+
+def test_other_weights_name_another_method_so_an_older_analysis_is_never_served(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for path in analysis_store.WEIGHTS.glob("*.json"):
+        (tmp_path / path.name).write_bytes(path.read_bytes())
+    monkeypatch.setattr(analysis_store, "WEIGHTS", tmp_path)
+    analysis_store.method.cache_clear()
+    try:
+        before = analysis_store.method()
+        model = msgspec.json.decode((tmp_path / "ludo.json").read_bytes())
+        model["weights"][0] += 0.001
+        (tmp_path / "ludo.json").write_bytes(msgspec.json.encode(model))
+        analysis_store.method.cache_clear()
+        after = analysis_store.method()
+        assert analysis_store.space() == f"analysis/{after}"
+    finally:
+        analysis_store.method.cache_clear()
+    assert before != after
+    assert before.startswith(f"{analysis_store.NUMBER}-") and after.startswith(
+        f"{analysis_store.NUMBER}-"
+    )
