@@ -4,13 +4,15 @@ the seat can see."""
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
 import pytest
 from litestar.testing import TestClient
 
 from domain.events import CardsDealt, Event
-from domain.model import HIDDEN
+from domain.model import HIDDEN, Move
+from domain.registry import find_ruleset
 from service.usecases import hints
 from tests.service.conftest import auth, create
 from tests.service.test_spectator_delay import play, referee_log
@@ -147,3 +149,41 @@ def test_hints_are_judged_from_what_the_seat_sees_never_another_hand(
     for deal in dealt:
         for owner, cards in zip(deal.seats, deal.hands, strict=True):
             assert owner == seat or set(cards) == {HIDDEN}, "another seat's hand was read"
+
+
+def test_fills_stop_once_two_agree_and_a_position_is_judged_once(
+    api: TestClient[Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    created = hinted(api, "sorry-hand", players=2)
+    for _ in range(40):
+        seat, legal = to_act(api, created)
+        if len(legal["moves"]) > 1:
+            break
+        play(api, created, 1)
+    calls: list[int] = []
+    real = hints.rebuild
+
+    def counted(seen: list[Event], viewer: int, rng: Any) -> Any:
+        calls.append(viewer)
+        return real(seen, viewer, rng)
+
+    monkeypatch.setattr(hints, "rebuild", counted)
+    token = auth(created["tokens"]["seats"][seat])
+    first = api.get(f"/games/{created['id']}/hints", headers=token).json()
+    assert hints.SETTLED <= len(calls) <= hints.SAMPLES
+    judged = len(calls)
+    again = api.get(f"/games/{created['id']}/hints", headers=token).json()
+    assert again == first and len(calls) == judged, "the same position is not judged twice"
+
+
+def test_fills_that_disagree_go_on_to_every_sample(monkeypatch: pytest.MonkeyPatch) -> None:
+    class Folded:
+        state = None
+
+    chances = iter([0.1, 0.6, 0.3, 0.6] * (hints.SAMPLES // 2))
+    monkeypatch.setattr(hints, "rebuild", lambda seen, seat, rng: Folded())
+    monkeypatch.setattr(hints, "kept", lambda rules, state, seat, move, model: next(chances))
+    moves = [Move("a", 0), Move("b", 0)]
+    ranked = hints.rank(find_ruleset("sorry-hand"), [], 0, moves, random.Random(0), hints.SAMPLES)
+    assert next(chances, None) is None, "every sample was filled"
+    assert [h.chance for h in ranked] == [0.6, 0.2]
