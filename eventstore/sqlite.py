@@ -58,11 +58,9 @@ including an append to a closed store.
 
 from __future__ import annotations
 
-import asyncio
 import sqlite3
 import threading
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import Future
 from contextlib import AbstractContextManager, contextmanager
 from datetime import datetime
 from pathlib import Path
@@ -203,7 +201,7 @@ class SqliteEventStore(SqlStore):
             private=private,
             summary=summary,
         )
-        result: AppendResult = self._queue_append(asked).result()
+        result: AppendResult = self._writer.enqueue(*self._append_job(asked)).result()
         return result
 
     async def append_async(
@@ -227,7 +225,7 @@ class SqliteEventStore(SqlStore):
             deadline=deadline,
             summary=summary,
         )
-        result: AppendResult = await asyncio.wrap_future(self._queue_append(asked))
+        result: AppendResult = await self._writer.enqueue_awaited(*self._append_job(asked))
         return result
 
     def append_batch(self, appends: Sequence[Appending]) -> list[AppendResult]:
@@ -242,13 +240,13 @@ class SqliteEventStore(SqlStore):
         result: list[AppendResult] = self._submit(f"cannot append a batch of {len(ids)}", work)
         return result
 
-    def _queue_append(self, asked: sql.Append) -> Future[Any]:
-        """Queue one append for the writer; the future resolves once its batch has committed."""
+    def _append_job(self, asked: sql.Append) -> tuple[str, Work]:
+        """One append as the writer's job: what it is doing (for its errors) and its work."""
 
         def work(conn: sqlite3.Connection) -> AppendResult:
             return self._append(conn, asked)
 
-        return self._writer.enqueue(f"cannot append to stream {asked.stream_id!r}", work)
+        return f"cannot append to stream {asked.stream_id!r}", work
 
     def _submit(self, doing: str, work: Work) -> Any:
         """Queue work for the writer and wait until its batch has committed."""

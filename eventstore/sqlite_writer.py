@@ -19,6 +19,7 @@ file deleted or replaced refuses every job.
 
 from __future__ import annotations
 
+import asyncio
 import queue
 import sqlite3
 import threading
@@ -48,12 +49,49 @@ Outcome = tuple[bool, Any]
 """A job's outcome: (True, its value) or (False, its error)."""
 
 
+class Awaited:
+    """The future of a job awaited on an event loop: the writer thread resolves it on its
+    loop (one callback there, where a ``concurrent.futures.Future`` wrapped by
+    ``asyncio.wrap_future`` makes a chain of them and a condition variable). A job whose
+    awaiting task was cancelled goes on; its outcome is dropped."""
+
+    __slots__ = ("_done", "future", "loop")
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.loop, self.future = loop, loop.create_future()
+        self._done = False
+
+    def done(self) -> bool:
+        return self._done
+
+    def set_result(self, value: Any) -> None:
+        self._settle(True, value)
+
+    def set_exception(self, error: BaseException) -> None:
+        self._settle(False, error)
+
+    def _settle(self, ok: bool, value: Any) -> None:
+        self._done = True
+        with suppress(RuntimeError):  # the loop is closed: nobody awaits it any more
+            self.loop.call_soon_threadsafe(_resolve, self.future, ok, value)
+
+
+def _resolve(future: asyncio.Future[Any], ok: bool, value: Any) -> None:
+    """On the loop: an ``Awaited`` job's outcome into its future, unless it was cancelled."""
+    if future.cancelled():
+        return
+    if ok:
+        future.set_result(value)
+    else:
+        future.set_exception(value)
+
+
 class _Job(msgspec.Struct):
     """One unit of the writer's work (an append) and the future its caller waits on."""
 
     doing: str
     work: Work
-    future: Future[Any]
+    future: Future[Any] | Awaited
 
 
 class Heads:
@@ -112,12 +150,13 @@ class Writer:
         self._counts = {"appends": 0, "commits": 0, "largest_batch": 0}
         self._watch = watch  # only a file can have other writers
         self._watched_at = 0.0
-        self._thread = threading.Thread(target=self._write_batches, daemon=True, name="store")
+        self._running = True  # until the thread ends: a flag, read on every append
+        self._thread = threading.Thread(target=self._run, daemon=True, name="store")
         self._thread.start()
 
     def is_alive(self) -> bool:
         """Whether the thread runs and takes work (not closed)."""
-        return self._thread.is_alive() and not self._closed
+        return self._running and not self._closed
 
     def stats(self) -> dict[str, int]:
         """Counts since opening: appends, commits, and the largest batch committed."""
@@ -130,14 +169,23 @@ class Writer:
 
     def enqueue(self, doing: str, work: Work) -> Future[Any]:
         """Queue work for the writer; the future resolves once its batch has committed."""
-        job = _Job(doing, work, Future())
+        future: Future[Any] = Future()
+        self._put(_Job(doing, work, future))
+        return future
+
+    def enqueue_awaited(self, doing: str, work: Work) -> asyncio.Future[Any]:
+        """``enqueue`` from the running event loop: an asyncio future, resolved on it."""
+        awaited = Awaited(asyncio.get_running_loop())
+        self._put(_Job(doing, work, awaited))
+        return awaited.future
+
+    def _put(self, job: _Job) -> None:
         with self._closing:
             if self._closed:
-                raise StoreError(f"{doing}: the store is closed")
-            if not self._thread.is_alive():  # not expected: the writer survives every error
-                raise self._faults.refused("writer-stopped", doing, "the writer is not running")
+                raise StoreError(f"{job.doing}: the store is closed")
+            if not self._running:  # not expected: the writer survives every error
+                raise self._faults.refused("writer-stopped", job.doing, "the writer is not running")
             self.queue.put(job)
-        return job.future
 
     def close(self) -> None:
         """Let the writer finish what is queued, then close the write connection."""
@@ -149,6 +197,13 @@ class Writer:
             self._thread.join()
         with self.lock:
             self.conn.close()
+
+    def _run(self) -> None:
+        """The writer thread's life."""
+        try:
+            self._write_batches()
+        finally:
+            self._running = False
 
     def _write_batches(self) -> None:
         """The writer thread: commit whatever is queued as one batch, until closed; between

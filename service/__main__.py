@@ -309,7 +309,7 @@ def server_config(settings: Settings, app: Any) -> uvicorn.Config:
         host=settings.host,
         port=settings.port,
         http=bounded_protocol(ProtocolLimits.of(settings)),
-        ws=bounded_socket_protocol(settings.socket_send_buffer),
+        ws=bounded_socket_protocol(settings.socket_send_buffer, settings.socket_send_timeout),
         ws_max_size=settings.max_body_bytes,
         ws_ping_interval=PING_SECONDS,
         ws_ping_timeout=PING_SECONDS,

@@ -11,13 +11,13 @@ reply to the write that caused it.
 A socket holds one of the client's stream slots (as an SSE stream does) while it is open. A
 frame over the largest request body is closed by the server (1009); a push that cannot be sent
 for ``Settings.socket_send_timeout`` seconds (a reader that stopped reading) closes the socket
-(4409) instead of buffering (``service.socket_protocol``); uvicorn pings every
+(4409) instead of buffering (the server's protocol, ``service.socket_protocol``, times the
+send out); uvicorn pings every
 ``PING_SECONDS`` and closes a socket whose pong does not come (1011).
 """
 
 from __future__ import annotations
 
-import asyncio
 import time
 from contextlib import suppress
 from typing import Any, Literal
@@ -28,6 +28,7 @@ import structlog
 from litestar import WebSocket, websocket
 from litestar.exceptions import WebSocketDisconnect
 from litestar.params import FromPath
+from litestar.types import WebSocketSendEvent
 
 from domain.model import Viewer
 from service.api.bodies import checked
@@ -89,12 +90,13 @@ class Session:
         await self.send_text(encoder.encode(message).decode())
 
     async def send_text(self, text: str) -> None:
-        """Send one message made already (``send``)."""
-        seconds = self.limits.settings.socket_send_timeout
+        """Send one message made already (``send``). The server's protocol gives up on a send
+        that could not go for ``Settings.socket_send_timeout`` seconds
+        (``service.socket_protocol``): that closes the socket with 4409."""
         try:
-            async with asyncio.timeout(seconds):
-                await self.socket.send_text(text)
+            await self.socket.send(WebSocketSendEvent(type="websocket.send", bytes=None, text=text))
         except TimeoutError:
+            seconds = self.limits.settings.socket_send_timeout
             raise Closed(4409, f"a message could not be sent for {seconds:g} s") from None
 
     async def receive(self) -> bytes:
@@ -132,12 +134,13 @@ class Session:
         await self.send(Welcome(role_name(self.role), seat, version))
 
     async def run(self) -> None:
-        """Push the log's news and answer the caller's messages, until either ends."""
+        """Push the log's news and answer the caller's messages, until either ends (each in
+        a task of its own: a message wakes a short stack, not the handler's whole chain of
+        middleware)."""
         try:
             async with anyio.create_task_group() as tasks:
                 tasks.start_soon(self.push)
-                await self.answer()
-                tasks.cancel_scope.cancel()
+                tasks.start_soon(self.answer)
         except ExceptionGroup as group:  # the first reason to close, not the group
             closed = [e for e in group.exceptions if isinstance(e, Closed)]
             raise (closed[0] if closed else group.exceptions[0]) from None

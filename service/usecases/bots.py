@@ -20,6 +20,7 @@ import queue
 import threading
 import time
 from collections import OrderedDict
+from collections.abc import Sequence
 from typing import NamedTuple
 
 import msgspec
@@ -28,7 +29,8 @@ import structlog
 import bots
 from domain.events import Event
 from domain.model import CHANCE_KINDS, GameError, Move
-from eventstore import Appending, StoredEvent, SummaryQuery
+from domain.replay import Replay
+from eventstore import Appending, NewEvent, StoredEvent, SummaryQuery
 from service.core.actor import Actor
 from service.core.commands import HandOver, PlayMove
 from service.core.refusal import Refusal
@@ -83,6 +85,22 @@ def bot_seed(game_id: str, version: int) -> int:
     """The seed of the bot's own generator for the decision at ``version`` of ``game_id``."""
     digest = hashlib.sha256(f"{game_id}:{version}".encode()).digest()
     return int.from_bytes(digest[:8], "big")
+
+
+def seats_a_bot(events: Sequence[NewEvent]) -> bool:
+    """Whether appending ``events`` seats a bot: a game created with bots, a seat handed to
+    one (a loop, not a generator: every commit asks)."""
+    for event in events:
+        if event.type == "SeatHandedOver" or (
+            event.type == "GameCreated" and event.data.get("bots")
+        ):
+            return True
+    return False
+
+
+def plays(replay: Replay) -> bool:
+    """Whether a bot plays a seat of the game, and it runs."""
+    return bool(replay.top.bots) and not replay.state.finished
 
 
 def bot_key(game_id: str, version: int, seat: int) -> str:
@@ -141,14 +159,10 @@ class BotDriver:
         looked at whatever the game in memory says; any other, if the game in memory has
         bots (nothing is read on the committing thread, which may be the event loop's). The
         worker reads the game afresh. Other processes' games: ``resume``."""
-        seats_a_bot = any(
-            (e.type == "GameCreated" and e.data.get("bots")) or e.type == "SeatHandedOver"
-            for e in appending.events
-        )
-        if seats_a_bot:
+        seating = seats_a_bot(appending.events)
+        game = None if seating else self.games.held(appending.stream_id)
+        if seating or (game is not None and plays(game.replay)):
             self.queue(appending.stream_id)
-        elif self.games.holds(appending.stream_id):
-            self.poke(appending.stream_id)
 
     def poke(self, game_id: str) -> None:
         """Look at ``game_id`` soon (on a worker) if a bot plays one of its seats."""
@@ -157,7 +171,7 @@ class BotDriver:
                 held = game.replay
         except Refusal:
             return
-        if held.top.bots and not held.state.finished:
+        if plays(held):
             self.queue(game_id)
 
     def queue(self, game_id: str) -> None:

@@ -10,8 +10,8 @@ and a caller that reconnects with the last version it saw gets exactly what it m
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable, Iterator
-from contextlib import asynccontextmanager, contextmanager
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 import anyio
 
@@ -72,6 +72,21 @@ class SharedReads:
 SHARED = SharedReads()
 
 
+class Held:
+    """``Feed.hold``'s context (a class, not an async generator: every write holds its feed)."""
+
+    __slots__ = ("feed",)
+
+    def __init__(self, feed: Feed) -> None:
+        self.feed = feed
+
+    async def __aenter__(self) -> None:
+        await self.feed.lock.acquire()
+
+    async def __aexit__(self, *_: object) -> None:
+        self.feed.let_go()
+
+
 class Feed:
     """The events of ``game_id`` after ``cursor`` as ``viewer`` may see them."""
 
@@ -94,15 +109,18 @@ class Feed:
             finally:
                 self._news = None
 
-    @asynccontextmanager
-    async def hold(self) -> AsyncIterator[None]:
-        """``lock`` held; on letting go, the news held back meanwhile is settled."""
-        async with self.lock:
-            try:
-                yield
-            finally:
-                if self._news is not None:
-                    self._news.settle(self.cursor)
+    def hold(self) -> Held:
+        """``lock`` held for an ``async with``; on letting go, the news held back meanwhile is
+        settled."""
+        return Held(self)
+
+    def let_go(self) -> None:
+        """``hold`` ends: settle the news held back meanwhile, then release the lock."""
+        try:
+            if self._news is not None:
+                self._news.settle(self.cursor)
+        finally:
+            self.lock.release()
 
     async def read(self) -> Batch:
         """The next page after the cursor: from the game held in memory when it holds it,

@@ -13,8 +13,8 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections import OrderedDict, deque
-from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Iterable, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from datetime import datetime
 from itertools import islice
 from typing import Any, NamedTuple
@@ -132,6 +132,23 @@ class Game:
         return role
 
 
+class Use:
+    """One use of a game held in memory (``Repository.game``): locked from its ``with`` to
+    the end of it (a class, not a generator: every write and reply takes a game twice)."""
+
+    __slots__ = ("fresh", "game", "games")
+
+    def __init__(self, games: Repository, game: Game, fresh: bool) -> None:
+        self.games, self.game, self.fresh = games, game, fresh
+
+    def __enter__(self) -> Game:
+        self.games.take(self.game, self.fresh)
+        return self.game
+
+    def __exit__(self, *_: object) -> None:
+        self.game.lock.release()
+
+
 def note(game: Game, events: Iterable[StoredEvent]) -> None:
     """Add stored events to a delayed game's timeline."""
     if game.timeline is not None:
@@ -160,9 +177,10 @@ class Repository:
         self._lock = threading.Lock()
         self._background: set[asyncio.Task[None]] = set()  # snapshot saves not waited for
 
-    @contextmanager
-    def game(self, game_id: str, *, fresh: bool = True, keep: bool = True) -> Iterator[Game]:
-        """The game, locked for the duration: the one way to get a game.
+    def game(
+        self, game_id: str, *, fresh: bool = True, keep: bool = True
+    ) -> AbstractContextManager[Game]:
+        """The game, locked for the duration of the ``with``: the one way to get a game.
 
         ``fresh``: caught up with its log (else as this process last saw it, at least its own
         writes: no read of the log when it is in memory). ``keep``: kept in memory (else a game
@@ -173,25 +191,39 @@ class Repository:
             if game is not None:
                 self._games.move_to_end(game_id)
         if game is None and not keep:
-            yield self._load(game_id)
-            return
+            return nullcontext(self._load(game_id))
         if game is None:
             loaded = self._load(game_id)
             with self._lock:
                 game = self._games.setdefault(game_id, loaded)
                 self._evict()
-        news = self.store.read(game_id, after=game.version) if fresh else []
-        with game.lock:
-            if news and news[0].version != game.version + 1:  # moved meanwhile: read again
-                news = self.store.read(game_id, after=game.version)
+        return Use(self, game, fresh)
+
+    def take(self, game: Game, fresh: bool) -> None:
+        """Lock ``game`` for a use, caught up with its log first if ``fresh`` (``Use``)."""
+        news = self.store.read(game.id, after=game.version) if fresh else None
+        game.lock.acquire()
+        if not news:
+            return
+        try:
+            if news[0].version != game.version + 1:  # moved meanwhile: read again
+                news = self.store.read(game.id, after=game.version)
             if news:
                 self._catch_up(game, news)
-            yield game
+        except BaseException:
+            game.lock.release()
+            raise
 
     def holds(self, game_id: str) -> bool:
         """Whether the game is in memory (so ``game(..., fresh=False)`` waits for nothing)."""
         with self._lock:
             return game_id in self._games
+
+    def held(self, game_id: str) -> Game | None:
+        """The game in memory, if it is, neither locked nor caught up: for a glance at its
+        ``replay`` (immutable; a write replaces it whole), never to change it."""
+        with self._lock:
+            return self._games.get(game_id)
 
     def due(self, now: datetime) -> list[str]:
         """The games whose deadline (a clock running out) has come by ``now``."""

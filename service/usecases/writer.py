@@ -8,7 +8,7 @@ one while the event loop goes on. After a commit the writer announces it to its 
 work a follower asks for runs on the committing thread (off the event loop for an awaited
 commit), and its failure is logged, never the write's: the follower's sweep catches up.
 
-The store's refusals become the service's here too (``stored_errors``), and the idempotency
+The store's refusals become the service's here too (``StoredErrors``), and the idempotency
 lookup a write makes before judging (``replayed``) goes through the writer, so that nothing
 else of the service touches keys.
 """
@@ -16,7 +16,6 @@ else of the service touches keys.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
 from typing import TypeVar
 
 import anyio.to_thread
@@ -54,7 +53,7 @@ class Writer:
     def commit(self, appends: Sequence[Appending], what: str = "game") -> list[AppendResult]:
         """Write ``appends`` in one transaction (all or none), then announce them; a conflict
         is a 409 saying ``what`` moved on."""
-        with stored_errors(what):
+        with StoredErrors(what):
             if len(appends) == 1:
                 a = appends[0]
                 results = [
@@ -78,7 +77,7 @@ class Writer:
 
     async def commit_async(self, a: Appending) -> AppendResult:
         """Write one append of a stream that exists, awaited; followers' work on a thread."""
-        with stored_errors():
+        with StoredErrors():
             result = await self.store.append_async(
                 a.stream_id,
                 a.events,
@@ -95,7 +94,7 @@ class Writer:
     def replayed(self, stream_id: str, key: str, fingerprint: str) -> list[StoredEvent] | None:
         """The events of an earlier write with this key and body, if any (422 when the key
         came with another body). It waits for the store: call it off the event loop."""
-        with stored_errors():
+        with StoredErrors():
             earlier = self.store.lookup(stream_id, key, fingerprint)
         return list(earlier.events) if earlier is not None else None
 
@@ -138,19 +137,27 @@ def run(work: Callable[[], object]) -> None:
         structlog.get_logger().exception("follower failed; its sweep catches up")
 
 
-@contextmanager
-def stored_errors(what: str = "game") -> Iterator[None]:
-    """The store's refusals of an append as the service's."""
-    try:
-        yield
-    except IdempotencyKeyReused:
-        raise refuse(
-            "idempotency-key-reused",
-            "this Idempotency-Key was already used with another request body",
-        ) from None
-    except VersionConflict as conflict:
-        raise Conflict(
-            "version-conflict",
-            f"the {what} moved on to version {conflict.actual} meanwhile",
-            current_version=conflict.actual,
-        ) from conflict
+class StoredErrors:
+    """The store's refusals of an append as the service's (a class, not a generator: every
+    write goes through it)."""
+
+    __slots__ = ("what",)
+
+    def __init__(self, what: str = "game") -> None:
+        self.what = what
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: object, error: BaseException | None, _: object) -> None:
+        if isinstance(error, IdempotencyKeyReused):
+            raise refuse(
+                "idempotency-key-reused",
+                "this Idempotency-Key was already used with another request body",
+            ) from None
+        if isinstance(error, VersionConflict):
+            raise Conflict(
+                "version-conflict",
+                f"the {self.what} moved on to version {error.actual} meanwhile",
+                current_version=error.actual,
+            ) from error

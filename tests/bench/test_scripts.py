@@ -12,6 +12,7 @@ ROOT = Path(__file__).parents[2]
 RUNS = [
     (["api.py", "--clients", "2", "--seconds", "0.5", "--raw-seconds", "0.3"], "ratio"),
     (["ceiling.py", "--clients", "2", "--seconds", "0.5", "--raw-seconds", "0.3"], "requests/s"),
+    (["move_calls.py", "--clients", "2", "--seconds", "0.5", "--top", "3"], "calls on the event"),
     (["memory.py", "--games", "3", "--moves", "2"], "KiB/game"),
     (["replay.py", "--sizes", "100", "--reads", "3"], "at=N p50"),
     (["domain.py", "--games", "1"], "turns/s"),

@@ -227,6 +227,29 @@ def test_a_lone_append_commits_at_once(tmp_path: Path) -> None:
     assert stats == {"appends": 5, "commits": 5, "largest_batch": 1}
 
 
+def test_an_awaited_append_whose_caller_was_cancelled_still_commits_and_the_writer_goes_on(
+    store: SqliteEventStore, gate: Gate
+) -> None:
+    async def cancelled_then_more() -> AppendResult:
+        store.append("blocker", [event(0)], 0)
+        gate.closed.set()  # the writer is held in the next append, so the awaited one waits
+        holder = asyncio.get_running_loop().run_in_executor(
+            None, store.append, "blocker", [event(1)], 1
+        )
+        while gate.closed.is_set():
+            await asyncio.sleep(0.001)
+        waiting = asyncio.ensure_future(store.append_async("g1", [event(0)], 0))
+        await asyncio.sleep(0.01)
+        waiting.cancel()  # its socket closed, say: the append is queued already
+        gate.opened.set()
+        await holder
+        return await store.append_async("g1", [event(1)], 1)  # after the cancelled one
+
+    result = asyncio.run(cancelled_then_more())
+    assert [e.version for e in result.events] == [2]
+    assert [e.data["n"] for e in store.read("g1")] == [0, 1]
+
+
 def test_awaited_appends_share_commits_and_keep_their_own_checks(tmp_path: Path) -> None:
     async def play(store: SqliteEventStore, n: int) -> list[str]:
         outcomes = []
