@@ -6,13 +6,18 @@ game nor a tournament's), while the game runs. The log records each showing as `
 (the seat, the version judged at, the method), once per seat and position: asking again before
 anything else happened records nothing more. The judging reads the log as the seat sees it
 (other hands hidden), fills the hidden cards in as the bots do (``bots.knowledge``: each fill
-consistent with what the seat has seen, ``SAMPLES`` fills seeded by the game, seat and
-version), and values each move by the analysis model after it, averaged over the fills.
+consistent with what the seat has seen, fills seeded by the game, seat and version), and
+values each move by the analysis model after it, averaged over the fills. The hidden cards
+move a chance only where they change what happens automatically after the move (a hand laid
+down), so the fills stop at ``SETTLED`` when each gave every move the same chance, and go on
+to ``SAMPLES`` otherwise. A position's hints are kept in memory (``KEEP`` of them, by game,
+seat and version): asking again judges nothing twice.
 """
 
 from __future__ import annotations
 
 import random
+from collections import OrderedDict
 from functools import cache
 from typing import Any
 
@@ -31,7 +36,11 @@ from service.usecases.commands import Commands
 from service.usecases.repository import Repository, to_domain
 
 SAMPLES = 8
-"""Fills of the hidden cards a hint averages over (one when nothing is hidden)."""
+"""Fills of the hidden cards a hint averages over at the most (one when nothing is hidden)."""
+SETTLED = 2
+"""Fills after which a hint stops when every fill gave each move the same chance."""
+KEEP = 256
+"""Positions whose hints are kept in memory."""
 
 
 class Hint(msgspec.Struct, frozen=True):
@@ -66,6 +75,7 @@ class HintGiver:
 
     def __init__(self, games: Repository, commands: Commands) -> None:
         self.games, self.commands = games, commands
+        self.judged: OrderedDict[tuple[str, int, int], list[Hint]] = OrderedDict()
 
     def hints(self, game_id: str, token: str | None) -> Hints:
         """The caller's seat's legal moves ranked; refused for anyone but a seat, in a game
@@ -87,10 +97,19 @@ class HintGiver:
         elif moves:
             command = ShowHints(seat, method(), expected_version=version)
             now = self.commands.commit(game_id, seat, "hints", command, None)[-1].version
-        seen = [rules.redact(event, seat) for event in log[:version]]
-        samples = 1 if rules.redact is no_secrets else SAMPLES
-        rng = random.Random(f"{game_id}:{seat}:{version}")
-        ranked = rank(rules, seen, seat, moves, rng, samples)
+        key = (game_id, seat, version)
+        ranked = self.judged.pop(key, None)
+        if ranked is None:
+            seen = [rules.redact(event, seat) for event in log[:version]]
+            samples = 1 if rules.redact is no_secrets else SAMPLES
+            rng = random.Random(f"{game_id}:{seat}:{version}")
+            ranked = rank(rules, seen, seat, moves, rng, samples)
+        self.judged[key] = ranked
+        while len(self.judged) > KEEP:
+            try:
+                self.judged.popitem(last=False)
+            except KeyError:  # emptied by another request meanwhile
+                break
         return Hints(game_id, now, version, seat, method(), ranked)
 
 
@@ -102,20 +121,25 @@ def rank(
     rng: random.Random,
     samples: int,
 ) -> list[Hint]:
-    """``moves`` valued over ``samples`` fills of what ``seat`` cannot see, best first."""
+    """``moves`` valued over at most ``samples`` fills of what ``seat`` cannot see (``SETTLED``
+    when they all agree), best first."""
     if not moves:
         return []
     model = model_of(rules.NAME)
     totals = dict.fromkeys((m.id for m in moves), 0.0)
-    fills = 0
+    fills, valued = 0, set()
     for _ in range(samples):
         try:
             state = rebuild(seen, seat, rng).state
         except Inconsistent:
             continue
         fills += 1
-        for move in moves:
-            totals[move.id] += kept(rules, state, seat, move.id, model)
+        values = tuple(kept(rules, state, seat, move.id, model) for move in moves)
+        valued.add(values)
+        for move, found in zip(moves, values, strict=True):
+            totals[move.id] += found
+        if fills >= SETTLED and len(valued) == 1:
+            break
     chances = {m: round(total / max(fills, 1), 4) for m, total in totals.items()}
     best = max(chances.values())
     order = sorted(moves, key=lambda m: (-chances[m.id], m.id))

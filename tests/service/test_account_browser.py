@@ -4,39 +4,19 @@ move; what others play is told one line at a time, at a pace a person can follow
 
 from __future__ import annotations
 
-import os
-from collections.abc import Iterator
 from itertools import pairwise
 from typing import Any
 
 import httpx
 import pytest
 
-from service.app import create_app
-from service.settings import Settings
-from tests.live import serving
+from tests.service.browser import Page, browser, person, url  # noqa: F401 (fixtures)
 
 pytestmark = pytest.mark.browser
 
-if os.environ.get("TABULA_SKIP_BROWSER") == "1":
-    pytest.skip("TABULA_SKIP_BROWSER=1", allow_module_level=True)
-
-try:
-    from playwright.sync_api import Page
-
-    from tests.service.browser import browser, person  # noqa: F401 (fixtures)
-except ImportError:  # pragma: no cover - CI installs them with the test extra
-    pytest.fail("playwright is missing: pip install -e '.[test]'", pytrace=False)
 
 SEATS = [{"name": "Ann"}, {"name": "Bob"}]
 PACE_MS = 700  # account.js: between two lines told
-
-
-@pytest.fixture(scope="module")
-def url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    database = str(tmp_path_factory.mktemp("account") / "tabula.db")
-    with serving(create_app(Settings(database=database, log_level="warning"))) as base:
-        yield base
 
 
 def events_of(url: str, game: str) -> list[dict[str, Any]]:

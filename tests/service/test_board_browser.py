@@ -14,10 +14,10 @@ import pytest
 from litestar.testing import TestClient
 
 from domain.registry import RULESETS
+from tests.service.browser import chromium
 from tests.service.test_board import play_randomly
 from tests.service.test_board_bounds import LONG_NAMES
 from tests.service.test_board_labels import NAMES, create_named
-from tests.service.test_viewer_browser import chromium
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 

@@ -3,7 +3,6 @@ refused: it works offline. Skipped, failed or run as ``test_viewer_browser.py`` 
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
@@ -11,18 +10,9 @@ import pytest
 from service.app import create_app
 from service.settings import Settings
 from tests.live import serving
+from tests.service.browser import Request, Route, chromium
 
 pytestmark = pytest.mark.browser
-
-if os.environ.get("TABULA_SKIP_BROWSER") == "1":
-    pytest.skip("TABULA_SKIP_BROWSER=1", allow_module_level=True)
-
-from tests.service.test_viewer_browser import chromium  # noqa: E402
-
-try:
-    from playwright.sync_api import Request, Route
-except ImportError:  # pragma: no cover - CI installs it with the test extra
-    pytest.fail("playwright is missing: pip install -e '.[test]'", pytrace=False)
 
 
 def test_the_reference_page_renders_offline(tmp_path: Path) -> None:

@@ -4,13 +4,15 @@ the seat can see."""
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
 import pytest
 from litestar.testing import TestClient
 
 from domain.events import CardsDealt, Event
-from domain.model import HIDDEN
+from domain.model import HIDDEN, Move
+from domain.registry import find_ruleset
 from service.usecases import hints
 from tests.service.conftest import auth, create
 from tests.service.test_spectator_delay import play, referee_log
@@ -31,15 +33,36 @@ def to_act(api: TestClient[Any], created: dict[str, Any]) -> tuple[int, dict[str
     return seat, moves
 
 
-def test_a_seat_gets_its_legal_moves_ranked_by_the_chance_each_keeps(
-    api: TestClient[Any],
-) -> None:
-    created = hinted(api, "sorry", players=3)
+def at_a_choice(
+    api: TestClient[Any], ruleset: str, players: int
+) -> tuple[dict[str, Any], int, dict[str, Any]]:
+    """A game with hints played on until the seat to act has more than one legal move."""
+    created = hinted(api, ruleset, players=players)
     for _ in range(40):
         seat, legal = to_act(api, created)
         if len(legal["moves"]) > 1:
             break
         play(api, created, 1)
+    return created, seat, legal
+
+
+def watch_fills(monkeypatch: pytest.MonkeyPatch) -> list[list[Event]]:
+    """The logs the hints fill from here on, one per fill."""
+    logs: list[list[Event]] = []
+    real = hints.rebuild
+
+    def watched(seen: list[Event], viewer: int, rng: Any) -> Any:
+        logs.append(list(seen))
+        return real(seen, viewer, rng)
+
+    monkeypatch.setattr(hints, "rebuild", watched)
+    return logs
+
+
+def test_a_seat_gets_its_legal_moves_ranked_by_the_chance_each_keeps(
+    api: TestClient[Any],
+) -> None:
+    created, seat, legal = at_a_choice(api, "sorry", 3)
     token = auth(created["tokens"]["seats"][seat])
     reply = api.get(f"/games/{created['id']}/hints", headers=token)
     assert reply.status_code == 200, reply.text
@@ -125,20 +148,8 @@ def test_a_finished_game_gives_no_hints(api: TestClient[Any]) -> None:
 def test_hints_are_judged_from_what_the_seat_sees_never_another_hand(
     api: TestClient[Any], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    created = hinted(api, "sorry-hand", players=2)
-    for _ in range(40):
-        seat, legal = to_act(api, created)
-        if len(legal["moves"]) > 1:
-            break
-        play(api, created, 1)
-    logs: list[list[Event]] = []
-    real = hints.rebuild
-
-    def watched(seen: list[Event], viewer: int, rng: Any) -> Any:
-        logs.append(list(seen))
-        return real(seen, viewer, rng)
-
-    monkeypatch.setattr(hints, "rebuild", watched)
+    created, seat, _ = at_a_choice(api, "sorry-hand", 2)
+    logs = watch_fills(monkeypatch)
     reply = api.get(f"/games/{created['id']}/hints", headers=auth(created["tokens"]["seats"][seat]))
     assert reply.status_code == 200, reply.text
     assert logs, "the hints were judged on a fill of the seat's log"
@@ -147,3 +158,29 @@ def test_hints_are_judged_from_what_the_seat_sees_never_another_hand(
     for deal in dealt:
         for owner, cards in zip(deal.seats, deal.hands, strict=True):
             assert owner == seat or set(cards) == {HIDDEN}, "another seat's hand was read"
+
+
+def test_fills_stop_once_two_agree_and_a_position_is_judged_once(
+    api: TestClient[Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    created, seat, _ = at_a_choice(api, "sorry-hand", 2)
+    calls = watch_fills(monkeypatch)
+    token = auth(created["tokens"]["seats"][seat])
+    first = api.get(f"/games/{created['id']}/hints", headers=token).json()
+    assert hints.SETTLED <= len(calls) <= hints.SAMPLES
+    judged = len(calls)
+    again = api.get(f"/games/{created['id']}/hints", headers=token).json()
+    assert again == first and len(calls) == judged, "the same position is not judged twice"
+
+
+def test_fills_that_disagree_go_on_to_every_sample(monkeypatch: pytest.MonkeyPatch) -> None:
+    class Folded:
+        state = None
+
+    chances = iter([0.1, 0.6, 0.3, 0.6] * (hints.SAMPLES // 2))
+    monkeypatch.setattr(hints, "rebuild", lambda seen, seat, rng: Folded())
+    monkeypatch.setattr(hints, "kept", lambda rules, state, seat, move, model: next(chances))
+    moves = [Move("a", 0), Move("b", 0)]
+    ranked = hints.rank(find_ruleset("sorry-hand"), [], 0, moves, random.Random(0), hints.SAMPLES)
+    assert next(chances, None) is None, "every sample was filled"
+    assert [h.chance for h in ranked] == [0.6, 0.2]

@@ -7,9 +7,7 @@ or critical axe violation. Screenshots at 390 and 1280 px go to ``tests/artifact
 from __future__ import annotations
 
 import json
-import os
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -17,35 +15,16 @@ import httpx
 import pytest
 
 from domain.registry import RULESETS
-from service.app import create_app
-from service.settings import Settings
-from tests.live import serving
+from tests.service.browser import PHONE, WIDE, Axe, Browser, Page, browser, url  # noqa: F401 (fixtures)
 from tests.service.message_formats import FORMATS, GROUPED
 
 pytestmark = pytest.mark.browser
 
-if os.environ.get("TABULA_SKIP_BROWSER") == "1":
-    pytest.skip("TABULA_SKIP_BROWSER=1", allow_module_level=True)
-
-try:
-    from axe_playwright_python.sync_playwright import Axe
-    from playwright.sync_api import Browser, Page
-
-    from tests.service.browser import PHONE, WIDE, browser  # noqa: F401 (fixture)
-except ImportError:  # pragma: no cover - CI installs them with the test extra
-    pytest.fail("playwright or axe is missing: pip install -e '.[test]'", pytrace=False)
 
 STATIC = Path(__file__).parents[2] / "service" / "static"
 ARTIFACTS = Path(__file__).parent.parent / "artifacts"
 LANGUAGES = ("en", "es", "nl", "da", "de", "fr")
 ENGLISH: dict[str, str] = json.loads((STATIC / "i18n" / "en.json").read_text())
-
-
-@pytest.fixture(scope="module")
-def url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    database = str(tmp_path_factory.mktemp("languages") / "tabula.db")
-    with serving(create_app(Settings(database=database, log_level="warning"))) as base:
-        yield base
 
 
 def open_as(browser: Browser, address: str, locale: str, viewport: dict[str, int] = WIDE) -> Page:

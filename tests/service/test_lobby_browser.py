@@ -9,9 +9,7 @@ serious accessibility violation, and fills a 1280 px screen. Screenshots go to
 from __future__ import annotations
 
 import json
-import os
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -20,35 +18,16 @@ import pytest
 
 from bots import find_level
 from domain.registry import RULESETS
-from service.app import create_app
-from service.settings import Settings
-from tests.live import serving
+from tests.service.browser import PHONE, WIDE, Axe, Browser, Page, browser, person, url  # noqa: F401 (fixtures)
 
 pytestmark = pytest.mark.browser
 
-if os.environ.get("TABULA_SKIP_BROWSER") == "1":
-    pytest.skip("TABULA_SKIP_BROWSER=1", allow_module_level=True)
-
-try:
-    from axe_playwright_python.sync_playwright import Axe
-    from playwright.sync_api import Browser, Page
-
-    from tests.service.browser import PHONE, WIDE, browser, person  # noqa: F401 (fixtures)
-except ImportError:  # pragma: no cover - CI installs them with the test extra
-    pytest.fail("playwright or axe is missing: pip install -e '.[test]'", pytrace=False)
 
 ARTIFACTS = Path(__file__).parent.parent / "artifacts"
 STATIC = Path(__file__).parents[2] / "service" / "static"
 LANGUAGES = ("en", "es", "nl", "da", "de", "fr")
 ENGLISH: dict[str, str] = json.loads((STATIC / "i18n" / "en.json").read_text())
 SORRY_OFFSETS = {"red": 0, "blue": 15, "yellow": 30, "green": 45}
-
-
-@pytest.fixture(scope="module")
-def url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    database = str(tmp_path_factory.mktemp("lobby") / "tabula.db")
-    with serving(create_app(Settings(database=database, log_level="warning"))) as base:
-        yield base
 
 
 def lobby(page: Page) -> None:

@@ -8,10 +8,8 @@ the module."""
 
 from __future__ import annotations
 
-import os
 import random
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -19,35 +17,17 @@ import httpx
 import pytest
 
 from domain.registry import RULESETS
-from service.app import create_app
-from service.settings import Settings
-from tests.live import serving
+from tests.service.browser import PHONE, WIDE, Browser, Page, browser, person, url  # noqa: F401 (fixtures)
+from tests.service.test_play_browser import serious
 
 pytestmark = pytest.mark.browser
 
-if os.environ.get("TABULA_SKIP_BROWSER") == "1":
-    pytest.skip("TABULA_SKIP_BROWSER=1", allow_module_level=True)
-
-try:
-    from playwright.sync_api import Browser, Page
-
-    from tests.service.browser import PHONE, WIDE, browser, person  # noqa: F401 (fixtures)
-    from tests.service.test_play_browser import serious
-except ImportError:  # pragma: no cover - CI installs them with the test extra
-    pytest.fail("playwright is missing: pip install -e '.[test]'", pytrace=False)
 
 ARTIFACTS = Path(__file__).parent.parent / "artifacts"
 CHANCE = {"draw", "roll", "deal"}
 TARGET_PX = 24  # WCAG 2.2, 2.5.8 target size (minimum)
 LEGIBLE_PX = 10  # a square's number on a zoomed board
 INTERNAL_CARD = re.compile(r"\b(N\d+|START(_\d+)?|BACK_4|ONE_14|SEVEN|SWAP)\b")
-
-
-@pytest.fixture(scope="module")
-def url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    database = str(tmp_path_factory.mktemp("board") / "tabula.db")
-    with serving(create_app(Settings(database=database, log_level="warning"))) as base:
-        yield base
 
 
 class Game:

@@ -10,7 +10,6 @@ play page of every rule set, at 1280 and 390 px wide, are saved to ``tests/artif
 from __future__ import annotations
 
 import json
-import os
 import random
 import re
 from collections.abc import Iterator
@@ -21,23 +20,20 @@ import httpx
 import pytest
 
 from domain.registry import RULESETS
-from service.app import create_app
-from service.settings import Settings
-from tests.live import serving
+from tests.service.browser import (  # noqa: F401 (fixtures)
+    PHONE,
+    WIDE,
+    Axe,
+    Browser,
+    Page,
+    PlaywrightTimeout,
+    browser,
+    person,
+    url,
+)
 
 pytestmark = pytest.mark.browser
 
-if os.environ.get("TABULA_SKIP_BROWSER") == "1":
-    pytest.skip("TABULA_SKIP_BROWSER=1", allow_module_level=True)
-
-try:
-    from axe_playwright_python.sync_playwright import Axe
-    from playwright.sync_api import Browser, Page
-    from playwright.sync_api import TimeoutError as PlaywrightTimeout
-
-    from tests.service.browser import PHONE, WIDE, browser, person  # noqa: F401 (fixtures)
-except ImportError:  # pragma: no cover - CI installs them with the test extra
-    pytest.fail("playwright or axe is missing: pip install -e '.[test]'", pytrace=False)
 
 ARTIFACTS = Path(__file__).parent.parent / "artifacts"
 SORRY_OFFSETS = {"red": 0, "blue": 15, "yellow": 30, "green": 45}
@@ -51,13 +47,6 @@ ENGLISH: dict[str, str] = json.loads(
 def title(ruleset: str) -> str:
     """The rule set's name as an English page shows it (its id stays in the API)."""
     return ENGLISH[f"ruleset.{ruleset}.title"]
-
-
-@pytest.fixture(scope="module")
-def url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    database = str(tmp_path_factory.mktemp("play") / "tabula.db")
-    with serving(create_app(Settings(database=database, log_level="warning"))) as base:
-        yield base
 
 
 HTTP = httpx.Client(timeout=10)  # one connection for the many reads of a whole game

@@ -6,42 +6,21 @@ violation on the page, at 1280 and 390 px wide (screenshots in ``tests/artifacts
 
 from __future__ import annotations
 
-import os
 import random
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
-from service.app import create_app
-from service.settings import Settings
-from tests.live import serving
+from tests.service.browser import PHONE, WIDE, Axe, Page, browser, person, url  # noqa: F401 (fixtures)
 
 pytestmark = pytest.mark.browser
 
-if os.environ.get("TABULA_SKIP_BROWSER") == "1":
-    pytest.skip("TABULA_SKIP_BROWSER=1", allow_module_level=True)
-
-try:
-    from axe_playwright_python.sync_playwright import Axe
-    from playwright.sync_api import Page
-
-    from tests.service.browser import PHONE, WIDE, browser, person  # noqa: F401 (fixtures)
-except ImportError:  # pragma: no cover - CI installs them with the test extra
-    pytest.fail("playwright or axe is missing: pip install -e '.[test]'", pytrace=False)
 
 ARTIFACTS = Path(__file__).parent.parent / "artifacts"
 NAMES = ["Ann", "Bob", "Cat", "Dan"]
 QUICK = {"special_squares": {}}  # race35 without special squares: short games
-
-
-@pytest.fixture(scope="module")
-def url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    database = str(tmp_path_factory.mktemp("tournament") / "tabula.db")
-    with serving(create_app(Settings(database=database, log_level="warning"))) as base:
-        yield base
 
 
 def token_of(link: str) -> str:

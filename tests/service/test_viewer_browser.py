@@ -8,7 +8,6 @@ message, so ``make test`` works on a bare machine; ``.ci/run`` installs Chromium
 
 from __future__ import annotations
 
-import os
 import random
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,31 +16,12 @@ from typing import Any
 import httpx
 import pytest
 
-from service.app import create_app
-from service.settings import Settings
-from tests.live import serving
+from tests.service.browser import Page, chromium, url  # noqa: F401 (fixtures)
 from tests.waiting import wait_until
 
 PIECES = "els => Object.fromEntries(els.map(e => [e.dataset.piece, e.dataset.at]))"
 
 pytestmark = pytest.mark.browser
-
-if os.environ.get("TABULA_SKIP_BROWSER") == "1":
-    pytest.skip("TABULA_SKIP_BROWSER=1", allow_module_level=True)
-
-try:
-    from playwright.sync_api import Page
-
-    from tests.service.browser import chromium
-except ImportError:  # pragma: no cover - CI installs it with the test extra
-    pytest.fail("playwright is missing: pip install -e '.[test]'", pytrace=False)
-
-
-@pytest.fixture(scope="module")
-def url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    database = str(tmp_path_factory.mktemp("viewer") / "tabula.db")
-    with serving(create_app(Settings(database=database, log_level="warning"))) as base:
-        yield base
 
 
 @pytest.fixture

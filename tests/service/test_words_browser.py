@@ -8,17 +8,13 @@ titles name the rule set as people do."""
 from __future__ import annotations
 
 import json
-import os
 import re
-from collections.abc import Iterator
 from typing import Any
 
 import httpx
 import pytest
 
-from service.app import create_app
-from service.settings import Settings
-from tests.live import serving
+from tests.service.browser import PHONE, WIDE, Browser, Page, browser, url  # noqa: F401 (fixtures)
 from tests.service.test_languages_browser import (
     ENGLISH,
     LANGUAGES,
@@ -31,15 +27,6 @@ from tests.service.test_languages_browser import (
 
 pytestmark = pytest.mark.browser
 
-if os.environ.get("TABULA_SKIP_BROWSER") == "1":
-    pytest.skip("TABULA_SKIP_BROWSER=1", allow_module_level=True)
-
-try:
-    from playwright.sync_api import Browser, Page
-
-    from tests.service.browser import PHONE, WIDE, browser  # noqa: F401 (fixture)
-except ImportError:  # pragma: no cover - CI installs them with the test extra
-    pytest.fail("playwright is missing: pip install -e '.[test]'", pytrace=False)
 
 CARD_IDS = re.compile(r"\b(BACK_4|ONE_14|START_8|START_13|SEVEN|SWAP|START|N\d{1,2})\b")
 PIECE_IDS = re.compile(r"\b(red|blue|yellow|green)-\d\b")
@@ -62,13 +49,6 @@ SEEN = """(drawn) => {
 }"""
 """Every text node and every attribute a person or a screen reader gets (ids, classes, data
 attributes and drawing attributes aside)."""
-
-
-@pytest.fixture(scope="module")
-def url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    database = str(tmp_path_factory.mktemp("words") / "tabula.db")
-    with serving(create_app(Settings(database=database, log_level="warning"))) as base:
-        yield base
 
 
 def play(http: httpx.Client, game: dict[str, Any], seat: int, move: str) -> None:
