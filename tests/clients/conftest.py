@@ -16,9 +16,9 @@ from service.settings import Settings
 from tests.live import serving
 
 
-def make_app(folder: Path) -> Litestar:
+def make_app(folder: Path, **settings: Any) -> Litestar:
     """The service over a fresh SQLite file in ``folder``, logging only warnings."""
-    return create_app(Settings(database=str(folder / "tabula.db"), log_level="warning"))
+    return create_app(Settings(database=str(folder / "tabula.db"), log_level="warning", **settings))
 
 
 @pytest.fixture
@@ -30,8 +30,11 @@ def transport(tmp_path: Path) -> httpx.ASGITransport:
 
 @pytest.fixture(scope="session")
 def server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """The URL of the real app served by uvicorn on a free port in a background thread."""
-    with serving(make_app(tmp_path_factory.mktemp("server"))) as url:
+    """The URL of the real app served by uvicorn on a free port in a background thread,
+    shared by the whole session: every client test creates games from one address, so the
+    creation budget is out of their way (tests/hostile checks it on a server of its own)."""
+    folder = tmp_path_factory.mktemp("server")
+    with serving(make_app(folder, create_rate=1000.0, create_burst=100_000)) as url:
         yield url
 
 
