@@ -17,7 +17,7 @@ from __future__ import annotations
 import itertools
 import random
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 import msgspec
@@ -32,6 +32,8 @@ LABELS = ((0.15, "blunder"), (0.07, "mistake"), (0.03, "inaccuracy"))
 DEAL_SAMPLES = 8
 
 Chances = dict[int, float]
+Step = tuple[int, Event, Any]
+CHANCES = (DiceRolled, CardDrawn, CardsDealt)
 
 
 class Point(msgspec.Struct, frozen=True, omit_defaults=True):
@@ -132,24 +134,34 @@ def luck(
     return {s: actual[s] - mean.get(s, 0.0) for s in actual}
 
 
+def replayed(log: Iterable[tuple[int, Event]]) -> tuple[GameCreated, RuleSet[Any], Iterator[Step]]:
+    """A game's creation, its rules and, for every later event, (version, event, the state
+    before it)."""
+    iterator = iter(log)
+    _, created = next(iterator)
+    assert isinstance(created, GameCreated), "a game's log starts with GameCreated"
+    replay = Replay(created)
+
+    def steps() -> Iterator[Step]:
+        for version, event in iterator:
+            yield version, event, replay.state
+            replay.push(version, event)
+
+    return created, replay.rules, steps()
+
+
 def analyse(
     log: Iterable[tuple[int, Event]], seed: str = "", progress: Callable[[int], None] | None = None
 ) -> Analysis:
     """The analysis of a game given as its (version, event) log; the same log and seed give the
     same analysis. ``progress`` is told each version as it is done."""
-    iterator = iter(log)
-    _, created = next(iterator)
-    assert isinstance(created, GameCreated), "a game's log starts with GameCreated"
-    replay = Replay(created)
-    rules, model, seats = replay.rules, load(created.ruleset), len(created.seats)
+    created, rules, steps = replayed(log)
+    model, seats = load(created.ruleset), len(created.seats)
     points: list[Point] = []
-    for version, event in iterator:
-        point = examine(
-            rules, replay.state, version, event, model, random.Random(f"{seed}:{version}")
-        )
+    for version, event, state in steps:
+        point = examine(rules, state, version, event, model, random.Random(f"{seed}:{version}"))
         if point is not None:
             points.append(point)
-        replay.push(version, event)
         if progress is not None:
             progress(version)
     luck_total = [round(sum(p.luck[s] for p in points if p.luck), 4) for s in range(seats)]
@@ -160,17 +172,13 @@ def analyse(
 def luck_totals(log: Iterable[tuple[int, Event]], seed: str = "") -> list[float]:
     """Each seat's luck summed over a game, the same as ``analyse(log, seed).luck``, without
     the chances and decisions' equity losses that ``analyse`` also computes."""
-    iterator = iter(log)
-    _, created = next(iterator)
-    assert isinstance(created, GameCreated), "a game's log starts with GameCreated"
-    replay = Replay(created)
-    rules, model, seats = replay.rules, load(created.ruleset), len(created.seats)
-    totals = [0.0] * seats
-    for version, event in iterator:
-        if isinstance(event, DiceRolled | CardDrawn | CardsDealt):
-            moved = luck(rules, replay.state, event, model, random.Random(f"{seed}:{version}"))
+    created, rules, steps = replayed(log)
+    model = load(created.ruleset)
+    totals = [0.0] * len(created.seats)
+    for version, event, state in steps:
+        if isinstance(event, CHANCES):
+            moved = luck(rules, state, event, model, random.Random(f"{seed}:{version}"))
             totals = [total + round(moved.get(s, 0.0), 4) for s, total in enumerate(totals)]
-        replay.push(version, event)
     return [round(total, 4) for total in totals]
 
 
@@ -181,7 +189,7 @@ def examine(
     now = chances(rules, state, model)
     shown = [round(now.get(s, 0.0), 4) for s in range(max(now) + 1)]
     widths = [round(half_width(model, c), 4) for c in shown]
-    if isinstance(event, DiceRolled | CardDrawn | CardsDealt):
+    if isinstance(event, CHANCES):
         seat = getattr(event, "seat", getattr(event, "dealer", 0))
         moved = luck(rules, state, event, model, rng)
         gained = [round(moved.get(s, 0.0), 4) for s in range(len(shown))]

@@ -106,23 +106,36 @@ class Judge:
     def scores(self, at: Places) -> dict[tuple[int, ...], float]:
         """Each team's standing: progress and bonuses of its pieces, less their danger."""
         totals: dict[tuple[int, ...], float] = dict.fromkeys(self.team_of.values(), 0.0)
-        exposed: list[tuple[tuple[int, ...], int, float]] = []
+        for piece, where in at.items():
+            seat = self.owner[piece]
+            totals[self.team_of[seat]] += self.place(seat, where)[0]
+        danger = self.weights.danger
+        for piece, chance in self.exposure(at):
+            seat = self.owner[piece]
+            totals[self.team_of[seat]] -= danger * chance * self.place(seat, at[piece])[0]
+        return totals
+
+    def exposure(self, at: Places) -> list[tuple[str, float]]:
+        """Each piece on an open track square, with the chance that another team's next turn
+        sends it back: a piece behind it within reach lands on it, or one enters from start
+        onto its square."""
+        exposed: list[tuple[str, tuple[int, ...], int]] = []
         hunters: list[tuple[tuple[int, ...], int, int]] = []
         waiting: dict[int, tuple[int, ...]] = {}
         board = self.board
         for piece, where in at.items():
             seat = self.owner[piece]
             team = self.team_of[seat]
-            value, open_cell, cell = self.place(seat, where)
-            totals[team] += value
+            _, open_cell, cell = self.place(seat, where)
             if open_cell is not None:
-                exposed.append((team, open_cell, value))
+                exposed.append((piece, team, open_cell))
             if cell is not None:
                 hunters.append((team, cell, board.to_home(seat, where) - board.lane - 1))
             elif where == "start" and board.enter:
                 waiting[(board.exits[seat] - board.first) % board.loop] = team
-        reach, loop, danger = self.reach, board.loop, self.weights.danger
-        for team, cell, value in exposed:
+        reach, loop = self.reach, board.loop
+        found: list[tuple[str, float]] = []
+        for piece, team, cell in exposed:
             chance = 0.0
             for side, other, ahead in hunters:
                 gap = (cell - other) % loop
@@ -130,8 +143,8 @@ class Judge:
                     chance += reach[gap]
             if waiting.get(cell, team) != team:
                 chance += board.enter
-            totals[team] -= danger * min(chance, 1.0) * value
-        return totals
+            found.append((piece, min(chance, 1.0)))
+        return found
 
     def value(self, at: Places, seat: int) -> float:
         """How good ``at`` is for ``seat``: its team's standing less the other teams'."""
