@@ -8,9 +8,17 @@ in the distance table's moves: its start distance less its distance now.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from bots.boards import board
 from bots.expert import Judge
 from domain.model import View
+
+BOARD_OPTIONS = ("section_length", "win_condition")
+"""The options that shape the bots' board."""
+
+Pieces = tuple[tuple[str, int], ...]
+Teams = tuple[tuple[int, ...], ...]
 
 
 def dangers(
@@ -20,14 +28,26 @@ def dangers(
     where the bots know no board)."""
     seats = sorted({piece.seat for piece in shown.pieces})
     lost = dict.fromkeys(seats, 0.0)
-    layout = board(ruleset, len(seats), dict(shown.options))
-    if layout is None:
+    options = tuple((key, shown.options[key]) for key in BOARD_OPTIONS if key in shown.options)
+    teams = tuple(map(tuple, getattr(shown, "teams", None) or [[seat] for seat in seats]))
+    owners = tuple((piece.id, piece.seat) for piece in shown.pieces)
+    judge = _judge(ruleset, options, teams, owners)
+    if judge is None:
         return lost
-    teams = getattr(shown, "teams", None) or [[seat] for seat in seats]
-    owner = {piece.id: piece.seat for piece in shown.pieces}
     at = {piece.id: piece.at for piece in shown.pieces}
-    for piece, chance in Judge(layout, owner, teams).exposure(at):
-        seat = owner[piece]
+    for piece, chance in judge.exposure(at):
+        seat = judge.owner[piece]
         gone = start - table.get(seat, {}).get(at[piece], start)
         lost[seat] += chance * max(gone, 0.0)
     return lost
+
+
+@lru_cache(maxsize=64)
+def _judge(
+    ruleset: str, options: tuple[tuple[str, object], ...], teams: Teams, owners: Pieces
+) -> Judge | None:
+    """The expert's judge of one game's board, kept while its positions are scored (what it
+    remembers grows with the squares its pieces stand on: a few hundred at most)."""
+    seats = len({seat for _, seat in owners})
+    layout = board(ruleset, seats, dict(options))
+    return None if layout is None else Judge(layout, dict(owners), [list(t) for t in teams])
