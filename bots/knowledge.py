@@ -11,9 +11,11 @@ come. The bot never sees the game's seed or chance stream: its own generator pic
 
 from __future__ import annotations
 
+import copy
 import random
 from collections import Counter, OrderedDict
-from typing import Any
+from collections.abc import Iterator
+from typing import Any, NamedTuple
 
 import msgspec
 from msgspec.structs import replace
@@ -30,7 +32,7 @@ from domain.events import (
 )
 from domain.model import HIDDEN, Deal, Draw
 from domain.registry import find_ruleset
-from domain.replay import Replay
+from domain.replay import Frame, Replay
 
 Token = tuple[int, int]
 """A hidden card: (index of the event that brought it, its place in that event)."""
@@ -62,11 +64,43 @@ def determinize(seen: list[Event], seat: int, rng: random.Random) -> tuple[list[
     for attempt in range(TRIES):
         pinned, travels = _follow(seen, seat, rng, oldest=attempt == 0, deck=_deck(created))
         try:
-            return _replay(created, seen, pinned, travels, rng)
-        except (KeyError, ValueError, IndexError):
+            fold = _replay(created, seen, pinned, travels, rng)
+            return fold.filled, fold.replay
+        except FOLD_ERRORS:
             continue
     raise Inconsistent(f"no determinization of the log for seat {seat} folds")
 
+
+def fills(seen: list[Event], seat: int, rng: random.Random, count: int) -> Iterator[Replay]:
+    """Up to ``count`` folds of the log, each filling the hidden cards in afresh, consistently
+    with what ``seat`` has seen (fewer when a fill cannot be folded; one when nothing is
+    hidden). The cards are followed once, the first way ``determinize`` tries; every fill
+    folds alike up to the first hidden card that no later play pins, so each fill after the
+    first folds on from there (in a deal-by-deal game, the latest deal)."""
+    created = seen[0]
+    if not isinstance(created, GameCreated):
+        raise ValueError("a game's log starts with GameCreated")
+    if not any(_hidden(event) for event in seen):
+        yield _fold_public(created, seen, seat)
+        return
+    pinned, travels = _follow(seen, seat, rng, oldest=True, deck=_deck(created))
+    first: _Fold | None = None
+    for tried in range(count):
+        try:
+            if first is None and tried > 0:
+                raise ValueError("the shared follow did not fold")
+            fold = _replay(created, seen, pinned, travels, rng, first)
+            first = first or fold
+            yield fold.replay
+        except FOLD_ERRORS:
+            try:
+                yield determinize(seen, seat, rng)[1]
+            except Inconsistent:
+                continue
+
+
+FOLD_ERRORS = (KeyError, ValueError, IndexError)
+"""What a fold of a filled log that contradicts itself raises."""
 
 FOLDS: OrderedDict[tuple[bytes, int], tuple[list[Event], Replay]] = OrderedDict()
 """The latest folds of logs with nothing hidden, by game settings and seat: a bot asked again
@@ -334,15 +368,24 @@ def _replay(
     pinned: dict[Token, str],
     travels: dict[int, Token | str],
     rng: random.Random,
-) -> tuple[list[Event], Replay]:
+    start: _Fold | None = None,
+) -> _Fold:
     """The log with every hidden card given a value, and its fold (folding as it goes tells
-    the pile)."""
+    the pile); from ``start``'s fold of the same log and pins at ``at`` when given (the
+    events before it folded alike)."""
     rules = find_ruleset(created.ruleset, created.ruleset_version)
-    replay = Replay(created)
-    values: dict[Token, str] = {}
-    filled: list[Event] = [created]
-    ahead = _Ahead(seen, pinned)
-    for index, event in enumerate(seen[1:], start=1):
+    filled: list[Event]
+    if start is None:
+        begin, replay, values, filled = 1, Replay(created), {}, [created]
+        ahead = _Ahead(seen, pinned)
+    else:
+        begin, replay = start.at, Replay(created, start.frame, start.frame.version)
+        values = {token: card for token, card in start.values.items() if token[0] < begin}
+        filled, ahead = start.filled[:begin], start.ahead.copy()
+    at, frame, marks = _fork(seen, pinned), replay.top, ahead
+    for index, event in enumerate(seen[begin:], start=begin):
+        if index == at:
+            frame, marks = replay.top, ahead.copy()
         ahead.reach(index)
         if _hidden(event):
             event = _fill_one(
@@ -350,7 +393,37 @@ def _replay(
             )
         replay.push(index + 1, event)
         filled.append(event)
-    return filled, replay
+    if at >= len(seen):
+        frame = replay.top
+    return _Fold(filled, replay, values, at, frame, marks)
+
+
+class _Fold(NamedTuple):
+    """A filled log, its fold, the value given to each hidden card, ``at``: the index of the
+    first event whose hidden cards are chosen at random (every fill with the same pins folds
+    alike before it); ``frame`` and ``ahead``: the fold's top frame and cards ahead just
+    before that event."""
+
+    filled: list[Event]
+    replay: Replay
+    values: dict[Token, str]
+    at: int
+    frame: Frame
+    ahead: _Ahead
+
+
+def _fork(seen: list[Event], pinned: dict[Token, str]) -> int:
+    """The index of the first event with a hidden card no later play pins."""
+    for index, event in enumerate(seen):
+        match event:
+            case CardDrawn(card=card) if card == HIDDEN and (index, 0) not in pinned:
+                return index
+            case CardsDealt(hands=hands):
+                for place, cards in enumerate(hands):
+                    for k, card in enumerate(cards):
+                        if card == HIDDEN and (index, place * 100 + k) not in pinned:
+                            return index
+    return len(seen)
 
 
 def _fill(
@@ -361,7 +434,7 @@ def _fill(
     rng: random.Random,
 ) -> list[Event]:
     """The log with every hidden card given a value."""
-    return _replay(created, seen, pinned, travels, rng)[0]
+    return _replay(created, seen, pinned, travels, rng).filled
 
 
 class _Ahead:
@@ -391,6 +464,14 @@ class _Ahead:
         """Move on to the event at ``index``: its own cards are no longer ahead."""
         self.current = self.epochs[self.epoch_of[index]]
         self.current.subtract(self.demands.get(index, ()))
+
+    def copy(self) -> _Ahead:
+        """One that goes on from here apart from this one."""
+        twin = copy.copy(self)
+        twin.epochs = [Counter(epoch) for epoch in self.epochs]
+        now = [i for i, epoch in enumerate(self.epochs) if epoch is self.current]
+        twin.current = twin.epochs[now[0]] if now else Counter()
+        return twin
 
 
 def _fill_one(

@@ -285,6 +285,15 @@ def _plays(state: State) -> tuple[Move, ...]:
     )
 
 
+@lru_cache(maxsize=256)
+def _stuck(state: State) -> bool:
+    """Whether the seat to play has no legal move: each of its cards is asked until one has
+    (the 7, whose splits are the costliest to search, last)."""
+    seat, board = state.turn, _board(state)
+    cards = sorted(dict.fromkeys(state.hands[seat]), key=lambda card: card == "SEVEN")
+    return not any(partners_board.can_play(board, seat, card) for card in cards)
+
+
 # --- the rule set surface -----------------------------------------------------------------------
 
 
@@ -330,7 +339,7 @@ def automatic(state: State) -> list[Event]:
         if _needs_shuffle(state):
             return [DeckShuffled(cards=len(state.pile) + len(state.discard))]
         return []
-    if state.phase == "play" and not _plays(state):
+    if state.phase == "play" and _stuck(state):
         seat = state.turn
         cards = ", ".join(state.hands[seat])
         why = f"no card has a legal move: {COLOURS[seat]} lays down {cards}"

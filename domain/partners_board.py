@@ -312,18 +312,20 @@ def _position(locs: list[int]) -> tuple[int, ...]:
     return tuple(loc for c in range(SEATS) for loc in sorted(locs[c * PAWNS : c * PAWNS + PAWNS]))
 
 
-def _seven_moves(board: Board, seat: int, card: str, total: int) -> list[Move]:
-    """Every split of the 7 (5.7), one move per final position, in search order."""
+def _seven_moves(board: Board, seat: int, card: str, total: int, first: bool = False) -> list[Move]:
+    """Every split of the 7 (5.7), one move per final position, in search order (``first``:
+    the search stops at the first split found)."""
     found: dict[tuple[int, ...], Board] = {}
     seen: set[tuple[tuple[int, ...], int, int]] = set()
 
-    def search(current: Board, used: int, left: int) -> None:
+    def search(current: Board, used: int, left: int) -> bool:
+        """Whether the search is over (``first`` and a split found)."""
         if left == 0:
             found.setdefault(_position(current.locs), current)
-            return
+            return first
         key = (tuple(current.locs), used, left)
         if key in seen:
-            return
+            return False
         seen.add(key)
         track = current.geo.track
         for _, pawn in _origins(current, mover(current, seat), used):
@@ -332,7 +334,9 @@ def _seven_moves(board: Board, seat: int, card: str, total: int) -> list[Move]:
                     continue
                 moved = current.copy()
                 _arrive(moved, pawn, square, _label(seat, pawn))
-                search(moved, used | 1 << pawn, left - steps)
+                if search(moved, used | 1 << pawn, left - steps):
+                    return True
+        return False
 
     search(board, 0, total)
     return [_move(moved, seat, card) for moved in found.values()]
@@ -447,6 +451,18 @@ def swap_reason(board: Board, rest: str) -> str | None:
         if square not in eligible:
             return f"the stack on {name} is safe from swaps"
     return None
+
+
+def can_play(board: Board, seat: int, card: str) -> bool:
+    """Whether ``card`` has a legal move for ``seat`` on ``board`` (the 7's split search stops
+    at the first split)."""
+    for kind, squares in PLAYS[card]:
+        if kind == "seven":
+            if _seven_moves(board, seat, card, squares, first=True):
+                return True
+        elif GENERATORS[kind](board, seat, card, squares):
+            return True
+    return False
 
 
 def card_moves(board: Board, seat: int, card: str) -> list[Move]:

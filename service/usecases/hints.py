@@ -25,7 +25,7 @@ import msgspec
 
 from analysis.game import move_value
 from analysis.model import Model, chances, load
-from bots.knowledge import Inconsistent, rebuild
+from bots.knowledge import fills as filled
 from domain.events import Event, HintsShown, no_secrets
 from domain.model import CHANCE_KINDS, GameError, Move
 from domain.ruleset import RuleSet
@@ -39,6 +39,9 @@ SAMPLES = 8
 """Fills of the hidden cards a hint averages over at the most (one when nothing is hidden)."""
 SETTLED = 2
 """Fills after which a hint stops when every fill gave each move the same chance."""
+VALUES = 64
+"""Moves valued by one hint at the most, over all its fills, but never fewer than ``SETTLED``
+fills (a hand of many legal moves is judged on fewer fills)."""
 KEEP = 256
 """Positions whose hints are kept in memory."""
 
@@ -122,17 +125,16 @@ def rank(
     samples: int,
 ) -> list[Hint]:
     """``moves`` valued over at most ``samples`` fills of what ``seat`` cannot see (``SETTLED``
-    when they all agree), best first."""
+    when they all agree; fewer when that would value more than ``VALUES`` moves), best
+    first."""
     if not moves:
         return []
     model = model_of(rules.NAME)
     totals = dict.fromkeys((m.id for m in moves), 0.0)
     fills, valued = 0, set()
-    for _ in range(samples):
-        try:
-            state = rebuild(seen, seat, rng).state
-        except Inconsistent:
-            continue
+    most = min(samples, max(SETTLED, VALUES // len(moves)))
+    for replay in filled(seen, seat, rng, most):
+        state = replay.state
         fills += 1
         values = tuple(kept(rules, state, seat, move.id, model) for move in moves)
         valued.add(values)

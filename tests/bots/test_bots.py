@@ -203,3 +203,27 @@ def test_the_expert_chooses_as_the_honest_seat_would_whatever_the_hidden_cards()
             "expert", "sorry-hand", rules.VERSION, seat, redacted_other, moves, 1
         ) == (honest_real)
     assert peeking_matters >= 1
+
+
+@pytest.mark.parametrize(("ruleset", "players", "seed"), [("partners", 4, 3), ("sorry-hand", 3, 6)])
+def test_the_fills_of_one_position_each_keep_what_the_seat_saw_and_deal_the_rest_afresh(
+    ruleset: str, players: int, seed: int
+) -> None:
+    """The fills a hint averages over fold alike up to the first hidden card no later play
+    pins and deal afresh from there: each keeps the seat's view exactly, and the hidden
+    hands differ between fills of one position."""
+    rules = RULESETS[ruleset]
+    differed = 0
+    for state, log in positions(ruleset, players, seed)[10:300:25]:
+        seat = rules.to_act(state)[0].seat
+        seen = [rules.redact(event, seat) for event in log]
+        folds = list(knowledge.fills(seen, seat, random.Random(seed), 6))
+        assert folds, "no fill folded"
+        for replay in folds:
+            assert replay.version == len(seen)
+            assert msgspec.to_builtins(rules.view(replay.state, seat)) == msgspec.to_builtins(
+                rules.view(state, seat)
+            )
+        hands = {str(msgspec.to_builtins(rules.view(r.state, "referee").hands)) for r in folds}
+        differed += len(hands) > 1
+    assert differed >= 5

@@ -5,6 +5,7 @@ the seat can see."""
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -49,13 +50,14 @@ def at_a_choice(
 def watch_fills(monkeypatch: pytest.MonkeyPatch) -> list[list[Event]]:
     """The logs the hints fill from here on, one per fill."""
     logs: list[list[Event]] = []
-    real = hints.rebuild
+    real = hints.filled
 
-    def watched(seen: list[Event], viewer: int, rng: Any) -> Any:
-        logs.append(list(seen))
-        return real(seen, viewer, rng)
+    def watched(seen: list[Event], viewer: int, rng: Any, count: int) -> Iterator[Any]:
+        for replay in real(seen, viewer, rng, count):
+            logs.append(list(seen))
+            yield replay
 
-    monkeypatch.setattr(hints, "rebuild", watched)
+    monkeypatch.setattr(hints, "filled", watched)
     return logs
 
 
@@ -178,7 +180,9 @@ def test_fills_that_disagree_go_on_to_every_sample(monkeypatch: pytest.MonkeyPat
         state = None
 
     chances = iter([0.1, 0.6, 0.3, 0.6] * (hints.SAMPLES // 2))
-    monkeypatch.setattr(hints, "rebuild", lambda seen, seat, rng: Folded())
+    monkeypatch.setattr(
+        hints, "filled", lambda seen, seat, rng, count: (Folded() for _ in range(count))
+    )
     monkeypatch.setattr(hints, "kept", lambda rules, state, seat, move, model: next(chances))
     moves = [Move("a", 0), Move("b", 0)]
     ranked = hints.rank(find_ruleset("sorry-hand"), [], 0, moves, random.Random(0), hints.SAMPLES)
