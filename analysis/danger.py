@@ -26,17 +26,21 @@ def dangers(
 ) -> dict[int, float]:
     """Each seat's expected moves lost to capture on the others' next turns (0 for every seat
     where the bots know no board)."""
-    seats = sorted({piece.seat for piece in shown.pieces})
+    at: dict[str, str] = {}
+    owners: list[tuple[str, int]] = []
+    for one in shown.pieces:
+        at[one.id] = one.at
+        owners.append((one.id, one.seat))
+    seats = sorted({seat for _, seat in owners})
     lost = dict.fromkeys(seats, 0.0)
     options = tuple((key, shown.options[key]) for key in BOARD_OPTIONS if key in shown.options)
     teams = tuple(map(tuple, getattr(shown, "teams", None) or [[seat] for seat in seats]))
-    owners = tuple((piece.id, piece.seat) for piece in shown.pieces)
-    judge = _judge(ruleset, options, teams, owners)
+    judge = _judge(ruleset, options, teams, tuple(owners))
     if judge is None:
         return lost
-    at = {piece.id: piece.at for piece in shown.pieces}
+    owner = judge.owner
     for piece, chance in judge.exposure(at):
-        seat = judge.owner[piece]
+        seat = owner[piece]
         gone = start - table.get(seat, {}).get(at[piece], start)
         lost[seat] += chance * max(gone, 0.0)
     return lost

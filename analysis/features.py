@@ -68,7 +68,7 @@ def seat_features(
         for seat in seats
     }
     count = len(seats)
-    mean = [sum(raw[s][k] for s in seats) / count for k in range(3)]
+    mean = [sum([raw[s][k] for s in seats]) / count for k in range(3)]
     scale = math.sqrt(mean[0] + 1.0)
     partners = _partners(shown, seats)
     relative = {s: (raw[s][0] - mean[0]) / scale for s in seats}
@@ -106,7 +106,7 @@ def _raw(places: list[str], table: dict[str, float], start: float, done: int) ->
     return [
         sum(far),
         max(far),
-        math.sqrt(sum(x * x for x in far)),
+        math.sqrt(sum([x * x for x in far])),
         places.count("start") / count,
         min(done, count) / count,
     ]
@@ -133,9 +133,12 @@ def side_features(
     """The feature vector of every side (by its index in ``sides``): its seats' summed."""
     shown = shown or rules.view(state, None)
     per_seat = seat_features(rules, state, distances, start, shown)
+    teams = getattr(shown, "teams", None)
+    if not teams:
+        return dict(enumerate(per_seat[seat] for seat in sorted(per_seat)))
     return {
         i: [sum(column) for column in zip(*(per_seat[seat] for seat in side), strict=True)]
-        for i, side in enumerate(sides(shown))
+        for i, side in enumerate(map(tuple, teams))
     }
 
 

@@ -30,6 +30,7 @@ from domain.ruleset import RuleSet
 
 LABELS = ((0.15, "blunder"), (0.07, "mistake"), (0.03, "inaccuracy"))
 DEAL_SAMPLES = 8
+MEMORY = 4096
 
 Chances = dict[int, float]
 Step = tuple[int, Event, Any]
@@ -73,21 +74,38 @@ def after(rules: RuleSet[Any], state: Any, events: Iterable[Event]) -> Any:
     return settle(rules, state)[0]
 
 
-def value(rules: RuleSet[Any], state: Any, model: Model) -> Chances:
-    """Chances of a position; where a seat must move, as its best move leaves them."""
-    pending = rules.to_act(state)
-    if not pending or pending[0].kind in CHANCE_KINDS:
-        return chances(rules, state, model)
-    seat = pending[0].seat
-    options = [
-        move_value(rules, state, seat, move.id, model) for move in rules.legal_moves(state, seat)
-    ]
-    return max(options, key=lambda found: found[seat]) if options else chances(rules, state, model)
+class Valuer:
+    """Values the positions of one rule set under its model. A position met again (the same
+    pieces reached by moves in another order, or by another throw) is valued once, among the
+    last ``MEMORY`` positions valued."""
 
+    def __init__(self, rules: RuleSet[Any], model: Model) -> None:
+        self.rules, self.model = rules, model
+        self.known: dict[Any, Chances] = {}
 
-def move_value(rules: RuleSet[Any], state: Any, seat: int, move: str, model: Model) -> Chances:
-    """Chances once ``seat`` played ``move``."""
-    return chances(rules, after(rules, state, rules.decide(state, seat, move)), model)
+    def chances(self, state: Any) -> Chances:
+        """The model's chances of a position."""
+        known = self.known.get(state)
+        if known is None:
+            if len(self.known) >= MEMORY:
+                del self.known[next(iter(self.known))]
+            known = self.known[state] = chances(self.rules, state, self.model)
+        return known
+
+    def value(self, state: Any) -> Chances:
+        """Chances of a position; where a seat must move, as its best move leaves them."""
+        rules = self.rules
+        pending = rules.to_act(state)
+        if not pending or pending[0].kind in CHANCE_KINDS:
+            return self.chances(state)
+        seat = pending[0].seat
+        options = [self.move_value(state, seat, move.id) for move in rules.legal_moves(state, seat)]
+        return max(options, key=lambda found: found[seat]) if options else self.chances(state)
+
+    def move_value(self, state: Any, seat: int, move: str) -> Chances:
+        """Chances once ``seat`` played ``move``."""
+        rules = self.rules
+        return self.chances(after(rules, state, rules.decide(state, seat, move)))
 
 
 def outcomes(
@@ -111,9 +129,7 @@ def outcomes(
     return []
 
 
-def luck(
-    rules: RuleSet[Any], state: Any, event: Event, model: Model, rng: random.Random
-) -> Chances:
+def luck(valuer: Valuer, state: Any, event: Event, rng: random.Random) -> Chances:
     """Each seat's chance after ``event`` minus its average over all outcomes."""
     seat = getattr(event, "seat", getattr(event, "dealer", 0))
     known: dict[Any, Chances] = {}
@@ -121,14 +137,14 @@ def luck(
     def value_after(outcome: Event) -> Chances:
         """The value once ``outcome`` happened, once per distinct position (a throw that
         passes the turn leads where every other such throw leads)."""
-        position = after(rules, state, [outcome])
+        position = after(valuer.rules, state, [outcome])
         if position not in known:
-            known[position] = value(rules, position, model)
+            known[position] = valuer.value(position)
         return known[position]
 
     actual = value_after(event)
     mean: Chances = dict.fromkeys(actual, 0.0)
-    for outcome, weight in outcomes(rules, state, seat, rng):
+    for outcome, weight in outcomes(valuer.rules, state, seat, rng):
         for s, chance in value_after(outcome).items():
             mean[s] = mean.get(s, 0.0) + weight * chance
     return {s: actual[s] - mean.get(s, 0.0) for s in actual}
@@ -156,10 +172,10 @@ def analyse(
     """The analysis of a game given as its (version, event) log; the same log and seed give the
     same analysis. ``progress`` is told each version as it is done."""
     created, rules, steps = replayed(log)
-    model, seats = load(created.ruleset), len(created.seats)
+    valuer, seats = Valuer(rules, load(created.ruleset)), len(created.seats)
     points: list[Point] = []
     for version, event, state in steps:
-        point = examine(rules, state, version, event, model, random.Random(f"{seed}:{version}"))
+        point = examine(valuer, state, version, event, random.Random(f"{seed}:{version}"))
         if point is not None:
             points.append(point)
         if progress is not None:
@@ -173,32 +189,32 @@ def luck_totals(log: Iterable[tuple[int, Event]], seed: str = "") -> list[float]
     """Each seat's luck summed over a game, the same as ``analyse(log, seed).luck``, without
     the chances and decisions' equity losses that ``analyse`` also computes."""
     created, rules, steps = replayed(log)
-    model = load(created.ruleset)
+    valuer = Valuer(rules, load(created.ruleset))
     totals = [0.0] * len(created.seats)
     for version, event, state in steps:
         if isinstance(event, CHANCES):
-            moved = luck(rules, state, event, model, random.Random(f"{seed}:{version}"))
+            moved = luck(valuer, state, event, random.Random(f"{seed}:{version}"))
             totals = [total + round(moved.get(s, 0.0), 4) for s, total in enumerate(totals)]
     return [round(total, 4) for total in totals]
 
 
 def examine(
-    rules: RuleSet[Any], state: Any, version: int, event: Event, model: Model, rng: random.Random
+    valuer: Valuer, state: Any, version: int, event: Event, rng: random.Random
 ) -> Point | None:
     """The point of one event, if it is a chance outcome or a decision."""
-    now = chances(rules, state, model)
+    now = valuer.chances(state)
     shown = [round(now.get(s, 0.0), 4) for s in range(max(now) + 1)]
-    widths = [round(half_width(model, c), 4) for c in shown]
+    widths = [round(half_width(valuer.model, c), 4) for c in shown]
     if isinstance(event, CHANCES):
         seat = getattr(event, "seat", getattr(event, "dealer", 0))
-        moved = luck(rules, state, event, model, rng)
+        moved = luck(valuer, state, event, rng)
         gained = [round(moved.get(s, 0.0), 4) for s in range(len(shown))]
         return Point(version, "chance", seat, shown, widths, luck=gained)
     if isinstance(event, MovePlayed) and not event.auto:
         seat = event.seat
         values = {
-            m.id: move_value(rules, state, seat, m.id, model)[seat]
-            for m in rules.legal_moves(state, seat)
+            m.id: valuer.move_value(state, seat, m.id)[seat]
+            for m in valuer.rules.legal_moves(state, seat)
         }
         best = max(values, key=lambda move: values[move])
         loss = round(max(0.0, values[best] - values.get(event.move, values[best])), 4)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+import operator
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -58,10 +59,7 @@ def softmax(scores: dict[int, float]) -> dict[int, float]:
 
 def predict(weights: list[float], features: dict[int, list[float]]) -> dict[int, float]:
     """Each side's chance of winning under ``weights`` (a side: a seat, or a team)."""
-    scores = {
-        seat: sum(w * x for w, x in zip(weights, f, strict=True)) for seat, f in features.items()
-    }
-    return softmax(scores)
+    return softmax({seat: sum(map(operator.mul, weights, f)) for seat, f in features.items()})
 
 
 def chances(rules: RuleSet[Any], state: Any, model: Model | None = None) -> dict[int, float]:

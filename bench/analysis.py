@@ -46,7 +46,7 @@ import time  # noqa: E402
 from typing import Any, NamedTuple  # noqa: E402
 
 from analysis.features import distance, side_features, sides, winning_sides  # noqa: E402
-from analysis.game import analyse, luck_totals, value  # noqa: E402
+from analysis.game import Valuer, analyse, luck_totals  # noqa: E402
 from analysis.model import chances, load, predict  # noqa: E402
 from analysis.selfplay import LEVEL, game, recorded, rollout  # noqa: E402
 from analysis.train import HELD_OUT, fit  # noqa: E402
@@ -188,7 +188,7 @@ def speed(ruleset: str) -> list[str]:
     hints = []
     for state in states:
         started = time.process_time()
-        value(rules, state, model)
+        Valuer(rules, model).value(state)
         hints.append(time.process_time() - started)
     log = recorded(ruleset, HELD_OUT - 2)[:400]
     started = time.process_time()

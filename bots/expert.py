@@ -77,6 +77,8 @@ class Judge:
         self.reach = [board.reach.get(g if g <= loop // 2 else g - loop, 0.0) for g in range(loop)]
         self.memo: dict[tuple[int, str], tuple[float, int | None, int | None]] = {}
         self.seen: dict[tuple[tuple[str, ...], int], float] = {}
+        self.stands: dict[tuple[str, str], Any] = {}
+        self.reaches: dict[tuple[int, int], dict[int, float]] = {}
 
     def place(self, seat: int, where: str) -> tuple[float, int | None, int | None]:
         """What a piece of ``seat`` at ``where`` is worth, the loop cell where it can be hit
@@ -120,31 +122,58 @@ class Judge:
         sends it back: a piece behind it within reach lands on it, or one enters from start
         onto its square."""
         exposed: list[tuple[str, tuple[int, ...], int]] = []
-        hunters: list[tuple[tuple[int, ...], int, int]] = []
+        hunters: list[tuple[tuple[int, ...], dict[int, float]]] = []
         waiting: dict[int, tuple[int, ...]] = {}
-        board = self.board
         for piece, where in at.items():
-            seat = self.owner[piece]
-            team = self.team_of[seat]
-            _, open_cell, cell = self.place(seat, where)
+            team, open_cell, hits, entry = self.standing(piece, where)
             if open_cell is not None:
                 exposed.append((piece, team, open_cell))
-            if cell is not None:
-                hunters.append((team, cell, board.to_home(seat, where) - board.lane - 1))
-            elif where == "start" and board.enter:
-                waiting[(board.exits[seat] - board.first) % board.loop] = team
-        reach, loop = self.reach, board.loop
+            if hits is not None:
+                hunters.append((team, hits))
+            elif entry is not None:
+                waiting[entry] = team
+        enter = self.board.enter
         found: list[tuple[str, float]] = []
         for piece, team, cell in exposed:
             chance = 0.0
-            for side, other, ahead in hunters:
-                gap = (cell - other) % loop
-                if side != team and (gap <= ahead or gap > loop // 2):
-                    chance += reach[gap]
+            for side, hits in hunters:
+                if side != team and cell in hits:
+                    chance += hits[cell]
             if waiting.get(cell, team) != team:
-                chance += board.enter
+                chance += enter
             found.append((piece, min(chance, 1.0)))
         return found
+
+    def standing(
+        self, piece: str, where: str
+    ) -> tuple[tuple[int, ...], int | None, dict[int, float] | None, int | None]:
+        """What ``exposure`` needs of a piece at ``where``: its team, the loop cell where it
+        can be hit (None when safe), the cells it can hit with the chance of each (None off
+        the track), and the cell it enters onto from start (None elsewhere)."""
+        known = self.stands.get((piece, where))
+        if known is None:
+            seat, board = self.owner[piece], self.board
+            _, open_cell, cell = self.place(seat, where)
+            hits = entry = None
+            if cell is not None:
+                hits = self.hits(cell, board.to_home(seat, where) - board.lane - 1)
+            elif where == "start" and board.enter:
+                entry = (board.exits[seat] - board.first) % board.loop
+            known = self.stands[piece, where] = (self.team_of[seat], open_cell, hits, entry)
+        return known
+
+    def hits(self, cell: int, ahead: int) -> dict[int, float]:
+        """The cells a piece on ``cell`` lands on next turn, ``ahead`` squares of track left
+        before its lane, each with its chance (backwards too, where cards move back)."""
+        known = self.reaches.get((cell, ahead))
+        if known is None:
+            loop = self.board.loop
+            known = self.reaches[cell, ahead] = {
+                (cell + gap) % loop: self.reach[gap]
+                for gap in range(loop)
+                if self.reach[gap] and (gap <= ahead or gap > loop // 2)
+            }
+        return known
 
     def value(self, at: Places, seat: int) -> float:
         """How good ``at`` is for ``seat``: its team's standing less the other teams'."""

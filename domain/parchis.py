@@ -31,6 +31,7 @@ Errors: ``GameError`` > ``BadSetup``, ``IllegalMove``, ``NotYourTurn``, ``GameOv
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 from functools import lru_cache
 from typing import Annotated, Any, NamedTuple
@@ -54,7 +55,6 @@ from domain.model import (
     Viewer,
     chance_move,
     check_players,
-    home_counts,
     parse_options,
     status_of,
 )
@@ -666,7 +666,7 @@ def end_turn(state: State) -> State:
 
 def finished(state: State) -> dict[int, int]:
     """Pieces home per seat."""
-    return home_counts(BOARD.pieces(state.colours, state.pos))
+    return dict(Counter(piece // PIECES for piece, r in enumerate(state.pos) if r == BOARD.goal))
 
 
 class ParchisView(model.View, frozen=True, kw_only=True, tag=NAME):

@@ -42,6 +42,8 @@ class Board:
         self.cells = tuple(self._cells(colour, exit_) for colour, exit_ in enumerate(exits))
         self.names = tuple(self._names(colour) for colour in range(len(colours)))
         self.places = tuple({name: r - 1 for r, name in enumerate(names)} for names in self.names)
+        self.named: dict[tuple[int, ...], tuple[tuple[str, int, tuple[str, ...]], ...]] = {}
+        """Per seating, each piece's name, seat and public positions (made when first asked)."""
 
     def _cells(self, colour: int, exit_: int) -> tuple[int, ...]:
         """Cell of each relative number 0..goal of one colour."""
@@ -78,13 +80,19 @@ class Board:
 
     def pieces(self, colours: tuple[int, ...], pos: tuple[int, ...]) -> list[Piece]:
         """Every piece as the public model shows it."""
-        return [
-            Piece(
-                self.piece_name(colours, piece),
-                piece // PIECES,
-                self.place(colours[piece // PIECES], r),
+        named = self.named.get(colours)
+        if named is None:
+            named = self.named[colours] = tuple(
+                (
+                    self.piece_name(colours, piece),
+                    piece // PIECES,
+                    self.names[colours[piece // PIECES]],
+                )
+                for piece in range(len(colours) * PIECES)
             )
-            for piece, r in enumerate(pos)
+        return [
+            Piece(name, seat, places[r + 1])
+            for (name, seat, places), r in zip(named, pos, strict=True)
         ]
 
 

@@ -23,8 +23,8 @@ from typing import Any
 
 import msgspec
 
-from analysis.game import move_value
-from analysis.model import Model, chances, load
+from analysis.game import Valuer
+from analysis.model import Model, load
 from bots.knowledge import fills as filled
 from domain.events import Event, HintsShown, no_secrets
 from domain.model import CHANCE_KINDS, GameError, Move
@@ -129,14 +129,14 @@ def rank(
     first."""
     if not moves:
         return []
-    model = model_of(rules.NAME)
+    valuer = Valuer(rules, model_of(rules.NAME))
     totals = dict.fromkeys((m.id for m in moves), 0.0)
     fills, valued = 0, set()
     most = min(samples, max(SETTLED, VALUES // len(moves)))
     for replay in filled(seen, seat, rng, most):
         state = replay.state
         fills += 1
-        values = tuple(kept(rules, state, seat, move.id, model) for move in moves)
+        values = tuple(kept(valuer, state, seat, move.id) for move in moves)
         valued.add(values)
         for move, found in zip(moves, values, strict=True):
             totals[move.id] += found
@@ -148,11 +148,11 @@ def rank(
     return [Hint(m, chances[m.id], round(best - chances[m.id], 4)) for m in order]
 
 
-def kept(rules: RuleSet[Any], state: Any, seat: int, move: str, model: Model) -> float:
+def kept(valuer: Valuer, state: Any, seat: int, move: str) -> float:
     """The chance ``seat`` keeps by ``move`` (a draw or roll: its chance now)."""
     if move in CHANCE_KINDS:
-        return chances(rules, state, model)[seat]
+        return valuer.chances(state)[seat]
     try:
-        return move_value(rules, state, seat, move, model)[seat]
+        return valuer.move_value(state, seat, move)[seat]
     except GameError:
         return 0.0

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from analysis.game import after, analyse, luck, luck_totals, outcomes, value
+from analysis.game import Valuer, after, analyse, luck, luck_totals, outcomes
 from analysis.model import load
 from analysis.selfplay import recorded
 from domain.events import CardDrawn, CardsDealt, DiceRolled, Event
@@ -57,10 +57,11 @@ def test_the_outcomes_luck_is_judged_against_carry_the_real_events_probabilities
                 throws = list(itertools.product(range(1, 7), repeat=count))
                 shares = Counter(DiceRolled(seat, tuple(sorted(t))) for t in throws)
                 assert weights == pytest.approx({o: n / len(throws) for o, n in shares.items()})
+                valuer = Valuer(rules, model)
                 for throw in throws:
                     counted = DiceRolled(seat, tuple(sorted(throw)))
-                    real = value(rules, after(rules, state, [DiceRolled(seat, throw)]), model)
-                    assert close(real, value(rules, after(rules, state, [counted]), model))
+                    real = valuer.value(after(rules, state, [DiceRolled(seat, throw)]))
+                    assert close(real, valuer.value(after(rules, state, [counted])))
                 assert isinstance(event, DiceRolled) and len(event.dice) == count
             case Draw(pile=pile):
                 expected = {CardDrawn(seat, c): n / len(pile) for c, n in Counter(pile).items()}
@@ -87,7 +88,8 @@ def test_luck_averages_to_zero_over_the_outcomes_it_is_judged_against(ruleset: s
         found = outcomes(rules, state, seat, random.Random(2))
         mean: dict[int, float] = {}
         for outcome, weight in found:
-            for s, gained in luck(rules, state, outcome, model, random.Random(2)).items():
+            valuer = Valuer(rules, model)
+            for s, gained in luck(valuer, state, outcome, random.Random(2)).items():
                 mean[s] = mean.get(s, 0.0) + weight * gained
         assert all(abs(gained) < 1e-9 for gained in mean.values()), mean
 

@@ -183,7 +183,7 @@ def test_fills_that_disagree_go_on_to_every_sample(monkeypatch: pytest.MonkeyPat
     monkeypatch.setattr(
         hints, "filled", lambda seen, seat, rng, count: (Folded() for _ in range(count))
     )
-    monkeypatch.setattr(hints, "kept", lambda rules, state, seat, move, model: next(chances))
+    monkeypatch.setattr(hints, "kept", lambda valuer, state, seat, move: next(chances))
     moves = [Move("a", 0), Move("b", 0)]
     ranked = hints.rank(find_ruleset("sorry-hand"), [], 0, moves, random.Random(0), hints.SAMPLES)
     assert next(chances, None) is None, "every sample was filled"
