@@ -35,7 +35,7 @@ def dangers(
     lost = dict.fromkeys(seats, 0.0)
     options = tuple((key, shown.options[key]) for key in BOARD_OPTIONS if key in shown.options)
     teams = tuple(map(tuple, getattr(shown, "teams", None) or [[seat] for seat in seats]))
-    judge = _judge(ruleset, options, teams, tuple(owners))
+    judge = board_judge(ruleset, options, teams, tuple(owners))
     if judge is None:
         return lost
     owner = judge.owner
@@ -47,7 +47,7 @@ def dangers(
 
 
 @lru_cache(maxsize=64)
-def _judge(
+def board_judge(
     ruleset: str, options: tuple[tuple[str, object], ...], teams: Teams, owners: Pieces
 ) -> Judge | None:
     """The expert's judge of one game's board, kept while its positions are scored (what it
