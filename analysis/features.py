@@ -133,12 +133,11 @@ def side_features(
     """The feature vector of every side (by its index in ``sides``): its seats' summed."""
     shown = shown or rules.view(state, None)
     per_seat = seat_features(rules, state, distances, start, shown)
-    teams = getattr(shown, "teams", None)
-    if not teams:
-        return dict(enumerate(per_seat[seat] for seat in sorted(per_seat)))
     return {
-        i: [sum(column) for column in zip(*(per_seat[seat] for seat in side), strict=True)]
-        for i, side in enumerate(map(tuple, teams))
+        i: per_seat[side[0]]
+        if len(side) == 1
+        else [sum(column) for column in zip(*(per_seat[seat] for seat in side), strict=True)]
+        for i, side in enumerate(sides(shown))
     }
 
 

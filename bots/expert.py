@@ -59,6 +59,10 @@ SHARES = 8
 Places = dict[str, str]
 
 
+Standing = tuple[tuple[int, ...], int | None, dict[int, float] | None, int | None]
+"""A piece's team, open cell, the cells it hits with their chances, and its entry cell."""
+
+
 class Judge:
     """Scores boards for one seat: its team's pieces against the other teams'."""
 
@@ -77,7 +81,7 @@ class Judge:
         self.reach = [board.reach.get(g if g <= loop // 2 else g - loop, 0.0) for g in range(loop)]
         self.memo: dict[tuple[int, str], tuple[float, int | None, int | None]] = {}
         self.seen: dict[tuple[tuple[str, ...], int], float] = {}
-        self.stands: dict[tuple[str, str], Any] = {}
+        self.stands: dict[tuple[str, str], Standing] = {}
         self.reaches: dict[tuple[int, int], dict[int, float]] = {}
 
     def place(self, seat: int, where: str) -> tuple[float, int | None, int | None]:
@@ -144,9 +148,7 @@ class Judge:
             found.append((piece, min(chance, 1.0)))
         return found
 
-    def standing(
-        self, piece: str, where: str
-    ) -> tuple[tuple[int, ...], int | None, dict[int, float] | None, int | None]:
+    def standing(self, piece: str, where: str) -> Standing:
         """What ``exposure`` needs of a piece at ``where``: its team, the loop cell where it
         can be hit (None when safe), the cells it can hit with the chance of each (None off
         the track), and the cell it enters onto from start (None elsewhere)."""
