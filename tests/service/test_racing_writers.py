@@ -27,6 +27,7 @@ ROUNDS = 12
 GAMES = 4
 UNDO_SHARE = 0.25
 RETRY_SHARE = 0.25
+UNDO_TRIES = 5  # an undo that lost the race reads the version again, so some undos win under load
 
 
 class Tally:
@@ -48,30 +49,48 @@ class Tally:
 
 
 def race(url: str, games: dict[str, str], seed: int, tally: Tally) -> None:
-    """One client: read a game, then move or undo as its referee at the version read."""
+    """One client: read a game, then move or undo as its referee at the version read. An undo
+    that lost the race (409) is tried again at the version read anew, a few times."""
     chooser = random.Random(seed)
     with httpx.Client(base_url=url, timeout=30) as client:
         for _ in range(ROUNDS):
             game = chooser.choice(sorted(games))
             referee = {"Authorization": f"Bearer {games[game]}"}
-            path, body = choose(client, game, referee, chooser)
-            headers = {**referee, "Idempotency-Key": uuid.uuid4().hex}
-            first = client.post(path, json=body, headers=headers)
-            tally.record(game, headers["Idempotency-Key"], first)
-            if chooser.random() < RETRY_SHARE:
-                again = client.post(path, json=body, headers=headers)
-                assert again.is_success or not first.is_success, again.text
-                with tally.lock:
-                    tally.retries += 1
-                tally.record(game, headers["Idempotency-Key"], again)
+            undo = chooser.random() < UNDO_SHARE
+            for _ in range(UNDO_TRIES if undo else 1):
+                path, body = choose(client, game, referee, chooser, undo)
+                if send(client, game, (path, body), referee, chooser, tally) != 409:
+                    break
+
+
+def send(
+    client: httpx.Client,
+    game: str,
+    write: tuple[str, dict[str, Any]],
+    referee: dict[str, str],
+    chooser: random.Random,
+    tally: Tally,
+) -> int:
+    """Post one write with a fresh key, now and then twice; the first reply's status."""
+    path, body = write
+    headers = {**referee, "Idempotency-Key": uuid.uuid4().hex}
+    first = client.post(path, json=body, headers=headers)
+    tally.record(game, headers["Idempotency-Key"], first)
+    if chooser.random() < RETRY_SHARE:
+        again = client.post(path, json=body, headers=headers)
+        assert again.is_success or not first.is_success, again.text
+        with tally.lock:
+            tally.retries += 1
+        tally.record(game, headers["Idempotency-Key"], again)
+    return first.status_code
 
 
 def choose(
-    client: httpx.Client, game: str, referee: dict[str, str], chooser: random.Random
+    client: httpx.Client, game: str, referee: dict[str, str], chooser: random.Random, undo: bool
 ) -> tuple[str, dict[str, Any]]:
     """A move of the pending seat, or an undo, based on the version just read."""
     moves = client.get(f"/games/{game}/legal-moves", headers=referee).json()
-    if not moves["moves"] or chooser.random() < UNDO_SHARE:
+    if undo or not moves["moves"]:
         return f"/games/{game}/undo", {"reason": "race", "expected_version": moves["version"]}
     move = chooser.choice(moves["moves"])
     body = {"move": move["id"], "seat": move["seat"], "expected_version": moves["version"]}
