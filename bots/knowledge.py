@@ -76,7 +76,10 @@ def fills(seen: list[Event], seat: int, rng: random.Random, count: int) -> Itera
     with what ``seat`` has seen (fewer when a fill cannot be folded; one when nothing is
     hidden). The cards are followed once, the first way ``determinize`` tries; every fill
     folds alike up to the first hidden card that no later play pins, so each fill after the
-    first folds on from there (in a deal-by-deal game, the latest deal)."""
+    first folds on from there (in a deal-by-deal game, the latest deal). The first fill folds
+    on from the previous call's first fill for the same game and seat where the log before
+    that fill's ``at`` is unchanged (``FILLS``), so a seat asked again within a deal folds
+    only the events since the deal."""
     created = seen[0]
     if not isinstance(created, GameCreated):
         raise ValueError("a game's log starts with GameCreated")
@@ -84,13 +87,17 @@ def fills(seen: list[Event], seat: int, rng: random.Random, count: int) -> Itera
         yield _fold_public(created, seen, seat)
         return
     pinned, travels = _follow(seen, seat, rng, oldest=True, deck=_deck(created))
+    key = (msgspec.json.encode(created), seat)
     first: _Fold | None = None
     for tried in range(count):
         try:
             if first is None and tried > 0:
                 raise ValueError("the shared follow did not fold")
-            fold = _replay(created, seen, pinned, travels, rng, first)
-            first = first or fold
+            start = first or _kept_fill(key, seen, pinned, travels)
+            fold = _replay(created, seen, pinned, travels, rng, start)
+            if first is None:
+                first = fold
+                _keep_fill(key, seen, pinned, travels, fold)
             yield fold.replay
         except FOLD_ERRORS:
             try:
@@ -106,6 +113,58 @@ FOLDS: OrderedDict[tuple[bytes, int], tuple[list[Event], Replay]] = OrderedDict(
 """The latest folds of logs with nothing hidden, by game settings and seat: a bot asked again
 later in the same game folds only the events since (its log starts with the one folded)."""
 KEEP = 64
+
+
+FILLS: OrderedDict[
+    tuple[bytes, int], tuple[list[Event], dict[Token, str], dict[int, Token | str], _Fold]
+] = OrderedDict()
+"""The latest first fill of each game and seat (by game settings and seat), with the log and
+pins it was made from: the next fill of the same game folds on from its ``at`` when what
+comes before is the same (the log, the pins, the exchanges). Before ``at`` every hidden card
+is pinned and no card is chosen at random, so the fold is the same either way."""
+
+
+def _kept_fill(
+    key: tuple[bytes, int],
+    seen: list[Event],
+    pinned: dict[Token, str],
+    travels: dict[int, Token | str],
+) -> _Fold | None:
+    """The kept first fill of ``key`` as a start for this log and these pins, else None."""
+    kept = FILLS.pop(key, None)  # taken out while in use: another thread folds its own
+    if kept is None:
+        return None
+    earlier, was_pinned, travelled, fold = kept
+    at = fold.at
+    if at >= len(seen) or len(earlier) < at or seen[:at] != earlier[:at]:
+        return None
+    if _before(pinned, at) != _before(was_pinned, at) or _before(travels, at) != _before(
+        travelled, at
+    ):
+        return None
+    ahead = _Ahead(seen, pinned)  # what later draws still need follows this log's pins
+    ahead.skip(at)
+    return fold._replace(ahead=ahead)
+
+
+def _before(items: dict[Any, Any], at: int) -> dict[Any, Any]:
+    """The entries of a map by token or event index that belong to events before ``at``."""
+    return {k: v for k, v in items.items() if (k[0] if isinstance(k, tuple) else k) < at}
+
+
+def _keep_fill(
+    key: tuple[bytes, int],
+    seen: list[Event],
+    pinned: dict[Token, str],
+    travels: dict[int, Token | str],
+    fold: _Fold,
+) -> None:
+    FILLS[key] = (seen, pinned, travels, fold)
+    while len(FILLS) > KEEP:
+        try:
+            FILLS.popitem(last=False)
+        except KeyError:  # emptied by another thread meanwhile
+            break
 
 
 def _fold_public(created: GameCreated, seen: list[Event], seat: int) -> Replay:
@@ -457,13 +516,23 @@ class _Ahead:
                     shown = [card for hand in hands for card in hand if card != HIDDEN]
                     self.demands.setdefault(index, []).extend(shown)
             self.epoch_of[index] = len(self.epochs) - 1
-            self.epochs[-1].update(self.demands.get(index, ()))
+            if index in self.demands:
+                self.epochs[-1].update(self.demands[index])
         self.current: Counter[str] = Counter()
 
     def reach(self, index: int) -> None:
         """Move on to the event at ``index``: its own cards are no longer ahead."""
         self.current = self.epochs[self.epoch_of[index]]
         self.current.subtract(self.demands.get(index, ()))
+
+    def skip(self, to: int) -> None:
+        """Move on to the event before ``to`` as ``reach`` would, event by event, from the
+        start (only the epoch reached is kept up to date)."""
+        epoch = self.epoch_of[to - 1]
+        self.current = self.epochs[epoch]
+        for index, cards in self.demands.items():
+            if index < to and self.epoch_of[index] == epoch:
+                self.current.subtract(cards)
 
     def copy(self) -> _Ahead:
         """One that goes on from here apart from this one."""

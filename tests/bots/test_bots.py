@@ -227,3 +227,36 @@ def test_the_fills_of_one_position_each_keep_what_the_seat_saw_and_deal_the_rest
         hands = {str(msgspec.to_builtins(rules.view(r.state, "referee").hands)) for r in folds}
         differed += len(hands) > 1
     assert differed >= 5
+
+
+@pytest.mark.parametrize(("ruleset", "players", "seed"), [("partners", 4, 5), ("sorry-hand", 2, 4)])
+def test_a_fill_that_folds_on_from_the_last_position_kept_is_the_fill_made_afresh(
+    ruleset: str, players: int, seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A seat asked again later in a game folds on from its previous first fill where the log
+    before that fill's first free hidden card is unchanged: the fills are exactly those made
+    from nothing, position after position, and the kept fill is used."""
+    rules = RULESETS[ruleset]
+    starts: list[bool] = []
+    replay = knowledge._replay
+
+    def noted(*given: Any) -> Any:
+        starts.append(given[-1] is not None)
+        return replay(*given)
+
+    monkeypatch.setattr(knowledge, "_replay", noted)
+    knowledge.FILLS.clear()
+    used = 0
+    for state, log in positions(ruleset, players, seed)[:400:3]:
+        seat = rules.to_act(state)[0].seat
+        seen = [rules.redact(event, seat) for event in log]
+        kept = dict(knowledge.FILLS)
+        knowledge.FILLS.clear()
+        fresh = [r.state for r in knowledge.fills(seen, seat, random.Random(len(log)), 3)]
+        knowledge.FILLS.clear()
+        knowledge.FILLS.update(kept)
+        starts.clear()
+        again = [r.state for r in knowledge.fills(seen, seat, random.Random(len(log)), 3)]
+        assert again == fresh
+        used += bool(starts) and starts[0]
+    assert used >= 20
