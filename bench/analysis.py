@@ -22,7 +22,9 @@ in ten of each game:
 - luck (target: about zero): each seat's luck summed over each of ``--luck-games`` games
   (the luck alone, no decision judged), its mean and a 95% interval; met when every interval
   holds zero. ``--jobs`` analyses that many games at once (one process each); a partial line
-  is printed every ``--every`` games.
+  is printed every ``--every`` games. With ``--luck-file F`` each game's sums are appended to
+  F (a JSON line per game: rule set, seed, sums) as it ends, and the games F already holds
+  are not played again: a long run can stop and go on later, and its figures are the same.
 
 Run ``python bench/analysis.py [--positions 10000] [--floor-positions 200] [--rollouts 16]
 [--level greedy] [--luck-games 1000] [--jobs 2] [--ruleset sorry] [--skip luck]``;
@@ -41,6 +43,7 @@ if Path(sys.path[0]).resolve() == ROOT / "bench":
 
 import argparse  # noqa: E402
 import concurrent.futures  # noqa: E402
+import json  # noqa: E402
 import math  # noqa: E402
 import random  # noqa: E402
 import statistics  # noqa: E402
@@ -218,15 +221,32 @@ def game_luck(ruleset: str, seed: int) -> list[float]:
     return luck_totals(recorded(ruleset, seed), str(seed))
 
 
-def luck(ruleset: str, games: int, every: int, pool: concurrent.futures.Executor) -> list[str]:
+def luck(
+    ruleset: str, games: int, every: int, pool: concurrent.futures.Executor, kept: Path | None
+) -> list[str]:
     started = time.perf_counter()
     seeds = range(HELD_OUT + 50_000, HELD_OUT + 50_000 + games)
-    sums: list[list[float]] = []
-    for found in pool.map(game_luck, [ruleset] * games, seeds):
-        sums.append(found)
-        if len(sums) % every == 0 and len(sums) < games:
-            print(f"  partial: {luck_line(sums)}", flush=True)
+    done = earlier_luck(kept, ruleset, seeds)
+    todo = [seed for seed in seeds if seed not in done]
+    if done:
+        print(f"  {len(done)} games from {kept}, {len(todo)} to play", flush=True)
+    for seed, found in zip(todo, pool.map(game_luck, [ruleset] * len(todo), todo), strict=True):
+        done[seed] = found
+        if kept is not None:
+            with kept.open("a") as lines:
+                lines.write(json.dumps({"ruleset": ruleset, "seed": seed, "sums": found}) + "\n")
+        if len(done) % every == 0 and len(done) < games:
+            print(f"  partial: {luck_line(list(done.values()))}", flush=True)
+    sums = [done[seed] for seed in seeds]
     return [f"  {luck_line(sums)} ({time.perf_counter() - started:.0f} s)"]
+
+
+def earlier_luck(kept: Path | None, ruleset: str, seeds: range) -> dict[int, list[float]]:
+    """The sums of this rule set's games among ``seeds`` that the file ``kept`` holds."""
+    if kept is None or not kept.exists():
+        return {}
+    rows = (json.loads(line) for line in kept.read_text().splitlines() if line.strip())
+    return {r["seed"]: r["sums"] for r in rows if r["ruleset"] == ruleset and r["seed"] in seeds}
 
 
 def luck_line(sums: list[list[float]]) -> str:
@@ -262,6 +282,7 @@ def main() -> None:
     )
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--every", type=int, default=100)
+    parser.add_argument("--luck-file", type=Path, help="keep each game's luck here (JSON lines)")
     args = parser.parse_args()
     with concurrent.futures.ProcessPoolExecutor(args.jobs) as pool:
         for ruleset in args.ruleset or sorted(RULESETS):
@@ -276,7 +297,7 @@ def report(ruleset: str, args: argparse.Namespace, pool: concurrent.futures.Exec
             ruleset, args.positions, args.floor_positions, args.rollouts, args.level
         ),
         "speed": lambda: speed(ruleset),
-        "luck": lambda: luck(ruleset, args.luck_games, args.every, pool),
+        "luck": lambda: luck(ruleset, args.luck_games, args.every, pool, args.luck_file),
     }
     for name, part in parts.items():
         if name not in args.skip:
