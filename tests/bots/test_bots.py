@@ -4,13 +4,14 @@ same way for the same inputs, and that they see only what their seat may see."""
 from __future__ import annotations
 
 import random
+from collections import Counter
 from typing import Any
 
 import msgspec
 import pytest
 
 import bots
-from bots import knowledge
+from bots import knowledge, pins
 from domain.events import Event, GameCreated
 from domain.model import CHANCE_KINDS, COLOURS
 from domain.registry import RULESETS, find_ruleset
@@ -165,7 +166,7 @@ def test_every_decision_of_a_hand_game_gets_a_deal_consistent_with_what_the_seat
 def other_deal(seen: list[Event], seat: int, seed: int) -> list[Event] | None:
     """A whole log the seat could not tell from the real one: the same redacted events, other
     cards in the hidden hands (a determinization); None if none was found."""
-    pinned, travels = knowledge._follow(
+    pinned, travels = pins.follow(
         seen, seat, random.Random(seed), oldest=True, deck=knowledge._deck(seen[0])
     )
     try:
@@ -229,34 +230,53 @@ def test_the_fills_of_one_position_each_keep_what_the_seat_saw_and_deal_the_rest
     assert differed >= 5
 
 
-@pytest.mark.parametrize(("ruleset", "players", "seed"), [("partners", 4, 5), ("sorry-hand", 2, 4)])
-def test_a_fill_that_folds_on_from_the_last_position_kept_is_the_fill_made_afresh(
-    ruleset: str, players: int, seed: int, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize(
+    ("ruleset", "players", "seed", "searches_go_on"),
+    [("partners", 4, 5, True), ("sorry-hand", 2, 4, False)],  # sorry-hand draws every turn
+)
+def test_fills_that_go_on_from_the_last_position_kept_are_the_fills_made_afresh(
+    ruleset: str, players: int, seed: int, searches_go_on: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A seat asked again later in a game folds on from its previous first fill where the log
-    before that fill's first free hidden card is unchanged: the fills are exactly those made
-    from nothing, position after position, and the kept fill is used."""
+    """A seat asked again later in a game goes on from what was kept of its last position:
+    the search for pins from where it ended, where the log since adds no draw, deal or
+    refill, and the fold from its first fill, where the log and pins before that fill's first
+    free hidden card are unchanged. The fills are exactly those made from nothing, position
+    after position, and both are used."""
     rules = RULESETS[ruleset]
-    starts: list[bool] = []
-    replay = knowledge._replay
+    used: Counter[str] = Counter()  # of the second pass over each position
+    replay, pinner = knowledge._replay, pins.Pinner
 
     def noted(*given: Any) -> Any:
-        starts.append(given[-1] is not None)
+        if used["again"] == 1:  # the first fill of the second pass
+            used["fold"] += given[-1] is not None
+        used["again"] += bool(used["again"])
         return replay(*given)
 
+    def counted(*given: Any) -> Any:
+        used["search"] += bool(used["again"])  # a search from the start
+        return pinner(*given)
+
     monkeypatch.setattr(knowledge, "_replay", noted)
-    knowledge.FILLS.clear()
-    used = 0
+    monkeypatch.setattr(pins, "Pinner", counted)
+    caches = (knowledge.FILLS, pins.FOLLOWS)
+    for cache in caches:
+        cache.clear()
+    searches = 0
     for state, log in positions(ruleset, players, seed)[:400:3]:
         seat = rules.to_act(state)[0].seat
         seen = [rules.redact(event, seat) for event in log]
-        kept = dict(knowledge.FILLS)
-        knowledge.FILLS.clear()
+        kept = [dict(cache) for cache in caches]
+        for cache in caches:
+            cache.clear()
+        used["again"] = 0
         fresh = [r.state for r in knowledge.fills(seen, seat, random.Random(len(log)), 3)]
-        knowledge.FILLS.clear()
-        knowledge.FILLS.update(kept)
-        starts.clear()
+        for cache, entries in zip(caches, kept, strict=True):
+            cache.clear()
+            cache.update(entries)
+        used["again"] = 1
         again = [r.state for r in knowledge.fills(seen, seat, random.Random(len(log)), 3)]
         assert again == fresh
-        used += bool(starts) and starts[0]
-    assert used >= 20
+        searches += 1
+    print(f"{searches} positions: {used['fold']} first fills folded on, {used['search']} searches")
+    assert used["fold"] >= searches * 9 // 10
+    assert (used["search"] <= searches * 9 // 10) == searches_go_on
