@@ -4,9 +4,9 @@ Where the seat may not see cards (other hands, cards passed between others), the
 them in with a *determinization*: cards chosen at random among those the seat has not seen,
 kept consistent with what it has seen. A card another seat later plays must have been in that
 seat's hand, so a first pass follows every hidden card as a token from hand to hand and pins
-the tokens that were played (``bots.pins``); the fold then gives every pinned token its card and every other
-one a card drawn from the pile the fold holds at that moment, less the pinned cards still to
-come. The bot never sees the game's seed or chance stream: its own generator picks.
+the tokens that were played (``bots.pins``); the fold then gives every pinned token its card
+and every other one a card drawn from the pile the fold holds at that moment, less the pinned
+cards still to come. The bot never sees the game's seed or chance stream: its own generator picks.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from typing import Any, NamedTuple
 import msgspec
 from msgspec.structs import replace
 
+from bots.latest import keep
 from bots.pins import Token, follow, follow_on
 from domain.events import (
     CardDrawn,
@@ -108,7 +109,6 @@ FOLD_ERRORS = (KeyError, ValueError, IndexError)
 FOLDS: OrderedDict[tuple[bytes, int], tuple[list[Event], Replay]] = OrderedDict()
 """The latest folds of logs with nothing hidden, by game settings and seat: a bot asked again
 later in the same game folds only the events since (its log starts with the one folded)."""
-KEEP = 64
 
 
 FILLS: OrderedDict[
@@ -155,12 +155,7 @@ def _keep_fill(
     travels: dict[int, Token | str],
     fold: _Fold,
 ) -> None:
-    FILLS[key] = (seen, pinned, travels, fold)
-    while len(FILLS) > KEEP:
-        try:
-            FILLS.popitem(last=False)
-        except KeyError:  # emptied by another thread meanwhile
-            break
+    keep(FILLS, key, (seen, pinned, travels, fold))
 
 
 def _fold_public(created: GameCreated, seen: list[Event], seat: int) -> Replay:
@@ -172,12 +167,7 @@ def _fold_public(created: GameCreated, seen: list[Event], seat: int) -> Replay:
             replay.push(version, event)
     else:
         replay = _fold(created, seen)
-    FOLDS[key] = (list(seen), replay)
-    while len(FOLDS) > KEEP:
-        try:
-            FOLDS.popitem(last=False)
-        except KeyError:  # emptied by another thread meanwhile
-            break
+    keep(FOLDS, key, (list(seen), replay))
     return replay
 
 

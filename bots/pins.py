@@ -16,6 +16,7 @@ import copy
 import random
 from collections import Counter, OrderedDict
 
+from bots.latest import keep
 from domain.events import (
     CardDrawn,
     CardExchanged,
@@ -29,9 +30,6 @@ from domain.model import HIDDEN
 
 Token = tuple[int, int]
 """A hidden card: (index of the event that brought it, its place in that event)."""
-
-KEEP = 64
-"""Searches kept, one per game and seat."""
 
 
 def supply(seen: list[Event], epoch_of: list[int], deck: Counter[str]) -> list[Counter[str]]:
@@ -87,12 +85,7 @@ def follow_on(
     else:
         pinner = Pinner(seen, seat, deck, True, searched)
     if pinner.solve():
-        FOLLOWS[key] = pinner.going_on(seen)  # a copy: what is returned is never changed
-        while len(FOLLOWS) > KEEP:
-            try:
-                FOLLOWS.popitem(last=False)
-            except KeyError:  # emptied by another thread meanwhile
-                break
+        keep(FOLLOWS, key, pinner.going_on(seen))  # a copy: what is returned never changes
     return pinner.pinned, pinner.travels
 
 

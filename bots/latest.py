@@ -1,0 +1,20 @@
+"""The latest few entries of a memory that threads share, by game and seat."""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from typing import Any
+
+KEEP = 64
+"""Entries a memory keeps (the games and seats asked of most recently)."""
+
+
+def keep(memory: OrderedDict[Any, Any], key: Any, value: Any) -> None:
+    """Put ``value`` in ``memory`` as its latest entry, forgetting the oldest past ``KEEP``. A
+    reader takes its entry out (``pop``) while it uses it, so threads never share one."""
+    memory[key] = value
+    while len(memory) > KEEP:
+        try:
+            memory.popitem(last=False)
+        except KeyError:  # emptied by another thread meanwhile
+            break
