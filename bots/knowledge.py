@@ -55,16 +55,25 @@ def rebuild(seen: list[Event], seat: int, rng: random.Random) -> Replay:
 
 def determinize(seen: list[Event], seat: int, rng: random.Random) -> tuple[list[Event], Replay]:
     """A log the seat could not tell from ``seen`` with every hidden card filled in, and its
-    fold; Inconsistent when no try folds."""
+    fold; Inconsistent when no try folds. The first try goes on from what the seat's last
+    first fill kept, as ``fills`` does."""
     created = seen[0]
     assert isinstance(created, GameCreated)
+    key = (msgspec.json.encode(created), seat)
     for attempt in range(TRIES):
-        pinned, travels = follow(seen, seat, rng, oldest=attempt == 0, deck=_deck(created))
+        start = None
+        if attempt == 0:
+            pinned, travels = follow_on(key, seen, seat, rng, _deck(created))
+            start = _kept_fill(key, seen, pinned, travels)
+        else:
+            pinned, travels = follow(seen, seat, rng, oldest=False, deck=_deck(created))
         try:
-            fold = _replay(created, seen, pinned, travels, rng)
-            return fold.filled, fold.replay
+            fold = _replay(created, seen, pinned, travels, rng, start)
         except FOLD_ERRORS:
             continue
+        if attempt == 0:
+            _keep_fill(key, seen, pinned, travels, fold)
+        return fold.filled, fold.replay
     raise Inconsistent(f"no determinization of the log for seat {seat} folds")
 
 

@@ -240,8 +240,8 @@ def test_fills_that_go_on_from_the_last_position_kept_are_the_fills_made_afresh(
     """A seat asked again later in a game goes on from what was kept of its last position:
     the search for pins from where it ended, where the log since adds no draw, deal or
     refill, and the fold from its first fill, where the log and pins before that fill's first
-    free hidden card are unchanged. The fills are exactly those made from nothing, position
-    after position, and both are used."""
+    free hidden card are unchanged. The fills (and a bot's determinization) are exactly those
+    made from nothing, position after position, and both are used."""
     rules = RULESETS[ruleset]
     used: Counter[str] = Counter()  # of the second pass over each position
     replay, pinner = knowledge._replay, pins.Pinner
@@ -270,12 +270,14 @@ def test_fills_that_go_on_from_the_last_position_kept_are_the_fills_made_afresh(
             cache.clear()
         used["again"] = 0
         fresh = [r.state for r in knowledge.fills(seen, seat, random.Random(len(log)), 3)]
+        dealt = knowledge.determinize(seen, seat, random.Random(seed))[0]
         for cache, entries in zip(caches, kept, strict=True):
             cache.clear()
             cache.update(entries)
         used["again"] = 1
         again = [r.state for r in knowledge.fills(seen, seat, random.Random(len(log)), 3)]
         assert again == fresh
+        assert knowledge.determinize(seen, seat, random.Random(seed))[0] == dealt
         searches += 1
     print(f"{searches} positions: {used['fold']} first fills folded on, {used['search']} searches")
     assert used["fold"] >= searches * 9 // 10
