@@ -77,19 +77,24 @@ def after(rules: RuleSet[Any], state: Any, events: Iterable[Event]) -> Any:
 class Valuer:
     """Values the positions of one rule set under its model. A position met again (the same
     pieces reached by moves in another order, or by another throw) is valued once, among the
-    last ``MEMORY`` positions valued."""
+    last ``MEMORY`` positions valued. ``by_view``: positions are known by their public view,
+    which is all the model reads, so positions that differ only in hidden cards (the fills of
+    a hint) are valued once too; otherwise by their state, which is cheaper where nothing is
+    hidden."""
 
-    def __init__(self, rules: RuleSet[Any], model: Model) -> None:
-        self.rules, self.model = rules, model
+    def __init__(self, rules: RuleSet[Any], model: Model, by_view: bool = False) -> None:
+        self.rules, self.model, self.by_view = rules, model, by_view
         self.known: dict[Any, Chances] = {}
 
     def chances(self, state: Any) -> Chances:
         """The model's chances of a position."""
-        known = self.known.get(state)
+        shown = self.rules.view(state, None) if self.by_view else None
+        key = state if shown is None else msgspec.json.encode(shown)
+        known = self.known.get(key)
         if known is None:
             if len(self.known) >= MEMORY:
                 del self.known[next(iter(self.known))]
-            known = self.known[state] = chances(self.rules, state, self.model)
+            known = self.known[key] = chances(self.rules, state, self.model, shown)
         return known
 
     def value(self, state: Any) -> Chances:

@@ -13,6 +13,7 @@ from typing import Any
 import msgspec
 
 from analysis.features import Distances, side_features, sides
+from domain.model import View
 from domain.ruleset import RuleSet
 
 WEIGHTS = Path(__file__).parent / "weights"
@@ -62,11 +63,14 @@ def predict(weights: list[float], features: dict[int, list[float]]) -> dict[int,
     return softmax({seat: sum(map(operator.mul, weights, f)) for seat, f in features.items()})
 
 
-def chances(rules: RuleSet[Any], state: Any, model: Model | None = None) -> dict[int, float]:
+def chances(
+    rules: RuleSet[Any], state: Any, model: Model | None = None, shown: View | None = None
+) -> dict[int, float]:
     """Each seat's chance of winning ``state`` (a finished game: 1 shared by the winners; in a
-    team game, its team's chance shared by the team's seats)."""
+    team game, its team's chance shared by the team's seats); ``shown``: its public view, if
+    known. The chances are those of the public view: no hand is read."""
     model = model or load(rules.NAME)
-    shown = rules.view(state, None)
+    shown = shown or rules.view(state, None)
     winners = shown.winners
     if winners or not shown.to_act:
         seats = {piece.seat for piece in shown.pieces}

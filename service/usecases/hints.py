@@ -129,7 +129,7 @@ def rank(
     first."""
     if not moves:
         return []
-    valuer = Valuer(rules, model_of(rules.NAME))
+    valuer = Valuer(rules, model_of(rules.NAME), by_view=samples > 1)
     totals = dict.fromkeys((m.id for m in moves), 0.0)
     fills, valued = 0, set()
     most = min(samples, max(SETTLED, VALUES // len(moves)))

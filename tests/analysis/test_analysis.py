@@ -12,9 +12,10 @@ from msgspec.structs import replace
 from analysis import train
 from analysis.danger import dangers
 from analysis.features import NAMES, distance, seat_features, side_features, sides
-from analysis.game import LABELS, analyse, label
+from analysis.game import LABELS, Valuer, analyse, label
 from analysis.model import chances, load
 from analysis.selfplay import game, recorded, rollout
+from bots.knowledge import fills
 from domain.registry import RULESETS, find_ruleset
 
 
@@ -147,3 +148,31 @@ def test_a_piece_just_ahead_of_an_opponents_is_in_danger_and_the_hunter_is_not()
 def rules_view(ruleset: str) -> Any:
     rules = find_ruleset(ruleset)
     return rules.view(rules.setup({}, 4), None)
+
+
+@pytest.mark.parametrize("ruleset", ["partners", "sorry-hand"])
+def test_positions_that_differ_only_in_hidden_cards_are_valued_once_and_alike(
+    ruleset: str,
+) -> None:
+    """The model reads the public view alone: a valuer that knows positions by their view gives
+    every position the chances its state gives, and the fills of one position, which differ
+    in the hidden hands only, are valued once."""
+    rules = find_ruleset(ruleset)
+    model = load(ruleset)
+    by_view, by_state = Valuer(rules, model, by_view=True), Valuer(rules, model)
+    log: list[Any] = []
+    filled = 0
+    for index, (state, _) in enumerate(game(ruleset, 2, log=log)):
+        if index % 20 or not rules.to_act(state):
+            continue
+        assert by_view.chances(state) == by_state.chances(state) == chances(rules, state, model)
+        seat = rules.to_act(state)[0].seat
+        seen = [rules.redact(event, seat) for event in log]
+        folds = [r.state for r in fills(seen, seat, random.Random(index), 4)]
+        hands = {msgspec.json.encode(rules.view(f, "referee")) for f in folds}
+        known = len(by_view.known)
+        for fold in folds:
+            assert by_view.chances(fold) == by_state.chances(fold)
+        assert len(by_view.known) <= known + 1
+        filled += len(hands) > 1
+    assert filled >= 3
