@@ -3,11 +3,12 @@
 The real app runs in-process (Litestar's TestClient) over a fresh SQLite file. For each rule
 set, games between seats with hints allowed are played by random legal moves; at every
 position where the seat to act has more than one legal move, that seat asks for its hints
-(which also appends ``HintsShown``), then plays a random move. Printed per rule set: how many
-hints were timed, their median, 90th percentile and slowest CPU time (the process's: client
-and server, one core) and the mean with a 95% interval, then the wall time's median. Rule
-sets with hidden hands (``sorry-hand``, ``partners``) judge each hint on 2 to 8 fills of the
-hidden cards, the others on the one position.
+(which also appends ``HintsShown``), then plays a random move; the games' chance and moves
+are seeded by ``--seed``, so two trees are timed on the same games. Printed per rule set: how
+many hints were timed, their median, 90th percentile and slowest CPU time (the process's:
+client and server, one core) and the mean with a 95% interval, then the wall time's median.
+Rule sets with hidden hands (``sorry-hand``, ``partners``) judge each hint on 2 to 8 fills of
+the hidden cards, the others on the one position.
 
 Run ``python bench/hints.py [--games 3] [--ruleset sorry] [--seed 0]``.
 """
@@ -36,11 +37,11 @@ from service.settings import Settings  # noqa: E402
 
 
 def timed_game(
-    api: TestClient[Any], ruleset: str, players: int, rng: random.Random
+    api: TestClient[Any], ruleset: str, players: int, rng: random.Random, seed: str
 ) -> list[tuple[float, float]]:
     """One game of random moves with hints asked at every real choice; their CPU and wall
-    times."""
-    body = {"ruleset": ruleset, "seats": [{}] * players, "auto_chance": True}
+    times. The game's chance is seeded by ``seed``, so a run is the same on every tree."""
+    body = {"ruleset": ruleset, "seats": [{}] * players, "auto_chance": True, "seed": seed}
     created = api.post("/games", json={**body, "allow_hints": True, "rated": False}).json()
     game, seats, times = created["id"], created["tokens"]["seats"], []
     for _ in range(5000):
@@ -72,7 +73,11 @@ def main() -> None:
         with TestClient(create_app(settings)) as api:
             for name in args.ruleset or sorted(RULESETS):
                 players = 4 if name == "partners" else 2
-                both = [t for _ in range(args.games) for t in timed_game(api, name, players, rng)]
+                both = [
+                    t
+                    for n in range(args.games)
+                    for t in timed_game(api, name, players, rng, f"hints:{args.seed}:{n}")
+                ]
                 if len(both) < 2:
                     print(f"{name}: fewer than 2 hints timed")
                     continue
