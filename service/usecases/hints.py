@@ -11,7 +11,8 @@ values each move by the analysis model after it, averaged over the fills. The hi
 move a chance only where they change what happens automatically after the move (a hand laid
 down), so the fills stop at ``SETTLED`` when each gave every move the same chance, and go on
 to ``SAMPLES`` otherwise. A position's hints are kept in memory (``KEEP`` of them, by game,
-seat and version): asking again judges nothing twice.
+seat and version): asking again judges nothing twice; so is each seat's log as it sees it,
+read from the store past what its last hint read.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ import msgspec
 from analysis.game import Valuer
 from analysis.model import Model, load
 from bots.knowledge import fills as filled
+from bots.latest import keep
 from domain.events import Event, HintsShown, no_secrets
 from domain.model import CHANCE_KINDS, GameError, Move
 from domain.ruleset import RuleSet
@@ -79,6 +81,7 @@ class HintGiver:
     def __init__(self, games: Repository, commands: Commands) -> None:
         self.games, self.commands = games, commands
         self.judged: OrderedDict[tuple[str, int, int], list[Hint]] = OrderedDict()
+        self.logs: OrderedDict[tuple[str, int], list[Event]] = OrderedDict()
 
     def hints(self, game_id: str, token: str | None) -> Hints:
         """The caller's seat's legal moves ranked; refused for anyone but a seat, in a game
@@ -93,7 +96,7 @@ class HintGiver:
                 raise refuse("game-over", "the game is finished")
             version, rules = game.version, game.rules
             moves = rules.legal_moves(game.replay.state, seat)
-        log = [to_domain(e) for e in self.games.store.read(game_id, until=version)]
+        log = self.seen_by(game_id, seat, rules, version)
         now, last = version, log[-1]
         if isinstance(last, HintsShown) and last.seat == seat:
             version = last.version  # shown here already: the same position, judged alike
@@ -103,7 +106,7 @@ class HintGiver:
         key = (game_id, seat, version)
         ranked = self.judged.pop(key, None)
         if ranked is None:
-            seen = [rules.redact(event, seat) for event in log[:version]]
+            seen = log[:version]
             samples = 1 if rules.redact is no_secrets else SAMPLES
             rng = random.Random(f"{game_id}:{seat}:{version}")
             ranked = rank(rules, seen, seat, moves, rng, samples)
@@ -114,6 +117,16 @@ class HintGiver:
             except KeyError:  # emptied by another request meanwhile
                 break
         return Hints(game_id, now, version, seat, method(), ranked)
+
+    def seen_by(self, game_id: str, seat: int, rules: RuleSet[Any], version: int) -> list[Event]:
+        """The game's log up to ``version`` as ``seat`` sees it (other hands hidden). A log
+        only grows, so the store is read past what this seat's last hint read (the latest
+        ``bots.latest.KEEP`` games and seats are remembered)."""
+        earlier = self.logs.pop((game_id, seat), [])[:version]
+        stored = self.games.store.read(game_id, after=len(earlier), until=version)
+        seen = earlier + [rules.redact(to_domain(event), seat) for event in stored]
+        keep(self.logs, (game_id, seat), seen)
+        return seen
 
 
 def rank(

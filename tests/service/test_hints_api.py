@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from litestar.testing import TestClient
 
-from domain.events import CardsDealt, Event
+from domain.events import CardsDealt, Event, parse_event
 from domain.model import HIDDEN, Move
 from domain.registry import find_ruleset
 from service.usecases import hints
@@ -188,3 +188,27 @@ def test_fills_that_disagree_go_on_to_every_sample(monkeypatch: pytest.MonkeyPat
     ranked = hints.rank(find_ruleset("sorry-hand"), [], 0, moves, random.Random(0), hints.SAMPLES)
     assert next(chances, None) is None, "every sample was filled"
     assert [h.chance for h in ranked] == [0.6, 0.2]
+
+
+def test_each_hint_is_judged_from_the_seats_whole_log_read_past_its_last_hint(
+    api: TestClient[Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A seat's log is read from the store only past what its last hint read: at every choice
+    of a game, the log a hint is judged from is the seat's view of the whole log, as the
+    referee's log redacted for that seat."""
+    rules = find_ruleset("sorry-hand")
+    created = hinted(api, "sorry-hand", players=2)
+    logs = watch_fills(monkeypatch)
+    asked = 0
+    for _ in range(60):
+        seat, legal = to_act(api, created)
+        if len(legal["moves"]) > 1:
+            token = auth(created["tokens"]["seats"][seat])
+            del logs[:]
+            judged = api.get(f"/games/{created['id']}/hints", headers=token).json()["judged_at"]
+            whole = [parse_event(e["type"], e["data"]) for e in referee_log(api, created)]
+            assert logs[0] == [rules.redact(event, seat) for event in whole[:judged]]
+            asked += 1
+        if play(api, created, 1)["status"] == "finished":
+            break
+    assert asked >= 10
