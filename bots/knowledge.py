@@ -72,7 +72,7 @@ def determinize(seen: list[Event], seat: int, rng: random.Random) -> tuple[list[
         except FOLD_ERRORS:
             continue
         if attempt == 0:
-            _keep_fill(key, seen, pinned, travels, fold)
+            keep(FILLS, key, (seen, pinned, travels, fold))
         return fold.filled, fold.replay
     raise Inconsistent(f"no determinization of the log for seat {seat} folds")
 
@@ -103,7 +103,7 @@ def fills(seen: list[Event], seat: int, rng: random.Random, count: int) -> Itera
             fold = _replay(created, seen, pinned, travels, rng, start)
             if first is None:
                 first = fold
-                _keep_fill(key, seen, pinned, travels, fold)
+                keep(FILLS, key, (seen, pinned, travels, fold))
             yield fold.replay
         except FOLD_ERRORS:
             try:
@@ -155,16 +155,6 @@ def _kept_fill(
 def _before(items: dict[Any, Any], at: int) -> dict[Any, Any]:
     """The entries of a map by token or event index that belong to events before ``at``."""
     return {k: v for k, v in items.items() if (k[0] if isinstance(k, tuple) else k) < at}
-
-
-def _keep_fill(
-    key: tuple[bytes, int],
-    seen: list[Event],
-    pinned: dict[Token, str],
-    travels: dict[int, Token | str],
-    fold: _Fold,
-) -> None:
-    keep(FILLS, key, (seen, pinned, travels, fold))
 
 
 def _fold_public(created: GameCreated, seen: list[Event], seat: int) -> Replay:
