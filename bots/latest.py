@@ -10,11 +10,11 @@ KEEP = 64
 a long ``partners`` game and its search for pins, take about half a megabyte together."""
 
 
-def keep(memory: OrderedDict[Any, Any], key: Any, value: Any) -> None:
-    """Put ``value`` in ``memory`` as its latest entry, forgetting the oldest past ``KEEP``. A
+def keep(memory: OrderedDict[Any, Any], key: Any, value: Any, most: int = KEEP) -> None:
+    """Put ``value`` in ``memory`` as its latest entry, forgetting the oldest past ``most``. A
     reader takes its entry out (``pop``) while it uses it, so threads never share one."""
     memory[key] = value
-    while len(memory) > KEEP:
+    while len(memory) > most:
         try:
             memory.popitem(last=False)
         except KeyError:  # emptied by another thread meanwhile

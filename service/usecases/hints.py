@@ -110,12 +110,7 @@ class HintGiver:
             samples = 1 if rules.redact is no_secrets else SAMPLES
             rng = random.Random(f"{game_id}:{seat}:{version}")
             ranked = rank(rules, seen, seat, moves, rng, samples)
-        self.judged[key] = ranked
-        while len(self.judged) > KEEP:
-            try:
-                self.judged.popitem(last=False)
-            except KeyError:  # emptied by another request meanwhile
-                break
+        keep(self.judged, key, ranked, KEEP)
         return Hints(game_id, now, version, seat, method(), ranked)
 
     def seen_by(self, game_id: str, seat: int, rules: RuleSet[Any], version: int) -> list[Event]:
