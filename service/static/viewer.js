@@ -103,8 +103,8 @@ document.onkeydown = (key) => {
  * a finished game, which is everyone's to analyse. */
 async function loadAnalysis() {
   $("analysis").hidden = false;
+  let found;
   for (;;) {
-    let found;
     try {
       found = await call(`/games/${gameId}/analysis`);
     } catch (error) {
@@ -112,17 +112,15 @@ async function loadAnalysis() {
       $("analysis-status").textContent = t("analysis.unavailable", { why });
       return;
     }
-    if (found.status !== "running") {
-      analysis = found;
-      break;
-    }
+    if (found.status !== "running") break;
     $("analysis-status").textContent = t("analysis.working", { done: found.done, total: found.total });
     await new Promise((resolve) => setTimeout(resolve, 500));
   }
   const state = await call(`/games/${gameId}`);
   $("analysis-status").textContent = "";
-  $("chart").replaceChildren(chart(analysis, state.seats, show), table(analysis, state.seats));
-  $("analysis-seats").replaceChildren(summary(analysis, state.seats));
+  $("chart").replaceChildren(chart(found, state.seats, show), table(found, state.seats));
+  $("analysis-seats").replaceChildren(summary(found, state.seats));
+  analysis = found; // only now: show() marks the chart once it is drawn
   $("analysis").dataset.ready = "true";
   mark($("chart").firstElementChild, analysis, shown);
   if (location.hash === "#analysis") $("analysis").scrollIntoView();
