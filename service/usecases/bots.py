@@ -19,17 +19,16 @@ import hashlib
 import queue
 import threading
 import time
-from collections import OrderedDict
 from collections.abc import Sequence
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import msgspec
 import structlog
 
 import bots
-from domain.events import Event
 from domain.model import CHANCE_KINDS, GameError, Move
 from domain.replay import Replay
+from domain.ruleset import RuleSet
 from eventstore import Appending, NewEvent, StoredEvent, SummaryQuery
 from service.core.actor import Actor
 from service.core.commands import HandOver, PlayMove
@@ -38,14 +37,14 @@ from service.core.seating import seated
 from service.usecases import summaries, tokens
 from service.usecases.commands import Commands
 from service.usecases.replies import BotInfo, BotList
-from service.usecases.repository import to_domain
+from service.usecases.seen import SeatLogs
 
 BOT: Actor = "bot"
 """The actor of a bot's moves: their ``by``."""
 RESUME_EVERY = 60.0
 """Seconds between two looks for running games with bots (the first is at start)."""
 LOGS_KEPT = 1000
-"""Games whose logs (as parsed events) the driver keeps between decisions."""
+"""Games and seats whose logs as they see them the driver keeps between decisions."""
 
 
 class Turn(NamedTuple):
@@ -57,6 +56,7 @@ class Turn(NamedTuple):
     moves: list[Move]
     ruleset: str
     ruleset_version: int
+    rules: RuleSet[Any]
 
 
 def act(commands: Commands, game_id: str, command: PlayMove, key: str) -> list[StoredEvent]:
@@ -119,7 +119,7 @@ class BotDriver:
         self.waiting: queue.SimpleQueue[str | None] = queue.SimpleQueue()
         self.queued: set[str] = set()
         self.lock = threading.Lock()
-        self.logs: OrderedDict[str, list[Event]] = OrderedDict()
+        self.logs = SeatLogs(commands.games.store, LOGS_KEPT)
         self.threads = [
             threading.Thread(target=self.run, name=f"bot-{n}", daemon=True) for n in range(workers)
         ]
@@ -197,7 +197,7 @@ class BotDriver:
         turn = self.turn(game_id)
         if turn is None:
             return False
-        seen = self.seen(game_id, turn)
+        seen = self.logs.seen_by(game_id, turn.seat, turn.rules, turn.version)
         started = time.perf_counter()
         move = bots.choose(
             turn.level,
@@ -242,23 +242,9 @@ class BotDriver:
                     moves,
                     created.ruleset,
                     created.ruleset_version,
+                    replay.rules,
                 )
         return None
-
-    def seen(self, game_id: str, turn: Turn) -> list[Event]:
-        """The game's events up to ``turn.version`` as the bot's seat may see them."""
-        with self.lock:
-            events = self.logs.pop(game_id, [])
-        if len(events) < turn.version:
-            stored = self.games.store.read(game_id, after=len(events), until=turn.version)
-            events = events + [to_domain(e) for e in stored]
-        with self.lock:
-            self.logs[game_id] = events
-            while len(self.logs) > LOGS_KEPT:
-                self.logs.popitem(last=False)
-        with self.games.game(game_id, fresh=False) as game:
-            rules = game.rules
-        return [rules.redact(event, turn.seat) for event in events[: turn.version]]
 
 
 def levels() -> BotList:

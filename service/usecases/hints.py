@@ -35,7 +35,8 @@ from service.core.commands import ShowHints
 from service.core.refusal import refuse
 from service.usecases.analysis_store import method
 from service.usecases.commands import Commands
-from service.usecases.repository import Repository, to_domain
+from service.usecases.repository import Repository
+from service.usecases.seen import SeatLogs
 
 SAMPLES = 8
 """Fills of the hidden cards a hint averages over at the most (one when nothing is hidden)."""
@@ -46,6 +47,8 @@ VALUES = 64
 fills (a hand of many legal moves is judged on fewer fills)."""
 KEEP = 256
 """Positions whose hints are kept in memory."""
+LOGS_KEPT = 64
+"""Games and seats whose logs as they see them are kept between hints."""
 
 
 class Hint(msgspec.Struct, frozen=True):
@@ -81,7 +84,7 @@ class HintGiver:
     def __init__(self, games: Repository, commands: Commands) -> None:
         self.games, self.commands = games, commands
         self.judged: OrderedDict[tuple[str, int, int], list[Hint]] = OrderedDict()
-        self.logs: OrderedDict[tuple[str, int], list[Event]] = OrderedDict()
+        self.logs = SeatLogs(games.store, LOGS_KEPT)
 
     def hints(self, game_id: str, token: str | None) -> Hints:
         """The caller's seat's legal moves ranked; refused for anyone but a seat, in a game
@@ -96,7 +99,7 @@ class HintGiver:
                 raise refuse("game-over", "the game is finished")
             version, rules = game.version, game.rules
             moves = rules.legal_moves(game.replay.state, seat)
-        log = self.seen_by(game_id, seat, rules, version)
+        log = self.logs.seen_by(game_id, seat, rules, version)
         now, last = version, log[-1]
         if isinstance(last, HintsShown) and last.seat == seat:
             version = last.version  # shown here already: the same position, judged alike
@@ -112,16 +115,6 @@ class HintGiver:
             ranked = rank(rules, seen, seat, moves, rng, samples)
         keep(self.judged, key, ranked, KEEP)
         return Hints(game_id, now, version, seat, method(), ranked)
-
-    def seen_by(self, game_id: str, seat: int, rules: RuleSet[Any], version: int) -> list[Event]:
-        """The game's log up to ``version`` as ``seat`` sees it (other hands hidden). A log
-        only grows, so the store is read past what this seat's last hint read (the latest
-        ``bots.latest.KEEP`` games and seats are remembered)."""
-        earlier = self.logs.pop((game_id, seat), [])[:version]
-        stored = self.games.store.read(game_id, after=len(earlier), until=version)
-        seen = earlier + [rules.redact(to_domain(event), seat) for event in stored]
-        keep(self.logs, (game_id, seat), seen)
-        return seen
 
 
 def rank(
