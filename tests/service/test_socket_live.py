@@ -10,7 +10,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -56,13 +56,14 @@ def service(database: Path, **env: str) -> Iterator[str]:
         process.wait()
 
 
-def hello(url: str, game_id: str, token: str | None, after: int = 0) -> ClientConnection:
-    """A socket on the game, its welcome read."""
-    ws = connect(url.replace("http", "ws", 1) + f"/games/{game_id}/socket", open_timeout=10)
-    ws.send(json.dumps({"type": "hello", "token": token, "after": after}))
-    welcome = json.loads(ws.recv(timeout=10))
-    assert welcome["type"] == "welcome", welcome
-    return ws
+@contextmanager
+def hello(url: str, game_id: str, token: str | None, after: int = 0) -> Iterator[ClientConnection]:
+    """A socket on the game, its welcome read (closed after)."""
+    with connect(url.replace("http", "ws", 1) + f"/games/{game_id}/socket", open_timeout=10) as ws:
+        ws.send(json.dumps({"type": "hello", "token": token, "after": after}))
+        welcome = json.loads(ws.recv(timeout=10))
+        assert welcome["type"] == "welcome", welcome
+        yield ws
 
 
 def pushed_until(ws: ClientConnection, version: int) -> list[dict[str, Any]]:
@@ -103,20 +104,20 @@ def test_a_socket_resumes_after_the_server_was_killed_with_nothing_lost_or_twice
     tmp_path: Path,
 ) -> None:
     database = tmp_path / "tabula.db"
-    with service(database) as url, httpx.Client(base_url=url) as client:
-        created = new_game(client)
-        game_id, referee = created["id"], created["tokens"]["referee"]
-        ws = hello(url, game_id, referee)
-        version = play_some(client, game_id, referee, 5)
-        seen = pushed_until(ws, version)
-    with pytest.raises(ConnectionClosed):  # the kill cut the socket
-        ws.recv(timeout=10)
+    with ExitStack() as sockets:
+        with service(database) as url, httpx.Client(base_url=url) as client:
+            created = new_game(client)
+            game_id, referee = created["id"], created["tokens"]["referee"]
+            ws = sockets.enter_context(hello(url, game_id, referee))
+            version = play_some(client, game_id, referee, 5)
+            seen = pushed_until(ws, version)
+        with pytest.raises(ConnectionClosed):  # the kill cut the socket
+            ws.recv(timeout=10)
     with service(database) as url, httpx.Client(base_url=url) as client:
         last = play_some(client, game_id, referee, 5)
-        again = hello(url, game_id, referee, after=seen[-1]["version"])
-        missed = pushed_until(again, last)
+        with hello(url, game_id, referee, after=seen[-1]["version"]) as again:
+            missed = pushed_until(again, last)
         log = client.get(f"/games/{game_id}/events", headers=auth(referee)).json()["events"]
-        again.close()
     assert seen + missed == log
     assert [e["version"] for e in log] == list(range(1, last + 1))
 
@@ -198,18 +199,17 @@ def test_two_processes_on_postgresql_push_each_others_writes_to_their_sockets() 
         ):
             created = new_game(httpx.Client(base_url=first))
             game_id, referee = created["id"], created["tokens"]["referee"]
-            ws = hello(first, game_id, None)
-            pushed_until(ws, 1)
-            legal = second.get(f"/games/{game_id}/legal-moves", headers=auth(referee)).json()
-            move = legal["moves"][0]
-            reply = second.post(
-                f"/games/{game_id}/moves",
-                json={"move": move["id"], "seat": move["seat"]},
-                headers=auth(referee),
-            )
-            assert reply.status_code == 200, reply.text
-            began = time.monotonic()
-            pushed = pushed_until(ws, reply.json()["version"])
-            assert time.monotonic() - began < 5  # announced, not found by the safety poll
-            assert pushed == reply.json()["events"]
-            ws.close()
+            with hello(first, game_id, None) as ws:
+                pushed_until(ws, 1)
+                legal = second.get(f"/games/{game_id}/legal-moves", headers=auth(referee)).json()
+                move = legal["moves"][0]
+                reply = second.post(
+                    f"/games/{game_id}/moves",
+                    json={"move": move["id"], "seat": move["seat"]},
+                    headers=auth(referee),
+                )
+                assert reply.status_code == 200, reply.text
+                began = time.monotonic()
+                pushed = pushed_until(ws, reply.json()["version"])
+                assert time.monotonic() - began < 5  # announced, not found by the safety poll
+                assert pushed == reply.json()["events"]
