@@ -8,8 +8,22 @@ import { t } from "./i18n.js";
 import { chanceChip } from "./faces.js";
 import { cardName, describeMove, diceWords, names, reasonText, seatName } from "./words.js";
 
-export const PACE_MS = 700; // between two lines told
-const PASS_HOLD_MS = 1600; // after a passed turn, before the next line
+/** Each pace a person may choose (kept in localStorage): the milliseconds between two lines
+ * told, and after a passed turn before the next line. */
+export const PACES = { steady: [700, 1600], brisk: [250, 600], instant: [0, 0] };
+const PACE_KEPT = "tabula:pace";
+
+/** The pace chosen in this browser, "steady" unless another was. */
+export function chosenPace() {
+  const kept = localStorage.getItem(PACE_KEPT);
+  return kept in PACES ? kept : "steady";
+}
+
+/** Let `select` choose the pace: it shows the one chosen and keeps a new choice. */
+export function offerPace(select) {
+  select.value = chosenPace();
+  select.onchange = () => localStorage.setItem(PACE_KEPT, select.value);
+}
 const KEPT = 60; // lines kept on the page
 
 function chanceOf(event) {
@@ -121,7 +135,8 @@ export function createAccount(root, seats) {
     const event = queue.shift();
     if (!event) return;
     const kind = line(event); // the next line waits its turn, even if it comes later
-    timer = setTimeout(next, kind === "pass" ? PASS_HOLD_MS : PACE_MS);
+    const [between, afterPass] = PACES[chosenPace()];
+    timer = setTimeout(next, kind === "pass" ? afterPass : between);
   };
 
   const fresh = (events) => events.filter((e) => e.version > last).sort((a, b) => a.version - b.version);

@@ -7,7 +7,7 @@
 
 import { boardSvg, call, follow } from "./api.js";
 import { playOnBoard, showBoard } from "./board.js";
-import { createAccount, readLog } from "./account.js";
+import { createAccount, offerPace, readLog } from "./account.js";
 import { showEnd } from "./end.js";
 import { loadLanguage, t } from "./i18n.js";
 import { openSocket } from "./live.js";
@@ -43,6 +43,7 @@ let live = null; // the game's socket, while it works
 let refreshing = false;
 let again = false;
 const account = createAccount($("account"), () => (state ? state.seats : []));
+offerPace($("pace"));
 
 function say(text) {
   $("message").textContent = text;
