@@ -16,7 +16,7 @@ const PACE_KEPT = "tabula:pace";
 /** The pace chosen in this browser, "steady" unless another was. */
 export function chosenPace() {
   const kept = localStorage.getItem(PACE_KEPT);
-  return kept in PACES ? kept : "steady";
+  return Object.hasOwn(PACES, kept ?? "") ? kept : "steady";
 }
 
 /** Let `select` choose the pace: it shows the one chosen and keeps a new choice. */
@@ -24,6 +24,7 @@ export function offerPace(select) {
   select.value = chosenPace();
   select.onchange = () => localStorage.setItem(PACE_KEPT, select.value);
 }
+
 const KEPT = 60; // lines kept on the page
 
 function chanceOf(event) {
