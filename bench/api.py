@@ -1,7 +1,8 @@
 """Moves per second and POST /moves latency of the real server under N concurrent clients.
 
 The server runs as ``python -m service`` (uvicorn) in a subprocess over a fresh SQLite file
-(WAL, synchronous=FULL, log level warning). N client threads on loopback each play their own
+(WAL, synchronous=FULL, log level warning), as ``--workers`` processes sharing its port
+(default: one a core; cpu ms/move counts them all). N client threads on loopback each play their own
 games to the end as the referee for whichever seat is pending: POST /moves with a random
 legal move, ``expected_version`` and ``Prefer: return=minimal``, the next legal moves taken
 from its reply (one GET /legal-moves at the start of each game). Each client is one
@@ -50,6 +51,7 @@ from bench.harness import (  # noqa: E402
     raw_commits_per_second,
     server,
     servers,
+    service_cpu_seconds,
 )
 from eventstore import NewEvent, SqliteEventStore  # noqa: E402
 
@@ -238,6 +240,12 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument("--processes", type=int, nargs="+", default=[1, 2, 4])
     parser.add_argument(
+        "--workers",
+        type=int,
+        default=os.cpu_count() or 1,
+        help="service processes on the SQLite file (TABULA_WORKERS; default: one a core)",
+    )
+    parser.add_argument(
         "--transport",
         nargs="+",
         default=["http", "socket"],
@@ -250,7 +258,9 @@ def main(argv: list[str] | None = None) -> None:
         raw_before = raw_commits_per_second(folder, args.raw_seconds)
         print(f"raw one-row durable commits (WAL, synchronous=FULL): {raw_before:.0f}/s")
         floors: list[tuple[str, int, float, float, Floor]] = []
-        with server(folder / "tabula.db", url=args.url) as (url, pid), empty_server() as empty:
+        print(f"the service: {args.workers} process(es) over one SQLite file")
+        served = server(folder / "tabula.db", url=args.url, workers=args.workers)
+        with served as (url, pid), empty_server() as empty:
             for transport in args.transport:
                 print(f"\nover {transport}:")
                 print(
@@ -258,9 +268,9 @@ def main(argv: list[str] | None = None) -> None:
                     "  raw c/s  ratio"
                 )
                 for clients in args.clients:
-                    cpu, mine = cpu_seconds(pid), cpu_seconds(os.getpid())
+                    cpu, mine = service_cpu_seconds(pid), cpu_seconds(os.getpid())
                     tally = run_clients([url], clients, args.seconds, args.ruleset, transport)
-                    cpu, mine = cpu_seconds(pid) - cpu, cpu_seconds(os.getpid()) - mine
+                    cpu, mine = service_cpu_seconds(pid) - cpu, cpu_seconds(os.getpid()) - mine
                     raw = raw_commits_per_second(folder, args.raw_seconds)
                     print(report(clients, args.seconds, tally, cpu, raw, mine), flush=True)
                     moves = max(len(tally.latencies), 1)

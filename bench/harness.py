@@ -10,7 +10,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
-from contextlib import ExitStack, contextmanager, nullcontext
+from contextlib import ExitStack, contextmanager, nullcontext, suppress
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -34,9 +34,14 @@ def free_port() -> int:
 
 @contextmanager
 def server(
-    database: Path, synchronous: str = "FULL", url: str | None = None, database_url: str = ""
+    database: Path,
+    synchronous: str = "FULL",
+    url: str | None = None,
+    database_url: str = "",
+    workers: int = 1,
 ) -> Iterator[tuple[str, int]]:
-    """Run ``python -m service`` on a free port over ``database``; yield its URL and pid.
+    """Run ``python -m service`` on a free port over ``database`` with ``workers`` processes;
+    yield its URL and pid (the parent's, when there are several).
 
     Given ``url``, use the server already running there instead (pid 0). Given
     ``database_url``, the server runs on that PostgreSQL database instead of the file.
@@ -48,6 +53,7 @@ def server(
         return
     env = {"TABULA_LOG_LEVEL": "warning", "TABULA_SYNCHRONOUS": synchronous}
     env |= {"TABULA_DATABASE_URL": database_url, "TABULA_CREATE_RATE": "0"}
+    env |= {"TABULA_WORKERS": str(workers)}
     with service_process(database, env) as (url, process):
         yield url, process.pid
 
@@ -137,6 +143,24 @@ def cpu_seconds(pid: int) -> float:
         return float("nan")
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def service_cpu_seconds(pid: int) -> float:
+    """``cpu_seconds`` of a service and of its live children (its workers)."""
+    spent = cpu_seconds(pid)
+    for child in children(pid) if pid else []:
+        with suppress(OSError):  # ended meanwhile
+            spent += cpu_seconds(child)
+    return spent
+
+
+def children(pid: int) -> list[int]:
+    """A process's live children (Linux /proc)."""
+    found: list[int] = []
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        with suppress(OSError):
+            found += [int(child) for child in (task / "children").read_text().split()]
+    return found
 
 
 def raw_commits_per_second(folder: Path, seconds: float) -> float:

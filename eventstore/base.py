@@ -230,7 +230,8 @@ class EventStore(Log, Snapshots, Summaries, Deadlines, IdempotencyKeys, Derived,
 @runtime_checkable
 class Announcing(Protocol):
     """A store that can wake callers after appends to a stream (PostgreSQL: by any process;
-    SQLite: by its own at once, by other processes on the file within about a second)."""
+    SQLite: by its own at once, by other processes on the file within a few hundredths of a
+    second)."""
 
     def subscribe(self, stream_id: str, wake: Callable[[int | None], None]) -> Callable[[], None]:
         """Call wake (from another thread) after appends to the stream, with the version the

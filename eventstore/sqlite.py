@@ -28,14 +28,15 @@ stream (``INSERT``/``UPDATE streams``), so it costs no statement of its own.
 
 Announcing: ``subscribe(stream_id, wake)`` calls ``wake`` from the writer thread after each
 committed batch that appended to the stream (never for a failed or replayed append), so a
-reader woken reads what was committed. Other processes writing the same file cannot tell this
-one which streams they appended to: the writer looks at ``PRAGMA data_version`` about every
-``WATCH_SECONDS`` (one statement, whatever the number of subscribers), and when another
-connection has committed (or checkpointed) it wakes every subscriber, who then read their
-streams again. So an append by another process is seen within about a second, at the cost
-of spurious wake-ups while it writes; subscribers should still read now and then (the
-service's streams do, slowly). ``wake`` must be quick and must not block; an exception from
-it is swallowed, so a broken subscriber cannot stop the writer or the other subscribers.
+reader woken reads what was committed. Other processes writing the same file are seen by the
+writer's look between batches and at least every ``WATCH_SECONDS`` (25 ms): ``PRAGMA
+data_version`` says whether another connection committed, and then the events added since
+the last look (a range of ``rowid``) name the streams moved and how far, whose subscribers
+alone are woken. Subscribers should still read now and then (the service's streams do,
+slowly). Writers of several processes take turns through the file lock beside the database
+(sqlite_interlock.py) instead of sleeping in SQLite's busy handler. ``wake`` must be quick
+and must not block; an exception from it is swallowed, so a broken subscriber cannot stop
+the writer or the other subscribers.
 
 Faults (see faults.py): the writer survives any error of a job. A job that fails rolls back
 to its savepoint; when SQLite has rolled the whole transaction back itself (a full disk or an
@@ -61,7 +62,7 @@ from __future__ import annotations
 import sqlite3
 import threading
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import AbstractContextManager, contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -72,13 +73,14 @@ from . import derived, sql
 from .clock import canonical_timestamp, iso_timestamp, utcnow
 from .commits import CommitSizes
 from .derived import DerivedRow, Drop
-from .errors import VersionConflict
+from .errors import StoreError, VersionConflict
 from .faults import FaultTally
 from .hashing import GENESIS, seal
 from .model import Appending, AppendResult, NewEvent, StoredEvent, Summary
 from .sql import SQLITE, SqlStore
 from .sqlite_announce import Announcer, Wake
 from .sqlite_files import Files
+from .sqlite_interlock import Interlock
 from .sqlite_writer import Work, Writer, translated
 
 SYNCHRONOUS_LEVELS = ("OFF", "NORMAL", "FULL", "EXTRA")
@@ -113,12 +115,15 @@ class SqliteEventStore(SqlStore):
         self._faults = FaultTally()
         in_memory = str(path) == ":memory:"
         self._files = None if in_memory else Files(Path(path))
-        with self._lock, self._translated(f"cannot open the event store at {str(path)!r}"):
+        opening = f"cannot open the event store at {str(path)!r}"
+        with self._lock, self._translated(opening):
             if self._files is not None:
                 self._files.check_not_lost()
-            conn = _connect(path)
-            self._configure(conn, level, in_memory=in_memory)
-            _create_schema(conn, self._clock())
+            interlock = None if in_memory else _interlock(Path(path), opening)
+            with interlock or nullcontext():  # processes opening one new file make it in turn
+                conn = _connect(path)
+                self._configure(conn, level, in_memory=in_memory)
+                _create_schema(conn, self._clock())
             self._reader = conn if in_memory else _connect(path)
             self._configure(self._reader, level, in_memory=True)
             if self._files is not None:
@@ -131,7 +136,7 @@ class SqliteEventStore(SqlStore):
             files=self._files,
             faults=self._faults,
             announcer=self._announcer,
-            watch=not in_memory,  # only a file can have other writers
+            interlock=interlock,  # None in memory, where no other process writes
         )
         self._heads = self._writer.heads
 
@@ -356,6 +361,14 @@ class SqliteEventStore(SqlStore):
         self._writer.close()
         with self._read_lock:
             self._reader.close()
+
+
+def _interlock(path: Path, doing: str) -> Interlock:
+    """The file lock beside the database (a folder that cannot hold it: ``StoreError``)."""
+    try:
+        return Interlock(path)
+    except OSError as error:
+        raise StoreError(f"{doing}: {error.strerror}") from error
 
 
 def _create_schema(conn: sqlite3.Connection, now: datetime) -> None:

@@ -2,31 +2,38 @@
 
 ``subscribe(stream_id, wake)`` calls ``wake`` from the writer thread after each committed
 batch that appended to the stream (never for a failed or replayed append), so a reader woken
-reads what was committed. Other processes writing the same file cannot tell this one which
-streams they appended to: the writer looks at ``PRAGMA data_version`` now and then, and when
-another connection has committed (or checkpointed) every subscriber is woken, to read its
-stream again. ``wake`` must be quick and must not block; an exception from it is swallowed,
-so a broken subscriber cannot stop the writer or the other subscribers.
+reads what was committed, and is told the version its stream reached. Other processes writing
+the same file are seen by ``Others``: the writer looks at ``PRAGMA data_version`` between
+batches and at least every ``WATCH_SECONDS`` (sqlite_writer.py); when another connection has
+committed, the events added since the last look (by ``rowid``, which only grows in an
+append-only table) name the streams they moved and how far, and those streams' subscribers are
+woken with their versions. ``wake`` must be quick and must not block; an exception from it is
+swallowed, so a broken subscriber cannot stop the writer or the other subscribers.
 """
 
 from __future__ import annotations
 
+import sqlite3
 import threading
 from collections.abc import Callable, Mapping
 from contextlib import suppress
 
 Wake = Callable[[int | None], None]
-"""Told the version a stream reached (None: unknown, another process appended)."""
+"""Told the version a stream reached (None: unknown)."""
+
+NEWS = "SELECT rowid, stream_id, version FROM events WHERE rowid > ? ORDER BY rowid"
+"""The events since the last look, by the rowid's range (grouped in SQL, the planner would
+rather scan the whole primary key's index in stream order)."""
 
 
 class Announcer:
-    """Each stream's subscribers, and the write connection's ``data_version`` when last
-    looked at (it changes only for other connections' commits)."""
+    """Each stream's subscribers, and the version each subscribed stream was last announced
+    at (so what another process's look finds that this one announced is not told twice)."""
 
     def __init__(self) -> None:
         self._subscribers: dict[str, dict[object, Wake]] = {}  # per stream, by subscription
+        self._reached: dict[str, int] = {}  # per subscribed stream, the version announced
         self._subscribing = threading.Lock()
-        self._data_version: int | None = None
 
     def subscribe(self, stream_id: str, wake: Wake) -> Callable[[], None]:
         """Add a subscriber to a stream; return the function that ends the subscription."""
@@ -40,29 +47,51 @@ class Announcer:
                 waiting.pop(token, None)
                 if not waiting:
                     self._subscribers.pop(stream_id, None)
+                    self._reached.pop(stream_id, None)
 
         return unsubscribe
 
-    def looked(self, data_version: int) -> None:
-        """Wake every subscriber if ``data_version`` (just read on the write connection)
-        changed since the last look: another connection committed."""
-        seen, self._data_version = self._data_version, data_version
-        if seen is not None and seen != data_version and self._subscribers:
-            with self._subscribing:
-                streams: dict[str, int | None] = dict.fromkeys(self._subscribers)
-            self.announce(streams)
-
-    def announce(self, appended: Mapping[str, int | None]) -> None:
-        """Wake the subscribers of the streams a committed batch appended to, telling each the
-        version its stream reached (None when another process committed)."""
+    def announce(self, appended: Mapping[str, int], others: bool = False) -> None:
+        """Wake the subscribers of the streams a committed batch appended to (``others``: that
+        the look for other processes' commits found moved), telling each the version its
+        stream reached."""
         if not appended or not self._subscribers:
             return
         with self._subscribing:
-            waiting = [
-                (wake, version)
-                for stream, version in appended.items()
-                for wake in self._subscribers.get(stream, {}).values()
-            ]
+            waiting = []
+            for stream, version in appended.items():
+                subscribers = self._subscribers.get(stream)
+                if not subscribers or (others and version <= self._reached.get(stream, 0)):
+                    continue
+                self._reached[stream] = version
+                waiting += [(wake, version) for wake in subscribers.values()]
         for wake, version in waiting:
             with suppress(Exception):  # one broken subscriber must not stop the writer
                 wake(version)
+
+
+class Others:
+    """What other connections committed to the file since the last look: the write
+    connection's ``data_version`` (it changes only for other connections' commits) and the
+    last event's ``rowid`` then."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self._data_version = _data_version(conn)
+        self._rowid = int(conn.execute("SELECT coalesce(max(rowid), 0) FROM events").fetchone()[0])
+
+    def news(self, conn: sqlite3.Connection) -> dict[str, int]:
+        """The streams moved since the last look, with the versions they reached (this
+        process's own among them when another process also committed); {} when nobody else
+        committed."""
+        now = _data_version(conn)
+        if now == self._data_version:
+            return {}
+        self._data_version = now
+        moved: dict[str, int] = {}
+        for rowid, stream, version in conn.execute(NEWS, (self._rowid,)):
+            moved[stream], self._rowid = version, rowid
+        return moved
+
+
+def _data_version(conn: sqlite3.Connection) -> int:
+    return int(conn.execute("PRAGMA data_version").fetchone()[0])

@@ -5,8 +5,11 @@ one thread takes everything queued, runs each job inside one ``BEGIN IMMEDIATE .
 under its own ``SAVEPOINT``, and resolves every future after the single commit (one fsync for
 the whole batch). A failing job rolls back to its savepoint, writing nothing, and its caller
 gets the error while the rest of the batch commits. A lone job is written at once; batches
-form by themselves while a commit is in flight. Between batches, and at least every
-``WATCH_SECONDS`` while idle, the writer looks for commits of other processes.
+form by themselves while a commit is in flight. Each transaction is taken under the file's
+interlock (sqlite_interlock.py), so writers in other processes hand the file over without
+sleeping in SQLite's busy handler. Between batches, and at least every ``WATCH_SECONDS`` while
+idle, the writer looks for commits of other processes (sqlite_announce.py ``Others``) and
+wakes the subscribers of the streams they moved.
 
 Faults (see faults.py): the writer survives any error of a job. When SQLite has rolled the
 whole transaction back itself (a full disk or an I/O error in the middle of a statement), the
@@ -26,7 +29,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future
-from contextlib import contextmanager, suppress
+from contextlib import AbstractContextManager, contextmanager, nullcontext, suppress
 from typing import Any
 
 import msgspec
@@ -35,14 +38,16 @@ from .commits import CommitTally
 from .errors import StoreError, StoreUnavailable
 from .faults import FaultTally, sqlite_kind
 from .model import AppendResult
-from .sqlite_announce import Announcer
+from .sqlite_announce import Announcer, Others
 from .sqlite_files import Files
+from .sqlite_interlock import Interlock
 
 MAX_HEADS = 100_000  # stream heads the writer remembers
 MAX_BATCH = 256
 """The most appends one commit takes; more wait for the next one."""
-WATCH_SECONDS = 1.0
-"""How often the writer looks for commits of other processes (to wake subscribers)."""
+WATCH_SECONDS = 0.025
+"""How often, at least, the writer looks for commits of other processes (to wake
+subscribers): a push from another process comes within about this long."""
 
 Work = Callable[[sqlite3.Connection], Any]
 Outcome = tuple[bool, Any]
@@ -138,7 +143,7 @@ class Writer:
         files: Files | None,
         faults: FaultTally,
         announcer: Announcer,
-        watch: bool,
+        interlock: Interlock | None,
     ) -> None:
         self.conn, self.lock = conn, lock
         self.heads = Heads()
@@ -148,7 +153,9 @@ class Writer:
         self._closed = False
         self._closing = threading.Lock()
         self._counts = {"appends": 0, "commits": 0, "largest_batch": 0}
-        self._watch = watch  # only a file can have other writers
+        self._interlock = interlock  # None: in memory, where no other process writes
+        self._turn: AbstractContextManager[None] = interlock or nullcontext()
+        self._others = Others(conn) if interlock is not None else None
         self._watched_at = 0.0
         self._running = True  # until the thread ends: a flag, read on every append
         self._thread = threading.Thread(target=self._run, daemon=True, name="store")
@@ -197,6 +204,8 @@ class Writer:
             self._thread.join()
         with self.lock:
             self.conn.close()
+        if self._interlock is not None:
+            self._interlock.close()
 
     def _run(self) -> None:
         """The writer thread's life."""
@@ -210,7 +219,7 @@ class Writer:
         batches, look for other processes' commits."""
         while True:
             try:
-                first = self.queue.get(timeout=WATCH_SECONDS if self._watch else None)
+                first = self.queue.get(timeout=WATCH_SECONDS if self._others else None)
             except queue.Empty:
                 self._look_for_others()
                 continue
@@ -232,24 +241,28 @@ class Writer:
                 self._abandon(batch, error)
             if stop:
                 return
-            if self._watch and time.monotonic() - self._watched_at >= WATCH_SECONDS:
+            if self._others and time.monotonic() - self._watched_at >= WATCH_SECONDS:
                 self._look_for_others()
 
     def _look_for_others(self) -> None:
-        """Tell the announcer the write connection's ``data_version`` (which changes only for
-        other connections' commits)."""
+        """Wake the subscribers of the streams other processes moved since the last look; the
+        heads this writer remembers of them are out of date."""
+        assert self._others is not None
         self._watched_at = time.monotonic()
         try:
             with self.lock:
-                now = int(self.conn.execute("PRAGMA data_version").fetchone()[0])
+                news = self._others.news(self.conn)
         except sqlite3.Error:
             return  # a passing failure: look again next time
-        self._announcer.looked(now)
+        for stream, version in news.items():
+            if self.heads.committed.get(stream, (version,))[0] < version:
+                del self.heads.committed[stream]
+        self._announcer.announce(news, others=True)
 
     def _commit(self, batch: list[_Job]) -> None:
         """Run every job in one transaction, each in its own savepoint; resolve the futures,
         then wake the subscribers of the streams appended to."""
-        with self.lock:
+        with self.lock, self._turn:
             outcomes, appended = self._run_batch(batch)
         for job, (ok, value) in zip(batch, outcomes, strict=True):
             if ok:

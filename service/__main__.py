@@ -6,6 +6,8 @@ from __future__ import annotations
 import argparse
 import gc
 import json
+import secrets
+import socket
 import sys
 from typing import TYPE_CHECKING, Any
 
@@ -20,6 +22,7 @@ if TYPE_CHECKING:
     import uvicorn
 
 KEEP_ALIVE_SECONDS = 5  # an idle keep-alive connection is closed after this (uvicorn's default)
+MAX_WORKERS = 64  # service processes (Settings.workers)
 SWITCH_INTERVAL = 0.001  # seconds a thread holds the GIL while another waits (Python's: 0.005)
 
 
@@ -48,6 +51,7 @@ def parse(argv: list[str]) -> argparse.Namespace:
         port=args.port,
         database=args.database,
         database_url=args.database_url,
+        workers=args.workers,
         log_format=args.log_format,
     )
     return args
@@ -125,6 +129,12 @@ def server_options(defaults: Settings, *, default_values: bool) -> argparse.Argu
         "--database-url",
         default=default(defaults.database_url),
         help="postgresql://user:pass@host/db: the event store on PostgreSQL instead of SQLite",
+    )
+    options.add_argument(
+        "--workers",
+        type=int,
+        default=default(defaults.workers),
+        help=f"service processes sharing the port ({defaults.workers})",
     )
     options.add_argument(
         "--log-format",
@@ -267,12 +277,27 @@ def main(argv: list[str] | None = None) -> int:
         return rebuild_ratings(args.settings)
     if args.command == "analyse":
         return analyse_game(args.settings, args.game)
+    settings: Settings = args.settings
+    if not 1 <= settings.workers <= MAX_WORKERS:
+        sys.stderr.write(f"tabula: workers must be 1 to {MAX_WORKERS}, not {settings.workers}\n")
+        return 2
+    if settings.workers == 1:
+        return serve(settings)
+    from service.processes import listening, serve_forked
+
+    if not settings.cursor_key:  # one key for every worker's cursors
+        settings = msgspec.structs.replace(settings, cursor_key=secrets.token_hex(32))
+    listener = listening(settings.host, settings.port)
+    return serve_forked(settings.workers, listener, lambda sock: serve(settings, sock))
+
+
+def serve(settings: Settings, listener: socket.socket | None = None) -> int:
+    """Serve the API in this process (on ``listener``, a worker's shared socket, if given)."""
     import uvicorn
 
     from eventstore import StoreError
     from service.app import create_app
 
-    settings: Settings = args.settings
     try:
         app = create_app(settings)
     except StoreError as error:  # a lost database, an unreachable server: say so, not a trace
@@ -280,7 +305,7 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     tune_gc()
     tune_threads()
-    uvicorn.Server(server_config(settings, app)).run()
+    uvicorn.Server(server_config(settings, app)).run([listener] if listener else None)
     return 0
 
 

@@ -13,7 +13,10 @@ LogFormat = Literal["json", "kv"]
 class Settings(msgspec.Struct, frozen=True):
     """Everything the composition root needs; defaults suit one local process.
 
-    Server: ``host`` and ``port`` to bind; ``log_format`` ``kv`` (lines for a terminal) or
+    Server: ``host`` and ``port`` to bind, served by ``workers`` processes (1 to 64: the
+    port's connections are shared among them, each process with its own memory of the games,
+    event loop, budgets and limits, all over the one database; see ``service.processes``);
+    ``log_format`` ``kv`` (lines for a terminal) or
     ``json`` (one object a line, for production), at ``log_level`` and above.
 
     Limits: ``max_body_bytes`` per request body (413), ``max_page`` events per page of
@@ -75,6 +78,7 @@ class Settings(msgspec.Struct, frozen=True):
 
     host: str = "127.0.0.1"
     port: int = 8000
+    workers: int = 1
     database: str = "tabula.db"
     database_url: str = ""
     store_timeout: float = 5.0

@@ -6,8 +6,8 @@ keep-alive comment every ``KEEPALIVE_SECONDS`` (no read) and reads the log once 
 ``ANNOUNCED_POLL_SECONDS`` anyway, a safety poll for a wake-up that never came. PostgreSQL
 announces the appends of every process (LISTEN/NOTIFY, and a wake-up of every stream after
 its listening connection is back). SQLite announces its own process's appends after each
-committed batch, and wakes every stream within about a second when another process has
-committed to the same file (``PRAGMA data_version``). A store that cannot announce (none of
+committed batch, and another process's on the same file within about 25 ms (the writer
+looks for them between batches and while idle). A store that cannot announce (none of
 ours) is polled every ``POLL_SECONDS``.
 """
 
@@ -141,7 +141,7 @@ async def game_events(
 
     The log is read again on news from the store (see the module's docstring), so the
     stream also sees writes of other service processes (at once on PostgreSQL, within about
-    a second on one SQLite file), and by the slow safety poll. A spectator of a game with a
+    25 ms on one SQLite file), and by the slow safety poll. A spectator of a game with a
     delay gets each event once it is theirs to see: on the append that releases it (a delay in
     moves) or when it comes due (a delay in seconds: the stream sleeps until then).
     """

@@ -3,15 +3,18 @@ committed batch that appended to the stream, and after another process's commit 
 
 from __future__ import annotations
 
+import fcntl
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from eventstore import Announcing, NewEvent, SqliteEventStore, VersionConflict
+from eventstore.sqlite_writer import WATCH_SECONDS
 from tests.waiting import wait_until
 
 
@@ -121,8 +124,17 @@ with SqliteEventStore(sys.argv[1]) as store:
     store.append("g1", [NewEvent("MovePlayed", {"n": 1}, 0)], 0)
 """
 
+MANY_APPENDS = """
+import sys
+from eventstore import NewEvent, SqliteEventStore
+with SqliteEventStore(sys.argv[1]) as store:
+    for version in range(50):
+        for n in range(4):
+            store.append(f"{sys.argv[2]}{n}", [NewEvent("MovePlayed", {"n": version}, 0)], version)
+"""
 
-def test_an_append_by_another_process_wakes_every_subscriber(
+
+def test_an_append_by_another_process_wakes_its_streams_subscribers_with_the_version(
     store: SqliteEventStore, tmp_path: Path
 ) -> None:
     woken, elsewhere = Counter(store, "g1"), Counter(store, "g9")
@@ -133,6 +145,34 @@ def test_an_append_by_another_process_wakes_every_subscriber(
     command = [sys.executable, "-c", ANOTHER_PROCESS, database]
     subprocess.run(command, check=True, timeout=60, cwd=Path(__file__).parents[2])
     assert woken.woken.wait(5), "another process's append was never announced"
-    assert woken.versions[-1] == 1
-    assert woken.told[-1] is None  # another process's version is not known
-    assert elsewhere.woken.wait(5)  # which stream changed is not known: everyone is woken
+    assert woken.versions == [1]
+    assert woken.told == [1]  # the version the other process's append reached
+    store.append("g0", [event(2)], 1)  # a batch of this process's own, looked at after
+    time.sleep(5 * WATCH_SECONDS)
+    assert woken.told == [1]  # told once
+    assert not elsewhere.woken.is_set()  # a stream nobody moved is not woken
+
+
+def test_writers_in_two_processes_take_turns_without_losing_an_append(tmp_path: Path) -> None:
+    database = tmp_path / "events.db"
+    command = [sys.executable, "-c", MANY_APPENDS, str(database)]
+    root = Path(__file__).parents[2]
+    others = [subprocess.Popen([*command, name], cwd=root) for name in ("a", "b")]
+    assert [process.wait(timeout=120) for process in others] == [0, 0]
+    with SqliteEventStore(database) as store:
+        assert [store.version(f"{name}{n}") for name in "ab" for n in range(4)] == [50] * 8
+
+
+def test_a_writer_waits_for_the_file_lock_another_process_holds(
+    store: SqliteEventStore, tmp_path: Path
+) -> None:
+    with (tmp_path / "events.db-writer").open("rb") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        appending = threading.Thread(target=store.append, args=("g1", [event(1)], 0))
+        appending.start()
+        appending.join(0.5)
+        assert appending.is_alive(), "the append did not wait for the interlock"
+        assert store.version("g1") == 0
+        fcntl.flock(lock, fcntl.LOCK_UN)
+    appending.join(10)
+    assert store.version("g1") == 1

@@ -1,0 +1,94 @@
+"""Several service processes on one port (``Settings.workers``).
+
+The parent binds the listening socket and forks the workers; each builds its own app (its
+own event loop, store connections, caches and budgets) and accepts connections from the
+shared socket, so the kernel hands each new connection to one of them. They share only the
+database: on SQLite its writers take turns through the file's lock and see each other's
+appends within ``eventstore.sqlite_writer.WATCH_SECONDS``; on PostgreSQL through
+notifications. A game is judged by whichever process a request reaches, and its version
+check keeps two processes from writing over each other.
+
+The parent stops every worker (SIGTERM) when it is told to stop (SIGTERM or SIGINT) or when
+one of them ends, and exits with the first ended worker's code. Each worker runs in a process
+group of its own, so a terminal's Ctrl-C reaches the parent alone, which stops each worker
+once; a parent killed outright (SIGKILL) takes its workers with it, as each is told to stop
+when its parent dies.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import signal
+import socket
+import sys
+import traceback
+from collections.abc import Callable
+from contextlib import suppress
+
+PR_SET_PDEATHSIG = 1  # prctl(2): the signal a process gets when its parent dies
+Serve = Callable[[socket.socket], int]
+"""Serve the API on the socket given (in a worker); the process's exit code."""
+
+
+def listening(host: str, port: int) -> socket.socket:
+    """The socket every worker accepts from."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    listener = socket.create_server((host, port), family=family, backlog=2048)
+    listener.set_inheritable(True)
+    return listener
+
+
+def serve_forked(workers: int, listener: socket.socket, serve: Serve) -> int:
+    """Fork ``workers`` processes that each ``serve(listener)``; wait for them (see the
+    module's text)."""
+    alive: set[int] = set()
+    for _ in range(workers):
+        pid = os.fork()
+        if pid == 0:
+            os._exit(_worker(listener, serve))
+        alive.add(pid)
+    listener.close()
+    stopping = False
+
+    def stop(*_: object) -> None:
+        nonlocal stopping
+        if not stopping:
+            stopping = True
+            for pid in alive:
+                _signal(pid, signal.SIGTERM)
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    code: int | None = None
+    while alive:
+        pid, status = os.wait()
+        alive.discard(pid)
+        ended = os.waitstatus_to_exitcode(status)  # -N: ended by signal N
+        if code is None:  # uvicorn ends by the signal that stopped it, once it has shut down
+            code = 0 if stopping and ended == -signal.SIGTERM else ended
+        stop()
+    return 1 if code is not None and code < 0 else code or 0
+
+
+def _worker(listener: socket.socket, serve: Serve) -> int:
+    """A worker's life: its own process group, SIGTERM when the parent dies (Linux), the
+    default signal handlers, then serving."""
+    os.setpgid(0, 0)
+    with suppress(OSError, AttributeError):  # not Linux: a killed parent leaves it serving
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        return serve(listener)
+    except BaseException:  # a worker must end here, never return into the parent's code
+        traceback.print_exc()
+        sys.stderr.flush()
+        return 1
+    finally:
+        sys.stdout.flush()
+
+
+def _signal(pid: int, signum: int) -> None:
+    with suppress(ProcessLookupError):  # ended meanwhile
+        os.kill(pid, signum)
