@@ -10,7 +10,9 @@ sent the move that caused it (so the write's own commit is counted), and from th
 player had its answer (0 when the push came first). Printed: the idle share, moves/s, and the
 delays' p50, p99 and the share within 50 ms.
 
-Run ``python bench/fanout.py [--watchers 1000] [--games 250] [--players 32] [--seconds 10]``.
+Run ``python bench/fanout.py [--watchers 1000] [--games 250] [--players 32] [--seconds 10]
+[--workers 1]`` (``--workers``: service processes sharing the port; the server's CPU is all
+of theirs).
 """
 
 from __future__ import annotations
@@ -34,7 +36,12 @@ import httpx  # noqa: E402
 import msgspec  # noqa: E402
 from websockets.asyncio.client import ClientConnection, connect  # noqa: E402
 
-from bench.harness import cpu_seconds, percentile, service_process  # noqa: E402
+from bench.harness import (  # noqa: E402
+    cpu_seconds,
+    percentile,
+    service_cpu_seconds,
+    service_process,
+)
 
 sent_at: dict[tuple[str, int], float] = {}  # (game, version) -> when its move was sent
 acked_at: dict[tuple[str, int], float] = {}  # (game, version) -> when its player had the answer
@@ -104,9 +111,9 @@ async def scenario(url: str, pid: int, args: argparse.Namespace) -> None:
         for n, ws in enumerate(watchers)
     ]
     await asyncio.sleep(2)  # the first pushes (each game's creation) are over
-    before = cpu_seconds(pid)
+    before = service_cpu_seconds(pid)
     await asyncio.sleep(args.seconds)
-    idle = (cpu_seconds(pid) - before) / args.seconds
+    idle = (service_cpu_seconds(pid) - before) / args.seconds
     print(f"{args.watchers} idle sockets on {args.games} games: {100 * idle:.1f}% of a core")
     async with httpx.AsyncClient(base_url=url, timeout=30) as http:
         legal = [
@@ -119,14 +126,14 @@ async def scenario(url: str, pid: int, args: argparse.Namespace) -> None:
         ]
     deadline = time.perf_counter() + args.seconds
     rng = random.Random(0)
-    before, mine = cpu_seconds(pid), cpu_seconds(os.getpid())
+    before, mine = service_cpu_seconds(pid), cpu_seconds(os.getpid())
     played = await asyncio.gather(
         *(
             play(url, game, token, moves, deadline, rng)
             for (game, token), moves in zip(games, legal, strict=False)
         )
     )
-    busy, mine = cpu_seconds(pid) - before, cpu_seconds(os.getpid()) - mine
+    busy, mine = service_cpu_seconds(pid) - before, cpu_seconds(os.getpid()) - mine
     moves = sum(played)
     print(
         f"{args.players} players: {moves / args.seconds:.0f} moves/s,"
@@ -137,12 +144,13 @@ async def scenario(url: str, pid: int, args: argparse.Namespace) -> None:
     from_sent = [sent for sent, _ in delays]
     from_ack = [ack for _, ack in delays]
     within = sum(d <= 0.050 for d in from_sent) / max(len(from_sent), 1)
+    acked_within = sum(d <= 0.050 for d in from_ack) / max(len(from_ack), 1)
     sent50, sent99 = (1000 * percentile(from_sent, q) for q in (0.5, 0.99))
     ack50, ack99 = (1000 * percentile(from_ack, q) for q in (0.5, 0.99))
     print(
         f"{len(delays)} events pushed to watchers: from the move sent p50 {sent50:.1f} ms,"
         f" p99 {sent99:.1f} ms, {100 * within:.1f}% within 50 ms; from its answer p50"
-        f" {ack50:.1f} ms, p99 {ack99:.1f} ms"
+        f" {ack50:.1f} ms, p99 {ack99:.1f} ms, {100 * acked_within:.1f}% within 50 ms"
     )
     for task in tasks:
         task.cancel()
@@ -157,8 +165,10 @@ def main() -> None:
     parser.add_argument("--players", type=int, default=32)
     parser.add_argument("--seconds", type=float, default=10.0)
     parser.add_argument("--ruleset", default="race35")
+    parser.add_argument("--workers", type=int, default=1, help="service processes (TABULA_WORKERS)")
     args = parser.parse_args()
     env = {"TABULA_LOG_LEVEL": "warning", "TABULA_CREATE_RATE": "0"}
+    env |= {"TABULA_WORKERS": str(args.workers)}
     env |= {"TABULA_MAX_STREAMS": str(args.watchers + args.players + 10)}
     env |= {"TABULA_MAX_STREAMS_PER_CLIENT": str(args.watchers + args.players + 10)}
     with (
