@@ -128,7 +128,7 @@ class MetaController(Controller):
         operation_id="getRulesetBoardSvg",
         media_type="image/svg+xml",
         sync_to_thread=True,
-        responses=problems(404),
+        responses=problems(400, 404),
     )
     def ruleset_board(
         self, name: FromPath[str], request: AnyRequest, lang: BoardLanguage = None

@@ -4020,19 +4020,13 @@ export interface operations {
                     "image/svg+xml": string;
                 };
             };
-            /** @description Bad request syntax or unsupported method */
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset, unknown-bot */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                        extra?: null | {
-                            [key: string]: unknown;
-                        } | unknown[];
-                        status_code: number;
-                    };
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description game-not-found, tournament-not-found, ruleset-not-found, player-not-found, not-found */
