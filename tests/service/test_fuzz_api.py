@@ -41,7 +41,7 @@ CHECKS = [
     status_code_conformance,
     content_type_conformance,
 ]
-EXAMPLES_PER_OPERATION = 80
+EXAMPLES_PER_OPERATION = 50
 MIN_CASES = 1000
 STATEFUL_SCENARIOS = 60
 STATEFUL_RUNS = 5
