@@ -120,12 +120,17 @@ class SqliteEventStore(SqlStore):
             if self._files is not None:
                 self._files.check_not_lost()
             interlock = None if in_memory else _interlock(Path(path), opening)
-            with interlock or nullcontext():  # processes opening one new file make it in turn
-                conn = _connect(path)
-                self._configure(conn, level, in_memory=in_memory)
-                _create_schema(conn, self._clock())
-            self._reader = conn if in_memory else _connect(path)
-            self._configure(self._reader, level, in_memory=True)
+            try:
+                with interlock or nullcontext():  # processes opening one new file: in turn
+                    conn = _connect(path)
+                    self._configure(conn, level, in_memory=in_memory)
+                    _create_schema(conn, self._clock())
+                self._reader = conn if in_memory else _connect(path)
+                self._configure(self._reader, level, in_memory=True)
+            except BaseException:
+                if interlock is not None:
+                    interlock.close()
+                raise
             if self._files is not None:
                 self._files.opened()
         self._read_lock = self._lock if in_memory else threading.Lock()

@@ -86,11 +86,26 @@ class Others:
         now = _data_version(conn)
         if now == self._data_version:
             return {}
-        self._data_version = now
         moved: dict[str, int] = {}
-        for rowid, stream, version in conn.execute(NEWS, (self._rowid,)):
-            moved[stream], self._rowid = version, rowid
+        last = self._rowid
+        for last, stream, version in conn.execute(NEWS, (self._rowid,)):  # noqa: B007
+            moved[stream] = version
+        self._data_version, self._rowid = now, last  # only once all of it was read
         return moved
+
+    def own(self, conn: sqlite3.Connection) -> int | None:
+        """In a write transaction, before its commit: the last event's rowid if nobody else has
+        committed since the last look (every row past it is then this connection's), else
+        None."""
+        if _data_version(conn) != self._data_version:
+            return None
+        return int(conn.execute("SELECT coalesce(max(rowid), 0) FROM events").fetchone()[0])
+
+    def committed(self, own: int | None) -> None:
+        """The transaction ``own`` was read in committed: the next look starts past its rows,
+        so it never reads back what this process wrote alone."""
+        if own is not None:
+            self._rowid = max(self._rowid, own)
 
 
 def _data_version(conn: sqlite3.Connection) -> int:

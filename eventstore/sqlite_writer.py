@@ -155,7 +155,8 @@ class Writer:
         self._counts = {"appends": 0, "commits": 0, "largest_batch": 0}
         self._interlock = interlock  # None: in memory, where no other process writes
         self._turn: AbstractContextManager[None] = interlock or nullcontext()
-        self._others = Others(conn) if interlock is not None else None
+        with translated(faults, files, "cannot open the event store"):
+            self._others = Others(conn) if interlock is not None else None
         self._watched_at = 0.0
         self._running = True  # until the thread ends: a flag, read on every append
         self._thread = threading.Thread(target=self._run, daemon=True, name="store")
@@ -262,7 +263,7 @@ class Writer:
     def _commit(self, batch: list[_Job]) -> None:
         """Run every job in one transaction, each in its own savepoint; resolve the futures,
         then wake the subscribers of the streams appended to."""
-        with self.lock, self._turn:
+        with self._turn, self.lock:  # the file's turn first: self.lock stays free meanwhile
             outcomes, appended = self._run_batch(batch)
         for job, (ok, value) in zip(batch, outcomes, strict=True):
             if ok:
@@ -312,6 +313,7 @@ class Writer:
         """Commit the batch's transaction (a failure fails every job), check the file is
         still the one opened, keep the new heads and count."""
         conn = self.conn
+        own = self._own_rows()
         try:
             conn.execute("COMMIT")
         except sqlite3.Error as exc:
@@ -325,9 +327,21 @@ class Writer:
             self.heads.pending.clear()
             return refused, {}
         self._faults.wrote()
+        if self._others is not None:
+            self._others.committed(own)
         appended = self.heads.kept()
         self._count(batch, outcomes)
         return outcomes, appended
+
+    def _own_rows(self) -> int | None:
+        """Before a commit: the last rowid, when every row past the last look is this
+        writer's (see ``Others.own``; None if unknown)."""
+        if self._others is None:
+            return None
+        try:
+            return self._others.own(self.conn)
+        except sqlite3.Error:
+            return None
 
     def _run_job(self, job: _Job) -> Outcome:
         """Run one job inside a savepoint; on error roll back to it, so it writes nothing (if

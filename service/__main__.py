@@ -283,6 +283,9 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     if settings.workers == 1:
         return serve(settings)
+    if settings.database == ":memory:" and not settings.database_url:
+        sys.stderr.write("tabula: workers share a database; ':memory:' is each process's own\n")
+        return 2
     from service.processes import listening, serve_forked
 
     if not settings.cursor_key:  # one key for every worker's cursors

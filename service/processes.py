@@ -8,8 +8,9 @@ appends within ``eventstore.sqlite_writer.WATCH_SECONDS``; on PostgreSQL through
 notifications. A game is judged by whichever process a request reaches, and its version
 check keeps two processes from writing over each other.
 
-The parent stops every worker (SIGTERM) when it is told to stop (SIGTERM or SIGINT) or when
-one of them ends, and exits with the first ended worker's code. Each worker runs in a process
+The parent stops every worker (SIGTERM; SIGINT, uvicorn's force quit, when told again) when it
+is told to stop (SIGTERM or SIGINT) or when one of them ends, and exits with the first ended
+worker's code (1 for a worker killed by a signal). Each worker runs in a process
 group of its own, so a terminal's Ctrl-C reaches the parent alone, which stops each worker
 once; a parent killed outright (SIGKILL) takes its workers with it, as each is told to stop
 when its parent dies.
@@ -26,6 +27,7 @@ import traceback
 from collections.abc import Callable
 from contextlib import suppress
 
+STOPS = {signal.SIGTERM, signal.SIGINT}
 PR_SET_PDEATHSIG = 1  # prctl(2): the signal a process gets when its parent dies
 Serve = Callable[[socket.socket], int]
 """Serve the API on the socket given (in a worker); the process's exit code."""
@@ -34,7 +36,8 @@ Serve = Callable[[socket.socket], int]
 def listening(host: str, port: int) -> socket.socket:
     """The socket every worker accepts from."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    listener = socket.create_server((host, port), family=family, backlog=2048)
+    both = host == "::" and socket.has_dualstack_ipv6()  # as one process binds it
+    listener = socket.create_server((host, port), family=family, backlog=2048, dualstack_ipv6=both)
     listener.set_inheritable(True)
     return listener
 
@@ -43,50 +46,63 @@ def serve_forked(workers: int, listener: socket.socket, serve: Serve) -> int:
     """Fork ``workers`` processes that each ``serve(listener)``; wait for them (see the
     module's text)."""
     alive: set[int] = set()
+    stops = 0
+
+    def stop(*_: object) -> None:
+        """Stop every worker: SIGTERM, and SIGINT after that (uvicorn's own force quit)."""
+        nonlocal stops
+        stops += 1
+        for pid in alive:
+            _signal(pid, signal.SIGTERM if stops == 1 else signal.SIGINT)
+
+    parent = os.getpid()
+    signal.pthread_sigmask(signal.SIG_BLOCK, STOPS)  # a stop while forking waits till after
     for _ in range(workers):
         pid = os.fork()
         if pid == 0:
-            os._exit(_worker(listener, serve))
+            ended = 1
+            try:
+                ended = _worker(listener, serve, parent)
+            finally:
+                os._exit(ended)  # a worker never returns into the parent's code
         alive.add(pid)
     listener.close()
-    stopping = False
-
-    def stop(*_: object) -> None:
-        nonlocal stopping
-        if not stopping:
-            stopping = True
-            for pid in alive:
-                _signal(pid, signal.SIGTERM)
-
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, STOPS)
     code: int | None = None
     while alive:
         pid, status = os.wait()
         alive.discard(pid)
         ended = os.waitstatus_to_exitcode(status)  # -N: ended by signal N
         if code is None:  # uvicorn ends by the signal that stopped it, once it has shut down
-            code = 0 if stopping and ended == -signal.SIGTERM else ended
-        stop()
+            code = 0 if stops and ended == -signal.SIGTERM else ended
+        if not stops:
+            stop()
     return 1 if code is not None and code < 0 else code or 0
 
 
-def _worker(listener: socket.socket, serve: Serve) -> int:
-    """A worker's life: its own process group, SIGTERM when the parent dies (Linux), the
-    default signal handlers, then serving."""
+def _worker(listener: socket.socket, serve: Serve, parent: int) -> int:
+    """A worker's life: its own process group, SIGTERM when the parent dies (Linux; a parent
+    that died before that was set is seen at once), the default signal handlers, then
+    serving."""
     os.setpgid(0, 0)
     with suppress(OSError, AttributeError):  # not Linux: a killed parent leaves it serving
         ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+    if os.getppid() != parent:
+        return 1
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, STOPS)
     try:
         return serve(listener)
-    except BaseException:  # a worker must end here, never return into the parent's code
+    except BaseException:
         traceback.print_exc()
-        sys.stderr.flush()
         return 1
     finally:
-        sys.stdout.flush()
+        with suppress(OSError, ValueError):
+            sys.stdout.flush()
+            sys.stderr.flush()
 
 
 def _signal(pid: int, signum: int) -> None:

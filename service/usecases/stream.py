@@ -44,7 +44,7 @@ PAGE = 200
 class News:
     """Set from any thread when the stream may have new events; awaited with a timeout. It
     remembers the newest version it was told of (``latest``), unless some wake-up could not
-    say (``unknown``: another process's append on SQLite, a reconnect), so a reader that has
+    say (``unknown``: PostgreSQL's listening connection back after a drop), so a reader that has
     already been sent that version need not read the log."""
 
     def __init__(self, seconds: float, holding: Callable[[], bool] = lambda: False) -> None:

@@ -4,6 +4,7 @@ committed batch that appended to the stream, and after another process's commit 
 from __future__ import annotations
 
 import fcntl
+import sqlite3
 import subprocess
 import sys
 import threading
@@ -14,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from eventstore import Announcing, NewEvent, SqliteEventStore, VersionConflict
+from eventstore.sqlite_announce import Others
 from eventstore.sqlite_writer import WATCH_SECONDS
 from tests.waiting import wait_until
 
@@ -124,6 +126,10 @@ with SqliteEventStore(sys.argv[1]) as store:
     store.append("g1", [NewEvent("MovePlayed", {"n": 1}, 0)], 0)
 """
 
+INSERT = (
+    "INSERT INTO events (stream_id, version, type, data, by, at, prev_hash, hash)"
+    " VALUES (?, ?, 'MovePlayed', '{}', 0, '2026-01-01T00:00:00Z', '', '')"
+)
 MANY_APPENDS = """
 import sys
 from eventstore import NewEvent, SqliteEventStore
@@ -176,3 +182,24 @@ def test_a_writer_waits_for_the_file_lock_another_process_holds(
         fcntl.flock(lock, fcntl.LOCK_UN)
     appending.join(10)
     assert store.version("g1") == 1
+
+
+def test_a_look_for_others_reads_past_what_this_writer_committed_alone(tmp_path: Path) -> None:
+    database = tmp_path / "events.db"
+    with SqliteEventStore(database) as store:
+        store.append("mine", [event(1)], 0)
+    mine, theirs = (sqlite3.connect(database, isolation_level=None) for _ in range(2))
+    others = Others(mine)
+    for version in (2, 3):  # this writer alone: the next look need not read these rows again
+        mine.execute("BEGIN IMMEDIATE")
+        mine.execute(INSERT, ("mine", version))
+        own = others.own(mine)
+        mine.execute("COMMIT")
+        others.committed(own)
+    assert others.news(mine) == {}  # nobody else committed
+    theirs.execute(INSERT, ("theirs", 1))
+    assert others.news(mine) == {"theirs": 1}
+    assert others.news(mine) == {}  # told once
+    theirs.execute(INSERT, ("theirs", 2))
+    mine.execute(INSERT, ("mine", 4))  # committed after another's, before the look: both told
+    assert others.news(mine) == {"theirs": 2, "mine": 4}

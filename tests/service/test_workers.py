@@ -119,3 +119,10 @@ def _up(url: str) -> bool:
         return httpx.get(f"{url}/health", timeout=1).status_code == 200
     except httpx.TransportError:
         return False
+
+
+def test_workers_on_a_database_private_to_each_process_are_refused() -> None:
+    command = [sys.executable, "-m", "service", "--workers", "2", "--database", ":memory:"]
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2
+    assert "workers share a database" in done.stderr
