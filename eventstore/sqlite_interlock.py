@@ -20,7 +20,6 @@ from __future__ import annotations
 import fcntl
 import os
 from pathlib import Path
-from types import TracebackType
 
 SUFFIX = "-writer"
 
@@ -38,12 +37,7 @@ class Interlock:
     def __enter__(self) -> None:
         fcntl.flock(self._fd, fcntl.LOCK_EX)
 
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *_: object) -> None:
         fcntl.flock(self._fd, fcntl.LOCK_UN)
 
     def close(self) -> None:
