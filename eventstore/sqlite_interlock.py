@@ -10,9 +10,9 @@ other has committed; the kernel lets go of a lock whose process ended, however i
 the busy one took the lock again before the sleeper woke, p99 near 60 ms at 32 clients.) A
 process stopped while it holds the lock (SIGSTOP, a debugger) holds up the others' writes
 until it goes on or ends (with SQLite's lock alone they would get ``busy`` after its
-timeout). The lock only hands the file
-over sooner; SQLite's own locking keeps the writes apart, so a lock file deleted under
-running writers makes them wait in the busy handler again, never write at once.
+timeout). The lock only hands the file over sooner; SQLite's own locking keeps the writes
+apart, so a lock file deleted under running writers makes them wait in the busy handler
+again, never write at once.
 """
 
 from __future__ import annotations

@@ -290,7 +290,11 @@ def main(argv: list[str] | None = None) -> int:
 
     if not settings.cursor_key:  # one key for every worker's cursors
         settings = msgspec.structs.replace(settings, cursor_key=secrets.token_hex(32))
-    listener = listening(settings.host, settings.port)
+    try:
+        listener = listening(settings.host, settings.port)
+    except OSError as error:  # the port taken, an address not this machine's
+        sys.stderr.write(f"tabula: cannot listen on {settings.host}:{settings.port}: {error}\n")
+        return 1
     return serve_forked(settings.workers, listener, lambda sock: serve(settings, sock))
 
 

@@ -96,6 +96,8 @@ def _worker(listener: socket.socket, serve: Serve, parent: int) -> int:
     signal.pthread_sigmask(signal.SIG_UNBLOCK, STOPS)
     try:
         return serve(listener)
+    except KeyboardInterrupt:  # the second stop, forced: no trace of it
+        return 128 + signal.SIGINT
     except BaseException:
         traceback.print_exc()
         return 1
