@@ -2,8 +2,8 @@
 
 The server runs as ``python -m service`` (uvicorn) in a subprocess over a fresh SQLite file
 (WAL, synchronous=FULL, log level warning), as ``--workers`` processes sharing its port
-(default: one a core; cpu ms/move counts them all). N client threads on loopback each play their own
-games to the end as the referee for whichever seat is pending: POST /moves with a random
+(default: one a core; cpu ms/move counts them all). N client threads on loopback each play
+their own games to the end as the referee for whichever seat is pending: POST /moves with a random
 legal move, ``expected_version`` and ``Prefer: return=minimal``, the next legal moves taken
 from its reply (one GET /legal-moves at the start of each game). Each client is one
 keep-alive connection over a plain socket (``bench.harness.Client``: http.client spent ~0.1
