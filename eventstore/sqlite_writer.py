@@ -334,9 +334,10 @@ class Writer:
         return outcomes, appended
 
     def _own_rows(self) -> int | None:
-        """Before a commit: the last rowid, when every row past the last look is this
-        writer's (see ``Others.own``; None if unknown)."""
-        if self._others is None:
+        """Before a commit that a look will follow: the last rowid, when every row past the
+        last look is this writer's (see ``Others.own``; None if unknown). Other commits leave
+        it to the look, which then reads at most ``WATCH_SECONDS`` of this writer's rows."""
+        if self._others is None or time.monotonic() - self._watched_at < WATCH_SECONDS:
             return None
         try:
             return self._others.own(self.conn)
