@@ -286,15 +286,11 @@ def main(argv: list[str] | None = None) -> int:
     if settings.database == ":memory:" and not settings.database_url:
         sys.stderr.write("tabula: workers share a database; ':memory:' is each process's own\n")
         return 2
-    from service.processes import listening, serve_forked
+    from service.processes import serve_forked
 
     if not settings.cursor_key:  # one key for every worker's cursors
         settings = msgspec.structs.replace(settings, cursor_key=secrets.token_hex(32))
-    try:
-        listener = listening(settings.host, settings.port)
-    except OSError as error:  # the port taken, an address not this machine's
-        sys.stderr.write(f"tabula: cannot listen on {settings.host}:{settings.port}: {error}\n")
-        return 1
+    listener = server_config(settings, None).bind_socket()  # as uvicorn's own workers bind
     return serve_forked(settings.workers, listener, lambda sock: serve(settings, sock))
 
 

@@ -33,15 +33,6 @@ Serve = Callable[[socket.socket], int]
 """Serve the API on the socket given (in a worker); the process's exit code."""
 
 
-def listening(host: str, port: int) -> socket.socket:
-    """The socket every worker accepts from."""
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    both = host == "::" and socket.has_dualstack_ipv6()  # as one process binds it
-    listener = socket.create_server((host, port), family=family, backlog=2048, dualstack_ipv6=both)
-    listener.set_inheritable(True)
-    return listener
-
-
 def serve_forked(workers: int, listener: socket.socket, serve: Serve) -> int:
     """Fork ``workers`` processes that each ``serve(listener)``; wait for them (see the
     module's text)."""
