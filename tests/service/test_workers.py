@@ -8,18 +8,16 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from pathlib import Path
 
 import httpx
 from litestar.testing import TestClient
 
-from bench.harness import children
+from bench.harness import children, service_process
 from service.app import create_app
 from service.settings import Settings
 from tests.live import serving
-from tests.service.conftest import free_port
 from tests.service.test_socket_live import hello, new_game, play_some, pushed_until
 from tests.waiting import wait_until
 
@@ -36,33 +34,21 @@ def test_two_processes_on_one_sqlite_file_push_each_others_writes_to_their_socke
         with hello(first, game_id, None) as ws:
             pushed_until(ws, 1)
             began = time.monotonic()
-            version = play_some(second, game_id, referee, 3)  # type: ignore[arg-type]
+            version = play_some(second, game_id, referee, 3)
             pushed = pushed_until(ws, version)
             waited = time.monotonic() - began
             assert [event["version"] for event in pushed] == list(range(2, version + 1))
             assert waited < 5  # announced by the look for others, not the 30 s safety poll
 
 
-@contextmanager
-def two_workers(database: Path) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
-    """``python -m service --workers 2`` on ``database``, up (killed after, if still running)."""
-    port = free_port()
-    command = [sys.executable, "-m", "service", "--workers", "2", "--port", str(port)]
-    command += ["--database", str(database)]
-    env = os.environ | {"TABULA_LOG_LEVEL": "warning", "TABULA_CREATE_RATE": "0"}
-    parent = subprocess.Popen(command, cwd=ROOT, env=env)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        wait_until(lambda: _up(url), timeout=20, message="the workers did not answer /health")
-        yield parent, url
-    finally:
-        if parent.poll() is None:
-            parent.kill()
-            parent.wait()
+def two_workers(database: Path) -> AbstractContextManager[tuple[str, subprocess.Popen[bytes]]]:
+    """``python -m service --workers 2`` on ``database``, up (stopped after, if still running)."""
+    env = {"TABULA_LOG_LEVEL": "warning", "TABULA_CREATE_RATE": "0", "TABULA_WORKERS": "2"}
+    return service_process(database, env)
 
 
 def test_workers_share_the_port_play_one_game_and_stop_together(tmp_path: Path) -> None:
-    with two_workers(tmp_path / "tabula.db") as (parent, url):
+    with two_workers(tmp_path / "tabula.db") as (url, parent):
         workers = children(parent.pid)
         assert len(workers) == 2
         created = httpx.post(f"{url}/games", json={"ruleset": "race35", "seats": [{}, {}]})
@@ -79,7 +65,7 @@ def test_workers_share_the_port_play_one_game_and_stop_together(tmp_path: Path) 
 
 
 def test_a_worker_that_dies_stops_the_others_and_the_service_fails(tmp_path: Path) -> None:
-    with two_workers(tmp_path / "tabula.db") as (parent, _):
+    with two_workers(tmp_path / "tabula.db") as (_, parent):
         workers = children(parent.pid)
         os.kill(workers[0], signal.SIGKILL)
         assert parent.wait(timeout=30) == 1
@@ -87,7 +73,7 @@ def test_a_worker_that_dies_stops_the_others_and_the_service_fails(tmp_path: Pat
 
 
 def test_workers_stop_when_their_parent_is_killed(tmp_path: Path) -> None:
-    with two_workers(tmp_path / "tabula.db") as (parent, _):
+    with two_workers(tmp_path / "tabula.db") as (_, parent):
         workers = children(parent.pid)
         parent.kill()
         parent.wait()
@@ -112,17 +98,3 @@ def _running(pid: int) -> bool:
     except OSError:
         return False
     return stat.rsplit(")", 1)[1].split()[0] != "Z"
-
-
-def _up(url: str) -> bool:
-    try:
-        return httpx.get(f"{url}/health", timeout=1).status_code == 200
-    except httpx.TransportError:
-        return False
-
-
-def test_workers_on_a_database_private_to_each_process_are_refused() -> None:
-    command = [sys.executable, "-m", "service", "--workers", "2", "--database", ":memory:"]
-    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=60)
-    assert done.returncode == 2
-    assert "workers share a database" in done.stderr
