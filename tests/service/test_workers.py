@@ -98,3 +98,10 @@ def _running(pid: int) -> bool:
     except OSError:
         return False
     return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+def test_workers_on_a_database_private_to_each_process_are_refused() -> None:
+    command = [sys.executable, "-m", "service", "--workers", "2", "--database", ":memory:"]
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2
+    assert "workers share a database" in done.stderr
