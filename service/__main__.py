@@ -9,6 +9,7 @@ import json
 import secrets
 import socket
 import sys
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import msgspec
@@ -286,16 +287,25 @@ def main(argv: list[str] | None = None) -> int:
     if settings.database == ":memory:" and not settings.database_url:
         sys.stderr.write("tabula: workers share a database; ':memory:' is each process's own\n")
         return 2
+    from service.api import logs
     from service.processes import serve_forked
 
     if not settings.cursor_key:  # one key for every worker's cursors
         settings = msgspec.structs.replace(settings, cursor_key=secrets.token_hex(32))
     listener = server_config(settings, None).bind_socket()  # as uvicorn's own workers bind
-    return serve_forked(settings.workers, listener, lambda sock: serve(settings, sock))
+    logs.configure(settings.log_format, settings.log_level)  # the parent's lines on its workers
+    return serve_forked(
+        settings.workers, listener, lambda sock, ready: serve(settings, sock, ready)
+    )
 
 
-def serve(settings: Settings, listener: socket.socket | None = None) -> int:
-    """Serve the API in this process (on ``listener``, a worker's shared socket, if given)."""
+def serve(
+    settings: Settings,
+    listener: socket.socket | None = None,
+    ready: Callable[[], None] | None = None,
+) -> int:
+    """Serve the API in this process (on ``listener``, a worker's shared socket, if given;
+    ``ready`` is called once the app has started)."""
     import uvicorn
 
     from eventstore import StoreError
@@ -306,6 +316,8 @@ def serve(settings: Settings, listener: socket.socket | None = None) -> int:
     except StoreError as error:  # a lost database, an unreachable server: say so, not a trace
         sys.stderr.write(f"tabula: {error}\n")
         return 1
+    if ready is not None:
+        app.on_startup.append(ready)
     tune_gc()
     tune_threads()
     uvicorn.Server(server_config(settings, app)).run([listener] if listener else None)

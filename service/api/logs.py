@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import logging
+import os
 import re
 import time
 import uuid
@@ -21,6 +22,16 @@ SERIAL = itertools.count(1)
 REQUEST: ContextVar[dict[str, Any]] = ContextVar("request", default={})  # noqa: B039
 Observer = Callable[[HTTPScope, int, float], None]
 """Told each HTTP request's scope, status and seconds as it ends (``Metrics.observe``)."""
+
+
+def renumber() -> None:
+    """Request ids under a new prefix, from 1: a forked process (a worker) must not repeat
+    another's."""
+    global PROCESS, SERIAL
+    PROCESS, SERIAL = uuid.uuid4().hex[:16], itertools.count(1)
+
+
+os.register_at_fork(after_in_child=renumber)
 
 
 def merge_request(_: Any, __: str, event: MutableMapping[str, Any]) -> Mapping[str, Any]:
