@@ -164,7 +164,11 @@ def create_app(
     clock = clock or clock_of(settings.clock_offset_file)
     store = store or settings_store(settings, clock)
     cases = UseCases(
-        store, settings.max_live_games, clock, analysis_workers=settings.analysis_workers
+        store,
+        settings.max_live_games,
+        clock,
+        analysis_workers=settings.analysis_workers,
+        bot_games_per_owner=settings.max_bot_games_per_client,
     )
     commands, queries = cases.commands, cases.queries
     workers = Workers(cases, queries)

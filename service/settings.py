@@ -49,7 +49,9 @@ class Settings(msgspec.Struct, frozen=True):
     0 turns its limit off). An import is at most ``max_record_bytes`` of JSON and
     ``max_record_events`` events (413). At most ``analysis_workers`` game analyses are
     computed at once, each on its own thread, and four times as many wait; a request that would
-    start one more is 429.
+    start one more is 429. A client address may have ``max_bot_games_per_client`` games with
+    bots running at once (those it created or handed a seat to a bot in; 429 with Retry-After
+    for more; 0 turns it off), and the bots' thinking is shared round-robin between addresses.
 
     Refusals: a client address refused (4xx other than 409) more than ``refusal_rate`` times a
     second, with bursts of ``refusal_burst``, gets each further refusal a second late
@@ -101,6 +103,7 @@ class Settings(msgspec.Struct, frozen=True):
     import_burst: int = 10
     import_concurrency: int = 1
     analysis_workers: int = 1
+    max_bot_games_per_client: int = 16
     max_record_bytes: int = 8 * 1024 * 1024
     max_record_events: int = 20_000
     idempotency_ttl: float = 86_400.0

@@ -21,7 +21,7 @@ from service.api.deps import (
     written,
 )
 from service.api.games import WRITE
-from service.api.limits import write_limit
+from service.api.limits import client_of, write_limit
 from service.core.commands import HandOver, SeatToBot
 from service.usecases import bots
 from service.usecases.replies import BotList, Played
@@ -59,10 +59,13 @@ class BotsController(Controller):
         prefer: Prefer = None,
     ) -> Response[Played]:
         """The referee hands a seat to a bot (``bot``: a level from ``GET /bots``), which plays
-        it from then on; the seat's own token can no longer move until it is handed back."""
+        it from then on; the seat's own token can no longer move until it is handed back. A
+        game with no bots yet counts against the client's cap on games with bots running at
+        once (429 with Retry-After)."""
         token = bearer(request)
         command = HandOver(data.bot, data.reason, data.expected_version, seat)
-        stored = bots.hand_over(commands, game_id, token, command, idempotency_key)
+        owner = client_of(request)
+        stored = bots.hand_over(commands, game_id, token, command, idempotency_key, owner)
         return written(prefer, partial(queries.played, game_id, token, stored))
 
     @delete(

@@ -30,7 +30,7 @@ from service.api.deps import (
     written,
 )
 from service.api.documents import document, json_stream
-from service.api.limits import IMPORT, create_limit, write_limit
+from service.api.limits import IMPORT, client_of, create_limit, write_limit
 from service.api.pages import VIEWER_PAGE, game_page
 from service.api.streams import closing, stream_slot
 from service.core.commands import CreateGame, PlayMove, PostChance, Undo
@@ -152,10 +152,13 @@ class GameController(Controller):
         responses=CREATE,
         operation_class=CreatedLinks,
     )
-    def create(self, data: JSONBody[CreateGame], commands: CommandsDep) -> Created:
+    def create(
+        self, data: JSONBody[CreateGame], request: AnyRequest, commands: CommandsDep
+    ) -> Created:
         """Create a game; the reply holds the only copy of its tokens. Each client address
-        has a budget of creations (429 with Retry-After over it)."""
-        return commands.create(data)
+        has a budget of creations, and a cap on its games with bots running at once (429 with
+        Retry-After over either)."""
+        return commands.create(data, owner=client_of(request))
 
     @get(
         "/",

@@ -44,9 +44,10 @@ class TournamentController(Controller):
         self, data: JSONBody[CreateBatch], request: AnyRequest, commands: CommandsDep
     ) -> BatchCreated:
         """Create a round of tables at once: every table is checked before any is created.
-        Each table counts against the client's creation budget (429 with Retry-After)."""
+        Each table counts against the client's creation budget, and each with bots against its
+        cap on games with bots running at once (429 with Retry-After)."""
         limits_of(request).check_create(client_of(request), max(len(data.games), 1))
-        return commands.create_batch(data)
+        return commands.create_batch(data, owner=client_of(request))
 
     @post(
         "/games/{game_id:str}/adjudicate",

@@ -72,9 +72,11 @@ class TournamentsController(Controller):
         """The director's: pair the next round and create its tables' games in one batch
         (409 while a round is being played or once every round was paired). Each of the
         round's games counts against the client's creation budget, like any game (429 with
-        Retry-After, before any is created)."""
-        spend = partial(limits_of(request).check_create, client_of(request))
-        return tournaments.pair(tournament_id, bearer(request), data.expected_version, spend)
+        Retry-After, before any is created), and each with bots against its cap on games with
+        bots running at once."""
+        owner = client_of(request)
+        spend = partial(limits_of(request).check_create, owner)
+        return tournaments.pair(tournament_id, bearer(request), data.expected_version, spend, owner)
 
     @get("/", operation_id="listTournaments", sync_to_thread=True, responses=problems(400))
     def list_tournaments(

@@ -11,12 +11,15 @@ appends nothing twice, and a move made meanwhile by anyone else just means the b
 again. On start, and every ``RESUME_EVERY`` seconds after, the driver looks for running
 games whose summary says bots play in them: a game whose bot was due when its process stopped
 (a restart, or another process over the same PostgreSQL database gone) is played on.
+
+The workers share their time fairly between the games' owners (``bot_share``): the games due
+wait in one queue per owner, served round-robin, so one owner's many games never hold back
+another's one.
 """
 
 from __future__ import annotations
 
 import hashlib
-import queue
 import threading
 import time
 from collections.abc import Sequence
@@ -33,8 +36,9 @@ from eventstore import Appending, NewEvent, StoredEvent, SummaryQuery
 from service.core.actor import Actor
 from service.core.commands import HandOver, PlayMove
 from service.core.refusal import Refusal
-from service.core.seating import seated
+from service.core.seating import seated, timeout_bot
 from service.usecases import summaries, tokens
+from service.usecases.bot_share import BotShare
 from service.usecases.commands import Commands
 from service.usecases.replies import BotInfo, BotList
 from service.usecases.seen import SeatLogs
@@ -70,15 +74,24 @@ def act(commands: Commands, game_id: str, command: PlayMove, key: str) -> list[S
 
 
 def hand_over(
-    commands: Commands, game_id: str, token: str | None, command: HandOver, key: str | None
+    commands: Commands,
+    game_id: str,
+    token: str | None,
+    command: HandOver,
+    key: str | None,
+    owner: str | None = None,
 ) -> list[StoredEvent]:
-    """The referee hands a seat to a bot (a level that plays the game's rule set) or back."""
-    if command.bot is not None:
-        with commands.games.game(game_id, fresh=False) as game:
-            ruleset = game.created.ruleset
-        level = seated(("bot",), command.bot, ruleset)
-        command = msgspec.structs.replace(command, version=level.version)
-    return commands.write(game_id, token, "seats", command, key)
+    """The referee hands a seat to a bot (a level that plays the game's rule set) or back; a
+    game that has no owner yet becomes ``owner``'s, within its cap of games with bots."""
+    if command.bot is None:
+        return commands.write(game_id, token, "seats", command, key)
+    with commands.games.game(game_id, fresh=False) as game:
+        ruleset = game.created.ruleset
+    level = seated(("bot",), command.bot, ruleset)
+    command = msgspec.structs.replace(command, version=level.version)
+    new = 0 if game_id in commands.bots.owned() else 1
+    with commands.bots.seating(owner, new):
+        return commands.write(game_id, token, "seats", command, key)
 
 
 def bot_seed(game_id: str, version: int) -> int:
@@ -98,6 +111,18 @@ def seats_a_bot(events: Sequence[NewEvent]) -> bool:
     return False
 
 
+def owned_games(events: Sequence[NewEvent]) -> bool:
+    """Whether appending ``events`` makes the game its writer's (``BotShare.seated``): it
+    seats a bot, or creates a game whose clock hands a seat out of time to one."""
+    if seats_a_bot(events):
+        return True
+    for event in events:
+        if event.type == "GameCreated":
+            on_timeout = (event.data.get("clock") or {}).get("on_timeout", "")
+            return timeout_bot(on_timeout) is not None
+    return False
+
+
 def plays(replay: Replay) -> bool:
     """Whether a bot plays a seat of the game, and it runs."""
     return bool(replay.top.bots) and not replay.state.finished
@@ -109,16 +134,15 @@ def bot_key(game_id: str, version: int, seat: int) -> str:
 
 
 class BotDriver:
-    """Worker threads that play the bots' seats of the games they are told about."""
+    """Worker threads that play the bots' seats of the games they are told about, taking them
+    from the commands' ``BotShare`` (owner by owner)."""
 
     def __init__(
         self, commands: Commands, workers: int = 2, resume_every: float = RESUME_EVERY
     ) -> None:
         self.commands, self.games = commands, commands.games
         self.resume_every, self.stopping = resume_every, threading.Event()
-        self.waiting: queue.SimpleQueue[str | None] = queue.SimpleQueue()
-        self.queued: set[str] = set()
-        self.lock = threading.Lock()
+        self.share: BotShare = commands.bots
         self.logs = SeatLogs(commands.games.store, LOGS_KEPT)
         self.threads = [
             threading.Thread(target=self.run, name=f"bot-{n}", daemon=True) for n in range(workers)
@@ -134,8 +158,7 @@ class BotDriver:
 
     def stop(self) -> None:
         self.stopping.set()
-        for _ in self.threads:
-            self.waiting.put(None)
+        self.share.close()
 
     def resuming(self) -> None:
         """``resume`` now and every ``resume_every`` seconds until stopped."""
@@ -144,12 +167,17 @@ class BotDriver:
             self.resume()
 
     def resume(self) -> None:
-        """Poke every running game whose summary says a bot plays a seat."""
+        """Poke every running game whose summary says a bot plays a seat; an owned game that
+        no longer runs (finished unseen) counts against its owner's cap no more."""
         query = SummaryQuery(status="active", other_than=summaries.TOURNAMENT)
+        owned, running = self.share.owned(), []
         try:
             for row in summaries.every(self.games.store, query):
+                if row.stream_id in owned:
+                    running.append(row.stream_id)
                 if row.summary.document.get("bots"):
                     self.poke(row.stream_id)
+            self.share.keep(running, owned)
         except Exception:
             structlog.get_logger().exception("bot resume failed")
 
@@ -158,7 +186,10 @@ class BotDriver:
         in: a commit that seats a bot (a game created with bots, a seat handed to one) is
         looked at whatever the game in memory says; any other, if the game in memory has
         bots (nothing is read on the committing thread, which may be the event loop's). The
-        worker reads the game afresh. Other processes' games: ``resume``."""
+        worker reads the game afresh. Other processes' games: ``resume``. A commit that seats
+        a bot makes the game the owner's of the write, if it has none (``BotShare.seated``)."""
+        if owned_games(appending.events):
+            self.share.seated(appending.stream_id)
         seating = seats_a_bot(appending.events)
         game = None if seating else self.games.held(appending.stream_id)
         if seating or (game is not None and plays(game.replay)):
@@ -175,17 +206,13 @@ class BotDriver:
             self.queue(game_id)
 
     def queue(self, game_id: str) -> None:
-        with self.lock:
-            if game_id in self.queued:
-                return
-            self.queued.add(game_id)
-        self.waiting.put(game_id)
+        """Play a decision of ``game_id`` when its owner's turn comes."""
+        self.share.put(game_id)
 
     def run(self) -> None:
-        """Play one decision of each game poked, until stopped; an error is logged."""
-        while (game_id := self.waiting.get()) is not None:
-            with self.lock:
-                self.queued.discard(game_id)
+        """Play one decision of each game poked, owner by owner, until stopped; an error is
+        logged."""
+        while (game_id := self.share.take()) is not None:
             try:
                 self.play(game_id)
             except Exception:
@@ -223,10 +250,12 @@ class BotDriver:
         return True
 
     def turn(self, game_id: str) -> Turn | None:
-        """The first pending seat of ``game_id`` a bot plays and can act for, if any."""
+        """The first pending seat of ``game_id`` a bot plays and can act for, if any (a game
+        in which no bot plays any more is let go of: ``BotShare.done``)."""
         with self.games.game(game_id) as game:
             replay = game.replay
-            if replay.state.finished:
+            if not plays(replay):
+                self.share.done(game_id)
                 return None
             external = replay.created.chance == "external"
             for pending in replay.rules.to_act(replay.state):

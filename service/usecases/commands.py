@@ -34,6 +34,7 @@ from service.core.referee import judge
 from service.core.refusal import Refusal, refuse
 from service.core.seating import level_version, timeout_bot
 from service.usecases import tokens
+from service.usecases.bot_share import BotShare
 from service.usecases.creation import Creation, Holders, Now
 from service.usecases.figures import Tally
 from service.usecases.records import GameRecord
@@ -49,25 +50,35 @@ TOURNAMENT_TAG = "tournament"
 class Commands:
     """The writes of the service."""
 
-    def __init__(self, games: Repository, now: Now) -> None:
+    def __init__(self, games: Repository, now: Now, bot_games_per_owner: int = 0) -> None:
         self.games = games
         self.now = now
         self.moves = Tally()  # moves played (appended, not replayed), by rule set
         self.creation = Creation(games, now)
+        self.bots = BotShare(bot_games_per_owner)  # whose games with bots, played fairly
 
-    def create(self, command: CreateGame, holders: Holders | None = None) -> Created:
-        """Validate and store a new game (see ``Creation.create``)."""
-        return self.creation.create(command, holders)
+    def create(
+        self, command: CreateGame, holders: Holders | None = None, owner: str | None = None
+    ) -> Created:
+        """Validate and store a new game (see ``Creation.create``); a game with bots is
+        ``owner``'s, within its cap (``BotShare.seating``)."""
+        with self.bots.seating(owner, with_bots([command])):
+            return self.creation.create(command, holders)
 
     def import_record(self, record: GameRecord) -> Created:
         """Judge a record again and store it as a new game (see ``Creation.import_record``)."""
         return self.creation.import_record(record)
 
     def create_batch(
-        self, batch: CreateBatch, holders: Sequence[Holders] | None = None
+        self,
+        batch: CreateBatch,
+        holders: Sequence[Holders] | None = None,
+        owner: str | None = None,
     ) -> BatchCreated:
-        """Create every table in one transaction (see ``Creation.create_batch``)."""
-        return self.creation.create_batch(batch, holders)
+        """Create every table in one transaction (see ``Creation.create_batch``); the tables
+        with bots are ``owner``'s, within its cap (``BotShare.seating``)."""
+        with self.bots.seating(owner, with_bots(batch.games)):
+            return self.creation.create_batch(batch, holders)
 
     def play(
         self, game_id: str, token: str | None, command: PlayMove, key: str | None
@@ -229,6 +240,16 @@ class Commands:
         timeout = Timeout(expired[0], to_bot)
         verdict = judge(game.replay, "server", timeout, Seeded(game.secrets.seed))
         return Judged(game, game.version, game.replay, verdict, now)
+
+
+def with_bots(games: Sequence[CreateGame]) -> int:
+    """How many of ``games`` seat a bot from the start, or have a clock that hands a seat out
+    of time to one."""
+    return sum(
+        any(seat.bot for seat in game.seats)
+        or (game.clock is not None and timeout_bot(game.clock.on_timeout) is not None)
+        for game in games
+    )
 
 
 def again(refusal: Refusal, command: Command) -> bool:

@@ -39,7 +39,7 @@ from service.core.names import distinct, normal
 from service.core.refusal import Refusal, refuse
 from service.core.seating import seated
 from service.usecases import cursors, tokens
-from service.usecases.commands import Commands
+from service.usecases.commands import Commands, with_bots
 from service.usecases.creation import Holders, find
 from service.usecases.records import streamed_record
 from service.usecases.repository import new_game
@@ -205,10 +205,12 @@ class Tournaments:
         token: str | None,
         expected_version: int | None = None,
         spend: Callable[[int], None] | None = None,
+        owner: str | None = None,
     ) -> RoundPairedReply:
         """Pair the next round and create its games, all in one transaction (the director's).
         ``spend`` is told how many games the round creates before any is (it refuses a round
-        over the caller's creation budget)."""
+        over the caller's creation budget); the tables with bots are ``owner``'s, within its
+        cap of games with bots (``BotShare.seating``)."""
         spent: list[int] = []
 
         def write(loaded: Loaded) -> RoundPairedReply:
@@ -231,7 +233,9 @@ class Tournaments:
             tables = tuple(Table(n, g.id, seats) for n, (g, seats) in enumerate(pairs, start=1))
             event = RoundPaired(plan.round, tables, plan.byes)
             now = self.commands.now()
-            after = self.log.commit(loaded, [event], DIRECTOR, [new_game(g, now) for g in games])
+            with self.commands.bots.seating(owner, with_bots(batch.games)):
+                made_games = [new_game(g, now) for g in games]
+                after = self.log.commit(loaded, [event], DIRECTOR, made_games)
             return RoundPairedReply(loaded.version + 1, round_out(after, after.rounds[-1]))
 
         return self.log.retried(tournament_id, write)

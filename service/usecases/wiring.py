@@ -29,12 +29,13 @@ class UseCases:
         max_live: int = MAX_LIVE_GAMES,
         now: Clock = utcnow,
         analysis_workers: int = 1,
+        bot_games_per_owner: int = 0,
     ):
         self.store = store
         summaries.fill(store)
         self.writer = Writer(store)
         self.games = Repository(self.writer, max_live)
-        self.commands = Commands(self.games, now)
+        self.commands = Commands(self.games, now, bot_games_per_owner)
         self.queries = Queries(self.games, now)
         self.tournaments = Tournaments(self.commands)
         self.writer.followers.append(self.tournaments.results.follow)
