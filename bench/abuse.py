@@ -16,6 +16,8 @@ not own).
 Adding an attack: write ``def my_attack(target: Target, stop: threading.Event) -> Seen``
 that keeps attacking until ``stop`` is set, recording in ``Seen`` what the attacker got back,
 and append ``Attack("name", my_attack)`` to ``ATTACKS`` (the list at the end of the attacks).
+An attack that needs several service processes (``Attack.workers``) runs on a server of its
+own started with that many ``--workers``; given ``--url``, the server there must have them.
 """
 
 from __future__ import annotations
@@ -31,6 +33,8 @@ import argparse  # noqa: E402
 import http.client  # noqa: E402
 import json  # noqa: E402
 import multiprocessing  # noqa: E402
+import os  # noqa: E402
+import signal  # noqa: E402
 import socket  # noqa: E402
 import statistics  # noqa: E402
 import struct  # noqa: E402
@@ -44,7 +48,7 @@ from dataclasses import dataclass, field  # noqa: E402
 from typing import Any  # noqa: E402
 from urllib.parse import urlsplit  # noqa: E402
 
-from bench.harness import cpu_seconds, rss_kib, service_process  # noqa: E402
+from bench.harness import children, cpu_seconds, rss_kib, service_process  # noqa: E402
 
 HEALTH_TIMEOUT = 10.0
 LOCK = threading.Lock()  # an attack's threads record what they saw under it
@@ -114,6 +118,7 @@ class Attack:
     run: Attacker
     min_seconds: float = 0.0
     calibration: bool = False  # printed for comparison, outside the target
+    workers: int = 1  # the service processes it needs (python -m service --workers)
 
 
 def status_of(sock: socket.socket, timeout: float = 2.0) -> str:
@@ -577,6 +582,43 @@ def unknown_tournaments(target: Target, stop: threading.Event) -> Seen:
 
 
 # Each attack, in the order printed.
+def kill_a_worker(target: Target, stop: threading.Event) -> Seen:
+    """``kill -9`` one of the server's workers, then ``GET /health`` every 0.2 s for 5 s,
+    each on a connection of its own (answered or not), and once more 10 s after the kill:
+    whether the service is still up."""
+    seen = Seen()
+    workers = children(target.pid)
+    if not workers:
+        seen.add("no worker to kill")
+        stop.wait()
+        return seen
+    killed = time.monotonic()
+    os.kill(workers[0], signal.SIGKILL)
+    for probe in range(25):
+        time.sleep(max(0.0, killed + probe * 0.2 - time.monotonic()))
+        began = time.monotonic()
+        answered = health_answered(target)
+        seen.add(
+            "/health answered" if answered else "/health unanswered", 0, time.monotonic() - began
+        )
+    time.sleep(max(0.0, killed + 10 - time.monotonic()))
+    seen.add("up after 10 s" if health_answered(target) else "down after 10 s")
+    stop.wait()
+    return seen
+
+
+def health_answered(target: Target) -> bool:
+    """Whether ``GET /health`` on a new connection is answered 200 within a second."""
+    conn = http.client.HTTPConnection(target.host, target.port, timeout=1)
+    try:
+        conn.request("GET", "/health")
+        return conn.getresponse().status == 200
+    except (OSError, http.client.HTTPException):
+        return False
+    finally:
+        conn.close()
+
+
 ATTACKS: list[Attack] = [
     Attack("busy attacker CPU", burn),
     Attack("endless header", endless_header),
@@ -599,6 +641,7 @@ ATTACKS: list[Attack] = [
     Attack("undo the finish", undo_the_finish, min_seconds=10.0),
     Attack("tournament rounds", tournament_rounds),
     Attack("unknown tournaments", unknown_tournaments),
+    Attack("kill a worker", kill_a_worker, min_seconds=12.0, workers=2),
 ]
 
 
@@ -717,11 +760,12 @@ class Served:
 
 
 @contextmanager
-def serving(folder: Path) -> Iterator[Served]:
+def serving(folder: Path, workers: int = 1) -> Iterator[Served]:
     """``python -m service`` on a free port over a fresh SQLite file in ``folder``, log level
-    warning, its output in ``folder/server.log``."""
+    warning, its output in ``folder/server.log``, in ``workers`` processes."""
     log = folder / "server.log"
     env = {"TABULA_LOG_LEVEL": "warning", "TABULA_DATABASE_URL": ""}
+    env["TABULA_WORKERS"] = str(workers)
     with service_process(folder / "abuse.db", env, log=log) as (url, process):
         yield Served(Target(url, process.pid), log)
 
@@ -778,8 +822,11 @@ def main(argv: list[str] | None = None) -> int:
             parser.error("--url needs --pid")
         good = run(Served(Target(args.url, args.pid), None), attacks, args.seconds, args.quick)
     else:
-        with tempfile.TemporaryDirectory() as folder, serving(Path(folder)) as served:
-            good = run(served, attacks, args.seconds, args.quick)
+        good = True
+        for workers in sorted({attack.workers for attack in attacks}):  # a server for each
+            some = [attack for attack in attacks if attack.workers == workers]
+            with tempfile.TemporaryDirectory() as folder, serving(Path(folder), workers) as served:
+                good = run(served, some, args.seconds, args.quick) and good
     return 0 if good or not args.check else 1
 
 
