@@ -9,6 +9,7 @@ from litestar.openapi import ResponseSpec
 
 from service.api.apidoc import problems
 from service.api.deps import AnyRequest, GameId, bearer
+from service.api.limits import write_limit
 from service.usecases.analyses import Analyses, Progress
 from service.usecases.analysis_store import GameAnalysis
 from service.usecases.hints import HintGiver, Hints
@@ -46,11 +47,13 @@ class AnalysisController(Controller):
         "/{game_id:str}/hints",
         operation_id="getHints",
         sync_to_thread=True,
-        responses=problems(400, 401, 403, 404, 409),
+        before_request=write_limit,
+        responses=problems(400, 401, 403, 404, 409, 429),
     )
     def hints(self, game_id: GameId, request: AnyRequest, hints: HintsDep) -> Hints:
         """The caller's seat's legal moves ranked by the chance of winning each keeps, judged
         from what that seat can see: only with a seat's token, in a game created with
         ``allow_hints: true``, while it runs. The log records that the seat was shown them
-        (``HintsShown``), once per position."""
+        (``HintsShown``), once per seat and position, so each request spends one of the
+        caller's writes (``write_rate``)."""
         return hints.hints(game_id, bearer(request))

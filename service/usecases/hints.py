@@ -3,8 +3,11 @@ each keeps, judged from what that seat can see.
 
 Only a seat asks, with its own token, in a game created with ``allow_hints`` (never a rated
 game nor a tournament's), while the game runs. The log records each showing as ``HintsShown``
-(the seat, the version judged at, the method), once per seat and position: asking again before
-anything else happened records nothing more. The judging reads the log as the seat sees it
+(the seat, the version judged at, the method), once per seat and position: asking again
+before anything but showings happened records nothing more (``shown_at``), and a showing that
+meets another write at the store is looked at again on the game as it then is (the same
+seat's showing made meanwhile is found there), so concurrent reads append one and none of
+them is a 409. The judging reads the log as the seat sees it
 (other hands hidden), fills the hidden cards in as the bots do (``bots.knowledge``: each fill
 consistent with what the seat has seen, fills seeded by the game, seat and version), and
 values each move by the analysis model after it, averaged over the fills. The hidden cards
@@ -32,7 +35,7 @@ from domain.events import Event, HintsShown, no_secrets
 from domain.model import CHANCE_KINDS, GameError, Move
 from domain.ruleset import RuleSet
 from service.core.commands import ShowHints
-from service.core.refusal import refuse
+from service.core.refusal import Refusal, refuse
 from service.usecases.analysis_store import method
 from service.usecases.commands import Commands
 from service.usecases.repository import Repository
@@ -49,6 +52,10 @@ KEEP = 256
 """Positions whose hints are kept in memory."""
 LOGS_KEPT = 64
 """Games and seats whose logs as they see them are kept between hints."""
+SHOW_ATTEMPTS = 64
+"""Times a showing is tried on the game as it then is when another write came between (each
+try that fails follows another write to the game: its seats would have to write this often
+while one of them is to move)."""
 
 
 class Hint(msgspec.Struct, frozen=True):
@@ -88,7 +95,32 @@ class HintGiver:
 
     def hints(self, game_id: str, token: str | None) -> Hints:
         """The caller's seat's legal moves ranked; refused for anyone but a seat, in a game
-        without ``allow_hints``, and once the game is finished."""
+        without ``allow_hints``, and once the game is finished. A showing that meets another
+        write at the store (another seat's showing, the same seat's asked at once, a move)
+        is looked at again on the game as it then is: that is no 409 for a read."""
+        for _ in range(SHOW_ATTEMPTS):
+            seat, version, rules, moves = self.position(game_id, token)
+            log = self.logs.seen_by(game_id, seat, rules, version)
+            now, shown = version, shown_at(log, seat)
+            if shown is not None:
+                version = shown.version  # shown at this position already: judged alike
+            elif moves:
+                command = ShowHints(seat, method(), expected_version=version)
+                try:
+                    now = self.commands.commit(game_id, seat, "hints", command, None)[-1].version
+                except Refusal as refusal:
+                    if refusal.slug != "version-conflict":
+                        raise
+                    continue  # another write came between: look at the game again
+            ranked = self.ranked(game_id, seat, version, log, moves, rules)
+            return Hints(game_id, now, version, seat, method(), ranked)
+        raise refuse("version-conflict", f"game {game_id} kept changing; ask again")
+
+    def position(
+        self, game_id: str, token: str | None
+    ) -> tuple[int, int, RuleSet[Any], list[Move]]:
+        """The caller's seat, the game's version, rules and the seat's legal moves (refused
+        for anyone but a seat, without ``allow_hints``, once the game is finished)."""
         with self.games.game(game_id) as game:
             seat = game.role(token)
             if not isinstance(seat, int):
@@ -97,24 +129,38 @@ class HintGiver:
                 raise refuse("hints-not-allowed", f"game {game_id} was not created with hints")
             if game.finished:
                 raise refuse("game-over", "the game is finished")
-            version, rules = game.version, game.rules
-            moves = rules.legal_moves(game.replay.state, seat)
-        log = self.logs.seen_by(game_id, seat, rules, version)
-        now, last = version, log[-1]
-        if isinstance(last, HintsShown) and last.seat == seat:
-            version = last.version  # shown here already: the same position, judged alike
-        elif moves:
-            command = ShowHints(seat, method(), expected_version=version)
-            now = self.commands.commit(game_id, seat, "hints", command, None)[-1].version
+            return seat, game.version, game.rules, game.rules.legal_moves(game.replay.state, seat)
+
+    def ranked(
+        self,
+        game_id: str,
+        seat: int,
+        version: int,
+        log: list[Event],
+        moves: list[Move],
+        rules: RuleSet[Any],
+    ) -> list[Hint]:
+        """The hints of ``seat`` at ``version`` (of its ``log``), kept or judged now."""
         key = (game_id, seat, version)
         ranked = self.judged.pop(key, None)
         if ranked is None:
-            seen = log[:version]
             samples = 1 if rules.redact is no_secrets else SAMPLES
             rng = random.Random(f"{game_id}:{seat}:{version}")
-            ranked = rank(rules, seen, seat, moves, rng, samples)
+            ranked = rank(rules, log[:version], seat, moves, rng, samples)
         keep(self.judged, key, ranked, KEEP)
-        return Hints(game_id, now, version, seat, method(), ranked)
+        return ranked
+
+
+def shown_at(log: list[Event], seat: int) -> HintsShown | None:
+    """The showing of ``seat``'s hints at the position ``log`` ends at, if any: a
+    ``HintsShown`` of that seat since the last event of another kind (a showing changes
+    nothing in the game, so other seats' showings leave the position as it was)."""
+    for event in reversed(log):
+        if not isinstance(event, HintsShown):
+            return None
+        if event.seat == seat:
+            return event
+    return None
 
 
 def rank(
