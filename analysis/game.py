@@ -171,23 +171,62 @@ def replayed(log: Iterable[tuple[int, Event]]) -> tuple[GameCreated, RuleSet[Any
     return created, replay.rules, steps()
 
 
+class Analyser:
+    """An analysis folded event by event from a game's creation: after any events pushed,
+    ``result()`` is ``analyse`` of the log pushed so far (a point depends only on its event and
+    the state before it), so a running game's analysis goes on from its last version instead
+    of starting again."""
+
+    def __init__(self, created: GameCreated, seed: str = "") -> None:
+        self.replay, self.seed = Replay(created), seed
+        self.seats, self.ruleset = len(created.seats), created.ruleset
+        self.valuer = Valuer(self.replay.rules, load(created.ruleset))
+        self.points: list[Point] = []
+        self.version = 1
+
+    def push(self, version: int, event: Event) -> None:
+        """Analyse the event at ``version`` (the next in the log) and fold it."""
+        state = self.replay.state
+        point = examine(self.valuer, state, version, event, random.Random(f"{self.seed}:{version}"))
+        if point is not None:
+            self.points.append(point)
+        self.replay.push(version, event)
+        self.version = version
+
+    def result(self) -> Analysis:
+        """The analysis of the log pushed so far."""
+        points, seats = list(self.points), self.seats
+        luck_total = [round(sum(p.luck[s] for p in points if p.luck), 4) for s in range(seats)]
+        lost = [round(sum(p.loss or 0.0 for p in points if p.seat == s), 4) for s in range(seats)]
+        return Analysis(self.ruleset, seats, points, luck_total, lost)
+
+    def forget(self) -> None:
+        """Drop the positions valued so far (a memory, not a result) before it is set aside."""
+        self.valuer.known.clear()
+
+
+def started(
+    log: Iterable[tuple[int, Event]], seed: str = ""
+) -> tuple[Analyser, Iterator[tuple[int, Event]]]:
+    """An analyser of a game given as its (version, event) log, and the events after its
+    creation."""
+    iterator = iter(log)
+    _, created = next(iterator)
+    assert isinstance(created, GameCreated), "a game's log starts with GameCreated"
+    return Analyser(created, seed), iterator
+
+
 def analyse(
     log: Iterable[tuple[int, Event]], seed: str = "", progress: Callable[[int], None] | None = None
 ) -> Analysis:
     """The analysis of a game given as its (version, event) log; the same log and seed give the
     same analysis. ``progress`` is told each version as it is done."""
-    created, rules, steps = replayed(log)
-    valuer, seats = Valuer(rules, load(created.ruleset)), len(created.seats)
-    points: list[Point] = []
-    for version, event, state in steps:
-        point = examine(valuer, state, version, event, random.Random(f"{seed}:{version}"))
-        if point is not None:
-            points.append(point)
+    analyser, rest = started(log, seed)
+    for version, event in rest:
+        analyser.push(version, event)
         if progress is not None:
             progress(version)
-    luck_total = [round(sum(p.luck[s] for p in points if p.luck), 4) for s in range(seats)]
-    lost = [round(sum(p.loss or 0.0 for p in points if p.seat == s), 4) for s in range(seats)]
-    return Analysis(created.ruleset, seats, points, luck_total, lost)
+    return analyser.result()
 
 
 def luck_totals(log: Iterable[tuple[int, Event]], seed: str = "") -> list[float]:

@@ -168,6 +168,7 @@ def create_app(
         settings.max_live_games,
         clock,
         analysis_workers=settings.analysis_workers,
+        analyses_per_client=settings.analyses_per_client,
         bot_games_per_owner=settings.max_bot_games_per_client,
     )
     commands, queries = cases.commands, cases.queries

@@ -48,7 +48,8 @@ class Settings(msgspec.Struct, frozen=True):
     ``import_concurrency`` imports judged at once in all (each 429 with Retry-After; a rate of
     0 turns its limit off). An import is at most ``max_record_bytes`` of JSON and
     ``max_record_events`` events (413). At most ``analysis_workers`` game analyses are
-    computed at once, each on its own thread, and four times as many wait; a request that would
+    computed at once, each on its own thread, and four times as many wait, taking turns; each
+    client address may have ``analyses_per_client`` of them under way; a request that would
     start one more is 429. A client address may have ``max_bot_games_per_client`` games with
     bots running at once (those it created or handed a seat to a bot in; 429 with Retry-After
     for more; 0 turns it off), and the bots' thinking is shared round-robin between addresses.
@@ -103,6 +104,7 @@ class Settings(msgspec.Struct, frozen=True):
     import_burst: int = 10
     import_concurrency: int = 1
     analysis_workers: int = 1
+    analyses_per_client: int = 1
     max_bot_games_per_client: int = 16
     max_record_bytes: int = 8 * 1024 * 1024
     max_record_events: int = 20_000

@@ -9,7 +9,7 @@ from litestar.openapi import ResponseSpec
 
 from service.api.apidoc import problems
 from service.api.deps import AnyRequest, GameId, bearer
-from service.api.limits import write_limit
+from service.api.limits import client_of, write_limit
 from service.usecases.analyses import Analyses, Progress
 from service.usecases.analysis_store import GameAnalysis
 from service.usecases.hints import HintGiver, Hints
@@ -39,8 +39,9 @@ class AnalysisController(Controller):
         """Each seat's win chances at every decision and chance outcome, the luck of every
         outcome and the equity loss of every decision: anyone's once the game is finished, the
         referee's alone (up to now) while it runs. The first request starts the work and is
-        answered 202 with its progress."""
-        found = analyses.read(game_id, bearer(request))
+        answered 202 with its progress; a client may have one analysis under way at a time
+        (``analyses_per_client``), more is 429."""
+        found = analyses.read(game_id, bearer(request), client_of(request))
         return Response(found, status_code=202 if isinstance(found, Progress) else 200)
 
     @get(

@@ -29,6 +29,7 @@ class UseCases:
         max_live: int = MAX_LIVE_GAMES,
         now: Clock = utcnow,
         analysis_workers: int = 1,
+        analyses_per_client: int = 1,
         bot_games_per_owner: int = 0,
     ):
         self.store = store
@@ -39,7 +40,7 @@ class UseCases:
         self.queries = Queries(self.games, now)
         self.tournaments = Tournaments(self.commands)
         self.writer.followers.append(self.tournaments.results.follow)
-        self.analyses = Analyses(self.games, now, analysis_workers)
+        self.analyses = Analyses(self.games, now, analysis_workers, analyses_per_client)
         self.hints = HintGiver(self.games, self.commands)
         self.figures = Figures(self.games, self.commands.moves, now)
         self.create = self.commands.create

@@ -12,7 +12,7 @@ from msgspec.structs import replace
 from analysis import train
 from analysis.danger import dangers
 from analysis.features import NAMES, distance, seat_features, side_features, sides
-from analysis.game import LABELS, Valuer, analyse, label
+from analysis.game import LABELS, Valuer, analyse, label, started
 from analysis.model import chances, load
 from analysis.selfplay import game, recorded, rollout
 from bots.knowledge import fills
@@ -46,6 +46,21 @@ def test_a_finished_games_analysis_is_identical_when_computed_twice(ruleset: str
     first, second = analyse(log, "g"), analyse(log, "g")
     assert msgspec.json.encode(first) == msgspec.json.encode(second)
     assert first.points
+
+
+@pytest.mark.parametrize("ruleset", ["parchis", "partners", "sorry-hand"])
+def test_an_analysis_gone_on_from_a_version_equals_one_from_the_start(ruleset: str) -> None:
+    """A running game's analysis goes on from the last version analysed (``Analyser``): at
+    every cut it is the analysis of the log up to there computed from the start."""
+    log = recorded(ruleset, 3)[:240]
+    analyser, rest = started(log, "g")
+    cuts = {9, 10, 57, 140, 239}
+    for n, (version, event) in enumerate(rest, start=1):
+        analyser.push(version, event)
+        if n in cuts:
+            analyser.forget()  # as a parked analysis is set aside
+            whole = analyse(log[: n + 1], "g")
+            assert msgspec.json.encode(analyser.result()) == msgspec.json.encode(whole), n
 
 
 def test_luck_of_an_outcome_is_shared_out_between_seats() -> None:

@@ -3,7 +3,6 @@ and ``python -m service analyse``."""
 
 from __future__ import annotations
 
-import threading
 import time
 from typing import Any
 
@@ -15,7 +14,7 @@ from service.__main__ import main
 from service.app import create_app
 from service.settings import Settings
 from service.store import open_store
-from service.usecases import analyses, analysis_store
+from service.usecases import analysis_store
 from tests.service.conftest import auth, create
 from tests.service.test_spectator_delay import play
 
@@ -110,36 +109,6 @@ def test_a_running_games_analysis_is_never_kept(api: TestClient[Any], settings: 
     referee = auth(created["tokens"]["referee"])
     assert analysis(api, created["id"], referee).status_code == 200
     assert kept_rows(settings) == []
-
-
-def test_more_analyses_at_once_than_the_bound_are_refused_with_429(
-    api: TestClient[Any], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    release = threading.Event()
-    real = analyses.analyse
-
-    def held(*args: Any, **kwargs: Any) -> Any:
-        release.wait(30)
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(analyses, "analyse", held)
-    bound = 1 + analyses.QUEUE_PER_WORKER  # one worker (the default), its queue
-    games = [create(api, players=2) for _ in range(bound + 1)]
-    try:
-        for created in games[:bound]:
-            reply = api.get(
-                f"/games/{created['id']}/analysis", headers=auth(created["tokens"]["referee"])
-            )
-            assert reply.status_code == 202, reply.text
-        last = games[bound]
-        refused = api.get(f"/games/{last['id']}/analysis", headers=auth(last["tokens"]["referee"]))
-        assert refused.status_code == 429, refused.text
-        assert refused.json()["type"].endswith("rate-limited")
-        assert int(refused.headers["Retry-After"]) > 0
-    finally:
-        release.set()
-    for created in games[:bound]:
-        assert analysis(api, created["id"], auth(created["tokens"]["referee"])).status_code == 200
 
 
 def test_other_weights_name_another_method_so_an_older_analysis_is_never_served(
