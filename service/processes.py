@@ -110,22 +110,24 @@ def serve_forked(workers: int, listener: socket.socket, serve: Serve) -> int:
         pid, status = os.wait()
         place = alive.pop(pid)
         ended = os.waitstatus_to_exitcode(status)  # -N: ended by signal N
-        ready = place.was_ready()
+        why = place.given_up(place.was_ready(), time.monotonic())
+        signal.pthread_sigmask(signal.SIG_BLOCK, STOPS)  # a stop from now on sees the new one
         if stops:  # uvicorn ends by the signal that stopped it, once it has shut down
             code = (0 if ended == -signal.SIGTERM else ended) if code is None else code
-            continue
-        why = place.given_up(ready, time.monotonic())
-        if why:
+        elif why:
             log.error("worker given up", worker=place.number, pid=pid, ended=_how(ended), why=why)
             code = 1
             stop()
-            continue
-        signal.pthread_sigmask(signal.SIG_BLOCK, STOPS)
-        alive[_fork(place, listener, serve, parent)] = place
+        else:
+            alive[_fork(place, listener, serve, parent)] = place
+            log.warning(
+                "worker restarted",
+                worker=place.number,
+                pid=pid,
+                ended=_how(ended),
+                new_pid=place.pid,
+            )
         signal.pthread_sigmask(signal.SIG_UNBLOCK, STOPS)
-        log.warning(
-            "worker restarted", worker=place.number, pid=pid, ended=_how(ended), new_pid=place.pid
-        )
     listener.close()
     return 1 if code is not None and code < 0 else code or 0
 
