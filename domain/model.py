@@ -94,9 +94,12 @@ class Roll(msgspec.Struct, frozen=True, tag="roll"):
 
 
 class Draw(msgspec.Struct, frozen=True, tag="draw"):
-    """Chance needed now: one card from this draw pile (a multiset, order is not kept)."""
+    """Chance needed now: one card from this draw pile (a multiset, order is not kept).
+    ``reshuffled``: the draw finds the pile empty, so this many discards are shuffled back
+    first (a ``DeckShuffled`` just before the ``CardDrawn``); ``pile`` is then those cards."""
 
     pile: tuple[str, ...]
+    reshuffled: int = 0
 
 
 class Deal(msgspec.Struct, frozen=True, tag="deal"):

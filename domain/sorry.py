@@ -9,8 +9,12 @@ Positions: ``start``, ``track:N`` (T0..T59), ``lane:K`` (Safety(colour, K), K = 
 66 start; pawn ``seat * 4 + i`` is the piece ``piece_id(seat, i + 1)``.
 
 Chance: the draw pile is a multiset kept sorted in ``CARDS`` order; each ``CardDrawn`` takes
-one card out of it. When a draw is due and the pile is empty, ``automatic`` shuffles the
-discard pile back (``DeckShuffled``; no order is recorded since draws are uniform).
+one card out of it. The draw that finds the pile empty shuffles the discard pile back first
+(sorry.md section 4, step 1): ``chance`` then names the discards as the pile to draw from and
+says how many go back (``Draw.reshuffled``), and the referee records ``DeckShuffled`` just
+before that ``CardDrawn`` (no order is recorded since draws are uniform). Until that draw the
+state shows the empty pile and every discard. Version 1 (``domain/sorry_v1.py``) shuffled as
+soon as the pile was empty with no card held, so with the move that used the last card.
 
 Move ids (``<to>`` is where a count or a placement lands, before any slide):
 
@@ -84,7 +88,7 @@ from domain.model import (
 from domain.track import NOWHERE, Loop, Plays, Scratch, listed, walks
 
 NAME = "sorry"
-VERSION = 1
+VERSION = 2
 MIN_PLAYERS = 2
 MAX_PLAYERS = 4
 
@@ -570,19 +574,19 @@ def legal_moves(state: State, seat: int) -> list[Move]:
 
 
 def chance(state: State) -> ChanceNeed | None:
-    """One card from the draw pile when a seat must draw."""
-    if state.finished or state.card is not None or not state.pile:
+    """One card when a seat must draw: from the draw pile, or when it is empty from the
+    discards, which are shuffled back first (``reshuffled``)."""
+    if state.finished or state.card is not None:
         return None
+    if not state.pile:
+        pile = _sorted(state.discard)
+        return Draw(pile=pile, reshuffled=len(pile)) if pile else None
     return Draw(pile=state.pile)
 
 
 def automatic(state: State) -> list[Event]:
-    """Reshuffle an empty draw pile when a draw is due; forfeit a card with no legal move."""
-    if state.finished:
-        return []
-    if state.card is None:
-        return [] if state.pile else [DeckShuffled(cards=len(state.discard))]
-    if _has_move(state, state.card):
+    """Forfeit a card with no legal move."""
+    if state.finished or state.card is None or _has_move(state, state.card):
         return []
     again = f"; {COLOURS[state.turn]} draws again" if state.card == "2" else ""
     return [TurnPassed(state.turn, f"no legal move for card '{state.card}'{again}")]
@@ -625,6 +629,8 @@ def apply(state: State, event: Event) -> State:
     """The reducer."""
     match event:
         case CardDrawn(card=card):
+            if not state.pile:  # the bare outcome of a draw that reshuffles (bots, analysis)
+                state = reshuffled(state)
             at = state.pile.index(card)
             return replace(state, pile=state.pile[:at] + state.pile[at + 1 :], card=card)
         case MovePlayed():
@@ -632,11 +638,19 @@ def apply(state: State, event: Event) -> State:
         case TurnPassed():
             return _card_done(state)
         case DeckShuffled():
-            pile = tuple(sorted(state.pile + state.discard, key=CARD_RANK.__getitem__))
-            return replace(state, pile=pile, discard=())
+            return reshuffled(state)
         case GameFinished(winners=winners):
             return replace(state, finished=True, winners=winners)
     return state
+
+
+def reshuffled(state: State) -> State:
+    """The discards shuffled back into the draw pile."""
+    return replace(state, pile=_sorted(state.pile + state.discard), discard=())
+
+
+def _sorted(cards: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(sorted(cards, key=CARD_RANK.__getitem__))
 
 
 def moved_pawns(pawns: tuple[int, ...], played: MovePlayed) -> tuple[int, ...]:

@@ -22,6 +22,7 @@ from domain.events import (
     Adjudicated,
     CardDrawn,
     CardsDealt,
+    DeckShuffled,
     DiceRolled,
     Event,
     GameCreated,
@@ -138,7 +139,8 @@ def decision(replay: Replay, actor: Actor, command: PlayMove, luck: Luck) -> Bat
         need = rules.chance(state)
         if need is None:
             raise refuse("illegal-move", f"seat {seat} has nothing to draw or roll")
-        return [(actor, luck.outcome(replay.chance_count, need, seat))]
+        outcome = luck.outcome(replay.chance_count, need, seat)
+        return [(actor, event) for event in drawn(need, outcome)]
     return [(actor, event) for event in rules.decide(state, seat, move_id)]
 
 
@@ -242,7 +244,7 @@ def external_outcome(replay: Replay, actor: Actor, command: PostChance) -> Batch
     event = posted(need, pending[0], command)
     if not possible(need, event):
         raise unavailable(need, event)
-    return [("referee", event)]
+    return [("referee", drawn_event) for drawn_event in drawn(need, event)]
 
 
 def posted(need: ChanceNeed, pending: Pending, command: PostChance) -> Event:
@@ -384,7 +386,8 @@ def timeout(replay: Replay, seat: int, luck: Luck, version: int = 0) -> Batch:
     if move.id in CHANCE_KINDS:
         need = rules.chance(state)
         assert need is not None
-        return [*expired, ("server", luck.outcome(replay.chance_count, need, seat))]
+        outcome = luck.outcome(replay.chance_count, need, seat)
+        return [*expired, *(("server", event) for event in drawn(need, outcome))]
     return [*expired, *(("server", e) for e in rules.decide(state, seat, move.id))]
 
 
@@ -431,8 +434,16 @@ def auto_chance(replay: Replay, luck: Luck) -> list[Event]:
         if pending.kind in CHANCE_KINDS:
             need = replay.rules.chance(replay.state)
             assert need is not None
-            return [luck.outcome(replay.chance_count, need, pending.seat)]
+            return drawn(need, luck.outcome(replay.chance_count, need, pending.seat))
     return []
+
+
+def drawn(need: ChanceNeed, outcome: Event) -> list[Event]:
+    """A chance outcome, after the reshuffle its draw finds due (``Draw.reshuffled``): the
+    ``DeckShuffled`` comes with the draw, by whoever draws."""
+    if isinstance(need, Draw) and need.reshuffled:
+        return [DeckShuffled(cards=need.reshuffled), outcome]
+    return [outcome]
 
 
 def fork(replay: Replay) -> Replay:

@@ -17,6 +17,7 @@ from domain.events import (
     CardDrawn,
     CardExchanged,
     CardsDealt,
+    DeckShuffled,
     DiceRolled,
     Event,
     GameCreated,
@@ -144,6 +145,8 @@ def command_of(replay: Replay, entry: Entry, log: Sequence[Entry], at: int) -> C
             return Adjudicate(kind, reason, seat, winners)  # type: ignore[arg-type]
         case HintsShown(seat=seat, method=method):
             return ShowHints(seat, method)
+        case DeckShuffled() if at + 1 < len(log):  # the reshuffle a draw finds due
+            return command_of(replay, log[at + 1], log, at + 1)
         case SeedRevealed() | GameFinished():
             raise Invalid(version, f"{describe(event)}, which nothing caused")
     raise Invalid(version, f"{describe(event)} is not something {entry.by!r} does")

@@ -6,7 +6,7 @@ import random
 from collections.abc import Iterator
 from typing import Any
 
-from domain.events import CardDrawn, CardsDealt, DiceRolled, Event
+from domain.events import CardDrawn, CardsDealt, DeckShuffled, DiceRolled, Event
 from domain.model import CHANCE_KINDS, Deal, Draw, Roll
 from domain.replay import settle
 from domain.ruleset import RuleSet
@@ -27,6 +27,15 @@ def chance_event(rules: RuleSet, state: Any, seat: int, rng: random.Random) -> E
     raise AssertionError(f"seat {seat} must draw or roll but the rules need no chance")
 
 
+def chance_events(rules: RuleSet, state: Any, seat: int, rng: random.Random) -> list[Event]:
+    """A random outcome, after the reshuffle its draw finds due (as the referee records it)."""
+    need = rules.chance(state)
+    outcome = chance_event(rules, state, seat, rng)
+    if isinstance(need, Draw) and need.reshuffled:
+        return [DeckShuffled(cards=need.reshuffled), outcome]
+    return [outcome]
+
+
 def random_events(
     rules: RuleSet, state: Any, rng: random.Random, limit: int = 100_000
 ) -> Iterator[tuple[Any, list[Event]]]:
@@ -40,7 +49,7 @@ def random_events(
             return
         who = rng.choice(pending)
         if who.kind in CHANCE_KINDS:
-            batch = [chance_event(rules, state, who.seat, rng)]
+            batch = chance_events(rules, state, who.seat, rng)
         else:
             moves = rules.legal_moves(state, who.seat)
             assert moves, f"seat {who.seat} is pending but has no legal move"

@@ -20,11 +20,11 @@ def test_registry_finds_each_version_and_names_the_known_ones() -> None:
     assert find_ruleset("parchis-2dice", 3) is parchis_2dice
     assert find_ruleset("parchis-2dice", 2) is parchis_2dice_v2
     assert find_ruleset("parchis-2dice", 1) is parchis_2dice_v1
-    assert find_ruleset("sorry", 1).VERSION == 1
+    assert find_ruleset("race35", 1).VERSION == 1
     with pytest.raises(KeyError, match=r"no version 4; known: \[1, 2, 3\]"):
         find_ruleset("parchis-2dice", 4)
     with pytest.raises(KeyError, match="has no version 2; known: \\[1\\]"):
-        find_ruleset("sorry", 2)
+        find_ruleset("race35", 2)
 
 
 @pytest.mark.parametrize(

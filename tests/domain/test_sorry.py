@@ -9,7 +9,7 @@ import pytest
 from msgspec.structs import replace
 
 from domain import sorry
-from domain.events import CardDrawn, DeckShuffled, Event, GameFinished, MovePlayed, TurnPassed
+from domain.events import CardDrawn, DeckShuffled, GameFinished, MovePlayed, TurnPassed
 from domain.model import (
     COLOURS,
     BadSetup,
@@ -417,24 +417,31 @@ def test_winning_with_a_two_ends_the_game_without_another_draw() -> None:
     assert sorry.chance(state) is None
 
 
-def test_reshuffle_when_the_draw_pile_runs_out() -> None:
+def test_rule_4_1_discards_reshuffled_at_the_next_draw_that_finds_the_pile_empty() -> None:
     full = sorry.setup({}, 2).pile
     five = full.index("5")
     state = replace(sorry.setup({}, 2), pile=("5",), discard=full[:five] + full[five + 1 :])
     state = sorry.apply(state, CardDrawn(0, "5"))
     state, passed = settle(sorry, state)
-    assert passed == [TurnPassed(0, "no legal move for card '5'"), DeckShuffled(cards=45)]
-    assert state.pile == full
-    assert state.discard == ()
+    assert passed == [TurnPassed(0, "no legal move for card '5'")]
+    shown = sorry.view(state, None)
+    assert (shown.draw_pile, len(shown.discard)) == (0, 45)
     assert sorry.to_act(state) == [Pending(1, "draw")]
+    assert sorry.chance(state) == Draw(pile=full, reshuffled=45)
+    state = sorry.apply(state, DeckShuffled(cards=45))
+    assert (state.pile, state.discard) == (full, ())
+    state = sorry.apply(state, CardDrawn(1, "7"))
+    assert len(state.pile) == 44 and state.card == "7"
 
 
-def test_a_draw_from_an_empty_pile_waits_for_the_reshuffle() -> None:
-    state = replace(sorry.setup({}, 2), pile=(), discard=sorry.setup({}, 2).pile)
-    assert sorry.to_act(state) == []
-    assert sorry.chance(state) is None
-    events: list[Event] = sorry.automatic(state)
-    assert events == [DeckShuffled(cards=45)]
+def test_a_bare_draw_from_an_empty_pile_reshuffles_first() -> None:
+    """Bots and analysis apply a draw's outcome alone: it takes the card from the discards."""
+    full = sorry.setup({}, 2).pile
+    state = replace(sorry.setup({}, 2), pile=(), discard=full)
+    assert sorry.automatic(state) == []
+    drawn = sorry.apply(state, CardDrawn(0, "sorry"))
+    assert drawn == sorry.apply(sorry.apply(state, DeckShuffled(cards=45)), CardDrawn(0, "sorry"))
+    assert (len(drawn.pile), drawn.discard, drawn.card) == (44, (), "sorry")
 
 
 def test_decide_refuses_with_reasons() -> None:

@@ -37,6 +37,7 @@ KINDS: list[tuple[int, BotsFor]] = [
 ]
 WITH_OPTIONS: dict[str, dict[str, object]] = {
     "parchis-2dice": {"capture_bonus": 20, "home_bonus": 10},  # version 2's whole throws
+    "sorry": {"deck": "standard45"},  # version 2's reshuffle at the draw
 }
 
 
