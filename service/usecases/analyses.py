@@ -11,15 +11,18 @@ beside its log (``analysis_store``), written once and read from there afterwards
 process after a restart and by every other process on the database. A kept analysis is served
 at once, without a share or a slot.
 
+A running game's analysis goes on from the last version analysed (``PARKED`` games' last
+analyses are kept), never from the start again: the result is the same
+(``analysis.game.Analyser``). Its first turn runs in the request, so a referee asking again
+after a move or two gets the analysis at once.
+
 Sharing: a game has one analysis under way at a time; a running game's referee asking again
 at a later version moves its end on, so asking at every move costs one analysis, not one a
 move. Each caller (the client address) may have ``per_caller`` analyses under way, and at most
 ``workers`` analyses run at once and ``QUEUE_PER_WORKER`` per worker wait, in all; a request
 that would start one more is refused (429, with Retry-After). The analyses under way take
 turns on the workers, ``SLICE`` seconds each, so a short analysis is never stuck behind a long
-one. A running game's analysis goes on from the last version analysed (``PARKED`` games'
-last analyses are kept), never from the start again: the result is the same
-(``analysis.game.Analyser``).
+one.
 """
 
 from __future__ import annotations
@@ -114,11 +117,25 @@ class Analyses:
         if found is not None and seen.finished:
             return self.remember(key, found)
         with self.lock:
-            return self.join(key, caller)
+            joined = self.join(key, caller)
+        if isinstance(joined, Progress):
+            return joined
+        if joined.analyser is not None:  # from a game's last analysis: its first turn here
+            try:
+                reached = self.advance(joined, SLICE)
+                done = None if reached is None else self.finish(joined, reached)
+            except Exception:
+                with self.lock:
+                    self.jobs.pop(game_id, None)
+                raise
+            if done is not None:
+                return done
+        self.pool.submit(self.run, joined)
+        return joined.progress()
 
-    def join(self, key: Key, caller: str) -> Progress:
+    def join(self, key: Key, caller: str) -> Progress | Job:
         """The progress of the game's analysis under way, moved on to ``key``'s version if it
-        is behind it, or of a new one on ``caller``'s share (under the lock)."""
+        is behind it, or a new one on ``caller``'s share, to start (under the lock)."""
         game_id, version, finished = key
         job = self.jobs.get(game_id)
         if job is not None:
@@ -147,15 +164,14 @@ class Analyses:
         if parked is not None and parked.version > version:
             parked = None  # a spectator's earlier end: from the start
         job = self.jobs[game_id] = Job(game_id, caller, version, finished, parked)
-        self.pool.submit(self.run, job)
-        return job.progress()
+        return job
 
     def run(self, job: Job) -> None:
         """A turn of an analysis on a worker thread: ``SLICE`` seconds of work, then it waits
         for its next turn behind the others, until it reaches its version and is kept."""
         try:
             while (reached := self.advance(job, SLICE)) is not None:
-                if self.finish(job, reached):
+                if self.finish(job, reached) is not None:
                     return
             self.pool.submit(self.run, job)
         except Exception:
@@ -185,16 +201,16 @@ class Analyses:
             if time.monotonic() - began >= seconds:
                 return None
 
-    def finish(self, job: Job, version: int) -> bool:
+    def finish(self, job: Job, version: int) -> GameAnalysis | None:
         """Keep the job's analysis at ``version`` and end it (in the store too when the game is
-        finished there; a running game's analyser is kept to go on from); False when the job
+        finished there; a running game's analyser is kept to go on from); None when the job
         was moved on meanwhile."""
         analyser = job.analyser
         assert analyser is not None
         result = analysis_store.wire(job.game_id, version, analyser.result())
         with self.lock:
             if job.version != version:
-                return False
+                return None
             finished = job.finished
             if self.jobs.get(job.game_id) is job:
                 del self.jobs[job.game_id]
@@ -206,7 +222,7 @@ class Analyses:
                     self.parked.popitem(last=False)
         if finished:
             analysis_store.keep(self.games.store, job.game_id, version, result)
-        return True
+        return result
 
     def remember(self, key: Key, result: GameAnalysis) -> GameAnalysis:
         """Keep an analysis in memory (forgetting the least recently used beyond ``KEPT``)."""
