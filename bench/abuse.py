@@ -581,6 +581,94 @@ def unknown_tournaments(target: Target, stop: threading.Event) -> Seen:
     return requests_in_threads(target, 32, stop, one)
 
 
+HOG_MOVES = 120
+"""Moves the referee plays in its parchis-2dice game before asking for its analysis (about
+250 versions, a game being about 470 long): its first analysis costs a few CPU-seconds."""
+
+
+def played(conn: http.client.HTTPConnection, created: dict[str, Any], moves: int) -> bool:
+    """Play the first legal move of whoever is to act ``moves`` times (or until the game
+    ends); whether the game still runs."""
+    game, seats = created["id"], created["tokens"]["seats"]
+    referee = created["tokens"]["referee"]
+    for _ in range(moves + 1):
+        state = as_referee(conn, "GET", f"/games/{game}", referee)[1]
+        if state["status"] != "active" or moves == 0:
+            return bool(state["status"] == "active")
+        moves -= 1
+        seat = seats[state["to_act"][0]["seat"]]
+        legal = as_referee(conn, "GET", f"/games/{game}/legal-moves", seat)[1]["moves"]
+        as_referee(conn, "POST", f"/games/{game}/moves", seat, {"move": legal[0]["id"]})
+    return False
+
+
+def created_game(conn: http.client.HTTPConnection, body: dict[str, Any], stop: Any) -> Any:
+    """A new game (waiting out the address's creation budget), or None once ``stop`` is set."""
+    while not stop.is_set():
+        status, created = as_referee(conn, "POST", "/games", "", body)
+        if status == 201:
+            return created
+        stop.wait(1)
+    return None
+
+
+def analysis_hog(target: Target, stop: threading.Event) -> Seen:
+    """A referee (127.0.0.1) asking for the analysis of its running parchis-2dice game
+    (``HOG_MOVES`` moves played first; a new one when it ends) after every move it plays,
+    twice a second, while another address (127.0.0.2) asks for the analysis of a short game
+    of its own, just finished (ten moves, then an agreement), every 0.1 s until it gets it,
+    game after game. Outcomes: the other's 429s, its analyses (seconds: from its first ask
+    to the 200) and their median, and the referee's answers."""
+    seen, ready = Seen(), threading.Event()
+
+    def referee() -> None:
+        conn = http.client.HTTPConnection(target.host, target.port, timeout=60)
+        body = {"ruleset": "parchis-2dice", "seats": [{}, {}, {}, {}], "auto_chance": True}
+        while (created := created_game(conn, body, stop)) is not None:
+            played(conn, created, HOG_MOVES)
+            ready.set()
+            path, token = f"/games/{created['id']}/analysis", created["tokens"]["referee"]
+            while not stop.wait(0.5) and played(conn, created, 1):
+                seen.add(f"referee {as_referee(conn, 'GET', path, token)[0]}")
+        conn.close()
+
+    def other() -> None:
+        conn = http.client.HTTPConnection(
+            target.host, target.port, timeout=60, source_address=("127.0.0.2", 0)
+        )
+        waits: list[float] = []
+        ending = {"kind": "agreement", "reason": "bench", "winners": [0]}
+        while not ready.wait(0.1) and not stop.is_set():
+            pass
+        while not stop.is_set():
+            created = created_game(conn, {"ruleset": "race35", "seats": [{}, {}]}, stop)
+            if created is None:
+                break
+            played(conn, created, 10)
+            game, token = created["id"], created["tokens"]["referee"]
+            as_referee(conn, "POST", f"/games/{game}/adjudicate", token, ending)
+            began = time.monotonic()
+            while not stop.is_set():
+                status = call(conn, "GET", f"/games/{game}/analysis")[0]
+                if status == 429:
+                    seen.add("other 429")
+                elif status != 202:
+                    waits.append(time.monotonic() - began)
+                    seen.add(f"other {status}", 0, waits[-1])
+                    break
+                stop.wait(0.1)
+        conn.close()
+        if waits:
+            seen.add(f"other's median wait {statistics.median(waits):.2f} s")
+
+    threads = [threading.Thread(target=one, daemon=True) for one in (referee, other)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return seen
+
+
 # Each attack, in the order printed.
 def kill_a_worker(target: Target, stop: threading.Event) -> Seen:
     """``kill -9`` one of the server's workers, then ``GET /health`` every 0.2 s for 5 s,
@@ -642,6 +730,7 @@ ATTACKS: list[Attack] = [
     Attack("tournament rounds", tournament_rounds),
     Attack("unknown tournaments", unknown_tournaments),
     Attack("kill a worker", kill_a_worker, min_seconds=12.0, workers=2),
+    Attack("analysis hog", analysis_hog, min_seconds=30.0),
 ]
 
 
