@@ -33,8 +33,10 @@ async function main(): Promise<void> {
   console.log(`game ${created.id} (${ruleset})`);
 
   const watched: GameEvent[] = [];
-  const spectator = await connect(baseUrl, created.id, null, options);
-  spectator.onEvents = (events) => watched.push(...events);
+  const spectator = await connect(baseUrl, created.id, null, {
+    ...options,
+    onEvents: (events) => watched.push(...events), // given here: none of the first is missed
+  });
   const referee = await connect(baseUrl, created.id, created.tokens.referee, options);
   console.log(`welcome: ${referee.welcome?.role} at version ${referee.welcome?.version}`);
 

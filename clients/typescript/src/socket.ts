@@ -3,9 +3,15 @@
  * event the caller may see, pushed as it is appended, and the caller's moves, each answered
  * once it is stored.
  *
- *     const live = await connect("http://127.0.0.1:8000", gameId, token);
- *     live.onEvents = (events) => render(events);
+ *     const live = await connect("http://127.0.0.1:8000", gameId, token, {
+ *       onEvents: (events) => render(events),
+ *     });
  *     const played = await live.play(moveId, { expectedVersion: live.version });
+ *
+ * Events can come in the same read as the welcome, before `connect` resolves: the handlers are
+ * best given to `connect`. Events that come while no `onEvents` is set are kept and handed to
+ * the handler as soon as one is set (`live.onEvents = ...`), so none is lost either way; a
+ * close for good before `onClosed` is set is handed to it the same way.
  *
  * A connection that drops is opened again with the last version seen (waiting longer each
  * time: `backoff`), so every event comes once, in order; a write whose answer the drop cut
@@ -72,6 +78,10 @@ export interface SocketOptions {
   WebSocket?: WebSocketConstructor;
   /** Milliseconds to wait before each reconnect; after the last, give up. */
   backoff?: number[];
+  /** Called with each batch of new events, in order, each event once (from the first). */
+  onEvents?: (events: GameEvent[]) => void;
+  /** Called once the socket is closed for good. */
+  onClosed?: (error: SocketClosed) => void;
 }
 
 const BACKOFF = [100, 200, 500, 1000, 2000, 5000];
@@ -96,10 +106,11 @@ interface Waiting {
 export class GameSocket {
   version: number;
   welcome: Welcome | undefined;
-  /** Called with each batch of new events, in order, each event once. */
-  onEvents: (events: GameEvent[]) => void = () => undefined;
-  /** Called once the socket is closed for good. */
-  onClosed: (error: SocketClosed) => void = () => undefined;
+  private eventsHandler: ((events: GameEvent[]) => void) | undefined;
+  private closedHandler: ((error: SocketClosed) => void) | undefined;
+  /** Events that came while no `onEvents` was set, for the first one set. */
+  private unhandled: GameEvent[] = [];
+  private closedFor: SocketClosed | undefined;
   private socket: WebSocketLike | undefined;
   private readonly waiting = new Map<string, Waiting>();
   private refs = 0;
@@ -112,6 +123,37 @@ export class GameSocket {
     private readonly options: SocketOptions = {},
   ) {
     this.version = options.after ?? 0;
+    this.eventsHandler = options.onEvents;
+    this.closedHandler = options.onClosed;
+  }
+
+  /** Called with each batch of new events, in order, each event once. Events that came before
+   * it was set (in the welcome's read, say) are handed to it at once when it is set. */
+  get onEvents(): (events: GameEvent[]) => void {
+    return this.eventsHandler ?? (() => undefined);
+  }
+
+  set onEvents(handler: (events: GameEvent[]) => void) {
+    this.eventsHandler = handler;
+    const kept = this.unhandled;
+    this.unhandled = [];
+    if (kept.length > 0) {
+      handler(kept);
+    }
+  }
+
+  /** Called once the socket is closed for good (at once when set after that close). */
+  get onClosed(): (error: SocketClosed) => void {
+    return this.closedHandler ?? (() => undefined);
+  }
+
+  set onClosed(handler: (error: SocketClosed) => void) {
+    this.closedHandler = handler;
+    const closed = this.closedFor;
+    this.closedFor = undefined;
+    if (closed !== undefined) {
+      handler(closed);
+    }
   }
 
   /** Open the connection and say hello; resolves with the welcome. */
@@ -211,7 +253,11 @@ export class GameSocket {
     const fresh = events.filter((event) => event.version > this.version);
     if (fresh.length > 0) {
       this.version = fresh[fresh.length - 1]!.version;
-      this.onEvents(fresh);
+      if (this.eventsHandler === undefined) {
+        this.unhandled.push(...fresh);
+      } else {
+        this.eventsHandler(fresh);
+      }
     }
   }
 
@@ -232,7 +278,11 @@ export class GameSocket {
     const backoff = this.options.backoff ?? BACKOFF;
     const chosen = closed.code >= 4400 && closed.code < 4500;
     if (this.closing || chosen || this.attempt >= backoff.length) {
-      this.onClosed(closed);
+      if (this.closedHandler === undefined) {
+        this.closedFor = closed;
+      } else {
+        this.closedHandler(closed);
+      }
       return;
     }
     const wait = backoff[this.attempt] ?? 0;
@@ -243,7 +293,8 @@ export class GameSocket {
   }
 }
 
-/** Open a game's socket as `token`'s caller (null: a spectator). */
+/** Open a game's socket as `token`'s caller (null: a spectator); handlers given in `options`
+ * are set before the first frame comes. */
 export async function connect(
   baseUrl: string,
   gameId: string,

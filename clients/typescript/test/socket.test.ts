@@ -1,14 +1,15 @@
 /**
  * The game socket's session against stand-in WebSockets: hello with the last version seen,
  * each event once, answers matched by ref, refusals as ProblemError, a reconnect after a drop
- * from where it left off, and no reconnect after a close the server chose.
+ * from where it left off, no reconnect after a close the server chose, and nothing lost when
+ * the first events come in the same read as the welcome.
  */
 
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import type { GameEvent } from "../src/client.js";
 import { ProblemError } from "../src/problems.js";
-import { GameSocket, SocketClosed, type WebSocketLike } from "../src/socket.js";
+import { connect, GameSocket, SocketClosed, type WebSocketLike } from "../src/socket.js";
 
 const opened: FakeSocket[] = [];
 
@@ -106,5 +107,56 @@ describe("GameSocket", () => {
     await new Promise((resolve) => setTimeout(resolve, 10));
     assert.equal(opened.length, 1);
     assert.equal(closed?.code, 4401);
+  });
+
+  test("events in the welcome's read are kept for the handler set after connect", async () => {
+    opened.length = 0;
+    const connecting = connect("http://x", "g", null, { WebSocket: FakeSocket });
+    await tick();
+    const socket = opened[0]!;
+    socket.push({ type: "welcome", role: "spectator", seat: null, version: 2 }); // one read:
+    socket.push({ type: "events", events: [event(1), event(2)] }); // no await between them
+    const live = await connecting;
+    assert.equal(live.version, 2);
+    const seen: number[] = [];
+    live.onEvents = (events) => seen.push(...events.map((e) => e.version));
+    assert.deepEqual(seen, [1, 2]);
+    socket.push({ type: "events", events: [event(3)] });
+    assert.deepEqual(seen, [1, 2, 3]);
+  });
+
+  test("handlers given to connect get the events of the welcome's read and a close", async () => {
+    opened.length = 0;
+    const seen: number[] = [];
+    let closed: SocketClosed | undefined;
+    const connecting = connect("http://x", "g", null, {
+      WebSocket: FakeSocket,
+      onEvents: (events) => seen.push(...events.map((e) => e.version)),
+      onClosed: (error) => {
+        closed = error;
+      },
+    });
+    await tick();
+    const socket = opened[0]!;
+    socket.push({ type: "welcome", role: "spectator", seat: null, version: 1 });
+    socket.push({ type: "events", events: [event(1)] });
+    socket.close(4409, "too slow a reader");
+    await connecting;
+    assert.deepEqual(seen, [1]);
+    assert.equal(closed?.code, 4409);
+  });
+
+  test("a close for good before onClosed is set is handed to it when set", async () => {
+    opened.length = 0;
+    const connecting = connect("http://x", "g", null, { WebSocket: FakeSocket });
+    await tick();
+    opened[0]!.push({ type: "welcome", role: "spectator", seat: null, version: 1 });
+    opened[0]!.close(4409, "too slow a reader");
+    const live = await connecting;
+    let closed: SocketClosed | undefined;
+    live.onClosed = (error) => {
+      closed = error;
+    };
+    assert.equal(closed?.code, 4409);
   });
 });
