@@ -34,6 +34,7 @@ import http.client  # noqa: E402
 import json  # noqa: E402
 import multiprocessing  # noqa: E402
 import os  # noqa: E402
+import random  # noqa: E402
 import signal  # noqa: E402
 import socket  # noqa: E402
 import statistics  # noqa: E402
@@ -45,10 +46,17 @@ from collections import Counter  # noqa: E402
 from collections.abc import Callable, Iterator  # noqa: E402
 from contextlib import contextmanager  # noqa: E402
 from dataclasses import dataclass, field  # noqa: E402
+from datetime import datetime  # noqa: E402
 from typing import Any  # noqa: E402
 from urllib.parse import urlsplit  # noqa: E402
 
-from bench.harness import children, cpu_seconds, rss_kib, service_process  # noqa: E402
+from bench.harness import (  # noqa: E402
+    children,
+    cpu_seconds,
+    percentile,
+    rss_kib,
+    service_process,
+)
 
 HEALTH_TIMEOUT = 10.0
 LOCK = threading.Lock()  # an attack's threads record what they saw under it
@@ -669,6 +677,103 @@ def analysis_hog(target: Target, stop: threading.Event) -> Seen:
     return seen
 
 
+BURST_ADDRESS, PERSON_ADDRESS = "127.0.0.2", "127.0.0.3"  # two owners of games with bots
+BURST_RULESETS = ("partners", "parchis-2dice")
+ALONE_SECONDS = 6.0  # the person plays alone first, for the figures to compare with
+
+
+def from_address(target: Target, source: str) -> http.client.HTTPConnection:
+    """A keep-alive connection from the loopback address ``source``."""
+    return http.client.HTTPConnection(
+        target.host, target.port, timeout=60, source_address=(source, 0)
+    )
+
+
+def bot_answers(conn: http.client.HTTPConnection, game: str) -> list[float]:
+    """The seconds each bot decision of ``game`` took, from its log's timestamps: from the
+    event that made the seat pending to the bot's own (as ``bench/bot_service.py`` reads)."""
+    events: list[dict[str, Any]] = []
+    while True:
+        status, body = call(conn, "GET", f"/games/{game}/events?after={len(events)}&limit=1000")
+        page = json.loads(body) if status == 200 else {"events": []}
+        events += page["events"]
+        if not page["events"] or len(events) >= page["version"]:
+            break
+    at = [datetime.fromisoformat(event["at"]).timestamp() for event in events]
+    return [at[n] - at[n - 1] for n in range(1, len(events)) if events[n]["by"] == "bot"]
+
+
+def person_plays(target: Target, until: Callable[[], bool]) -> list[float]:
+    """A person at PERSON_ADDRESS plays parchis-2dice against an expert bot (random legal
+    moves as soon as it is their turn), game after game, until ``until()``; the bot's
+    answers' seconds."""
+    conn, answers = from_address(target, PERSON_ADDRESS), []
+    seats = [{"name": "Ann"}, {"name": "Robin", "bot": "expert"}]
+    body = json.dumps({"ruleset": "parchis-2dice", "seats": seats, "auto_chance": True}).encode()
+    while not until():
+        status, created = call(conn, "POST", "/games", body)
+        if status != 201:
+            time.sleep(1)
+            continue
+        game, token = json.loads(created)["id"], json.loads(created)["tokens"]["seats"][0]
+        headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
+        while not until():
+            conn.request("GET", f"/games/{game}/legal-moves", headers=headers)
+            legal = json.loads(conn.getresponse().read())
+            if not legal["moves"]:  # the bot's turn, or the end
+                if json.loads(call(conn, "GET", f"/games/{game}")[1])["status"] == "finished":
+                    break
+                time.sleep(0.005)
+                continue
+            move = random.choice(legal["moves"])
+            play = {"move": move["id"], "seat": 0, "expected_version": legal["version"]}
+            conn.request("POST", f"/games/{game}/moves", body=json.dumps(play), headers=headers)
+            conn.getresponse().read()
+        answers += bot_answers(conn, game)
+    conn.close()
+    return answers
+
+
+def bot_owner_burst(target: Target, stop: threading.Event) -> Seen:
+    """One address (BURST_ADDRESS) creating games of four expert bots (partners and
+    parchis-2dice, in turn) as fast as it is let, while a person at another address plays
+    one game after another against an expert bot; printed: the bot's answers to the person,
+    p50 and p95, alone (the first ALONE_SECONDS, before the burst) and during the burst. Each
+    outcome is a creation's status."""
+    seen, began = Seen(), time.monotonic()
+    alone = person_plays(target, lambda: time.monotonic() - began > ALONE_SECONDS)
+
+    def burst() -> None:
+        conn, serial = from_address(target, BURST_ADDRESS), 0
+        seats = [{"name": f"Bot {n}", "bot": "expert"} for n in range(4)]
+        while not stop.is_set():
+            ruleset = BURST_RULESETS[serial % len(BURST_RULESETS)]
+            body = json.dumps({"ruleset": ruleset, "seats": seats}).encode()
+            status, _ = call(conn, "POST", "/games", body)
+            seen.add(str(status))
+            serial += status == 201
+            if status == 429:
+                stop.wait(1)
+        conn.close()
+
+    burster = threading.Thread(target=burst, daemon=True)
+    burster.start()
+    during = person_plays(target, stop.is_set)
+    burster.join()
+
+    def figures(answers: list[float]) -> str:
+        p50, p95 = (percentile(answers, f) * 1000 for f in (0.5, 0.95))
+        return f"p50 {p50:,.0f} / p95 {p95:,.0f} ms ({len(answers)} answers)"
+
+    ratio = percentile(during, 0.95) / percentile(alone, 0.95)
+    print(
+        f"bot owner burst: the person's bot answered alone in {figures(alone)}, during the "
+        f"burst in {figures(during)}: p95 {ratio:.1f} times alone's",
+        flush=True,
+    )
+    return seen
+
+
 # Each attack, in the order printed.
 def kill_a_worker(target: Target, stop: threading.Event) -> Seen:
     """``kill -9`` one of the server's workers, then ``GET /health`` every 0.2 s for 5 s,
@@ -729,6 +834,7 @@ ATTACKS: list[Attack] = [
     Attack("undo the finish", undo_the_finish, min_seconds=10.0),
     Attack("tournament rounds", tournament_rounds),
     Attack("unknown tournaments", unknown_tournaments),
+    Attack("bot owner burst", bot_owner_burst, min_seconds=30.0),
     Attack("kill a worker", kill_a_worker, min_seconds=12.0, workers=2),
     Attack("analysis hog", analysis_hog, min_seconds=30.0),
 ]
