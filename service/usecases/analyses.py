@@ -118,7 +118,7 @@ class Analyses:
             return self.remember(key, found)
         with self.lock:
             joined = self.join(key, caller)
-        if isinstance(joined, Progress):
+        if not isinstance(joined, Job):
             return joined
         if joined.analyser is not None:  # from a game's last analysis: its first turn here
             try:
@@ -133,10 +133,13 @@ class Analyses:
         self.pool.submit(self.run, joined)
         return joined.progress()
 
-    def join(self, key: Key, caller: str) -> Progress | Job:
-        """The progress of the game's analysis under way, moved on to ``key``'s version if it
-        is behind it, or a new one on ``caller``'s share, to start (under the lock)."""
+    def join(self, key: Key, caller: str) -> GameAnalysis | Progress | Job:
+        """The analysis if it was kept meanwhile, the progress of the game's analysis under
+        way, moved on to ``key``'s version if it is behind it, or a new one on ``caller``'s
+        share, to start (under the lock)."""
         game_id, version, finished = key
+        if key in self.kept:  # kept since the caller looked
+            return self.kept[key]
         job = self.jobs.get(game_id)
         if job is not None:
             if not job.finished and job.version <= version:

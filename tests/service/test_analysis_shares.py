@@ -151,7 +151,7 @@ def test_a_short_analysis_is_not_stuck_behind_a_long_one(
     real = analysis_store.wire
 
     def wire(game_id: str, *args: Any) -> Any:
-        order.append(game_id)
+        order.append(game_id)  # (an earlier test's app may still be ending one: filtered)
         return real(game_id, *args)
 
     monkeypatch.setattr(analysis_store, "wire", wire)
@@ -165,7 +165,8 @@ def test_a_short_analysis_is_not_stuck_behind_a_long_one(
     gate.set()
     assert finished(api, short["id"], OTHER).status_code == 200
     assert finished(api, long["id"], REFEREE, auth(long["tokens"]["referee"])).status_code == 200
-    assert order == [short["id"], long["id"]], "the short analysis ends first"
+    ours = [game for game in order if game in (short["id"], long["id"])]
+    assert ours == [short["id"], long["id"]], "the short analysis ends first"
 
 
 def test_a_running_games_analysis_goes_on_from_its_last_version_and_equals_a_full_one(
