@@ -15,7 +15,7 @@ from typing import Any
 import bots
 from bots import greedy
 from bots.boards import board
-from domain.events import CardDrawn, CardsDealt, DiceRolled, Event, GameCreated
+from domain.events import CardDrawn, CardsDealt, DeckShuffled, DiceRolled, Event, GameCreated
 from domain.model import CHANCE_KINDS, Deal, Draw, Move, Roll
 from domain.registry import find_ruleset
 from domain.replay import settle
@@ -56,7 +56,11 @@ def actions(
         return []
     who = pending[0]
     if who.kind in CHANCE_KINDS:
-        return [chance_event(rules, state, who.seat, rng)]
+        need = rules.chance(state)
+        drawn = chance_event(rules, state, who.seat, rng)
+        if isinstance(need, Draw) and need.reshuffled:  # as the referee records it
+            return [DeckShuffled(cards=need.reshuffled), drawn]
+        return [drawn]
     moves = rules.legal_moves(state, who.seat)
     if level == "random":
         move = rng.choice(moves).id
@@ -91,7 +95,8 @@ def start(ruleset: str) -> tuple[Any, list[Event]]:
     """A new self-play game's state and its log so far (GameCreated, then the setup's events)."""
     rules = find_ruleset(ruleset)
     players = players_of(rules)
-    created = GameCreated(ruleset, {}, tuple(f"bot {s}" for s in range(players)))
+    seats = tuple(f"bot {s}" for s in range(players))
+    created = GameCreated(ruleset, {}, seats, ruleset_version=rules.VERSION)
     state, events = settle(rules, rules.setup({}, players))
     return state, [created, *events]
 

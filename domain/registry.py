@@ -16,6 +16,7 @@ from domain import (
     race35,
     sorry,
     sorry_hand,
+    sorry_hand_v1,
     sorry_v1,
 )
 from domain.ruleset import RuleSet
@@ -47,6 +48,7 @@ EARLIER: dict[tuple[str, int], RuleSet[Any]] = {
     (parchis_2dice_v2.NAME, parchis_2dice_v2.VERSION): parchis_2dice_v2,
     (ludo_v1.NAME, ludo_v1.VERSION): ludo_v1,
     (sorry_v1.NAME, sorry_v1.VERSION): sorry_v1,
+    (sorry_hand_v1.NAME, sorry_hand_v1.VERSION): sorry_hand_v1,
 }
 """Earlier versions of rule sets, by (name, version), kept to replay the games played under
 them; a new game always gets the version in ``RULESETS``."""

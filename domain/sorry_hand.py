@@ -17,8 +17,13 @@ Turn procedure (sorry-hand.md section 4), as pending actions:
    ``11:decline+discard:<card>`` (one id per card of the hand, the 11s included). A dead hand
    (no legal move at all) discards one card of its choice: ``discard:<card>``. The pending
    kind is ``move`` in all three cases (see hidden information).
-3. ``draw`` (chance): the hand is refilled to 5 (``CardDrawn``); an empty draw pile is first
-   refilled from the discard pile (``DeckShuffled``, automatic; the card just played is in it).
+3. ``draw`` (chance): the hand is refilled to 5 (``CardDrawn``). A draw that finds the pile
+   empty shuffles the discard pile back first (sorry-hand.md section 4 step 5 and tricky case
+   10; the card just played is in it): ``chance`` then names the discards as the pile to draw
+   from and says how many go back (``Draw.reshuffled``), and the referee records
+   ``DeckShuffled`` just before that ``CardDrawn``. Until that draw the state shows the empty
+   pile and every discard. Version 1 (``domain/sorry_hand_v1.py``) shuffled with the play that
+   found the pile empty, before the seat was pending its draw.
 4. With ``two_plays_again`` a 2 that was played (not discarded) gives the same seat one more
    play after its draw. If that extra play has no legal move, the turn passes automatically
    (``TurnPassed``, nothing is discarded). Declining a swap-only hand in an extra play is
@@ -96,7 +101,7 @@ from domain.sorry import CARD_RANK, PAWNS
 from domain.track import NOWHERE
 
 NAME = "sorry-hand"
-VERSION = 1
+VERSION = 2
 MIN_PLAYERS = sorry.MIN_PLAYERS
 MAX_PLAYERS = sorry.MAX_PLAYERS
 
@@ -252,7 +257,7 @@ def to_act(state: State) -> list[Pending]:
     if state.phase == "deal":
         return [Pending(state.turn, "deal")]
     if state.phase == "draw":
-        return [Pending(state.turn, "draw")] if state.pile else []
+        return [Pending(state.turn, "draw")]
     decision = _decision(state)
     return [] if decision is None else [decision]
 
@@ -271,24 +276,25 @@ def legal_moves(state: State, seat: int) -> list[Move]:
 
 
 def chance(state: State) -> ChanceNeed | None:
-    """The initial deal, or one card to refill the hand of the seat that played."""
+    """The initial deal, or one card to refill the hand of the seat that played: from the
+    draw pile, or when it is empty from the discards, which are shuffled back first
+    (``reshuffled``)."""
     if state.finished:
         return None
     if state.phase == "deal":
         order = tuple((state.turn + i) % state.seats for i in range(state.seats))
         return Deal(pile=state.pile, seats=order, count=HAND)
-    if state.phase == "draw" and state.pile:
+    if state.phase == "draw":
+        if not state.pile:
+            return Draw(pile=_sorted(state.discard), reshuffled=len(state.discard))
         return Draw(pile=state.pile)
     return None
 
 
 def automatic(state: State) -> list[Event]:
-    """Reshuffle the discards when a draw is due on an empty pile; pass an extra play after a
-    2 that has no legal move."""
+    """Pass an extra play after a 2 that has no legal move."""
     if state.finished:
         return []
-    if state.phase == "draw" and not state.pile:
-        return [DeckShuffled(cards=len(state.discard))]
     if state.phase == "play" and state.extra and not _plays(state):
         return [TurnPassed(state.turn, "no legal move for the extra play after a 2")]
     return []
@@ -330,6 +336,8 @@ def apply(state: State, event: Event) -> State:
             again = state.two_plays_again and card == "2" and not _discarded(move_id)
             return replace(_play_card(state, card), pawns=pawns, phase="draw", again=again)
         case CardDrawn(seat=seat, card=card):
+            if not state.pile:  # the bare outcome of a draw that reshuffles (bots, analysis)
+                state = reshuffled(state)
             drawn = _put(state.hands, seat, _sorted((*state.hands[seat], card)))
             state = replace(state, pile=_without(state.pile, [card]), hands=drawn)
             if state.again:
@@ -338,10 +346,15 @@ def apply(state: State, event: Event) -> State:
         case TurnPassed():
             return _next_turn(state)
         case DeckShuffled():
-            return replace(state, pile=_sorted(state.pile + state.discard), discard=())
+            return reshuffled(state)
         case events.GameFinished(winners=winners):
             return replace(state, finished=True, winners=winners)
     return state
+
+
+def reshuffled(state: State) -> State:
+    """The discards shuffled back into the draw pile."""
+    return replace(state, pile=_sorted(state.pile + state.discard), discard=())
 
 
 def _discarded(move_id: str) -> bool:

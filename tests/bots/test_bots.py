@@ -12,11 +12,11 @@ import pytest
 
 import bots
 from bots import knowledge, pins
-from domain.events import Event, GameCreated
+from domain.events import DeckShuffled, Event, GameCreated
 from domain.model import CHANCE_KINDS, COLOURS
 from domain.registry import RULESETS, find_ruleset
 from domain.replay import settle
-from tests.domain.playout import chance_event, random_events
+from tests.domain.playout import chance_events, random_events
 
 
 def test_levels_are_listed_weakest_first_and_each_plays_every_rule_set() -> None:
@@ -48,7 +48,7 @@ def play_with_bots(
     while made < decisions and (pending := rules.to_act(state)):
         who = pending[0]
         if who.kind in CHANCE_KINDS:
-            batch = [chance_event(rules, state, who.seat, rng)]
+            batch = chance_events(rules, state, who.seat, rng)
         else:
             moves = rules.legal_moves(state, who.seat)
             seen = [rules.redact(event, who.seat) for event in log]
@@ -78,9 +78,16 @@ def test_a_whole_game_of_experts_against_greedy_ends() -> None:
     assert not find_ruleset("ludo").to_act(state)
 
 
-def positions(ruleset: str, players: int, seed: int) -> list[tuple[Any, list[Event]]]:
-    """(state, log) before each decision of a random game."""
-    rules = RULESETS[ruleset]
+def positions(
+    ruleset: str,
+    players: int,
+    seed: int,
+    version: int | None = None,
+    kinds: tuple[str, ...] = ("move",),
+) -> list[tuple[Any, list[Event]]]:
+    """(state, log) before each decision (or each action of ``kinds``) of a random game under
+    ``version`` of the rule set (the current one when None)."""
+    rules = find_ruleset(ruleset, version)
     names = tuple(COLOURS[:players])
     log: list[Event] = [GameCreated(ruleset, {}, names, ruleset_version=rules.VERSION)]
     found = []
@@ -88,7 +95,7 @@ def positions(ruleset: str, players: int, seed: int) -> list[tuple[Any, list[Eve
     for after, batch in random_events(rules, state, random.Random(seed)):
         pending = rules.to_act(after)
         log += batch
-        if pending and pending[0].kind == "move":
+        if pending and pending[0].kind in kinds:
             found.append((after, list(log)))
     return found
 
@@ -136,20 +143,22 @@ def test_a_determinization_keeps_what_the_seat_has_seen_and_hides_nothing_it_nee
 
 
 @pytest.mark.parametrize(
-    ("ruleset", "players", "seed"),
-    [("partners", 4, 1), ("partners", 4, 2), ("sorry-hand", 2, 3), ("sorry-hand", 3, 5)]
-    + [("sorry-hand", 4, seed) for seed in (0, 2)],
+    ("ruleset", "version", "players", "seed"),
+    [("partners", None, 4, 1), ("partners", None, 4, 2)]
+    + [("sorry-hand", None, 2, 3), ("sorry-hand", None, 3, 5)]
+    + [("sorry-hand", None, 4, seed) for seed in (0, 2)]
+    + [("sorry-hand", 1, 2, 3), ("sorry-hand", 1, 4, 0)],
 )
 def test_every_decision_of_a_hand_game_gets_a_deal_consistent_with_what_the_seat_saw(
-    ruleset: str, players: int, seed: int
+    ruleset: str, version: int | None, players: int, seed: int
 ) -> None:
     """Cards pass between partners at the same time (neither passes on what it receives), a
     card a seat plays was in its hand, and a refilled pile holds only the cards played since
     the refill before: every determinization of these games' first 600 events folds, and it
     redacts back to exactly what the seat saw, with the seat's view unchanged."""
-    rules = RULESETS[ruleset]
+    rules = find_ruleset(ruleset, version)
     checked = 0
-    for state, log in positions(ruleset, players, seed)[::4]:
+    for state, log in positions(ruleset, players, seed, version)[::4]:
         if len(log) > 600:
             break
         seat = rules.to_act(state)[0].seat
@@ -161,6 +170,35 @@ def test_every_decision_of_a_hand_game_gets_a_deal_consistent_with_what_the_seat
         )
         checked += 1
     assert checked >= 20
+
+
+@pytest.mark.parametrize("version", [1, 2])
+def test_a_sorry_hand_seat_rebuilds_its_view_around_each_reshuffle(version: int) -> None:
+    """Case 10 of sorry-hand.md: the pile is empty when a seat must draw after playing, and
+    the discards, the card just played included, make the new pile. Version 2 shuffles them at
+    that draw (the seat's view shows the empty pile and every discard until then), version 1
+    with the play. Either way the bot of the drawing seat, and of the seats that decide next,
+    fills the hidden hands in consistently with its redacted log, ``DeckShuffled`` where its
+    version records it, and its view of the game is the real one."""
+    rules = find_ruleset("sorry-hand", version)
+    near, empty = 0, 0
+    for state, log in positions("sorry-hand", 2, 3, version, kinds=("move", "draw")):
+        pending = rules.to_act(state)[0]
+        window = pending.kind == "draw" and not state.pile
+        if not window and not any(isinstance(event, DeckShuffled) for event in log[-3:]):
+            continue
+        seen = [rules.redact(event, pending.seat) for event in log]
+        filled, replay = knowledge.determinize(seen, pending.seat, random.Random(near))
+        assert [rules.redact(event, pending.seat) for event in filled] == seen
+        mine = msgspec.to_builtins(rules.view(replay.state, pending.seat))
+        assert mine == msgspec.to_builtins(rules.view(state, pending.seat))
+        if window:
+            assert mine["draw_pile"] == 0 and mine["discard"], mine
+            assert rules.chance(replay.state).reshuffled == len(mine["discard"])
+        near += 1
+        empty += window
+    assert near >= 6
+    assert empty >= 2 if version == 2 else empty == 0
 
 
 def other_deal(seen: list[Event], seat: int, seed: int) -> list[Event] | None:

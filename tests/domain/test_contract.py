@@ -1,8 +1,8 @@
 """The contract every rule set passes: random games end, pieces are conserved, replay is exact.
 
 Every rule set plays with its default options; Parchís also with its bonus counts on, and
-``parchis-2dice``, ``ludo`` and ``sorry`` also at their earlier versions (kept to replay games
-recorded under them)."""
+``parchis-2dice``, ``ludo``, ``sorry`` and ``sorry-hand`` also at their earlier versions (kept to
+replay games recorded under them)."""
 
 from __future__ import annotations
 
@@ -34,6 +34,7 @@ VARIANTS = [
     ("ludo", 1, {"three_tries": "whenever_no_piece_out", "safe_squares": "starts"}),
     ("ludo", None, {"three_tries": "whenever_no_piece_out", "safe_squares": "starts"}),
     ("sorry", 1, {}),
+    ("sorry-hand", 1, {}),
 ]
 """(rule set, version or None for the current one, options)."""
 VARIANT_IDS = [

@@ -33,6 +33,7 @@ from domain.model import (
     Effect,
     GameOver,
     IllegalMove,
+    Move,
     NotYourTurn,
     Pending,
     Viewer,
@@ -388,20 +389,34 @@ def test_with_include_sorry_cards() -> None:
     )
 
 
-def test_reshuffle() -> None:
+def test_reshuffle_when_the_draw_pile_is_empty_at_the_moment_of_drawing() -> None:
+    """Case 10 (section 4 step 5): the pile is empty when Red must draw after playing; the
+    discards, the card Red just played included, are shuffled into a new pile at the draw. Until
+    then the pile shows empty and the discards all there."""
+    state = position(2, {"red": ["track:10"]}, ("3", "3", "3", "3", "3"))
+    state = replace(state, pile=(), discard=("5", "8"))
+    played = play(state, "3:track:10>track:13")
+    shown = sorry_hand.view(played, 1)
+    assert (shown.draw_pile, shown.discard) == (0, ["5", "8", "3"])
+    assert sorry_hand.to_act(played) == [Pending(0, "draw")]
+    assert sorry_hand.legal_moves(played, 0) == [Move("draw", 0)]
+    assert sorry_hand.chance(played) == Draw(pile=("3", "5", "8"), reshuffled=3)
+    shuffled = sorry_hand.apply(played, DeckShuffled(cards=3))
+    assert (shuffled.pile, shuffled.discard) == (("3", "5", "8"), ())
+    after = draw(shuffled, "3")
+    assert hand(after) == ["3", "3", "3", "3", "3"]
+    assert (after.pile, after.discard) == (("5", "8"), ())
+
+
+def test_a_bare_draw_from_an_empty_pile_reshuffles_first() -> None:
+    """Bots and analysis apply a draw's outcome alone: it takes the card from the discards."""
     state = position(2, {"red": ["track:10"]}, ("3", "3", "3", "3", "3"))
     state = replace(state, pile=(), discard=("5", "8"))
     played = sorry_hand.apply(state, sorry_hand.decide(state, 0, "3:track:10>track:13")[0])
-    assert sorry_hand.to_act(played) == []
-    assert sorry_hand.automatic(played) == [DeckShuffled(cards=3)]
-    shuffled = settle(sorry_hand, played)[0]
-    assert shuffled.pile == ("3", "5", "8")
-    assert shuffled.discard == ()
-    assert sorry_hand.to_act(shuffled) == [Pending(0, "draw")]
-    assert sorry_hand.chance(shuffled) == Draw(pile=("3", "5", "8"))
-    after = draw(shuffled, "3")
-    assert hand(after) == ["3", "3", "3", "3", "3"]
-    assert after.pile == ("5", "8")
+    assert sorry_hand.automatic(played) == []
+    bare = sorry_hand.apply(played, CardDrawn(0, "8"))
+    assert bare == sorry_hand.apply(sorry_hand.apply(played, DeckShuffled(3)), CardDrawn(0, "8"))
+    assert (bare.pile, bare.discard, hand(bare)) == (("3", "5"), (), ["3", "3", "3", "3", "8"])
 
 
 # --- setup and options -------------------------------------------------------------------------
@@ -752,7 +767,8 @@ def random_game(seed: int, seats: int, **options: object) -> Iterator[tuple[Stat
                 batch: list[Event] = [deal_event(need, who.seat, rng)]
             else:
                 assert isinstance(need, Draw)
-                batch = [CardDrawn(who.seat, rng.choice(sorted(need.pile)))]
+                batch = [DeckShuffled(need.reshuffled)] if need.reshuffled else []
+                batch.append(CardDrawn(who.seat, rng.choice(sorted(need.pile))))
         else:
             moves = sorry_hand.legal_moves(state, who.seat)
             assert moves

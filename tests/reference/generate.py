@@ -38,6 +38,7 @@ KINDS: list[tuple[int, BotsFor]] = [
 WITH_OPTIONS: dict[str, dict[str, object]] = {
     "parchis-2dice": {"capture_bonus": 20, "home_bonus": 10},  # version 2's whole throws
     "sorry": {"deck": "standard45"},  # version 2's reshuffle at the draw
+    "sorry-hand": {"two_plays_again": True},  # version 2's reshuffle at the draw, extra plays
 }
 
 
