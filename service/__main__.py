@@ -331,12 +331,13 @@ def server_config(settings: Settings, app: Any) -> uvicorn.Config:
     send (``service.http_limits``, set in ``Settings``: by default 16 KiB and 100 header lines
     per head, else 431; a head within 10 s, a body at 1 KiB/s after 10 s, else 408); WebSocket
     upgrades for the game socket (``service.socket_protocol``, websockets' sans-I/O protocol
-    whose close never waits for a stalled reader: a frame at most the largest
-    request body, else closed with 1009; a ping every 20 s, closed when its pong takes 20 s;
-    no compression, which would cost every socket a buffer); no ``server`` header; an idle
-    keep-alive connection is closed after 5 s. ``X-Forwarded-For`` is believed only from the
-    addresses in ``settings.trusted_proxies`` (none by default: any client could otherwise send
-    it and pass for as many addresses as it likes, each with its own budgets).
+    whose close never waits for a stalled reader, with bounded pongs and a budget of messages
+    shared with the app: a frame at most the largest request body, else closed with 1009; a
+    ping every 20 s, aborted when its pong takes 20 s; no compression, which would cost every
+    socket a buffer); no ``server`` header; an idle keep-alive connection is closed after 5 s.
+    ``X-Forwarded-For`` is believed only from the addresses in ``settings.trusted_proxies``
+    (none by default: any client could otherwise send it and pass for as many addresses as it
+    likes, each with its own budgets).
     """
     import uvicorn
 
@@ -349,7 +350,12 @@ def server_config(settings: Settings, app: Any) -> uvicorn.Config:
         host=settings.host,
         port=settings.port,
         http=bounded_protocol(ProtocolLimits.of(settings)),
-        ws=bounded_socket_protocol(settings.socket_send_buffer, settings.socket_send_timeout),
+        ws=bounded_socket_protocol(
+            settings.socket_send_buffer,
+            settings.socket_send_timeout,
+            settings.socket_message_rate,
+            settings.socket_message_burst,
+        ),
         ws_max_size=settings.max_body_bytes,
         ws_ping_interval=PING_SECONDS,
         ws_ping_timeout=PING_SECONDS,

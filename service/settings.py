@@ -24,7 +24,11 @@ class Settings(msgspec.Struct, frozen=True):
     per client address and ``max_streams`` in all (429 with Retry-After; a socket over either
     is closed with 4429), a game socket whose push cannot be sent for ``socket_send_timeout``
     seconds closed with 4409 (a reader that stopped reading; each socket's kernel send buffer
-    is ``socket_send_buffer`` bytes), ``write_rate`` writes a second
+    is ``socket_send_buffer`` bytes; a connection whose send buffer stays full for twice
+    ``socket_send_timeout`` is aborted), ``socket_message_rate`` messages a second per game
+    socket (JSON messages and protocol pings alike) with bursts of ``socket_message_burst`` (a
+    message over it refused ``rate-limited``; a socket that goes on for another burst closed
+    with 4429; 0 turns it off), ``write_rate`` writes a second
     per token with bursts of ``write_burst`` (429 with Retry-After; 0 turns it off),
     ``cors_origins`` the comma-separated origins browsers may call from (none by default: no
     CORS headers).
@@ -94,6 +98,8 @@ class Settings(msgspec.Struct, frozen=True):
     max_streams: int = 1000
     socket_send_timeout: float = 10.0
     socket_send_buffer: int = 256 * 1024
+    socket_message_rate: float = 1000.0
+    socket_message_burst: int = 1000
     write_rate: float = 0.0
     write_burst: int = 30
     cors_origins: str = ""

@@ -89,6 +89,43 @@ class TokenBucket:
             return len(self._buckets)
 
 
+BUDGET = "tabula.message_budget"
+"""The key of a game socket's ``MessageBudget`` in its scope's ``extensions``, where the
+server's protocol (``service.socket_protocol``) puts the one its pings spend."""
+
+
+class MessageBudget:
+    """One game socket's budget of messages (``Settings.socket_message_rate`` a second, bursts
+    of ``socket_message_burst``; a rate of 0 is no limit), spent by its JSON messages
+    (``service.api.socket``) and its protocol pings (``service.socket_protocol``) alike.
+
+    A message over the budget spends all the same: a caller that goes on sending over it runs
+    up a debt, and once that is a whole burst the budget is ``broken`` (the socket is closed).
+    A caller that waits the seconds ``spend`` answers is never closed. One bucket, no lock:
+    a socket's messages are spent on the event loop, one at a time.
+    """
+
+    __slots__ = ("burst", "rate", "then", "tokens")
+
+    def __init__(self, rate: float, burst: int) -> None:
+        self.rate, self.burst = rate, max(burst, 1)
+        self.tokens, self.then = float(self.burst), time.monotonic()
+
+    def spend(self) -> float:
+        """Spend one message: 0 within the budget, else the seconds until one is due again."""
+        if self.rate <= 0:
+            return 0.0
+        now = time.monotonic()
+        self.tokens = min(self.burst, self.tokens + (now - self.then) * self.rate) - 1
+        self.then = now
+        return 0.0 if self.tokens >= 0 else -self.tokens / self.rate
+
+    @property
+    def broken(self) -> bool:
+        """Whether the caller went on for a whole burst over the budget."""
+        return self.tokens < -self.burst
+
+
 class Limits:
     """The live state of one app's limits."""
 

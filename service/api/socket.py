@@ -14,10 +14,20 @@ for ``Settings.socket_send_timeout`` seconds (a reader that stopped reading) clo
 (4409) instead of buffering (the server's protocol, ``service.socket_protocol``, times the
 send out); uvicorn pings every
 ``PING_SECONDS`` and closes a socket whose pong does not come (1011).
+
+Each socket has a budget of messages (``MessageBudget``: ``Settings.socket_message_rate`` a
+second, bursts of ``socket_message_burst``), which the server's protocol shares with it to
+count the protocol's pings too: a message over it is answered ``refused`` (``rate-limited``,
+with ``retry_after``), and a socket that goes on for a whole burst over it is closed (4429).
+The caller's writes spend the write rate limit of its seat besides, as over HTTP. After each
+message the loop lets the other connections have their turn, so a socket whose messages came
+by the thousand in one read does not hold the event loop for all of them.
 """
 
 from __future__ import annotations
 
+import asyncio
+import math
 import time
 from contextlib import suppress
 from typing import Any, Literal
@@ -33,7 +43,7 @@ from litestar.types import WebSocketSendEvent
 from domain.model import Viewer
 from service.api.bodies import checked
 from service.api.deps import check_referee
-from service.api.limits import Limits
+from service.api.limits import BUDGET, Limits, MessageBudget
 from service.api.problems import problem_body, translate
 from service.api.socket_messages import (
     ClientMessage,
@@ -84,6 +94,13 @@ class Session:
         self.token: str | None = None
         self.role: Viewer = None
         self.feed: Feed | None = None
+        settings = self.limits.settings
+        budget = (socket.scope.get("extensions") or {}).get(BUDGET)  # the protocol's: its pings
+        self.budget: MessageBudget = (
+            budget
+            if isinstance(budget, MessageBudget)
+            else MessageBudget(settings.socket_message_rate, settings.socket_message_burst)
+        )
 
     async def send(self, message: ServerMessage) -> None:
         """Send one message, or close the socket (4409) when it cannot go for too long."""
@@ -98,6 +115,8 @@ class Session:
         except TimeoutError:
             seconds = self.limits.settings.socket_send_timeout
             raise Closed(4409, f"a message could not be sent for {seconds:g} s") from None
+        except OSError:  # the server's protocol closed or lost the connection meanwhile
+            raise WebSocketDisconnect(detail="gone", code=1006) from None
 
     async def receive(self) -> bytes:
         """The next frame's bytes (text frames; a binary frame is read as its bytes)."""
@@ -176,9 +195,14 @@ class Session:
                     read = news.beyond(feed.cursor)
 
     async def answer(self) -> None:
-        """Answer the caller's messages until the socket closes."""
+        """Answer the caller's messages until the socket closes, each within the budget, and
+        give the other connections their turn after each."""
         while True:
             frame = await self.receive()
+            await asyncio.sleep(0)
+            if wait := self.budget.spend():
+                await self.over_budget(frame, wait)
+                continue
             try:
                 message = checked(frame, ClientMessage)
             except Refusal as refusal:
@@ -190,6 +214,19 @@ class Session:
                 await self.refuse(None, refuse("malformed-request", "hello was already said"))
             else:
                 await self.write(message)
+
+    async def over_budget(self, frame: bytes, wait: float) -> None:
+        """Refuse a message over the budget, or close a socket that went on sending over it."""
+        budget = self.budget
+        if budget.broken:
+            raise Closed(4429, f"too many messages: over {budget.rate:g} a second, refused")
+        seconds = max(1, math.ceil(wait))
+        detail = (
+            f"too many messages on this socket: at most {budget.rate:g} a second (bursts of "
+            f"{budget.burst}); retry in {seconds} s"
+        )
+        refusal = refuse("rate-limited", detail, retry_after=seconds)  # not logged: a flood's
+        await self.send(Refused(ref_of(frame), problem_body(refusal, self.instance())))
 
     async def write(self, message: Write) -> None:
         """Play one write through the use cases; answer ``played`` or ``refused``. The feed is
@@ -228,10 +265,13 @@ class Session:
 
         return await anyio.to_thread.run_sync(chance)
 
+    def instance(self) -> str:
+        """The ``instance`` of this socket's problems."""
+        return f"/games/{self.game_id}/socket"
+
     async def refuse(self, ref: str | None, refusal: Refusal) -> None:
         """Answer a message with its problem."""
-        instance = f"/games/{self.game_id}/socket"
-        await self.send(Refused(ref, problem_body(refusal, instance)))
+        await self.send(Refused(ref, problem_body(refusal, self.instance())))
         log.info("socket refusal", game_id=self.game_id, ref=ref, outcome=refusal.slug, detail=None)
 
 
