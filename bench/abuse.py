@@ -51,6 +51,7 @@ from typing import Any  # noqa: E402
 from urllib.parse import urlsplit  # noqa: E402
 
 from bench.harness import (  # noqa: E402
+    WebSocketClient,
     children,
     cpu_seconds,
     percentile,
@@ -812,6 +813,138 @@ def health_answered(target: Target) -> bool:
         conn.close()
 
 
+SOCKET_PATH = "/games/{}/socket"
+
+
+def ws_frames(opcode: int, payload: bytes, count: int) -> bytes:
+    """``count`` client frames of ``opcode`` (masked with a zero key: the payload as it is)."""
+    return (bytes([0x80 | opcode, 0x80 | len(payload)]) + b"\0\0\0\0" + payload) * count
+
+
+JSON_PINGS = ws_frames(0x1, b'{"type":"ping","ref":"f"}', 2000)
+PING_FRAMES = ws_frames(0x9, b"", 10_000)
+
+
+def open_socket(target: Target, game: str, receive_buffer: int = 0) -> socket.socket:
+    """A game socket over a plain connection, said hello to as a spectator (what the server
+    sends left unread), with a 0.2 s timeout."""
+    sock = socket.create_connection((target.host, target.port), timeout=10)
+    if receive_buffer:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, receive_buffer)
+    sock.sendall(
+        f"GET {SOCKET_PATH.format(game)} HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\n"
+        "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+        "Sec-WebSocket-Version: 13\r\n\r\n".encode()
+    )
+    head = b""
+    while b"\r\n\r\n" not in head:
+        head += sock.recv(1)
+    sock.sendall(ws_frames(0x1, b'{"type":"hello","token":null}', 1))
+    sock.settimeout(0.2)
+    return sock
+
+
+def send_until(sock: socket.socket, data: bytes, stop: Any, ended: Any = None) -> tuple[int, bool]:
+    """Send ``data`` over and over (frames stay whole across timeouts) until ``stop`` or
+    ``ended`` is set or the server ends the connection: the bytes sent, and whether it did."""
+    view, at, sent = memoryview(data), 0, 0
+    while not stop.is_set() and not (ended is not None and ended.is_set()):
+        try:
+            count = sock.send(view[at:])
+        except TimeoutError:
+            continue
+        except OSError:
+            return sent, True
+        at, sent = (at + count) % len(data), sent + count
+    return sent, ended is not None and ended.is_set()
+
+
+def close_code(tail: bytes) -> int | None:
+    """The code of the close frame that ends ``tail`` (the last bytes the server sent)."""
+    for at in range(len(tail) - 4, -1, -1):
+        if tail[at] == 0x88 and tail[at + 1] == len(tail) - at - 2:
+            return int.from_bytes(tail[at + 2 : at + 4], "big")
+    return None
+
+
+def socket_flood(target: Target, stop: threading.Event, frames: bytes) -> Seen:
+    """One socket at a time sending ``frames`` as fast as it can while reading everything the
+    server sends; one the server ends (a close frame, or the connection closed) is replaced.
+    Each socket's outcome is how it ended (``closed 4429``, ``reset``, ``still open`` when the
+    attack ended)."""
+    seen, game = Seen(), quiet_game(target)
+    while not stop.is_set():
+        began, sock = time.monotonic(), open_socket(target, game)
+        tail, ended = bytearray(), threading.Event()
+
+        def read(sock: socket.socket = sock, tail: bytearray = tail, ended: Any = ended) -> None:
+            while not ended.is_set():
+                try:
+                    chunk = sock.recv(1 << 16)
+                except TimeoutError:
+                    continue
+                except OSError:
+                    chunk = b""
+                tail[:] = (tail + chunk)[-200:]
+                if not chunk or close_code(bytes(tail)) is not None:
+                    ended.set()
+
+        reader = threading.Thread(target=read, daemon=True)
+        reader.start()
+        sent, gone = send_until(sock, frames, stop, ended)
+        if gone:
+            ended.wait(5)
+        code = close_code(bytes(tail)) if ended.is_set() else None
+        outcome = f"closed {code}" if code else "reset" if ended.is_set() else "still open"
+        ended.set()
+        reader.join(timeout=5)
+        sock.close()
+        seen.add(outcome, sent, time.monotonic() - began)
+    return seen
+
+
+def socket_message_flood(target: Target, stop: threading.Event) -> Seen:
+    """JSON ``ping`` messages as fast as one socket sends them, every pong read."""
+    return socket_flood(target, stop, JSON_PINGS)
+
+
+def socket_ping_frames_flood(target: Target, stop: threading.Event) -> Seen:
+    """Protocol PING frames as fast as one socket sends them, every pong read."""
+    return socket_flood(target, stop, PING_FRAMES)
+
+
+def free_slots(target: Target, game: str) -> int:
+    """How many sockets this address opens now, of its ``PER_ADDRESS``."""
+    opened: list[WebSocketClient] = []
+    try:
+        for _ in range(PER_ADDRESS):
+            client = WebSocketClient(target.url, SOCKET_PATH.format(game))
+            opened.append(client)
+            client.send({"type": "hello", "token": None})
+            client.recv()  # the welcome, or the close (4429) when no slot is free
+    except (ConnectionError, OSError):
+        return len(opened) - 1
+    finally:
+        for client in opened:
+            client.close()
+    return len(opened)
+
+
+def pings_never_read(target: Target, stop: threading.Event) -> Seen:
+    """Rounds of one socket with a small receive buffer sending PING frames and never
+    reading, until the server lets it go or the attack ends; then, the socket still open, how
+    many of the address's slots are free (a server that kept the socket leaves 31 of 32)."""
+    seen, game = Seen(), quiet_game(target)
+    while not stop.is_set():
+        began, sock = time.monotonic(), open_socket(target, game, receive_buffer=4096)
+        sent, gone = send_until(sock, PING_FRAMES, stop)
+        seconds, free = time.monotonic() - began, free_slots(target, game)
+        outcome = "let go" if gone else "still open"
+        seen.add(f"{outcome}, slots free {free}/{PER_ADDRESS}", sent, seconds)
+        sock.close()
+    return seen
+
+
 ATTACKS: list[Attack] = [
     Attack("busy attacker CPU", burn),
     Attack("endless header", endless_header),
@@ -837,6 +970,9 @@ ATTACKS: list[Attack] = [
     Attack("bot owner burst", bot_owner_burst, min_seconds=30.0),
     Attack("kill a worker", kill_a_worker, min_seconds=12.0, workers=2),
     Attack("analysis hog", analysis_hog, min_seconds=30.0),
+    Attack("socket message flood", socket_message_flood),
+    Attack("socket ping frames flood", socket_ping_frames_flood),
+    Attack("ping frames never read", pings_never_read, min_seconds=12.0),
 ]
 
 

@@ -31,11 +31,15 @@ server without end and kept its stream slot. Here
   answered once it drains, and only the latest (RFC 6455, 5.5.3, allows it), so pongs never
   take the buffer past its bound;
 - a connection whose buffer stays over its bound for twice ``send_timeout`` is aborted, and so
-  is one whose keep-alive ping went unanswered; the app sees it gone and gives back its slot;
+  is one whose keep-alive ping went unanswered; the app sees it gone and gives back its slot.
+  A connection closing (either side's close frame sent) is aborted if it has not closed
+  ``send_timeout`` seconds later (uvicorn waits 10 s for the client's close frame, then
+  closes, which waits for the buffer to drain);
 - each ping or pong frame spends one of the socket's messages (``MessageBudget``, shared with
   the app through the scope's ``extensions`` under ``BUDGET``, so JSON messages and control
   frames draw on one budget): a ping over the budget is not answered, and a socket that goes
-  on for a whole burst over it is closed with 4429 (aborted when its buffer is full);
+  on for a whole burst over it is closed with 4429 (aborted when its buffer is full). Once a
+  socket is closed with 4429 (by this or by the app) nothing more it sends is read;
 - a read (up to 256 KiB: some 40,000 pings, 12,000 small messages) is parsed ``SLICE`` bytes
   at a time, reading paused meanwhile: the rest waits for the loop's next turn, or while the
   app has messages to read, until it has read them, and is dropped once the connection is
@@ -88,7 +92,9 @@ class ClosingWebSocketProtocol(WebSocketsSansIOProtocol):
         self.budget = MessageBudget(self.MESSAGE_RATE, self.MESSAGE_BURST)
         self.late_pong = b""  # the pong of the latest ping that came while not writable
         self.unread = b""  # the rest of a read, parsed once the app has read what came before
+        self.deaf = False  # closed for flooding: nothing more is read
         self.stall_timer: asyncio.TimerHandle | None = None
+        self.close_timeout = self.SEND_TIMEOUT  # for the peer's close frame, then aborted
 
     def connection_made(self, transport: Any) -> None:
         sock = transport.get_extra_info("socket")
@@ -104,6 +110,8 @@ class ClosingWebSocketProtocol(WebSocketsSansIOProtocol):
         super().connection_lost(exc)
 
     def data_received(self, data: bytes) -> None:
+        if self.deaf:
+            return
         if self.unread:  # reading resumed before the rest was parsed (the app's close)
             data, self.unread = self.unread + data, b""
         self.parse(data)
@@ -113,7 +121,7 @@ class ClosingWebSocketProtocol(WebSocketsSansIOProtocol):
         loop's next turn, or once the app has read the messages it was given (``receive``)."""
         super().data_received(data[:SLICE])
         rest = data[SLICE:]
-        if not rest or self.transport.is_closing():
+        if not rest or self.transport.is_closing() or self.deaf:
             return
         self.unread = rest
         if not self.read_paused:  # else uvicorn paused reading until the app has read
@@ -186,10 +194,29 @@ class ClosingWebSocketProtocol(WebSocketsSansIOProtocol):
         self.transport.write(b"".join(self.conn.data_to_send()))
         self.close_sent = True
         if self.writable.is_set():
-            self.transport.close()
-            self.close_timer = self.loop.call_later(self.SEND_TIMEOUT, self.transport.abort)
+            self.stop_reading()
+            self.abort_later()
         else:
             self.transport.abort()
+
+    def stop_reading(self) -> None:
+        """Read nothing more of a socket closed for flooding: its close frame is on its way,
+        and what it sends meanwhile is not worth parsing."""
+        self.unread, self.deaf = b"", True
+        self.transport.pause_reading()
+
+    def abort_later(self) -> None:
+        """Abort the connection if it is still open ``close_timeout`` seconds from now (uvicorn
+        closes it then, which waits for the buffer to drain: forever for a client that
+        stopped reading)."""
+        if self.close_timer is not None:
+            self.close_timer.cancel()
+        self.close_timer = self.loop.call_later(self.close_timeout, self.transport.abort)
+
+    def handle_close(self, event: Any) -> None:
+        super().handle_close(event)
+        if self.transport.is_closing():
+            self.abort_later()
 
     def keepalive_timeout(self) -> None:
         """uvicorn's, but aborted: its close would wait for a buffer that a client that
@@ -206,10 +233,14 @@ class ClosingWebSocketProtocol(WebSocketsSansIOProtocol):
                 async with asyncio.timeout(self.SEND_TIMEOUT):
                     await self.writable.wait()
             await super().send(message)
+            if message["type"] == "websocket.close" and self.close_sent:
+                self.abort_later()
+                if message.get("code") == TOO_MANY:
+                    self.stop_reading()
             return
         code, reason = message.get("code", 1000), message.get("reason", "") or ""
         self.queue.put_nowait({"type": "websocket.disconnect", "code": code, "reason": reason})
         self.conn.send_close(code, reason)
         self.transport.write(b"".join(self.conn.data_to_send()))
         self.close_sent = True
-        self.close_timer = self.loop.call_later(self.SEND_TIMEOUT, self.transport.abort)
+        self.abort_later()

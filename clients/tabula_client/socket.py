@@ -70,7 +70,7 @@ decoder = msgspec.json.Decoder(Incoming)
 
 class SocketClosed(Exception):
     """The server closed the socket with ``code`` (4401: not a token of this game, 4404: no
-    such game, 4409: too slow a reader, 4429: too many sockets; see the manual)."""
+    such game, 4409: too slow a reader, 4429: too many sockets, or messages; see the manual)."""
 
     def __init__(self, code: int | None, reason: str) -> None:
         super().__init__(f"socket closed: {code} {reason}".strip())

@@ -134,7 +134,11 @@ CLOSE_CODES: dict[int, str] = {
     4404: "no such game",
     4408: "no hello within the first seconds",
     4409: "too slow a reader: a push could not be sent for too long",
-    4429: "too many open streams and sockets (per client or in all); retry later",
+    4429: (
+        "too many open streams and sockets (per client or in all), or a socket that went on"
+        " sending for a whole burst over its budget of messages (TABULA_SOCKET_MESSAGE_RATE,"
+        " TABULA_SOCKET_MESSAGE_BURST); retry later"
+    ),
 }
 """Why the server closes a socket (the WebSocket close codes it uses)."""
 
