@@ -44,7 +44,8 @@ server without end and kept its stream slot. Here
   at a time, reading paused meanwhile: the rest waits for the loop's next turn, or while the
   app has messages to read, until it has read them, and is dropped once the connection is
   closing. So a flood costs its budget, not a whole read, other connections have their turn
-  between its slices, and the app is given a slice's messages at a time, not a read's.
+  between its slices, and the app is given a slice's messages at a time, not a read's; a
+  message that was waiting when the app asked for it is given after the others' turn.
 
 It subclasses a uvicorn internal, as ``service.http_limits`` does: uvicorn is pinned in
 pyproject.toml to the versions this was tested on (``tests/service/test_socket_protocol.py``).
@@ -136,6 +137,10 @@ class ClosingWebSocketProtocol(WebSocketsSansIOProtocol):
             self.parse(data)
 
     async def receive(self) -> Any:
+        """uvicorn's, but a message that was already waiting lets every other connection have
+        its turn first: the app answers one message of a flood a turn."""
+        if not self.queue.empty():
+            await asyncio.sleep(0)
         message = await super().receive()  # uvicorn resumes reading once the app has read all
         if self.unread and not self.read_paused:
             data, self.unread = self.unread, b""
@@ -164,7 +169,7 @@ class ClosingWebSocketProtocol(WebSocketsSansIOProtocol):
         if self.stall_timer is not None:
             self.stall_timer.cancel()
             self.stall_timer = None
-        if self.late_pong and not self.transport.is_closing():
+        if self.late_pong and not self.close_sent and not self.transport.is_closing():
             self.transport.write(self.late_pong)
         self.late_pong = b""
 

@@ -19,14 +19,14 @@ Each socket has a budget of messages (``MessageBudget``: ``Settings.socket_messa
 second, bursts of ``socket_message_burst``), which the server's protocol shares with it to
 count the protocol's pings too: a message over it is answered ``refused`` (``rate-limited``,
 with ``retry_after``), and a socket that goes on for a whole burst over it is closed (4429).
-The caller's writes spend the write rate limit of its seat besides, as over HTTP. After each
-message the loop lets the other connections have their turn, so a socket whose messages came
-by the thousand in one read does not hold the event loop for all of them.
+The caller's writes spend the write rate limit of its seat besides, as over HTTP. The protocol
+gives the app a message that was already waiting only after the other connections' turn, so a
+socket whose messages came by the thousand in one read does not hold the event loop for all
+of them.
 """
 
 from __future__ import annotations
 
-import asyncio
 import math
 import time
 from contextlib import suppress
@@ -195,11 +195,9 @@ class Session:
                     read = news.beyond(feed.cursor)
 
     async def answer(self) -> None:
-        """Answer the caller's messages until the socket closes, each within the budget, and
-        give the other connections their turn after each."""
+        """Answer the caller's messages until the socket closes, each within the budget."""
         while True:
             frame = await self.receive()
-            await asyncio.sleep(0)
             if wait := self.budget.spend():
                 await self.over_budget(frame, wait)
                 continue
