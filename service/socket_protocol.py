@@ -115,7 +115,10 @@ class ClosingWebSocketProtocol(WebSocketsSansIOProtocol):
             return
         if self.unread:  # reading resumed before the rest was parsed (the app's close)
             data, self.unread = self.unread + data, b""
-        self.parse(data)
+        if len(data) <= SLICE:  # the common case: one slice
+            super().data_received(data)
+        else:
+            self.parse(data)
 
     def parse(self, data: bytes) -> None:
         """Parse a slice of ``data``, and the rest later (reading paused meanwhile): on the
@@ -141,7 +144,10 @@ class ClosingWebSocketProtocol(WebSocketsSansIOProtocol):
         its turn first: the app answers one message of a flood a turn."""
         if not self.queue.empty():
             await asyncio.sleep(0)
-        message = await super().receive()  # uvicorn resumes reading once the app has read all
+        message = await self.queue.get()
+        if self.read_paused and self.queue.empty():  # as uvicorn's: the app has read all
+            self.read_paused = False
+            self.transport.resume_reading()
         if self.unread and not self.read_paused:
             data, self.unread = self.unread, b""
             self.parse(data)

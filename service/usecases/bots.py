@@ -112,15 +112,14 @@ def seats_a_bot(events: Sequence[NewEvent]) -> bool:
 
 
 def owned_games(events: Sequence[NewEvent]) -> bool:
-    """Whether appending ``events`` makes the game its writer's (``BotShare.seated``): it
-    seats a bot, or creates a game whose clock hands a seat out of time to one."""
-    if seats_a_bot(events):
-        return True
-    for event in events:
-        if event.type == "GameCreated":
-            on_timeout = (event.data.get("clock") or {}).get("on_timeout", "")
-            return timeout_bot(on_timeout) is not None
-    return False
+    """Whether appending ``events``, which seat no bot, makes the game its writer's all the
+    same (``BotShare.seated``): it creates a game whose clock hands a seat out of time to a
+    bot (only a creation's first event can)."""
+    first = events[0] if events else None
+    if first is None or first.type != "GameCreated":
+        return False
+    on_timeout = (first.data.get("clock") or {}).get("on_timeout", "")
+    return timeout_bot(on_timeout) is not None
 
 
 def plays(replay: Replay) -> bool:
@@ -188,9 +187,9 @@ class BotDriver:
         bots (nothing is read on the committing thread, which may be the event loop's). The
         worker reads the game afresh. Other processes' games: ``resume``. A commit that seats
         a bot makes the game the owner's of the write, if it has none (``BotShare.seated``)."""
-        if owned_games(appending.events):
-            self.share.seated(appending.stream_id)
         seating = seats_a_bot(appending.events)
+        if seating or owned_games(appending.events):
+            self.share.seated(appending.stream_id)
         game = None if seating else self.games.held(appending.stream_id)
         if seating or (game is not None and plays(game.replay)):
             self.queue(appending.stream_id)
