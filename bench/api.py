@@ -53,7 +53,7 @@ from bench.harness import (  # noqa: E402
     servers,
     service_cpu_seconds,
 )
-from eventstore import NewEvent, SqliteEventStore  # noqa: E402
+from eventstore import Appending, NewEvent, SqliteEventStore  # noqa: E402
 
 RAW_SECONDS = 3.0
 PLAYERS = {"race35": 4, "sorry": 4}
@@ -170,7 +170,9 @@ def store_appends(folder: Path, threads: int, seconds: float) -> tuple[float, di
     def append_until_deadline(n: int) -> None:
         version = 0
         while time.perf_counter() < deadline:
-            store.append(f"s{n}", [NewEvent("MovePlayed", {"n": version}, n % 4)], version)
+            store.append(
+                Appending(f"s{n}", [NewEvent("MovePlayed", {"n": version}, n % 4)], version)
+            )
             version += 1
 
     began = time.perf_counter()

@@ -37,7 +37,6 @@ from .derived import Derived
 from .model import (
     Appending,
     AppendResult,
-    NewEvent,
     StoredEvent,
     StreamInfo,
     Summarised,
@@ -51,20 +50,9 @@ class Log(Protocol):
     """The log: append-only streams of events with optimistic concurrency, each with the
     meta and private record its creation stored."""
 
-    def append(
-        self,
-        stream_id: str,
-        events: Sequence[NewEvent],
-        expected_version: int,
-        idempotency_key: str | None = None,
-        *,
-        meta: dict[str, Any] | None = None,
-        private: dict[str, Any] | None = None,
-        fingerprint: str = "",
-        deadline: str | None = None,
-        summary: Summary | None = None,
-    ) -> AppendResult:
-        """Append events to a stream at expected_version (0 creates it), in one transaction.
+    def append(self, appending: Appending) -> AppendResult:
+        """Append an ``Appending``'s events to its stream at its expected version (0 creates
+        the stream), in one transaction.
 
         ``meta`` and ``private`` are stored when the append creates the stream (ignored
         afterwards). ``deadline`` becomes the stream's deadline, None clearing it: every append
@@ -84,17 +72,7 @@ class Log(Protocol):
         """
         ...
 
-    async def append_async(
-        self,
-        stream_id: str,
-        events: Sequence[NewEvent],
-        expected_version: int,
-        idempotency_key: str | None = None,
-        *,
-        fingerprint: str = "",
-        deadline: str | None = None,
-        summary: Summary | None = None,
-    ) -> AppendResult:
+    async def append_async(self, appending: Appending) -> AppendResult:
         """``append``, awaited: the event loop goes on while it commits (SQLite's group commit
         resolves the awaiting task when its batch is durable; PostgreSQL appends on a worker
         thread)."""

@@ -91,7 +91,10 @@ class SummaryQuery(msgspec.Struct, frozen=True):
 
 
 class Appending(msgspec.Struct, frozen=True):
-    """One append as asked of a store's ``append_batch``: the arguments ``append`` takes."""
+    """One append as asked of a store (``append``, ``append_async``, one of ``append_batch``):
+    events for a stream at the version they were judged on (0 creates the stream), the
+    idempotency key with the request's fingerprint, the creation's ``meta`` and ``private``
+    records, the stream's next deadline and its summary when it changes."""
 
     stream_id: str
     events: Sequence[NewEvent]

@@ -57,7 +57,7 @@ from .derived import DerivedRow, Drop
 from .errors import StoreUnavailable, VersionConflict
 from .faults import FaultTally
 from .hashing import GENESIS, seal
-from .model import Appending, AppendResult, NewEvent, StoredEvent, Summary
+from .model import Appending, AppendResult, StoredEvent, Summary
 from .postgres_pool import Connections, redacted, translated
 from .sql import POSTGRES, SqlStore
 
@@ -209,36 +209,14 @@ class PostgresEventStore(SqlStore):
 
     # writing
 
-    def append(
-        self,
-        stream_id: str,
-        events: Sequence[NewEvent],
-        expected_version: int,
-        idempotency_key: str | None = None,
-        *,
-        meta: dict[str, Any] | None = None,
-        private: dict[str, Any] | None = None,
-        fingerprint: str = "",
-        deadline: str | None = None,
-        summary: Summary | None = None,
-    ) -> AppendResult:
-        """Append events to a stream at expected_version (0 creates it), in one transaction."""
-        asked = sql.request(
-            stream_id,
-            events,
-            expected_version,
-            idempotency_key,
-            fingerprint=fingerprint,
-            deadline=deadline,
-            meta=meta,
-            private=private,
-            summary=summary,
-        )
+    def append(self, appending: Appending) -> AppendResult:
+        """Append events to a stream at its expected version (0 creates it), in one transaction."""
+        asked = sql.request(appending)
 
         def work(conn: psycopg.Connection[Any]) -> AppendResult:
             return self._append(conn, asked)
 
-        with translated(f"cannot append to stream {stream_id!r}"):
+        with translated(f"cannot append to stream {asked.stream_id!r}"):
             try:
                 result = self._transaction(work)
             except pg_errors.UniqueViolation:
@@ -247,28 +225,9 @@ class PostgresEventStore(SqlStore):
         self._commits.record(0 if result.replayed else len(result.events))
         return result
 
-    async def append_async(
-        self,
-        stream_id: str,
-        events: Sequence[NewEvent],
-        expected_version: int,
-        idempotency_key: str | None = None,
-        *,
-        fingerprint: str = "",
-        deadline: str | None = None,
-        summary: Summary | None = None,
-    ) -> AppendResult:
+    async def append_async(self, appending: Appending) -> AppendResult:
         """``append`` on a worker thread, awaited: the event loop goes on while it commits."""
-        return await asyncio.to_thread(
-            self.append,
-            stream_id,
-            events,
-            expected_version,
-            idempotency_key,
-            fingerprint=fingerprint,
-            deadline=deadline,
-            summary=summary,
-        )
+        return await asyncio.to_thread(self.append, appending)
 
     def append_batch(self, appends: Sequence[Appending]) -> list[AppendResult]:
         """Several appends in one transaction: all or none."""
@@ -282,7 +241,7 @@ class PostgresEventStore(SqlStore):
                 results = self._transaction(work)
             except pg_errors.UniqueViolation:  # a racing append took a version first
                 for a in asked:
-                    sql.check_version(a.stream_id, a.expected, self.version(a.stream_id))
+                    sql.check_version(a.stream_id, a.expected_version, self.version(a.stream_id))
                 raise
         self._count()
         self._commits.record(sum(len(r.events) for r in results if not r.replayed))
@@ -293,7 +252,7 @@ class PostgresEventStore(SqlStore):
         with self._pooled("cannot write", write=True) as conn, conn.transaction():
             return work(conn)
 
-    def _append(self, conn: psycopg.Connection[Any], asked: sql.Append) -> AppendResult:
+    def _append(self, conn: psycopg.Connection[Any], asked: Appending) -> AppendResult:
         """One append inside its transaction: lock the stream, idempotency, version, insert."""
         stream_id = asked.stream_id
         query = "SELECT version, head_hash FROM streams WHERE stream_id = %s FOR UPDATE"
@@ -303,15 +262,15 @@ class PostgresEventStore(SqlStore):
         if replayed is not None:
             return replayed
         current, head = (0, GENESIS) if row is None else (int(row[0]), str(row[1]))
-        sql.check_version(stream_id, asked.expected, current)
+        sql.check_version(stream_id, asked.expected_version, current)
         stored = seal(stream_id, asked.events, current, head, iso_timestamp(now))
         _write(conn, asked, stored, replaces)
         return AppendResult(events=stored, replayed=False)
 
-    def _after_duplicate(self, asked: sql.Append) -> AppendResult:
+    def _after_duplicate(self, asked: Appending) -> AppendResult:
         """A racing append stored the same version first: its result if it was ours (or
         ``IdempotencyKeyReused`` if it had our key for another request), else 409."""
-        stream_id, expected, key = asked.stream_id, asked.expected, asked.key
+        stream_id, expected, key = asked.stream_id, asked.expected_version, asked.idempotency_key
         if key is not None:
             cutoff = self._key_cutoff()
             with self._pooled("cannot look up a key") as conn:
@@ -496,7 +455,7 @@ def temporary_schema(url: str, prefix: str = "scratch") -> Iterator[str]:
 
 def _write(
     conn: psycopg.Connection[Any],
-    asked: sql.Append,
+    asked: Appending,
     stored: tuple[StoredEvent, ...],
     replaces: bool,
 ) -> None:
@@ -517,9 +476,9 @@ def _write(
         )
         if asked.summary is not None:
             sql.write_summary(conn, POSTGRES, last.stream_id, asked.summary, last.at)
-        if asked.key is not None:
+        if (key := asked.idempotency_key) is not None:
             statement = REPLACE_KEY if replaces else INSERT_KEY
-            conn.execute(statement, sql.key_row(stored, asked.key, asked.fingerprint))
+            conn.execute(statement, sql.key_row(stored, key, asked.fingerprint))
         conn.execute("SELECT pg_notify(%s, %s)", [CHANNEL, _payload(last)])
 
 

@@ -307,65 +307,25 @@ def key_cutoff(now: datetime, ttl: float) -> str:
         return ""
 
 
-def deadline_value(deadline: str | None) -> str | None:
-    """A deadline as stored: ``iso_timestamp``'s form, or None for none."""
-    return None if deadline is None else canonical_timestamp(deadline)
+def request(asked: Appending) -> Appending:
+    """Check an append (ValueError: no events, a deadline that is no time): the same append,
+    its deadline in ``iso_timestamp``'s form."""
+    if not asked.events:
+        raise ValueError(f"append to stream {asked.stream_id!r} needs at least one event")
+    if asked.deadline is None:
+        return asked
+    deadline = canonical_timestamp(asked.deadline)
+    if deadline == asked.deadline:
+        return asked
+    return msgspec.structs.replace(asked, deadline=deadline)
 
 
-class Append(NamedTuple):
-    """One append as asked of a store, checked (``request``): what its transaction needs."""
-
-    stream_id: str
-    events: Sequence[NewEvent]
-    expected: int
-    key: str | None
-    fingerprint: str
-    deadline: str | None
-    """The stream's deadline after this append, in ``iso_timestamp``'s form, or None."""
-    meta: dict[str, Any] | None
-    private: dict[str, Any] | None
-    summary: Summary | None = None
-    """The stream's summary after this append, to write in its transaction (None: unchanged)."""
-
-
-def request(
-    stream_id: str,
-    events: Sequence[NewEvent],
-    expected: int,
-    key: str | None,
-    *,
-    fingerprint: str = "",
-    deadline: str | None = None,
-    meta: dict[str, Any] | None = None,
-    private: dict[str, Any] | None = None,
-    summary: Summary | None = None,
-) -> Append:
-    """Check an append's arguments (ValueError: no events, a deadline that is no time)."""
-    if not events:
-        raise ValueError(f"append to stream {stream_id!r} needs at least one event")
-    deadline = deadline_value(deadline)
-    return Append(stream_id, events, expected, key, fingerprint, deadline, meta, private, summary)
-
-
-def requests(appends: Sequence[Appending]) -> list[Append]:
+def requests(appends: Sequence[Appending]) -> list[Appending]:
     """Check a batch's appends (ValueError: as ``request``, or one stream twice)."""
     ids = [a.stream_id for a in appends]
     if len(set(ids)) != len(ids):
         raise ValueError("a batch appends to each stream at most once")
-    return [
-        request(
-            a.stream_id,
-            a.events,
-            a.expected_version,
-            a.idempotency_key,
-            fingerprint=a.fingerprint,
-            deadline=a.deadline,
-            meta=a.meta,
-            private=a.private,
-            summary=a.summary,
-        )
-        for a in appends
-    ]
+    return [request(a) for a in appends]
 
 
 def check_version(stream_id: str, expected: int, actual: int) -> None:
@@ -575,17 +535,18 @@ def earlier(
 
 
 def check_key(
-    conn: Any, dialect: Dialect, asked: Append, now: datetime, ttl: float
+    conn: Any, dialect: Dialect, asked: Appending, now: datetime, ttl: float
 ) -> tuple[AppendResult | None, bool]:
     """An append's idempotency key, looked up in its transaction: the first result when the
     key is live (see ``replay``: ``IdempotencyKeyReused`` for another request); else None and
     whether the key has an expired row, which this append's row then replaces."""
-    if asked.key is None:
+    key = asked.idempotency_key
+    if key is None:
         return None, False
-    found = stored_key(conn, dialect, asked.stream_id, asked.key)
+    found = stored_key(conn, dialect, asked.stream_id, key)
     if found is None or found.expired(key_cutoff(now, ttl)):
         return None, found is not None
-    key, fingerprint, events = asked.key, asked.fingerprint, asked.events
+    fingerprint, events = asked.fingerprint, asked.events
     return replay(conn, dialect, asked.stream_id, key, found, fingerprint, events), True
 
 

@@ -76,7 +76,7 @@ from .derived import DerivedRow, Drop
 from .errors import StoreError, VersionConflict
 from .faults import FaultTally
 from .hashing import GENESIS, seal
-from .model import Appending, AppendResult, NewEvent, StoredEvent, Summary
+from .model import Appending, AppendResult, StoredEvent, Summary
 from .sql import SQLITE, SqlStore
 from .sqlite_announce import Announcer, Wake
 from .sqlite_files import Files
@@ -186,56 +186,16 @@ class SqliteEventStore(SqlStore):
 
     # writing
 
-    def append(
-        self,
-        stream_id: str,
-        events: Sequence[NewEvent],
-        expected_version: int,
-        idempotency_key: str | None = None,
-        *,
-        meta: dict[str, Any] | None = None,
-        private: dict[str, Any] | None = None,
-        fingerprint: str = "",
-        deadline: str | None = None,
-        summary: Summary | None = None,
-    ) -> AppendResult:
-        """Append events to a stream at expected_version (0 creates it), in one transaction."""
-        asked = sql.request(
-            stream_id,
-            events,
-            expected_version,
-            idempotency_key,
-            fingerprint=fingerprint,
-            deadline=deadline,
-            meta=meta,
-            private=private,
-            summary=summary,
-        )
-        result: AppendResult = self._writer.enqueue(*self._append_job(asked)).result()
+    def append(self, appending: Appending) -> AppendResult:
+        """Append events to a stream at its expected version (0 creates it), in one transaction."""
+        job = self._append_job(sql.request(appending))
+        result: AppendResult = self._writer.enqueue(*job).result()
         return result
 
-    async def append_async(
-        self,
-        stream_id: str,
-        events: Sequence[NewEvent],
-        expected_version: int,
-        idempotency_key: str | None = None,
-        *,
-        fingerprint: str = "",
-        deadline: str | None = None,
-        summary: Summary | None = None,
-    ) -> AppendResult:
+    async def append_async(self, appending: Appending) -> AppendResult:
         """``append`` awaited: the writer thread resolves the task when the batch has committed."""
-        asked = sql.request(
-            stream_id,
-            events,
-            expected_version,
-            idempotency_key,
-            fingerprint=fingerprint,
-            deadline=deadline,
-            summary=summary,
-        )
-        result: AppendResult = await self._writer.enqueue_awaited(*self._append_job(asked))
+        job = self._append_job(sql.request(appending))
+        result: AppendResult = await self._writer.enqueue_awaited(*job)
         return result
 
     def append_batch(self, appends: Sequence[Appending]) -> list[AppendResult]:
@@ -250,7 +210,7 @@ class SqliteEventStore(SqlStore):
         result: list[AppendResult] = self._submit(f"cannot append a batch of {len(ids)}", work)
         return result
 
-    def _append_job(self, asked: sql.Append) -> tuple[str, Work]:
+    def _append_job(self, asked: Appending) -> tuple[str, Work]:
         """One append as the writer's job: what it is doing (for its errors) and its work."""
 
         def work(conn: sqlite3.Connection) -> AppendResult:
@@ -262,9 +222,9 @@ class SqliteEventStore(SqlStore):
         """Queue work for the writer and wait until its batch has committed."""
         return self._writer.submit(doing, work)
 
-    def _append(self, conn: sqlite3.Connection, asked: sql.Append) -> AppendResult:
+    def _append(self, conn: sqlite3.Connection, asked: Appending) -> AppendResult:
         """One append inside the batch's transaction: idempotency, version check, insert."""
-        stream_id, expected = asked.stream_id, asked.expected
+        stream_id, expected = asked.stream_id, asked.expected_version
         now = self._clock()
         replayed, replaces = sql.check_key(conn, SQLITE, asked, now, self._idempotency_ttl)
         if replayed is not None:
@@ -439,7 +399,7 @@ UPDATE_STREAM = (
 
 
 def _write(
-    conn: sqlite3.Connection, asked: sql.Append, stored: tuple[StoredEvent, ...], replaces: bool
+    conn: sqlite3.Connection, asked: Appending, stored: tuple[StoredEvent, ...], replaces: bool
 ) -> None:
     """Insert the events, move the stream (creating it) and its deadline, write its summary
     when given, store the key (replacing its expired row when ``replaces``)."""
@@ -455,9 +415,9 @@ def _write(
     conn.executemany(sql.INSERT_EVENT, [sql.event_row(SQLITE, event) for event in stored])
     if asked.summary is not None:
         sql.write_summary(conn, SQLITE, last.stream_id, asked.summary, last.at)
-    if asked.key is not None:
+    if (key := asked.idempotency_key) is not None:
         statement = sql.REPLACE_KEY if replaces else sql.INSERT_KEY
-        conn.execute(statement, sql.key_row(stored, asked.key, asked.fingerprint))
+        conn.execute(statement, sql.key_row(stored, key, asked.fingerprint))
 
 
 def _stored_version(conn: sqlite3.Connection, stream_id: str) -> int:

@@ -55,20 +55,7 @@ class Writer:
         is a 409 saying ``what`` moved on."""
         with StoredErrors(what):
             if len(appends) == 1:
-                a = appends[0]
-                results = [
-                    self.store.append(
-                        a.stream_id,
-                        a.events,
-                        a.expected_version,
-                        a.idempotency_key,
-                        meta=a.meta,
-                        private=a.private,
-                        fingerprint=a.fingerprint,
-                        deadline=a.deadline,
-                        summary=a.summary,
-                    )
-                ]
+                results = [self.store.append(appends[0])]
             else:
                 results = self.store.append_batch(appends)
         for work in self._work(appends, results):
@@ -78,15 +65,7 @@ class Writer:
     async def commit_async(self, a: Appending) -> AppendResult:
         """Write one append of a stream that exists, awaited; followers' work on a thread."""
         with StoredErrors():
-            result = await self.store.append_async(
-                a.stream_id,
-                a.events,
-                a.expected_version,
-                a.idempotency_key,
-                fingerprint=a.fingerprint,
-                deadline=a.deadline,
-                summary=a.summary,
-            )
+            result = await self.store.append_async(a)
         for work in self._work([a], [result]):
             await anyio.to_thread.run_sync(run, work)
         return result

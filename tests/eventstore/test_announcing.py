@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from eventstore import Announcing, NewEvent, SqliteEventStore, VersionConflict
+from eventstore import Announcing, Appending, NewEvent, SqliteEventStore, VersionConflict
 from eventstore.sqlite_announce import Others
 from eventstore.sqlite_writer import WATCH_SECONDS
 from tests.waiting import wait_until
@@ -55,10 +55,10 @@ def test_a_subscriber_is_woken_after_the_commit_of_its_stream(store: SqliteEvent
     mine, other = Counter(store, "g1"), Counter(store, "g2")
     store.subscribe("g1", mine)
     store.subscribe("g2", other)
-    store.append("g1", [event(1), event(2)], 0)
+    store.append(Appending("g1", [event(1), event(2)], 0))
     assert mine.woken.wait(5)
     assert mine.versions == [2]  # woken after the commit: the append is there to read
-    store.append("g1", [event(3)], 2)
+    store.append(Appending("g1", [event(3)], 2))
     wait_until(lambda: len(mine.versions) == 2, message="the second append woke nobody")
     assert mine.versions == [2, 3]
     assert mine.told == [2, 3]  # each wake says the version the stream reached
@@ -66,14 +66,14 @@ def test_a_subscriber_is_woken_after_the_commit_of_its_stream(store: SqliteEvent
 
 
 def test_failed_and_replayed_appends_wake_nobody(store: SqliteEventStore) -> None:
-    store.append("g1", [event(1)], 0, idempotency_key="k")
+    store.append(Appending("g1", [event(1)], 0, idempotency_key="k"))
     woken = Counter(store, "g1")
     store.subscribe("g1", woken)
     with pytest.raises(VersionConflict):
-        store.append("g1", [event(2)], 0)
-    assert store.append("g1", [event(1)], 0, idempotency_key="k").replayed
-    store.append("g2", [event(1)], 0)  # the writer has moved on past both
-    store.append("g1", [event(2)], 1)
+        store.append(Appending("g1", [event(2)], 0))
+    assert store.append(Appending("g1", [event(1)], 0, idempotency_key="k")).replayed
+    store.append(Appending("g2", [event(1)], 0))  # the writer has moved on past both
+    store.append(Appending("g1", [event(2)], 1))
     wait_until(lambda: woken.versions, message="the good append woke nobody")
     assert woken.versions == [2]
 
@@ -84,9 +84,9 @@ def test_unsubscribing_stops_the_wake_ups(store: SqliteEventStore) -> None:
     unsubscribe = store.subscribe("g1", dropped)
     unsubscribe()
     unsubscribe()  # twice is harmless
-    store.append("g1", [event(1)], 0)
+    store.append(Appending("g1", [event(1)], 0))
     assert kept.woken.wait(5)
-    store.append("g1", [event(2)], 1)
+    store.append(Appending("g1", [event(2)], 1))
     wait_until(lambda: len(kept.versions) == 2, message="the kept subscriber was not woken")
     assert dropped.versions == []
 
@@ -96,7 +96,7 @@ def test_one_callable_subscribed_twice_is_two_subscriptions(store: SqliteEventSt
     first = store.subscribe("g1", woken)
     store.subscribe("g1", woken)
     first()
-    store.append("g1", [event(1)], 0)
+    store.append(Appending("g1", [event(1)], 0))
     assert woken.woken.wait(5)  # the second subscription still stands
 
 
@@ -112,18 +112,20 @@ def test_a_failing_wake_breaks_neither_the_writer_nor_the_others(
     good = Counter(store, "g1")
     store.subscribe("g1", broken)
     store.subscribe("g1", good)
-    store.append("g1", [event(1)], 0)
-    store.append("g1", [event(2)], 1)
+    store.append(Appending("g1", [event(1)], 0))
+    store.append(Appending("g1", [event(2)], 1))
     wait_until(lambda: len(good.versions) == 2, message="the good subscriber missed wake-ups")
     assert calls == ["broken", "broken"]
-    assert store.append("g1", [event(3)], 2).events[-1].version == 3  # the writer goes on
+    assert (
+        store.append(Appending("g1", [event(3)], 2)).events[-1].version == 3
+    )  # the writer goes on
 
 
 ANOTHER_PROCESS = """
 import sys
-from eventstore import NewEvent, SqliteEventStore
+from eventstore import Appending, NewEvent, SqliteEventStore
 with SqliteEventStore(sys.argv[1]) as store:
-    store.append("g1", [NewEvent("MovePlayed", {"n": 1}, 0)], 0)
+    store.append(Appending("g1", [NewEvent("MovePlayed", {"n": 1}, 0)], 0))
 """
 
 INSERT = (
@@ -132,11 +134,12 @@ INSERT = (
 )
 MANY_APPENDS = """
 import sys
-from eventstore import NewEvent, SqliteEventStore
+from eventstore import Appending, NewEvent, SqliteEventStore
 with SqliteEventStore(sys.argv[1]) as store:
     for version in range(50):
         for n in range(4):
-            store.append(f"{sys.argv[2]}{n}", [NewEvent("MovePlayed", {"n": version}, 0)], version)
+            moved = [NewEvent("MovePlayed", {"n": version}, 0)]
+            store.append(Appending(f"{sys.argv[2]}{n}", moved, version))
 """
 
 
@@ -146,14 +149,14 @@ def test_an_append_by_another_process_wakes_its_streams_subscribers_with_the_ver
     woken, elsewhere = Counter(store, "g1"), Counter(store, "g9")
     store.subscribe("g1", woken)
     store.subscribe("g9", elsewhere)
-    store.append("g0", [event(1)], 0)  # the writer has looked at the file at least once
+    store.append(Appending("g0", [event(1)], 0))  # the writer has looked at the file at least once
     database = str(tmp_path / "events.db")
     command = [sys.executable, "-c", ANOTHER_PROCESS, database]
     subprocess.run(command, check=True, timeout=60, cwd=Path(__file__).parents[2])
     assert woken.woken.wait(5), "another process's append was never announced"
     assert woken.versions == [1]
     assert woken.told == [1]  # the version the other process's append reached
-    store.append("g0", [event(2)], 1)  # a batch of this process's own, looked at after
+    store.append(Appending("g0", [event(2)], 1))  # a batch of this process's own, looked at after
     time.sleep(5 * WATCH_SECONDS)
     assert woken.told == [1]  # told once
     assert not elsewhere.woken.is_set()  # a stream nobody moved is not woken
@@ -174,7 +177,7 @@ def test_a_writer_waits_for_the_file_lock_another_process_holds(
 ) -> None:
     with (tmp_path / "events.db-writer").open("rb") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        appending = threading.Thread(target=store.append, args=("g1", [event(1)], 0))
+        appending = threading.Thread(target=store.append, args=(Appending("g1", [event(1)], 0),))
         appending.start()
         appending.join(0.5)
         assert appending.is_alive(), "the append did not wait for the interlock"
@@ -187,7 +190,7 @@ def test_a_writer_waits_for_the_file_lock_another_process_holds(
 def test_a_look_for_others_reads_past_what_this_writer_committed_alone(tmp_path: Path) -> None:
     database = tmp_path / "events.db"
     with SqliteEventStore(database) as store:
-        store.append("mine", [event(1)], 0)
+        store.append(Appending("mine", [event(1)], 0))
     mine, theirs = (sqlite3.connect(database, isolation_level=None) for _ in range(2))
     others = Others(mine)
     for version in (2, 3):  # this writer alone: the next look need not read these rows again

@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 from eventstore import (
     GENESIS,
+    Appending,
     AppendResult,
     EventStore,
     IdempotencyKeyReused,
@@ -43,7 +44,7 @@ def events(*types: str, by: int | str = 0) -> list[NewEvent]:
 def filled(store: EventStore, stream_id: str = "g1", count: int = 5) -> list[StoredEvent]:
     """Append count events one by one and return them as read back."""
     for version in range(count):
-        store.append(stream_id, events(f"E{version + 1}"), version)
+        store.append(Appending(stream_id, events(f"E{version + 1}"), version))
     return store.read(stream_id)
 
 
@@ -51,16 +52,16 @@ def filled(store: EventStore, stream_id: str = "g1", count: int = 5) -> list[Sto
 
 
 def test_first_append_creates_stream_at_version_one(store: EventStore) -> None:
-    result = store.append("g1", events("GameCreated"), 0)
+    result = store.append(Appending("g1", events("GameCreated"), 0))
     assert not result.replayed
     assert [(e.stream_id, e.version, e.type) for e in result.events] == [("g1", 1, "GameCreated")]
     assert store.version("g1") == 1
 
 
 def test_versions_continue_without_gaps_across_batches(store: EventStore) -> None:
-    store.append("g1", events("A", "B", "C"), 0)
-    store.append("g1", events("D"), 3)
-    store.append("g1", events("E", "F"), 4)
+    store.append(Appending("g1", events("A", "B", "C"), 0))
+    store.append(Appending("g1", events("D"), 3))
+    store.append(Appending("g1", events("E", "F"), 4))
     assert [e.version for e in store.read("g1")] == [1, 2, 3, 4, 5, 6]
     assert [e.type for e in store.read("g1")] == list("ABCDEF")
     assert store.version("g1") == 6
@@ -74,15 +75,15 @@ def test_absent_stream_is_at_version_zero_and_empty(store: EventStore) -> None:
 
 
 def test_streams_are_versioned_independently(store: EventStore) -> None:
-    store.append("g1", events("A", "B"), 0)
-    store.append("g2", events("A"), 0)
+    store.append(Appending("g1", events("A", "B"), 0))
+    store.append(Appending("g2", events("A"), 0))
     assert (store.version("g1"), store.version("g2")) == (2, 1)
     assert [e.prev_hash for e in store.read("g2")] == [GENESIS]
 
 
 def test_empty_append_is_refused(store: EventStore) -> None:
     with pytest.raises(ValueError, match="at least one event"):
-        store.append("g1", [], 0)
+        store.append(Appending("g1", [], 0))
     assert store.version("g1") == 0
 
 
@@ -92,7 +93,7 @@ def test_empty_append_is_refused(store: EventStore) -> None:
 def test_stale_expected_version_conflicts_and_writes_nothing(store: EventStore) -> None:
     before = filled(store, count=3)
     with pytest.raises(VersionConflict) as caught:
-        store.append("g1", events("Late", "Later"), 2)
+        store.append(Appending("g1", events("Late", "Later"), 2))
     conflict = caught.value
     assert (conflict.stream_id, conflict.expected, conflict.actual) == ("g1", 2, 3)
     assert "2" in str(conflict) and "3" in str(conflict) and "'g1'" in str(conflict)
@@ -103,22 +104,22 @@ def test_stale_expected_version_conflicts_and_writes_nothing(store: EventStore) 
 def test_expected_version_ahead_of_stream_conflicts(store: EventStore) -> None:
     filled(store, count=2)
     with pytest.raises(VersionConflict) as caught:
-        store.append("g1", events("X"), 7)
+        store.append(Appending("g1", events("X"), 7))
     assert (caught.value.expected, caught.value.actual) == (7, 2)
     assert store.version("g1") == 2
 
 
 def test_append_to_absent_stream_must_expect_zero(store: EventStore) -> None:
     with pytest.raises(VersionConflict) as caught:
-        store.append("g1", events("X"), 1)
+        store.append(Appending("g1", events("X"), 1))
     assert (caught.value.expected, caught.value.actual) == (1, 0)
     assert store.stream("g1") is None
 
 
 def test_creating_an_existing_stream_raises_stream_exists(store: EventStore) -> None:
-    store.append("g1", events("GameCreated"), 0, meta={"ruleset": "sorry"})
+    store.append(Appending("g1", events("GameCreated"), 0, meta={"ruleset": "sorry"}))
     with pytest.raises(StreamExists) as caught:
-        store.append("g1", events("GameCreated"), 0, meta={"ruleset": "ludo"})
+        store.append(Appending("g1", events("GameCreated"), 0, meta={"ruleset": "ludo"}))
     assert isinstance(caught.value, VersionConflict)
     assert caught.value.actual == 1
     assert store.version("g1") == 1
@@ -153,13 +154,17 @@ def test_read_after_until_limit(
 
 
 def test_read_returns_what_append_returned(store: EventStore) -> None:
-    first = store.append("g1", events("A", "B"), 0).events
-    second = store.append("g1", [NewEvent("C", {"deep": {"list": [1, "x", None]}}, "referee")], 2)
+    first = store.append(Appending("g1", events("A", "B"), 0)).events
+    second = store.append(
+        Appending("g1", [NewEvent("C", {"deep": {"list": [1, "x", None]}}, "referee")], 2)
+    )
     assert tuple(store.read("g1")) == first + second.events
 
 
 def test_data_is_stored_in_its_json_form(store: EventStore) -> None:
-    result = store.append("g1", [NewEvent("A", {"pair": (1, 2), "nested": {"t": ()}}, 0)], 0)
+    result = store.append(
+        Appending("g1", [NewEvent("A", {"pair": (1, 2), "nested": {"t": ()}}, 0)], 0)
+    )
     expected = {"pair": [1, 2], "nested": {"t": []}}
     assert result.events[0].data == expected
     assert store.read("g1")[0].data == expected
@@ -167,15 +172,15 @@ def test_data_is_stored_in_its_json_form(store: EventStore) -> None:
 
 
 def test_by_keeps_seat_numbers_and_names_apart(store: EventStore) -> None:
-    store.append("g1", [NewEvent("A", {}, 0), NewEvent("B", {}, "referee")], 0)
-    store.append("g1", [NewEvent("C", {}, "server"), NewEvent("D", {}, 3)], 2)
+    store.append(Appending("g1", [NewEvent("A", {}, 0), NewEvent("B", {}, "referee")], 0))
+    store.append(Appending("g1", [NewEvent("C", {}, "server"), NewEvent("D", {}, 3)], 2))
     assert [e.by for e in store.read("g1")] == [0, "referee", "server", 3]
 
 
 def test_at_is_utc_iso_with_microseconds_and_z(backend: Backend) -> None:
     plus_two = datetime.fromisoformat("2025-03-01T14:30:05.123456+02:00")
     store = backend.open(lambda: plus_two)
-    stored = store.append("g1", events("A", "B"), 0).events
+    stored = store.append(Appending("g1", events("A", "B"), 0)).events
     assert [e.at for e in stored] == ["2025-03-01T12:30:05.123456Z"] * 2
     assert store.read("g1")[0].at == "2025-03-01T12:30:05.123456Z"
 
@@ -191,7 +196,7 @@ def test_chain_starts_from_genesis_and_links_each_event(store: EventStore) -> No
 
 
 def test_hash_follows_the_published_recipe(store: EventStore) -> None:
-    store.append("g1", [NewEvent("MovePlayed", {"move": "m1", "ü": [1, 2.5]}, 2)], 0)
+    store.append(Appending("g1", [NewEvent("MovePlayed", {"move": "m1", "ü": [1, 2.5]}, 2)], 0))
     event = store.read("g1")[0]
     fields = {k: getattr(event, k) for k in ("stream_id", "version", "type", "data", "by", "at")}
     plain = json.dumps(fields, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
@@ -249,26 +254,30 @@ def test_verify_chain_of_a_tail_checks_the_anchor_when_given(store: EventStore) 
 
 
 def test_idempotent_retry_returns_first_result_and_appends_nothing(store: EventStore) -> None:
-    store.append("g1", events("GameCreated"), 0)
-    first = store.append("g1", events("MovePlayed", "TurnPassed"), 1, "key-1")
-    retry = store.append("g1", events("MovePlayed", "TurnPassed"), 1, "key-1")
+    store.append(Appending("g1", events("GameCreated"), 0))
+    first = store.append(Appending("g1", events("MovePlayed", "TurnPassed"), 1, "key-1"))
+    retry = store.append(Appending("g1", events("MovePlayed", "TurnPassed"), 1, "key-1"))
     assert not first.replayed and retry.replayed
     assert retry.events == first.events
     assert store.version("g1") == 3
 
 
 def test_idempotent_retry_wins_over_a_stale_expected_version(store: EventStore) -> None:
-    store.append("g1", events("GameCreated"), 0)
-    first = store.append("g1", events("MovePlayed"), 1, "key-1")
-    store.append("g1", events("Other"), 2)
-    retry = store.append("g1", events("MovePlayed"), 1, "key-1")
+    store.append(Appending("g1", events("GameCreated"), 0))
+    first = store.append(Appending("g1", events("MovePlayed"), 1, "key-1"))
+    store.append(Appending("g1", events("Other"), 2))
+    retry = store.append(Appending("g1", events("MovePlayed"), 1, "key-1"))
     assert retry.replayed and retry.events == first.events
     assert store.version("g1") == 3
 
 
 def test_idempotent_retry_of_a_creation(store: EventStore) -> None:
-    first = store.append("g1", events("GameCreated"), 0, "create", meta={"a": 1}, private={"s": 1})
-    retry = store.append("g1", events("GameCreated"), 0, "create", meta={"a": 1}, private={"s": 1})
+    first = store.append(
+        Appending("g1", events("GameCreated"), 0, "create", meta={"a": 1}, private={"s": 1})
+    )
+    retry = store.append(
+        Appending("g1", events("GameCreated"), 0, "create", meta={"a": 1}, private={"s": 1})
+    )
     assert retry.replayed and retry.events == first.events
     assert store.version("g1") == 1
 
@@ -284,23 +293,23 @@ def test_idempotent_retry_of_a_creation(store: EventStore) -> None:
     ],
 )
 def test_reused_key_with_different_events_errors(store: EventStore, other: list[NewEvent]) -> None:
-    store.append("g1", [NewEvent("MovePlayed", {"n": 0}, 0)], 0, "key-1")
+    store.append(Appending("g1", [NewEvent("MovePlayed", {"n": 0}, 0)], 0, "key-1"))
     with pytest.raises(IdempotencyKeyReused, match="'key-1'"):
-        store.append("g1", other, 1, "key-1")
+        store.append(Appending("g1", other, 1, "key-1"))
     assert store.version("g1") == 1
 
 
 def test_idempotency_keys_are_scoped_per_stream(store: EventStore) -> None:
-    store.append("g1", events("A"), 0, "same-key")
-    other = store.append("g2", events("B"), 0, "same-key")
+    store.append(Appending("g1", events("A"), 0, "same-key"))
+    other = store.append(Appending("g2", events("B"), 0, "same-key"))
     assert not other.replayed
     assert (store.version("g1"), store.version("g2")) == (1, 1)
 
 
 def test_lookup_returns_the_earlier_result(store: EventStore) -> None:
-    store.append("g1", events("A"), 0)
-    first = store.append("g1", events("B", "C"), 1, "key-1")
-    store.append("g1", events("D"), 3)
+    store.append(Appending("g1", events("A"), 0))
+    first = store.append(Appending("g1", events("B", "C"), 1, "key-1"))
+    store.append(Appending("g1", events("D"), 3))
     found = store.lookup("g1", "key-1")
     assert found is not None and found.replayed and found.events == first.events
     assert store.lookup("g1", "unused") is None
@@ -308,11 +317,11 @@ def test_lookup_returns_the_earlier_result(store: EventStore) -> None:
 
 
 def test_conflicting_append_does_not_use_up_its_key(store: EventStore) -> None:
-    store.append("g1", events("A"), 0)
+    store.append(Appending("g1", events("A"), 0))
     with pytest.raises(VersionConflict):
-        store.append("g1", events("B"), 0 + 5, "key-1")
+        store.append(Appending("g1", events("B"), 0 + 5, "key-1"))
     assert store.lookup("g1", "key-1") is None
-    assert not store.append("g1", events("B"), 1, "key-1").replayed
+    assert not store.append(Appending("g1", events("B"), 1, "key-1")).replayed
 
 
 # metadata, private record, listing
@@ -321,7 +330,7 @@ def test_conflicting_append_does_not_use_up_its_key(store: EventStore) -> None:
 def test_meta_and_private_are_stored_at_creation(store: EventStore) -> None:
     meta = {"ruleset": "sorry", "tags": ["club", "final"]}
     private = {"seed": "s3cr3t", "tokens": {"referee": "sha256:..."}}
-    created = store.append("g1", events("GameCreated"), 0, meta=meta, private=private)
+    created = store.append(Appending("g1", events("GameCreated"), 0, meta=meta, private=private))
     info = store.stream("g1")
     assert info is not None
     assert (info.stream_id, info.version, info.meta, info.last_type) == (
@@ -336,15 +345,15 @@ def test_meta_and_private_are_stored_at_creation(store: EventStore) -> None:
 
 
 def test_meta_and_private_are_ignored_after_creation(store: EventStore) -> None:
-    store.append("g1", events("GameCreated"), 0, meta={"v": 1}, private={"p": 1})
-    store.append("g1", events("MovePlayed"), 1, meta={"v": 2}, private={"p": 2})
+    store.append(Appending("g1", events("GameCreated"), 0, meta={"v": 1}, private={"p": 1}))
+    store.append(Appending("g1", events("MovePlayed"), 1, meta={"v": 2}, private={"p": 2}))
     info = store.stream("g1")
     assert info is not None and info.meta == {"v": 1}
     assert store.private("g1") == {"p": 1}
 
 
 def test_stream_without_meta_or_private(store: EventStore) -> None:
-    store.append("g1", events("A"), 0)
+    store.append(Appending("g1", events("A"), 0))
     info = store.stream("g1")
     assert info is not None and info.meta == {}
     assert store.private("g1") is None
@@ -352,8 +361,8 @@ def test_stream_without_meta_or_private(store: EventStore) -> None:
 
 def test_streams_lists_every_stream_oldest_first(store: EventStore) -> None:
     for name in ("zeta", "alpha", "mid"):
-        store.append(name, events("GameCreated"), 0, meta={"name": name})
-    store.append("alpha", events("MovePlayed", "GameFinished"), 1)
+        store.append(Appending(name, events("GameCreated"), 0, meta={"name": name}))
+    store.append(Appending("alpha", events("MovePlayed", "GameFinished"), 1))
     listed = store.streams()
     assert [s.stream_id for s in listed] == ["zeta", "alpha", "mid"]
     assert [(s.version, s.last_type) for s in listed] == [
@@ -369,7 +378,7 @@ def test_another_store_on_the_same_database_sees_everything(
     store: EventStore, backend: Backend
 ) -> None:
     log = filled(store, count=3)
-    store.append("g2", events("A"), 0, "k", meta={"m": 1}, private={"p": 1})
+    store.append(Appending("g2", events("A"), 0, "k", meta={"m": 1}, private={"p": 1}))
     other = backend.open(ticking_clock())  # keys expire by the store's clock: keep the time
     assert other.read("g1") == log
     assert other.version("g1") == 3
@@ -394,7 +403,7 @@ def race(stores: list[EventStore], threads: int, attempts: int) -> Counter[str]:
             seen = store.version("race")
             event = NewEvent("Attempted", {"seat": seat, "attempt": attempt}, seat)
             try:
-                store.append("race", [event], seen)
+                store.append(Appending("race", [event], seen))
                 outcome = "won"
             except VersionConflict:
                 outcome = "conflict"
@@ -434,13 +443,13 @@ def test_concurrent_appends_through_several_stores(store: EventStore, backend: B
 
 def test_racing_identical_keyed_requests_append_once(store: EventStore, backend: Backend) -> None:
     stores = [store, backend.open(ticking_clock())]
-    store.append("g1", events("GameCreated"), 0)
+    store.append(Appending("g1", events("GameCreated"), 0))
     results: list[bool] = []
     start = threading.Barrier(12)
 
     def request(n: int) -> None:
         start.wait()
-        result = stores[n % 2].append("g1", events("MovePlayed"), 1, "retry-me")
+        result = stores[n % 2].append(Appending("g1", events("MovePlayed"), 1, "retry-me"))
         results.append(result.replayed)
 
     workers = [threading.Thread(target=request, args=(n,)) for n in range(12)]
@@ -490,7 +499,7 @@ def test_appended_batches_read_back_equal(store: EventStore, batches: list[list[
     stream_id = f"prop-{next(stream_ids)}"  # the store outlives examples: one stream each
     appended: list[StoredEvent] = []
     for batch in batches:
-        appended.extend(store.append(stream_id, batch, len(appended)).events)
+        appended.extend(store.append(Appending(stream_id, batch, len(appended))).events)
     log = store.read(stream_id)
     assert log == appended
     assert [(e.type, e.data, e.by) for e in log] == [
@@ -559,7 +568,9 @@ def create_concurrently(stores: list[EventStore], count: int, key: str | None) -
     def create(n: int) -> None:
         start.wait()
         try:
-            outcomes.append(stores[n % len(stores)].append("g1", events("GameCreated"), 0, key))
+            outcomes.append(
+                stores[n % len(stores)].append(Appending("g1", events("GameCreated"), 0, key))
+            )
         except VersionConflict as conflict:
             outcomes.append(conflict)
 
@@ -589,10 +600,10 @@ def test_an_awaited_append_keeps_the_checks_of_an_append(store: EventStore) -> N
     assert inspect.iscoroutinefunction(store.append_async)
 
     async def run() -> tuple[AppendResult, AppendResult]:
-        first = await store.append_async("g1", events("A", "B"), 0, "k1")
-        again = await store.append_async("g1", events("A", "B"), 0, "k1")
+        first = await store.append_async(Appending("g1", events("A", "B"), 0, "k1"))
+        again = await store.append_async(Appending("g1", events("A", "B"), 0, "k1"))
         with pytest.raises(VersionConflict):
-            await store.append_async("g1", events("C"), 1)
+            await store.append_async(Appending("g1", events("C"), 1))
         return first, again
 
     first, again = asyncio.run(run())
@@ -606,27 +617,27 @@ def test_an_awaited_append_keeps_the_checks_of_an_append(store: EventStore) -> N
 def test_same_fingerprint_replays_even_with_other_events_and_a_stale_version(
     store: EventStore,
 ) -> None:
-    store.append("g1", events("Created"), 0)
-    first = store.append("g1", events("Moved"), 1, "k", fingerprint="fp-1")
-    store.append("g1", events("Other"), 2)
-    retry = store.append("g1", events("Moved", "Passed"), 3, "k", fingerprint="fp-1")
+    store.append(Appending("g1", events("Created"), 0))
+    first = store.append(Appending("g1", events("Moved"), 1, "k", fingerprint="fp-1"))
+    store.append(Appending("g1", events("Other"), 2))
+    retry = store.append(Appending("g1", events("Moved", "Passed"), 3, "k", fingerprint="fp-1"))
     assert retry.replayed and retry.events == first.events
     assert store.version("g1") == 3
 
 
 def test_another_fingerprint_is_a_reused_key_even_with_the_same_events(store: EventStore) -> None:
-    store.append("g1", events("Created"), 0)
-    store.append("g1", events("Moved"), 1, "k", fingerprint="fp-1")
+    store.append(Appending("g1", events("Created"), 0))
+    store.append(Appending("g1", events("Moved"), 1, "k", fingerprint="fp-1"))
     before = store.read("g1")
     with pytest.raises(IdempotencyKeyReused, match="'k'") as caught:
-        store.append("g1", events("Moved"), 2, "k", fingerprint="fp-2")
+        store.append(Appending("g1", events("Moved"), 2, "k", fingerprint="fp-2"))
     assert (caught.value.stream_id, caught.value.key) == ("g1", "k")
     assert store.read("g1") == before
 
 
 def test_lookup_judges_the_fingerprint(store: EventStore) -> None:
-    store.append("g1", events("Created"), 0)
-    first = store.append("g1", events("Moved"), 1, "k", fingerprint="fp-1")
+    store.append(Appending("g1", events("Created"), 0))
+    first = store.append(Appending("g1", events("Moved"), 1, "k", fingerprint="fp-1"))
     assert store.lookup("g1", "k", "fp-1") == AppendResult(first.events, replayed=True)
     assert store.lookup("g1", "k") == AppendResult(first.events, replayed=True)
     with pytest.raises(IdempotencyKeyReused):
@@ -635,27 +646,27 @@ def test_lookup_judges_the_fingerprint(store: EventStore) -> None:
 
 
 def test_without_a_fingerprint_on_either_side_the_events_judge(store: EventStore) -> None:
-    store.append("g1", events("Created"), 0)
-    with_print = store.append("g1", events("Moved"), 1, "printed", fingerprint="fp-1")
-    without = store.append("g1", events("Moved"), 2, "plain")
-    assert store.append("g1", events("Moved"), 1, "printed").events == with_print.events
+    store.append(Appending("g1", events("Created"), 0))
+    with_print = store.append(Appending("g1", events("Moved"), 1, "printed", fingerprint="fp-1"))
+    without = store.append(Appending("g1", events("Moved"), 2, "plain"))
+    assert store.append(Appending("g1", events("Moved"), 1, "printed")).events == with_print.events
     with pytest.raises(IdempotencyKeyReused):
-        store.append("g1", events("Other"), 3, "printed")
-    assert store.append("g1", events("Moved"), 2, "plain", fingerprint="fp-9") == AppendResult(
-        without.events, replayed=True
-    )
+        store.append(Appending("g1", events("Other"), 3, "printed"))
+    assert store.append(
+        Appending("g1", events("Moved"), 2, "plain", fingerprint="fp-9")
+    ) == AppendResult(without.events, replayed=True)
     with pytest.raises(IdempotencyKeyReused):
-        store.append("g1", events("Other"), 3, "plain", fingerprint="fp-9")
+        store.append(Appending("g1", events("Other"), 3, "plain", fingerprint="fp-9"))
     assert store.lookup("g1", "plain", "fp-9") == AppendResult(without.events, replayed=True)
     assert store.version("g1") == 3
 
 
 def test_an_awaited_append_takes_a_fingerprint(store: EventStore) -> None:
     async def run() -> tuple[AppendResult, AppendResult]:
-        first = await store.append_async("g1", events("A"), 0, "k", fingerprint="fp-1")
-        again = await store.append_async("g1", events("B"), 1, "k", fingerprint="fp-1")
+        first = await store.append_async(Appending("g1", events("A"), 0, "k", fingerprint="fp-1"))
+        again = await store.append_async(Appending("g1", events("B"), 1, "k", fingerprint="fp-1"))
         with pytest.raises(IdempotencyKeyReused):
-            await store.append_async("g1", events("A"), 0, "k", fingerprint="fp-2")
+            await store.append_async(Appending("g1", events("A"), 0, "k", fingerprint="fp-2"))
         return first, again
 
     first, again = asyncio.run(run())
@@ -675,7 +686,7 @@ def keyed_race(
         start.wait()
         try:
             outcomes[n] = stores[n % len(stores)].append(
-                "g1", new, expected, "shared", fingerprint=fingerprint(n)
+                Appending("g1", new, expected, "shared", fingerprint=fingerprint(n))
             )
         except Exception as error:
             outcomes[n] = error
@@ -717,7 +728,7 @@ def test_racing_appends_with_one_key_write_once(
     store: EventStore, backend: Backend, fingerprint: Callable[[int], str]
 ) -> None:
     stores = [store, backend.open(ticking_clock()), backend.open(ticking_clock())]
-    store.append("g1", events("Created"), 0)
+    store.append(Appending("g1", events("Created"), 0))
     outcomes = keyed_race(stores, 12, 1, fingerprint)
     assert_one_wrote(store, outcomes, fingerprint)
 
@@ -735,7 +746,7 @@ def test_racing_keyed_creations_with_fingerprints_create_once(
 
 
 def test_racing_awaited_appends_with_one_key_write_once(store: EventStore) -> None:
-    store.append("g1", events("Created"), 0)
+    store.append(Appending("g1", events("Created"), 0))
 
     def fingerprint(n: int) -> str:
         return f"half-{n % 2}"
@@ -743,7 +754,9 @@ def test_racing_awaited_appends_with_one_key_write_once(store: EventStore) -> No
     async def attempt(n: int) -> AppendResult | Exception:
         new = [NewEvent("Moved", {"task": n}, 0)]
         try:
-            return await store.append_async("g1", new, 1, "shared", fingerprint=fingerprint(n))
+            return await store.append_async(
+                Appending("g1", new, 1, "shared", fingerprint=fingerprint(n))
+            )
         except Exception as error:
             return error
 
@@ -761,35 +774,38 @@ def test_an_expired_key_is_as_if_unused_and_a_new_append_takes_it_over(
 ) -> None:
     clock = ManualClock()
     store = backend.open(clock, idempotency_ttl=60)
-    first = store.append("g1", events("A"), 0, "k", fingerprint="fp-1")
+    first = store.append(Appending("g1", events("A"), 0, "k", fingerprint="fp-1"))
     clock.advance(60)  # exactly the lifetime: not older than it yet
     assert store.lookup("g1", "k", "fp-1") == AppendResult(first.events, replayed=True)
     clock.advance(0.001)
     assert store.lookup("g1", "k", "fp-1") is None
     assert store.lookup("g1", "k", "fp-2") is None
-    taken = store.append("g1", events("B"), 1, "k", fingerprint="fp-2")
+    taken = store.append(Appending("g1", events("B"), 1, "k", fingerprint="fp-2"))
     assert not taken.replayed and store.version("g1") == 2
     assert store.lookup("g1", "k", "fp-2") == AppendResult(taken.events, replayed=True)
     with pytest.raises(IdempotencyKeyReused):
-        store.append("g1", events("B"), 2, "k", fingerprint="fp-1")
+        store.append(Appending("g1", events("B"), 2, "k", fingerprint="fp-1"))
     clock.advance(59)
-    assert store.append("g1", events("C"), 2, "k", fingerprint="fp-2").events == taken.events
+    assert (
+        store.append(Appending("g1", events("C"), 2, "k", fingerprint="fp-2")).events
+        == taken.events
+    )
     assert store.version("g1") == 2
 
 
 def test_an_expired_key_without_fingerprints_is_unused_too(backend: Backend) -> None:
     clock = ManualClock()
     store = backend.open(clock, idempotency_ttl=1)
-    store.append("g1", events("A"), 0, "k")
+    store.append(Appending("g1", events("A"), 0, "k"))
     clock.advance(2)
-    again = store.append("g1", events("A"), 1, "k")
+    again = store.append(Appending("g1", events("A"), 1, "k"))
     assert not again.replayed and [e.version for e in again.events] == [2]
 
 
 def test_each_store_judges_expiry_by_its_own_lifetime(backend: Backend) -> None:
     clock = ManualClock()
     short, long = backend.open(clock, idempotency_ttl=10), backend.open(clock)
-    first = short.append("g1", events("A"), 0, "k", fingerprint="fp")
+    first = short.append(Appending("g1", events("A"), 0, "k", fingerprint="fp"))
     clock.advance(11)
     assert short.lookup("g1", "k") is None
     assert long.lookup("g1", "k") == AppendResult(first.events, replayed=True)
@@ -800,10 +816,10 @@ def test_each_store_judges_expiry_by_its_own_lifetime(backend: Backend) -> None:
 def test_a_failed_takeover_of_an_expired_key_keeps_the_old_row(backend: Backend) -> None:
     clock = ManualClock()
     short, long = backend.open(clock, idempotency_ttl=10), backend.open(clock)
-    first = short.append("g1", events("A"), 0, "k", fingerprint="fp-1")
+    first = short.append(Appending("g1", events("A"), 0, "k", fingerprint="fp-1"))
     clock.advance(11)
     with pytest.raises(VersionConflict):
-        short.append("g1", events("B"), 5, "k", fingerprint="fp-2")
+        short.append(Appending("g1", events("B"), 5, "k", fingerprint="fp-2"))
     assert long.lookup("g1", "k", "fp-1") == AppendResult(first.events, replayed=True)
     assert short.version("g1") == 1
 
@@ -811,7 +827,7 @@ def test_a_failed_takeover_of_an_expired_key_keeps_the_old_row(backend: Backend)
 def test_racing_appends_with_an_expired_key_take_it_over_once(backend: Backend) -> None:
     clock = ManualClock()
     stores = [backend.open(clock, idempotency_ttl=10) for _ in range(3)]
-    stores[0].append("g1", events("A"), 0, "shared", fingerprint="old")
+    stores[0].append(Appending("g1", events("A"), 0, "shared", fingerprint="old"))
     clock.advance(11)
 
     def fingerprint(n: int) -> str:
@@ -840,41 +856,41 @@ T1, T2, T3 = (
 
 def test_every_append_sets_replaces_or_clears_the_deadline(store: EventStore) -> None:
     assert store.deadline("g1") is None
-    store.append("g1", events("A"), 0, deadline=T1)
+    store.append(Appending("g1", events("A"), 0, deadline=T1))
     assert store.deadline("g1") == T1
-    store.append("g1", events("B"), 1, deadline=T2)
+    store.append(Appending("g1", events("B"), 1, deadline=T2))
     assert store.deadline("g1") == T2
-    store.append("g1", events("C"), 2)
+    store.append(Appending("g1", events("C"), 2))
     assert store.deadline("g1") is None
-    store.append("g1", events("D"), 3, deadline=T1)
+    store.append(Appending("g1", events("D"), 3, deadline=T1))
     assert store.deadline("g1") == T1
 
 
 def test_an_awaited_append_sets_the_deadline(store: EventStore) -> None:
     async def run() -> None:
-        await store.append_async("g1", events("A"), 0, deadline=T2)
-        await store.append_async("g2", events("A"), 0, deadline=T1)
-        await store.append_async("g1", events("B"), 1, "k", deadline=T3)
+        await store.append_async(Appending("g1", events("A"), 0, deadline=T2))
+        await store.append_async(Appending("g2", events("A"), 0, deadline=T1))
+        await store.append_async(Appending("g1", events("B"), 1, "k", deadline=T3))
 
     asyncio.run(run())
     assert (store.deadline("g1"), store.deadline("g2")) == (T3, T1)
 
 
 def test_an_append_that_writes_nothing_leaves_the_deadline(store: EventStore) -> None:
-    store.append("g1", events("A"), 0, "k", deadline=T1)
-    store.append("g1", events("B"), 1, deadline=T2)
-    assert store.append("g1", events("A"), 0, "k", deadline=T3).replayed
+    store.append(Appending("g1", events("A"), 0, "k", deadline=T1))
+    store.append(Appending("g1", events("B"), 1, deadline=T2))
+    assert store.append(Appending("g1", events("A"), 0, "k", deadline=T3)).replayed
     with pytest.raises(VersionConflict):
-        store.append("g1", events("C"), 1, deadline=T3)
+        store.append(Appending("g1", events("C"), 1, deadline=T3))
     with pytest.raises(IdempotencyKeyReused):
-        store.append("g1", events("Z"), 2, "k", deadline=None)
+        store.append(Appending("g1", events("Z"), 2, "k", deadline=None))
     assert store.deadline("g1") == T2
 
 
 def test_a_deadline_is_stored_in_iso_timestamps_form(store: EventStore) -> None:
-    store.append("g1", events("A"), 0, deadline="2025-03-01T14:30:05+02:00")
+    store.append(Appending("g1", events("A"), 0, deadline="2025-03-01T14:30:05+02:00"))
     assert store.deadline("g1") == "2025-03-01T12:30:05.000000Z"
-    store.append("g1", events("B"), 1, deadline="2025-03-01T12:30:05Z")
+    store.append(Appending("g1", events("B"), 1, deadline="2025-03-01T12:30:05Z"))
     assert store.deadline("g1") == "2025-03-01T12:30:05.000000Z"
     assert store.due("2025-03-01T13:30:05+01:00") == [("g1", "2025-03-01T12:30:05.000000Z")]
 
@@ -884,22 +900,22 @@ def test_a_deadline_that_is_no_time_is_refused_and_writes_nothing(
     store: EventStore, bad: str
 ) -> None:
     with pytest.raises(ValueError, match="ISO-8601"):
-        store.append("g1", events("A"), 0, deadline=bad)
+        store.append(Appending("g1", events("A"), 0, deadline=bad))
     with pytest.raises(ValueError, match="ISO-8601"):
-        asyncio.run(store.append_async("g1", events("A"), 0, deadline=bad))
+        asyncio.run(store.append_async(Appending("g1", events("A"), 0, deadline=bad)))
     with pytest.raises(ValueError, match="ISO-8601"):
         store.due(bad)
     assert store.version("g1") == 0
 
 
 def test_due_lists_the_streams_whose_deadline_has_come_earliest_first(store: EventStore) -> None:
-    store.append("late", events("A"), 0, deadline=T3)
-    store.append("b-tie", events("A"), 0, deadline=T2)
-    store.append("a-tie", events("A"), 0, deadline=T2)
-    store.append("early", events("A"), 0, deadline=T1)
-    store.append("none", events("A"), 0)
-    store.append("cleared", events("A"), 0, deadline=T1)
-    store.append("cleared", events("B"), 1)
+    store.append(Appending("late", events("A"), 0, deadline=T3))
+    store.append(Appending("b-tie", events("A"), 0, deadline=T2))
+    store.append(Appending("a-tie", events("A"), 0, deadline=T2))
+    store.append(Appending("early", events("A"), 0, deadline=T1))
+    store.append(Appending("none", events("A"), 0))
+    store.append(Appending("cleared", events("A"), 0, deadline=T1))
+    store.append(Appending("cleared", events("B"), 1))
     assert store.due("2025-01-01T00:00:00.000000Z") == []
     assert store.due(T1) == [("early", T1)]
     assert store.due(T2) == [("early", T1), ("a-tie", T2), ("b-tie", T2)]
@@ -933,25 +949,25 @@ def test_due_orders_deadlines_as_times_whatever_their_offsets(
     run = next(stream_ids)  # the store outlives examples: streams of their own
     names = [f"due-{run}-{n}" for n in range(len(deadlines))]
     for name, moment in zip(names, deadlines, strict=True):
-        store.append(name, events("A"), 0, deadline=moment.isoformat())
+        store.append(Appending(name, events("A"), 0, deadline=moment.isoformat()))
     until = max(deadlines)
     mine = [(name, at) for name, at in store.due(iso_timestamp(until), 10**6) if name in names]
     by_time = sorted(zip(deadlines, names, strict=True), key=lambda pair: (pair[0], pair[1]))
     assert mine == [(name, iso_timestamp(moment)) for moment, name in by_time]
     for name in names:  # clear them, so later examples see only their own
-        store.append(name, events("B"), 1)
+        store.append(Appending(name, events("B"), 1))
 
 
 def test_deadlines_survive_reopening(backend: Backend) -> None:
     store = backend.open()
-    store.append("g1", events("A"), 0, deadline=T2)
-    store.append("g2", events("A"), 0, deadline=T1)
-    store.append("g3", events("A"), 0)
+    store.append(Appending("g1", events("A"), 0, deadline=T2))
+    store.append(Appending("g2", events("A"), 0, deadline=T1))
+    store.append(Appending("g3", events("A"), 0))
     store.close()
     again = backend.open()
     assert (again.deadline("g1"), again.deadline("g2"), again.deadline("g3")) == (T2, T1, None)
     assert again.due(T3) == [("g2", T1), ("g1", T2)]
-    again.append("g2", events("B"), 1)
+    again.append(Appending("g2", events("B"), 1))
     assert backend.open().due(T3) == [("g1", T2)]
 
 
@@ -973,14 +989,16 @@ def test_a_database_of_the_first_schema_opens_and_gains_the_new_columns(
     assert store.deadline("old") is None and store.due(T3) == []
     # the old key keeps working, timed by its events (no fingerprint: the events judge)
     assert store.lookup("old", "old-key", "any") == AppendResult(made, replayed=True)
-    assert store.append("old", events("Created", "Moved"), 0, "old-key").events == made
+    assert store.append(Appending("old", events("Created", "Moved"), 0, "old-key")).events == made
     with pytest.raises(IdempotencyKeyReused):
-        store.append("old", events("Other"), 2, "old-key", fingerprint="fp")
+        store.append(Appending("old", events("Other"), 2, "old-key", fingerprint="fp"))
     clock.advance(86400.001)
     assert store.lookup("old", "old-key") is None
-    taken = store.append("old", events("Later"), 2, "old-key", fingerprint="fp", deadline=T1)
+    taken = store.append(
+        Appending("old", events("Later"), 2, "old-key", fingerprint="fp", deadline=T1)
+    )
     assert [e.version for e in taken.events] == [3] and store.due(T1) == [("old", T1)]
-    store.append("new", events("Created"), 0, "k", fingerprint="fp", deadline=T2)
+    store.append(Appending("new", events("Created"), 0, "k", fingerprint="fp", deadline=T2))
     reopened = backend.open(clock)  # a second open finds nothing left to upgrade
     assert reopened.due(T3) == [("old", T1), ("new", T2)]
     assert reopened.lookup("old", "old-key", "fp") == AppendResult(taken.events, replayed=True)
@@ -990,11 +1008,11 @@ def test_a_database_of_the_first_schema_opens_and_gains_the_new_columns(
 
 
 def test_commit_sizes_count_the_events_each_commit_appended(store: EventStore) -> None:
-    store.append("g1", events("GameCreated"), 0)
-    store.append("g1", events("A", "B", "C"), 1, "key")
-    store.append("g1", events("A", "B", "C"), 1, "key")  # a replay appends nothing
+    store.append(Appending("g1", events("GameCreated"), 0))
+    store.append(Appending("g1", events("A", "B", "C"), 1, "key"))
+    store.append(Appending("g1", events("A", "B", "C"), 1, "key"))  # a replay appends nothing
     with pytest.raises(VersionConflict):
-        store.append("g1", events("A"), 1)
+        store.append(Appending("g1", events("A"), 1))
     store.save_snapshot("g1", 4, b"derived")  # no events
     sizes = store.commit_sizes()
     assert sizes.events == 4

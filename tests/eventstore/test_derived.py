@@ -6,7 +6,7 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from eventstore import DerivedRow, Drop, EventStore, NewEvent, SqliteEventStore, Summary
+from eventstore import Appending, DerivedRow, Drop, EventStore, NewEvent, SqliteEventStore, Summary
 from eventstore.sql import SCHEMA_VERSION
 
 
@@ -21,10 +21,10 @@ def summary(status: str = "active", kind: str = "k") -> Summary:
 def test_changes_come_in_the_order_summaries_were_written_each_at_its_latest(
     store: EventStore,
 ) -> None:
-    store.append("a", one(), 0, summary=summary())
-    store.append("b", one(), 0, summary=summary(kind="other"))
-    store.append("c", one(), 0)  # no summary: no change
-    store.append("a", one(), 1, summary=summary("finished"))
+    store.append(Appending("a", one(), 0, summary=summary()))
+    store.append(Appending("b", one(), 0, summary=summary(kind="other")))
+    store.append(Appending("c", one(), 0))  # no summary: no change
+    store.append(Appending("a", one(), 1, summary=summary("finished")))
     changes = store.changes(0)
     assert [(c.row.stream_id, c.row.summary.status) for c in changes] == [
         ("b", "active"),
@@ -74,12 +74,12 @@ def test_derived_rows_read_in_key_and_in_score_order_and_drop_from_a_key(
 
 
 def test_dropping_the_summaries_drops_what_was_derived_from_them(store: EventStore) -> None:
-    store.append("a", one(), 0, summary=summary())
+    store.append(Appending("a", one(), 0, summary=summary()))
     assert store.derived_save("m", 0, 1, [DerivedRow("s", "k", 0.0, {})])
     store.drop_summaries()
     assert store.derived_mark("m") == 0 and store.derived_rows("s") == []
     assert store.changes(0) == []
-    store.append("b", one(), 0, summary=summary())
+    store.append(Appending("b", one(), 0, summary=summary()))
     assert [c.row.stream_id for c in store.changes(0)] == ["b"]
 
 
@@ -87,7 +87,7 @@ def test_a_database_of_schema_1_gains_the_order_of_its_summaries(tmp_path: Path)
     path = tmp_path / "one.db"
     store = SqliteEventStore(path)
     for name in ("x", "y", "z"):
-        store.append(name, one(), 0, summary=summary())
+        store.append(Appending(name, one(), 0, summary=summary()))
     store.close()
     conn = sqlite3.connect(path)  # back to schema 1: no derived tables, no positions
     for statement in (
@@ -104,6 +104,6 @@ def test_a_database_of_schema_1_gains_the_order_of_its_summaries(tmp_path: Path)
     store = SqliteEventStore(path)
     assert store.schema_version() == SCHEMA_VERSION == 2
     assert [c.row.stream_id for c in store.changes(0)] == ["x", "y", "z"]
-    store.append("w", one(), 0, summary=summary())
+    store.append(Appending("w", one(), 0, summary=summary()))
     assert store.changes(0)[-1].row.stream_id == "w"
     store.close()

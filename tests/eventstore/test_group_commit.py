@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from eventstore import (
+    Appending,
     AppendResult,
     IdempotencyKeyReused,
     NewEvent,
@@ -63,9 +64,9 @@ def in_one_batch(
     store: SqliteEventStore, gate: Gate, calls: Sequence[Callable[[], AppendResult]]
 ) -> list[AppendResult | Exception]:
     """Run calls concurrently while the writer is held, so they all commit in one batch."""
-    store.append("blocker", [event(0)], 0)  # the stream the gate holds the writer on
+    store.append(Appending("blocker", [event(0)], 0))  # the stream the gate holds the writer on
     gate.closed.set()
-    holder = threading.Thread(target=store.append, args=("blocker", [event(1)], 1))
+    holder = threading.Thread(target=store.append, args=(Appending("blocker", [event(1)], 1),))
     holder.start()
     wait_until(  # the writer is now inside the held append
         lambda: not gate.closed.is_set(),
@@ -95,7 +96,7 @@ def in_one_batch(
 
 
 def test_queued_appends_commit_together(store: SqliteEventStore, gate: Gate) -> None:
-    calls = [lambda n=n: store.append(f"g{n}", [event(n)], 0) for n in range(THREADS)]
+    calls = [lambda n=n: store.append(Appending(f"g{n}", [event(n)], 0)) for n in range(THREADS)]
     before = store.stats()
     outcomes = in_one_batch(store, gate, calls)
     assert all(isinstance(o, AppendResult) and not o.replayed for o in outcomes)
@@ -108,7 +109,9 @@ def test_queued_appends_commit_together(store: SqliteEventStore, gate: Gate) -> 
 def test_a_batch_counts_as_one_commit_of_all_its_events(
     store: SqliteEventStore, gate: Gate
 ) -> None:
-    calls = [lambda n=n: store.append(f"g{n}", [event(n), event(n + 1)], 0) for n in range(5)]
+    calls = [
+        lambda n=n: store.append(Appending(f"g{n}", [event(n), event(n + 1)], 0)) for n in range(5)
+    ]
     in_one_batch(store, gate, calls)
     sizes = store.commit_sizes()
     assert sizes.events == 2 + 5 * 2  # blocker, held append, then the batch of 5 x 2 events
@@ -119,12 +122,14 @@ def test_a_batch_counts_as_one_commit_of_all_its_events(
 
 
 def test_conflicting_append_in_a_batch_fails_alone(store: SqliteEventStore, gate: Gate) -> None:
-    store.append("shared", [event(0)], 0)
+    store.append(Appending("shared", [event(0)], 0))
     calls: list[Callable[[], AppendResult]] = [
-        lambda: store.append("shared", [event(1)], 1),
-        lambda: store.append("other", [event(2)], 0),
-        lambda: store.append("shared", [event(3), event(4)], 1),  # one of these two loses
-        lambda: store.append("absent", [event(5)], 7),
+        lambda: store.append(Appending("shared", [event(1)], 1)),
+        lambda: store.append(Appending("other", [event(2)], 0)),
+        lambda: store.append(
+            Appending("shared", [event(3), event(4)], 1)
+        ),  # one of these two loses
+        lambda: store.append(Appending("absent", [event(5)], 7)),
     ]
     outcomes = in_one_batch(store, gate, calls)
     won = [o for o in (outcomes[0], outcomes[2]) if isinstance(o, AppendResult)]
@@ -138,8 +143,8 @@ def test_conflicting_append_in_a_batch_fails_alone(store: SqliteEventStore, gate
 
 
 def test_idempotent_retries_in_one_batch_append_once(store: SqliteEventStore, gate: Gate) -> None:
-    store.append("g1", [event(0)], 0)
-    calls = [lambda: store.append("g1", [event(1)], 1, "key") for _ in range(6)]
+    store.append(Appending("g1", [event(0)], 0))
+    calls = [lambda: store.append(Appending("g1", [event(1)], 1, "key")) for _ in range(6)]
     outcomes = in_one_batch(store, gate, calls)
     assert all(isinstance(o, AppendResult) for o in outcomes)
     assert (
@@ -151,10 +156,10 @@ def test_idempotent_retries_in_one_batch_append_once(store: SqliteEventStore, ga
 
 
 def test_reused_key_in_one_batch_fails_alone(store: SqliteEventStore, gate: Gate) -> None:
-    store.append("g1", [event(0)], 0, "key")
+    store.append(Appending("g1", [event(0)], 0, "key"))
     calls: list[Callable[[], AppendResult]] = [
-        lambda: store.append("g1", [event(5)], 1, "key"),
-        lambda: store.append("g1", [event(1)], 1),
+        lambda: store.append(Appending("g1", [event(5)], 1, "key")),
+        lambda: store.append(Appending("g1", [event(1)], 1)),
     ]
     outcomes = in_one_batch(store, gate, calls)
     assert isinstance(outcomes[0], IdempotencyKeyReused)
@@ -164,8 +169,8 @@ def test_reused_key_in_one_batch_fails_alone(store: SqliteEventStore, gate: Gate
 def test_failing_append_writes_nothing_of_its_own(store: SqliteEventStore, gate: Gate) -> None:
     unencodable = NewEvent("Bad", {"x": object()}, 0)
     calls: list[Callable[[], AppendResult]] = [
-        lambda: store.append("good", [event(1)], 0, "k1"),
-        lambda: store.append("bad", [event(2), unencodable], 0, "k2", meta={"m": 1}),
+        lambda: store.append(Appending("good", [event(1)], 0, "k1")),
+        lambda: store.append(Appending("bad", [event(2), unencodable], 0, "k2", meta={"m": 1})),
     ]
     outcomes = in_one_batch(store, gate, calls)
     assert isinstance(outcomes[0], AppendResult)
@@ -179,7 +184,7 @@ def test_many_threads_on_many_streams_commit_in_fewer_transactions(tmp_path: Pat
 
         def play(n: int) -> None:
             for version in range(20):
-                store.append(f"g{n}", [event(version, n)], version)
+                store.append(Appending(f"g{n}", [event(version, n)], version))
 
         with ThreadPoolExecutor(max_workers=THREADS) as pool:
             list(pool.map(play, range(THREADS)))
@@ -193,13 +198,13 @@ def test_many_threads_on_many_streams_commit_in_fewer_transactions(tmp_path: Pat
 def test_many_threads_on_one_stream_get_one_winner_per_version(tmp_path: Path) -> None:
     outcomes: list[str] = []
     with SqliteEventStore(tmp_path / "t.db") as store:
-        store.append("race", [event(0)], 0)
+        store.append(Appending("race", [event(0)], 0))
 
         def contend(seat: int) -> None:
             for _ in range(20):
                 seen = store.version("race")
                 try:
-                    store.append("race", [event(seen, seat)], seen)
+                    store.append(Appending("race", [event(seen, seat)], seen))
                     outcomes.append("won")
                 except VersionConflict:
                     outcomes.append("conflict")
@@ -216,13 +221,13 @@ def test_append_after_close_is_a_store_error(tmp_path: Path) -> None:
     store = SqliteEventStore(tmp_path / "t.db")
     store.close()
     with pytest.raises(StoreError, match="closed"):
-        store.append("g1", [event(0)], 0)
+        store.append(Appending("g1", [event(0)], 0))
 
 
 def test_a_lone_append_commits_at_once(tmp_path: Path) -> None:
     with SqliteEventStore(tmp_path / "t.db") as store:
         for version in range(5):
-            store.append("g1", [event(version)], version)
+            store.append(Appending("g1", [event(version)], version))
         stats: dict[str, Any] = store.stats()
     assert stats == {"appends": 5, "commits": 5, "largest_batch": 1}
 
@@ -231,19 +236,19 @@ def test_an_awaited_append_whose_caller_was_cancelled_still_commits_and_the_writ
     store: SqliteEventStore, gate: Gate
 ) -> None:
     async def cancelled_then_more() -> AppendResult:
-        store.append("blocker", [event(0)], 0)
+        store.append(Appending("blocker", [event(0)], 0))
         gate.closed.set()  # the writer is held in the next append, so the awaited one waits
         holder = asyncio.get_running_loop().run_in_executor(
-            None, store.append, "blocker", [event(1)], 1
+            None, store.append, Appending("blocker", [event(1)], 1)
         )
         while gate.closed.is_set():
             await asyncio.sleep(0.001)
-        waiting = asyncio.ensure_future(store.append_async("g1", [event(0)], 0))
+        waiting = asyncio.ensure_future(store.append_async(Appending("g1", [event(0)], 0)))
         await asyncio.sleep(0.01)
         waiting.cancel()  # its socket closed, say: the append is queued already
         gate.opened.set()
         await holder
-        return await store.append_async("g1", [event(1)], 1)  # after the cancelled one
+        return await store.append_async(Appending("g1", [event(1)], 1))  # after the cancelled one
 
     result = asyncio.run(cancelled_then_more())
     assert [e.version for e in result.events] == [2]
@@ -254,11 +259,15 @@ def test_awaited_appends_share_commits_and_keep_their_own_checks(tmp_path: Path)
     async def play(store: SqliteEventStore, n: int) -> list[str]:
         outcomes = []
         for version in range(10):
-            await store.append_async(f"g{n}", [event(version, n)], version, f"k{version}")
-            again = await store.append_async(f"g{n}", [event(version, n)], version, f"k{version}")
+            await store.append_async(
+                Appending(f"g{n}", [event(version, n)], version, f"k{version}")
+            )
+            again = await store.append_async(
+                Appending(f"g{n}", [event(version, n)], version, f"k{version}")
+            )
             outcomes.append("replayed" if again.replayed else "twice")
         try:
-            await store.append_async(f"g{n}", [event(0, n)], 3)
+            await store.append_async(Appending(f"g{n}", [event(0, n)], 3))
         except VersionConflict:
             outcomes.append("conflict")
         return outcomes
@@ -282,7 +291,9 @@ def keyed_async_calls(
 
     def call(n: int, fingerprint: str) -> Callable[[], AppendResult]:
         new = [event(100 + n)]
-        return lambda: asyncio.run(store.append_async("g1", new, 1, "key", fingerprint=fingerprint))
+        return lambda: asyncio.run(
+            store.append_async(Appending("g1", new, 1, "key", fingerprint=fingerprint))
+        )
 
     return [call(n, fingerprint) for n, fingerprint in enumerate(fingerprints)]
 
@@ -290,7 +301,7 @@ def keyed_async_calls(
 def test_awaited_appends_with_one_key_in_one_batch_write_once(
     store: SqliteEventStore, gate: Gate
 ) -> None:
-    store.append("g1", [event(0)], 0)
+    store.append(Appending("g1", [event(0)], 0))
     fingerprints = ["a", "b", "a", "b", "a", "a", "b", "a"]
     before = store.stats()
     outcomes = in_one_batch(store, gate, keyed_async_calls(store, fingerprints))
@@ -311,7 +322,7 @@ def test_awaited_appends_with_one_key_in_one_batch_write_once(
 
 def test_an_expired_key_is_taken_over_once_in_one_batch(tmp_path: Path, gate: Gate) -> None:
     with SqliteEventStore(tmp_path / "t.db", clock=gate, idempotency_ttl=60) as store:
-        store.append("g1", [event(0)], 0, "key", fingerprint="old")
+        store.append(Appending("g1", [event(0)], 0, "key", fingerprint="old"))
         gate.now += timedelta(seconds=61)
         outcomes = in_one_batch(store, gate, keyed_async_calls(store, ["new"] * 4))
         results = [o for o in outcomes if isinstance(o, AppendResult)]

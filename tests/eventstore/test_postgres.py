@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from eventstore import NewEvent, StoreError
+from eventstore import Appending, NewEvent, StoreError
 from eventstore.postgres import PostgresEventStore
 from tests.postgres import postgres_schema
 
@@ -40,7 +40,7 @@ def test_an_append_by_another_store_wakes_the_streams_subscribers(
     woken.clear()
     other_woken.clear()
     with PostgresEventStore(url) as writer:
-        writer.append("g1", event(), 0)
+        writer.append(Appending("g1", event(), 0))
     assert woken.wait(WAKE_SECONDS)
     assert not other_woken.is_set()
 
@@ -53,7 +53,7 @@ def test_unsubscribed_callbacks_are_not_called(store: PostgresEventStore) -> Non
     store.subscribe("g1", lambda _: woken.set())
     woken.wait(WAKE_SECONDS)
     woken.clear()
-    store.append("g1", event(), 0)
+    store.append(Appending("g1", event(), 0))
     assert woken.wait(WAKE_SECONDS)
     assert calls == []
 
@@ -67,7 +67,7 @@ def test_a_failing_subscriber_does_not_stop_the_others(store: PostgresEventStore
     store.subscribe("g1", lambda _: woken.set())
     woken.wait(WAKE_SECONDS)
     woken.clear()
-    store.append("g1", event(), 0)
+    store.append(Appending("g1", event(), 0))
     assert woken.wait(WAKE_SECONDS)
 
 
@@ -75,7 +75,7 @@ def test_nul_in_an_event_type_is_a_store_error_and_writes_nothing(
     store: PostgresEventStore,
 ) -> None:
     with pytest.raises(StoreError, match="NUL"):
-        store.append("g1", [NewEvent("Bad\x00Type", {}, 0)], 0)
+        store.append(Appending("g1", [NewEvent("Bad\x00Type", {}, 0)], 0))
     assert store.version("g1") == 0
 
 
@@ -89,14 +89,14 @@ def test_closed_store_raises_store_error(url: str) -> None:
     store = PostgresEventStore(url)
     store.close()
     with pytest.raises(StoreError, match="closed"):
-        store.append("g1", event(), 0)
+        store.append(Appending("g1", event(), 0))
     with pytest.raises(StoreError, match="closed"):
         store.read("g1")
 
 
 def test_stats_count_one_commit_per_append(store: PostgresEventStore) -> None:
     for version in range(3):
-        store.append("g1", event(version), version)
+        store.append(Appending("g1", event(version), version))
     assert store.stats() == {"appends": 3, "commits": 3, "largest_batch": 1}
 
 
@@ -105,6 +105,6 @@ def test_settings_show_durability(store: PostgresEventStore) -> None:
 
 
 def test_reopening_keeps_the_log(store: PostgresEventStore, url: str) -> None:
-    log = store.append("g1", event(), 0).events
+    log = store.append(Appending("g1", event(), 0)).events
     with PostgresEventStore(url) as again:
         assert tuple(again.read("g1")) == log

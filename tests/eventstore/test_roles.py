@@ -28,7 +28,7 @@ def test_every_store_plays_every_role(store: EventStore) -> None:
 
 
 def test_a_batch_creates_and_extends_streams_in_one_go(store: EventStore) -> None:
-    store.append("old", events("A"), 0)
+    store.append(Appending("old", events("A"), 0))
     summary = Summary("game", "active", {"t": "1"}, {})
     results = store.append_batch(
         [
@@ -48,7 +48,7 @@ def test_a_batch_creates_and_extends_streams_in_one_go(store: EventStore) -> Non
 
 
 def test_a_batch_with_one_conflict_writes_nothing(store: EventStore) -> None:
-    store.append("old", events("A"), 0)
+    store.append(Appending("old", events("A"), 0))
     with pytest.raises(VersionConflict):
         store.append_batch(
             [
@@ -59,12 +59,12 @@ def test_a_batch_with_one_conflict_writes_nothing(store: EventStore) -> None:
     assert store.version("fresh") == 0
     assert store.summary("fresh") is None
     assert store.version("old") == 1
-    store.append("fresh", events("A"), 0)  # nothing of the batch is left behind
+    store.append(Appending("fresh", events("A"), 0))  # nothing of the batch is left behind
     assert store.version("fresh") == 1
 
 
 def test_a_batch_with_a_reused_key_writes_nothing(store: EventStore) -> None:
-    store.append("old", events("A"), 0, "k", fingerprint="one")
+    store.append(Appending("old", events("A"), 0, "k", fingerprint="one"))
     with pytest.raises(IdempotencyKeyReused):
         store.append_batch(
             [Appending("fresh", events("A"), 0), Appending("old", events("B"), 1, "k", "other")]
@@ -89,9 +89,9 @@ def test_a_batch_names_each_stream_once(store: EventStore) -> None:
 def test_after_a_failed_batch_the_next_appends_see_the_true_heads(
     store: EventStore, backend: Backend
 ) -> None:
-    store.append("a", events("A"), 0)
+    store.append(Appending("a", events("A"), 0))
     with pytest.raises(VersionConflict):
         store.append_batch([Appending("a", events("B"), 1), Appending("b", events("A"), 5)])
-    store.append("a", events("B"), 1)
+    store.append(Appending("a", events("B"), 1))
     other = backend.open()
     assert [e.version for e in other.read("a")] == [1, 2]

@@ -8,7 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from eventstore import NewEvent, SqliteEventStore, StoreError, VersionConflict, verify_chain
+from eventstore import (
+    Appending,
+    NewEvent,
+    SqliteEventStore,
+    StoreError,
+    VersionConflict,
+    verify_chain,
+)
 from eventstore.sql import SELECT_DUE
 from tests.previous_schema import SQLITE_FIRST_SCHEMA
 
@@ -43,23 +50,25 @@ def test_unknown_synchronous_setting_is_refused(tmp_path: Path) -> None:
 def test_memory_store_works(tmp_path: Path) -> None:
     with SqliteEventStore(":memory:") as store:
         assert store.settings() == {"journal_mode": "memory", "synchronous": "FULL"}
-        store.append("g1", [EVENT], 0)
+        store.append(Appending("g1", [EVENT], 0))
         assert verify_chain(store.read("g1")) is None
 
 
 def test_events_survive_reopening(tmp_path: Path) -> None:
     with SqliteEventStore(tmp_path / "t.db") as store:
-        written = store.append("g1", [EVENT, EVENT], 0, "k", meta={"m": 1}, private={"p": 2})
+        written = store.append(
+            Appending("g1", [EVENT, EVENT], 0, "k", meta={"m": 1}, private={"p": 2})
+        )
     with SqliteEventStore(tmp_path / "t.db") as reopened:
         assert tuple(reopened.read("g1")) == written.events
         assert reopened.private("g1") == {"p": 2}
-        assert reopened.append("g1", [EVENT, EVENT], 0, "k").replayed
+        assert reopened.append(Appending("g1", [EVENT, EVENT], 0, "k")).replayed
 
 
 def test_duplicate_version_slipping_past_the_check_is_a_conflict(tmp_path: Path) -> None:
     path = tmp_path / "t.db"
     with SqliteEventStore(path) as store:
-        store.append("g1", [EVENT], 0)
+        store.append(Appending("g1", [EVENT], 0))
         sneak = sqlite3.connect(path)
         with sneak:  # a writer that bypasses the store, so only the primary key stands guard
             sneak.execute(
@@ -68,7 +77,7 @@ def test_duplicate_version_slipping_past_the_check_is_a_conflict(tmp_path: Path)
             )
         sneak.close()
         with pytest.raises(VersionConflict) as caught:
-            store.append("g1", [NewEvent("MovePlayed", {}, 0)], 1, "k")
+            store.append(Appending("g1", [NewEvent("MovePlayed", {}, 0)], 1, "k"))
         assert (caught.value.expected, caught.value.actual) == (1, 2)
         assert [e.type for e in store.read("g1")] == ["GameCreated", "Sneaked"]
         assert store.version("g1") == 1
@@ -91,13 +100,13 @@ def test_an_append_by_another_process_is_seen_despite_the_writers_cached_head(
     tmp_path: Path,
 ) -> None:
     with SqliteEventStore(tmp_path / "t.db") as ours, SqliteEventStore(tmp_path / "t.db") as theirs:
-        ours.append("g", [NewEvent("MovePlayed", {"n": 1}, 0)], 0)
-        ours.append("g", [NewEvent("MovePlayed", {"n": 2}, 0)], 1)
-        theirs.append("g", [NewEvent("MovePlayed", {"n": 3}, 1)], 2)
+        ours.append(Appending("g", [NewEvent("MovePlayed", {"n": 1}, 0)], 0))
+        ours.append(Appending("g", [NewEvent("MovePlayed", {"n": 2}, 0)], 1))
+        theirs.append(Appending("g", [NewEvent("MovePlayed", {"n": 3}, 1)], 2))
         with pytest.raises(VersionConflict) as conflict:
-            ours.append("g", [NewEvent("MovePlayed", {"n": 3}, 0)], 2)
+            ours.append(Appending("g", [NewEvent("MovePlayed", {"n": 3}, 0)], 2))
         assert conflict.value.actual == 3
-        ours.append("g", [NewEvent("MovePlayed", {"n": 4}, 0)], 3)
+        ours.append(Appending("g", [NewEvent("MovePlayed", {"n": 4}, 0)], 3))
         log = ours.read("g")
     assert [e.data["n"] for e in log] == [1, 2, 3, 4]
     assert verify_chain(log) is None
@@ -141,7 +150,9 @@ def test_stores_opening_a_file_of_the_first_schema_at_once_upgrade_it_once(
     stores = [store for store in opened if isinstance(store, SqliteEventStore)]
     try:
         assert len(stores) == 6, opened
-        stores[0].append("g1", [EVENT], 0, "k", fingerprint="fp", deadline="2025-01-01T00:00:00Z")
+        stores[0].append(
+            Appending("g1", [EVENT], 0, "k", fingerprint="fp", deadline="2025-01-01T00:00:00Z")
+        )
         assert stores[-1].deadline("g1") == "2025-01-01T00:00:00.000000Z"
     finally:
         for store in stores:

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from eventstore import (
+    Appending,
     EventStore,
     NewEvent,
     StoreError,
@@ -49,19 +50,23 @@ def pages(store: EventStore, query: SummaryQuery) -> list[list[str]]:
 
 
 def test_an_append_writes_the_summary_in_its_transaction(store: EventStore) -> None:
-    created = store.append("g1", one(), 0, summary=summary(round="1")).events
-    store.append("g2", one(), 0)  # no summary: none is kept
+    created = store.append(Appending("g1", one(), 0, summary=summary(round="1"))).events
+    store.append(Appending("g2", one(), 0))  # no summary: none is kept
     [row] = store.summaries(SummaryQuery())
     assert row == Summarised("g1", 1, created[0].at, created[0].at, summary(round="1"))
     assert store.summary("g2") is None and store.unsummarised() == ["g2"]
-    moved = store.append("g1", one(), 1).events  # none given: it stays, at the stream's version
+    moved = store.append(
+        Appending("g1", one(), 1)
+    ).events  # none given: it stays, at the stream's version
     assert store.summary("g1") == Summarised("g1", 2, created[0].at, created[0].at, row.summary)
     assert moved[0].version == 2
 
 
 def test_a_later_summary_replaces_the_first_and_its_tags(store: EventStore) -> None:
-    created = store.append("g1", one(), 0, summary=summary(round="1", table="4")).events
-    ended = store.append("g1", one("End"), 1, summary=summary("finished", round="2")).events
+    created = store.append(Appending("g1", one(), 0, summary=summary(round="1", table="4"))).events
+    ended = store.append(
+        Appending("g1", one("End"), 1, summary=summary("finished", round="2"))
+    ).events
     row = store.summary("g1")
     assert row == Summarised("g1", 2, created[0].at, ended[0].at, summary("finished", round="2"))
     assert store.summaries(SummaryQuery(tag=("round", "1"))) == []
@@ -70,16 +75,16 @@ def test_a_later_summary_replaces_the_first_and_its_tags(store: EventStore) -> N
 
 
 def test_an_append_that_fails_or_replays_writes_no_summary(store: EventStore) -> None:
-    store.append("g1", one(), 0, "key", summary=summary())
+    store.append(Appending("g1", one(), 0, "key", summary=summary()))
     with pytest.raises(VersionConflict):
-        store.append("g1", one(), 0, summary=summary("finished"))
-    store.append("g1", one(), 0, "key", summary=summary("finished"))  # a replay
+        store.append(Appending("g1", one(), 0, summary=summary("finished")))
+    store.append(Appending("g1", one(), 0, "key", summary=summary("finished")))  # a replay
     assert store.summaries(SummaryQuery(status="finished")) == []
     assert store.version("g1") == 1
 
 
 def test_an_awaited_append_writes_the_summary(store: EventStore) -> None:
-    asyncio.run(store.append_async("g1", one(), 0, summary=summary("finished")))
+    asyncio.run(store.append_async(Appending("g1", one(), 0, summary=summary("finished"))))
     assert ids(store.summaries(SummaryQuery(status="finished"))) == ["g1"]
 
 
@@ -90,7 +95,7 @@ def fill(store: EventStore, count: int) -> list[str]:
         status = "finished" if n % 2 else "active"
         tags = {"league": f"L{n % 4}", "n": str(n)}
         stream_id = f"s{n:02}"
-        store.append(stream_id, one(), 0, summary=summary(status, f"k{n % 3}", **tags))
+        store.append(Appending(stream_id, one(), 0, summary=summary(status, f"k{n % 3}", **tags)))
         made.append(stream_id)
     return made
 
@@ -137,14 +142,14 @@ def test_keyset_pages_list_each_stream_once_in_order(
 def test_streams_added_between_pages_are_never_listed_twice(store: EventStore) -> None:
     made = fill(store, 6)
     first = store.summaries(SummaryQuery(limit=3))
-    store.append("late", one(), 0, summary=summary())
+    store.append(Appending("late", one(), 0, summary=summary()))
     rest = store.summaries(SummaryQuery(after=(first[-1].created_at, first[-1].stream_id)))
     assert ids(first) + ids(rest) == [*made, "late"]
 
 
 def test_save_summary_writes_only_at_the_version_it_was_made_from(store: EventStore) -> None:
-    store.append("g1", one(), 0)
-    store.append("g1", one(), 1)
+    store.append(Appending("g1", one(), 0))
+    store.append(Appending("g1", one(), 1))
     assert not store.save_summary("g1", 1, summary("finished"), "2025-02-01T10:00:00+01:00")
     assert not store.save_summary("nobody", 0, summary(), "2025-02-01T10:00:00Z")
     assert store.summary("g1") is None
@@ -185,7 +190,7 @@ def test_a_new_database_is_at_the_schema_version(store: EventStore) -> None:
 def old_streams(store: EventStore, count: int) -> list[OldStream]:
     """Streams appended to a store and read back, for a database of the previous schema."""
     for n in range(count):
-        store.append(f"old{n}", [NewEvent("Created", {"n": n}, "referee"), *one()], 0)
+        store.append(Appending(f"old{n}", [NewEvent("Created", {"n": n}, "referee"), *one()], 0))
     return [OldStream({"n": n}, {"secret": n}, store.read(f"old{n}")) for n in range(count)]
 
 

@@ -20,7 +20,14 @@ from typing import Any
 
 import pytest
 
-from eventstore import NewEvent, SqliteEventStore, StoreError, StoreUnavailable, verify_chain
+from eventstore import (
+    Appending,
+    NewEvent,
+    SqliteEventStore,
+    StoreError,
+    StoreUnavailable,
+    verify_chain,
+)
 from tests.faults.faulty import Faulty, faulty
 from tests.waiting import wait_until
 
@@ -66,10 +73,10 @@ Append = Callable[[], Any]
 def one_batch(store: SqliteEventStore, gate: Gate, calls: list[Append]) -> list[Any]:
     """Run ``calls`` so that they commit in one batch; each one's result or error, answered
     within ``ANSWER_SECONDS`` (else the test fails)."""
-    store.append("blocker", events(1), 0)
+    store.append(Appending("blocker", events(1), 0))
     gate.closed.set()
     with ThreadPoolExecutor(len(calls) + 1) as pool:
-        holder = pool.submit(store.append, "blocker", events(1), 1)
+        holder = pool.submit(store.append, Appending("blocker", events(1), 1))
         assert gate.held.wait(ANSWER_SECONDS)
         futures = [pool.submit(call) for call in calls]
         wait_until(
@@ -90,9 +97,9 @@ def outcome(future: Future[Any]) -> Any:
 def three(store: SqliteEventStore, big: int = 50) -> list[Append]:
     """A small append, a big one (the one the tests make fail), another small one."""
     return [
-        lambda: store.append("before", events(2), 0),
-        lambda: store.append("big", events(big), 0),
-        lambda: store.append("after", events(2), 0),
+        lambda: store.append(Appending("before", events(2), 0)),
+        lambda: store.append(Appending("big", events(big), 0)),
+        lambda: store.append(Appending("after", events(2), 0)),
     ]
 
 
@@ -114,7 +121,7 @@ def assert_survived(store: SqliteEventStore, stored: list[str]) -> None:
         verify_chain(store.read(stream))
         assert store.version(stream) == 2
     assert store.version("big") == 0 and store.read("big") == []
-    assert store.append("later", events(1), 0).events[0].version == 1
+    assert store.append(Appending("later", events(1), 0)).events[0].version == 1
 
 
 @pytest.mark.parametrize("kind", ["disk-full", "io-error"])
@@ -152,7 +159,7 @@ def test_a_full_disk_at_commit_fails_the_batch_and_the_next_one_commits(
     assert all(isinstance(r, StoreUnavailable) and r.kind == "disk-full" for r in results)
     assert [store.version(s) for s in ("before", "big", "after")] == [0, 0, 0]
     assert store.readiness()["disk"] == "disk-full"  # no write has succeeded since
-    assert store.append("before", events(2), 0).events[-1].version == 2
+    assert store.append(Appending("before", events(2), 0)).events[-1].version == 2
     assert store.readiness()["disk"] == "ok"
 
 
@@ -163,11 +170,11 @@ def test_a_read_only_database_refuses_until_it_is_writable_again(
     conn.fails = lambda statement, _: "read-only" if statement.startswith("BEGIN") else None
     for attempt in range(3):
         with pytest.raises(StoreUnavailable) as refused:
-            store.append("game", events(1), 0, f"key-{attempt}")
+            store.append(Appending("game", events(1), 0, f"key-{attempt}"))
         assert refused.value.kind == "read-only"
     assert store.readiness()["database"] == "read-only"
     conn.fails = lambda statement, _: None
-    assert store.append("game", events(1), 0).events[0].version == 1
+    assert store.append(Appending("game", events(1), 0)).events[0].version == 1
     assert store.readiness() == dict.fromkeys(("writer", "file", "disk", "database"), "ok")
     assert store.faults()["read-only"] == 3
 
@@ -192,28 +199,28 @@ def test_an_error_of_the_writer_itself_answers_every_caller(
 def assert_survived_empty(store: SqliteEventStore) -> None:
     assert store._writer.is_alive()
     assert [store.version(s) for s in ("before", "big", "after")] == [0, 0, 0]
-    assert store.append("later", events(1), 0).events[0].version == 1
+    assert store.append(Appending("later", events(1), 0)).events[0].version == 1
 
 
 def test_sqlite_full_in_the_middle_of_a_large_append(store: SqliteEventStore, gate: Gate) -> None:
     """A real SQLITE_FULL: the file may grow by a few pages only, so the big append fails
     partway through its inserts; the small ones in its batch are stored."""
-    store.append("blocker", events(1), 0)
+    store.append(Appending("blocker", events(1), 0))
     pages = int(store._writer.conn.execute("PRAGMA page_count").fetchone()[0])
     store._writer.conn.execute(f"PRAGMA max_page_count = {pages + 8}")
     calls = [
-        lambda: store.append("before", events(2), 1),
-        lambda: store.append("big", events(2000, size=400), 0),
-        lambda: store.append("after", events(2), 1),
+        lambda: store.append(Appending("before", events(2), 1)),
+        lambda: store.append(Appending("big", events(2000, size=400), 0)),
+        lambda: store.append(Appending("after", events(2), 1)),
     ]
-    store.append("before", events(1), 0)
-    store.append("after", events(1), 0)
+    store.append(Appending("before", events(1), 0))
+    store.append(Appending("after", events(1), 0))
     _, big, _ = one_batch_from(store, gate, calls, blocker_version=1)
     assert isinstance(big, StoreUnavailable) and big.kind == "disk-full"
     assert store._writer.is_alive() and store.version("big") == 0
     assert store.version("before") == 3 and store.version("after") == 3
     store._writer.conn.execute("PRAGMA max_page_count = 1073741823")
-    assert store.append("big", events(2000, size=400), 0).events[-1].version == 2000
+    assert store.append(Appending("big", events(2000, size=400), 0)).events[-1].version == 2000
 
 
 def one_batch_from(
@@ -222,7 +229,7 @@ def one_batch_from(
     """``one_batch`` on a store whose blocker stream already exists."""
     gate.closed.set()
     with ThreadPoolExecutor(len(calls) + 1) as pool:
-        holder = pool.submit(store.append, "blocker", events(1), blocker_version)
+        holder = pool.submit(store.append, Appending("blocker", events(1), blocker_version))
         assert gate.held.wait(ANSWER_SECONDS)
         futures = [pool.submit(call) for call in calls]
         wait_until(
@@ -237,6 +244,6 @@ def test_a_writer_that_is_not_running_refuses_at_once(store: SqliteEventStore) -
     store._writer.queue.put(None)  # the writer ends, as only closing should make it
     wait_until(lambda: not store._writer.is_alive(), message="the writer did not end")
     with pytest.raises(StoreUnavailable) as refused:
-        store.append("game", events(1), 0)
+        store.append(Appending("game", events(1), 0))
     assert refused.value.kind == "writer-stopped"
     assert store.readiness()["writer"] == "writer-stopped"
