@@ -24,7 +24,7 @@ import msgspec
 
 from analysis.model import Model, chances, half_width, load
 from domain.events import CardDrawn, CardsDealt, DiceRolled, Event, GameCreated, MovePlayed
-from domain.model import CHANCE_KINDS, Deal, Draw, Roll
+from domain.model import CHANCE_KINDS, Deal, Draw, Roll, sample
 from domain.replay import Replay, settle
 from domain.ruleset import RuleSet
 
@@ -124,13 +124,9 @@ def outcomes(
         case Draw(pile=pile):
             kinds = Counter(pile)
             return [(CardDrawn(seat, card), n / len(pile)) for card, n in sorted(kinds.items())]
-        case Deal(pile=pile, seats=seats, count=count):
-            drawn: list[tuple[Event, float]] = []
-            for _ in range(DEAL_SAMPLES):
-                cards = rng.sample(sorted(pile), count * len(seats))
-                hands = tuple(tuple(cards[i :: len(seats)]) for i in range(len(seats)))
-                drawn.append((CardsDealt(seat, seats, hands), 1 / DEAL_SAMPLES))
-            return drawn
+        case Deal(seats=seats) as deal:
+            hands = [sample(deal, rng) for _ in range(DEAL_SAMPLES)]
+            return [(CardsDealt(seat, seats, dealt), 1 / DEAL_SAMPLES) for dealt in hands]
     return []
 
 

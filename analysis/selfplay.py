@@ -15,8 +15,8 @@ from typing import Any
 import bots
 from bots import greedy
 from bots.boards import board
-from domain.events import CardDrawn, CardsDealt, DeckShuffled, DiceRolled, Event, GameCreated
-from domain.model import CHANCE_KINDS, Deal, Draw, Move, Roll
+from domain.events import Event, GameCreated, sampled
+from domain.model import CHANCE_KINDS, Move
 from domain.registry import find_ruleset
 from domain.replay import settle
 from domain.ruleset import RuleSet
@@ -32,20 +32,6 @@ def players_of(rules: RuleSet[Any]) -> int:
     return max(rules.MIN_PLAYERS, min(4, rules.MAX_PLAYERS))
 
 
-def chance_event(rules: RuleSet[Any], state: Any, seat: int, rng: random.Random) -> Event:
-    """A random outcome of the draw, roll or deal the state waits for."""
-    match rules.chance(state):
-        case Roll(dice=count):
-            return DiceRolled(seat, tuple(rng.randint(1, 6) for _ in range(count)))
-        case Draw(pile=pile):
-            return CardDrawn(seat, rng.choice(sorted(pile)))
-        case Deal(pile=pile, seats=seats, count=count):
-            cards = rng.sample(sorted(pile), count * len(seats))
-            hands = tuple(tuple(cards[i :: len(seats)]) for i in range(len(seats)))
-            return CardsDealt(seat, seats, hands)
-    raise ValueError(f"seat {seat} must draw or roll but the rules need no chance")
-
-
 def actions(
     rules: RuleSet[Any], state: Any, rng: random.Random, level: str, log: list[Event]
 ) -> list[Event]:
@@ -57,10 +43,9 @@ def actions(
     who = pending[0]
     if who.kind in CHANCE_KINDS:
         need = rules.chance(state)
-        drawn = chance_event(rules, state, who.seat, rng)
-        if isinstance(need, Draw) and need.reshuffled:  # as the referee records it
-            return [DeckShuffled(cards=need.reshuffled), drawn]
-        return [drawn]
+        if need is None:
+            raise ValueError(f"seat {who.seat} must draw or roll but the rules need no chance")
+        return sampled(need, who.seat, rng)
     moves = rules.legal_moves(state, who.seat)
     if level == "random":
         move = rng.choice(moves).id

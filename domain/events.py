@@ -3,11 +3,14 @@ fields with defaults."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from domain.model import Effect, Step, Uses
+from domain.model import ChanceNeed, Deal, Draw, Effect, Roll, Step, Uses, sample
+
+if TYPE_CHECKING:
+    from random import Random
 
 
 class Event(msgspec.Struct, frozen=True, tag_field="type", tag=True):
@@ -208,3 +211,16 @@ def parse_event(type_: str, data: dict[str, Any]) -> Event:
 def no_secrets(event: Event, viewer: object) -> Event:
     """``redact`` for rule sets without hidden information: every event is public."""
     return event
+
+
+def sampled(need: ChanceNeed, seat: int, rng: Random) -> list[Event]:
+    """A random outcome of ``need`` for ``seat`` (the dealer of a deal) as the referee records
+    it: the reshuffle a draw finds due first (``DeckShuffled``), then the outcome."""
+    match need:
+        case Roll():
+            return [DiceRolled(seat, sample(need, rng))]
+        case Draw(reshuffled=reshuffled):
+            drawn = CardDrawn(seat, sample(need, rng))
+            return [DeckShuffled(cards=reshuffled), drawn] if reshuffled else [drawn]
+        case Deal(seats=seats):
+            return [CardsDealt(seat, seats, sample(need, rng))]

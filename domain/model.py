@@ -16,9 +16,12 @@ import json
 from collections import Counter
 from collections.abc import Iterable
 from functools import lru_cache
-from typing import Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
 
 import msgspec
+
+if TYPE_CHECKING:
+    from random import Random
 
 Viewer = int | Literal["referee"] | None
 """A seat number, the referee, or an anonymous spectator."""
@@ -111,6 +114,30 @@ class Deal(msgspec.Struct, frozen=True, tag="deal"):
 
 
 ChanceNeed = Roll | Draw | Deal
+
+Drawn = tuple[int, ...] | str | tuple[tuple[str, ...], ...]
+"""A chance outcome: the dice of a ``Roll``, the card of a ``Draw``, or the hands of a ``Deal``
+(one per seat of its ``seats``, in that order)."""
+
+
+@overload
+def sample(need: Roll, rng: Random) -> tuple[int, ...]: ...
+@overload
+def sample(need: Draw, rng: Random) -> str: ...
+@overload
+def sample(need: Deal, rng: Random) -> tuple[tuple[str, ...], ...]: ...
+def sample(need: ChanceNeed, rng: Random) -> Drawn:
+    """A random outcome of ``need`` drawn with ``rng`` (the domain has no randomness of its
+    own): fair dice, a card of the pile (uniform over its cards), the hands dealt round from
+    the pile."""
+    match need:
+        case Roll(dice=count):
+            return tuple(rng.randint(1, 6) for _ in range(count))
+        case Draw(pile=pile):
+            return rng.choice(sorted(pile))
+        case Deal(pile=pile, seats=seats, count=count):
+            cards = rng.sample(sorted(pile), count * len(seats))
+            return tuple(tuple(cards[i :: len(seats)]) for i in range(len(seats)))
 
 
 class Piece(msgspec.Struct, frozen=True):

@@ -6,34 +6,22 @@ import random
 from collections.abc import Iterator
 from typing import Any
 
-from domain.events import CardDrawn, CardsDealt, DeckShuffled, DiceRolled, Event
-from domain.model import CHANCE_KINDS, Deal, Draw, Roll
+from domain.events import Event, sampled
+from domain.model import CHANCE_KINDS
 from domain.replay import settle
 from domain.ruleset import RuleSet
 
 
 def chance_event(rules: RuleSet, state: Any, seat: int, rng: random.Random) -> Event:
     """A random outcome for the draw or roll the state waits for."""
-    need = rules.chance(state)
-    match need:
-        case Roll(dice=count):
-            return DiceRolled(seat, tuple(rng.randint(1, 6) for _ in range(count)))
-        case Draw(pile=pile):
-            return CardDrawn(seat, rng.choice(sorted(pile)))
-        case Deal(pile=pile, seats=seats, count=count):
-            cards = rng.sample(sorted(pile), count * len(seats))
-            hands = tuple(tuple(cards[i :: len(seats)]) for i in range(len(seats)))
-            return CardsDealt(seat, seats, hands)
-    raise AssertionError(f"seat {seat} must draw or roll but the rules need no chance")
+    return chance_events(rules, state, seat, rng)[-1]
 
 
 def chance_events(rules: RuleSet, state: Any, seat: int, rng: random.Random) -> list[Event]:
     """A random outcome, after the reshuffle its draw finds due (as the referee records it)."""
     need = rules.chance(state)
-    outcome = chance_event(rules, state, seat, rng)
-    if isinstance(need, Draw) and need.reshuffled:
-        return [DeckShuffled(cards=need.reshuffled), outcome]
-    return [outcome]
+    assert need is not None, f"seat {seat} must draw or roll but the rules need no chance"
+    return sampled(need, seat, rng)
 
 
 def random_events(
