@@ -132,10 +132,10 @@ class Workers:
     """What works beside the requests: the clocks' sweeper, the tournaments' results
     follower, the bots' driver, and the derived data's catch-up at start."""
 
-    def __init__(self, cases: UseCases, queries: Queries) -> None:
-        self.sweeper = Sweeper(cases.commands.enforce_due)
+    def __init__(self, cases: UseCases, queries: Queries, clock: Clock) -> None:
+        self.sweeper = Sweeper(cases.commands.enforce_due, clock)
         self.follower = Sweeper(
-            cases.tournaments.results.sweep, interval=1.0, name="results-follower"
+            cases.tournaments.results.sweep, clock, interval=1.0, name="results-follower"
         )
         self.driver = BotDriver(cases.commands)
         self.queries = queries
@@ -172,7 +172,7 @@ def create_app(
         bot_games_per_owner=settings.max_bot_games_per_client,
     )
     commands, queries = cases.commands, cases.queries
-    workers = Workers(cases, queries)
+    workers = Workers(cases, queries, clock)
     limits = Limits(settings)
     # Metrics only with a token to read them: no route and no per-request timing otherwise.
     metrics = Metrics(cases.figures, limits.streams) if settings.metrics_token else None
@@ -196,6 +196,7 @@ def create_app(
                 "queries": queries,
                 "metrics": metrics,
                 "figures": cases.figures,
+                "workers": workers,
             }
         ),
         openapi_config=openapi_config(),

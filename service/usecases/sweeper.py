@@ -5,19 +5,28 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from datetime import datetime
 
 import structlog
 
 from eventstore import StoreUnavailable
+from service.clock import Clock
 
 
 class Sweeper:
-    """A daemon thread that calls ``enforce`` every ``interval`` seconds."""
+    """A daemon thread that calls ``enforce`` every ``interval`` seconds. ``swept`` is the
+    time on ``clock`` (the service's one clock) at which the last sweep that ended began
+    (None before the first): whatever was due by then has been enforced."""
 
     def __init__(
-        self, enforce: Callable[[], object], interval: float = 0.25, name: str = "clock-sweeper"
+        self,
+        enforce: Callable[[], object],
+        clock: Clock,
+        interval: float = 0.25,
+        name: str = "clock-sweeper",
     ) -> None:
-        self.enforce, self.interval, self.name = enforce, interval, name
+        self.enforce, self.clock, self.interval, self.name = enforce, clock, interval, name
+        self.swept: datetime | None = None
         self.stopping = threading.Event()
         self.thread = threading.Thread(target=self.run, name=name, daemon=True)
 
@@ -32,6 +41,7 @@ class Sweeper:
         when it begins, not at every sweep while it lasts)."""
         fault: str | None = None
         while not self.stopping.wait(self.interval):
+            began = self.clock()
             try:
                 self.enforce()
             except StoreUnavailable as error:
@@ -43,4 +53,6 @@ class Sweeper:
                 continue
             except Exception:
                 structlog.get_logger().exception("sweep failed", sweeper=self.name)
+            else:
+                self.swept = began
             fault = None

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -13,6 +12,7 @@ from domain.model import Pending
 from service.core.clocks import Clock, ClockState
 from tests.clocks import ManualClock
 from tests.service.conftest import auth, create
+from tests.waiting import wait_until
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 
@@ -46,13 +46,22 @@ def wait_for(
 ) -> list[dict[str, Any]]:
     """The log once it holds a ``kind`` event: the clock sweeper (a thread of the app, every
     quarter of a second) is given ``seconds`` to write it."""
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
+
+    def written() -> list[dict[str, Any]] | None:
         events: list[dict[str, Any]] = api.get(f"/games/{game}/events").json()["events"]
-        if any(e["type"] == kind for e in events):
-            return events
-        time.sleep(0.05)
-    raise AssertionError(f"no {kind} within {seconds} s")
+        return events if any(e["type"] == kind for e in events) else None
+
+    return wait_until(written, timeout=seconds, message=f"no {kind}")
+
+
+def swept(api: TestClient[Any], clock: ManualClock) -> None:
+    """Wait until the clock sweeper has ended a sweep at the time ``clock`` shows now: every
+    deadline due by then has been enforced."""
+    sweeper, now = api.app.state.workers.sweeper, clock()
+    wait_until(
+        lambda: sweeper.swept is not None and sweeper.swept >= now,
+        message=f"no sweep at {now}",
+    )
 
 
 def test_running_out_of_time_plays_a_random_legal_move(
@@ -61,7 +70,7 @@ def test_running_out_of_time_plays_a_random_legal_move(
     api = clocked
     created = create(api, "sorry", players=2, clock={"per_decision": 30}, auto_chance=True)
     clock.advance(29)
-    time.sleep(0.5)  # two sweeps: the time is not out yet
+    swept(api, clock)  # the time is not out yet
     assert all(
         e["type"] != "TimeExpired"
         for e in api.get(f"/games/{created['id']}/events").json()["events"]
@@ -139,16 +148,16 @@ def test_running_out_of_time_can_pass_the_turn(
     players = 4 if ruleset == "partners" else 2
     timed = {"per_decision": 15, "on_timeout": "pass"}
     created = create(api, ruleset, players=players, clock=timed, auto_chance=True)
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
+
+    def passed() -> tuple[list[dict[str, Any]], list[int]] | None:
+        """The log and where its passes are, once there are any; else the time runs out."""
         clock.advance(16)
+        swept(api, clock)
         events = api.get(f"/games/{created['id']}/events").json()["events"]
         passes = [i for i, e in enumerate(events) if e["data"].get("consequence") == "pass"]
-        if passes:
-            break
-        time.sleep(0.05)
-    else:
-        raise AssertionError("no pass within 30 s")
+        return (events, passes) if passes else None
+
+    events, passes = wait_until(passed, timeout=30, message="no pass")
     expired = events[passes[0]]
     passed = events[passes[0] + 1]
     assert passed["type"] == "TurnPassed" and passed["by"] == "server"
