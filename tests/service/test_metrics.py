@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -15,6 +14,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from eventstore import SqliteEventStore
 from service.app import create_app
 from service.settings import Settings
+from tests.clocks import ManualClock
 from tests.live import serving
 from tests.service.conftest import auth, create
 from tests.service.test_bad_input import expect_problem
@@ -132,18 +132,18 @@ def test_open_streams_are_counted_until_they_close(http: httpx.Client) -> None:
 
 
 def test_the_sweeper_lag_is_how_late_an_overdue_clock_is(tmp_path: Path) -> None:
-    store = SqliteEventStore(tmp_path / "lag.db")
-    app = create_app(settings(tmp_path, metrics_token=TOKEN), store)
+    clock = ManualClock()
+    store = SqliteEventStore(tmp_path / "lag.db", clock=clock)
+    app = create_app(settings(tmp_path, metrics_token=TOKEN), store, clock)
     try:
         api = TestClient(app)  # no lifespan: no sweeper runs, so the deadline passes unenforced
         assert value(scrape(api)[0], "tabula_sweeper_lag_seconds") == 0
-        started = time.monotonic()
         created = create(
             api, "sorry", players=2, clock={"per_decision": 0.2, "on_timeout": "forfeit"}
         )
-        time.sleep(0.5)
+        clock.advance(0.5)
         lag = value(scrape(api)[0], "tabula_sweeper_lag_seconds")
-        assert 0.3 <= lag <= time.monotonic() - started - 0.2
+        assert lag == pytest.approx(0.5 - 0.2)
         body = {"move": "draw"}  # a write enforces the game's clock first: it forfeits
         seat = auth(created["tokens"]["seats"][0])
         assert api.post(f"/games/{created['id']}/moves", json=body, headers=seat).status_code == 409
