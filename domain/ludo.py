@@ -20,15 +20,14 @@ turn; after the tries the same seat throws again after a 6 (§9.2.2). The third 
 
 This is version 2. Version 1 (``domain/ludo_v1.py``, kept to replay the games recorded under
 it) let an unusable 6 during the tries throw again without using a try and counted every 6 of
-the turn towards the three; ``Throws`` holds what the two versions do differently.
+the turn towards the three; the hooks of ``Ludo`` hold what the two versions do differently.
 
 Errors: ``GameError`` > ``BadSetup``, ``IllegalMove``, ``NotYourTurn``, ``GameOver``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Annotated, Any, Literal, NamedTuple
+from typing import Annotated, Any, Literal
 
 import msgspec
 from msgspec.structs import replace
@@ -210,81 +209,6 @@ def pending(state: State) -> Pending | None:
     return Pending(state.turn, "move" if state.die else "roll")
 
 
-def to_act(state: State) -> list[Pending]:
-    """The seat to throw or to move, unless the game is over or the rules act by themselves."""
-    now = pending(state)
-    if now is None or automatic(state):
-        return []
-    return [now]
-
-
-def legal_moves(state: State, seat: int) -> list[Move]:
-    """``roll`` for the seat to throw; every legal move for the seat to move."""
-    now = to_act(state)
-    if not now or now[0].seat != seat:
-        return []
-    return [chance_move(now[0])] if now[0].kind == "roll" else moves(state)
-
-
-def chance(state: State) -> ChanceNeed | None:
-    """One die when a seat is to throw."""
-    now = to_act(state)
-    return Roll(1) if now and now[0].kind == "roll" else None
-
-
-def automatic(state: State) -> list[Event]:
-    """The three-6 penalty, and throws that cannot be used."""
-    return throw_events(state, CURRENT)
-
-
-def throw_events(state: State, throws: Throws) -> list[Event]:
-    """``automatic`` under the throw rules of one version."""
-    if state.finished or not state.die:
-        return []
-    if state.sixes == PENALTY:
-        return [penalty(state)]
-    if moves(state):
-        return []
-    return [TurnPassed(state.turn, throws.unused_reason(state))]
-
-
-def unused_reason(state: State) -> str:
-    """Why a throw passes: during the tries, the tries left (none: the turn is over); after
-    them, a 6 throws again (§9.2.1, §9.2.2)."""
-    reason = f"no legal move for a {state.die}"
-    if state.trying:
-        if state.tries:
-            return reason + f"; {state.tries} more {'try' if state.tries == 1 else 'tries'}"
-        return reason + "; no tries left"
-    return reason + "; throws again" if state.die == SIX else reason
-
-
-def passed(state: State) -> State:
-    """After a throw that could not be used (§9.2.1, §9.2.2)."""
-    if state.sixes == PENALTY:
-        return end_turn(state)
-    if state.trying:
-        return replace(state, die=0, tries=state.tries - 1) if state.tries else end_turn(state)
-    return replace(state, die=0) if state.die == SIX else end_turn(state)
-
-
-def sixes_after(state: State, die: int) -> int:
-    """6s in a row after a throw of ``die`` (§9.2.3: consecutive)."""
-    return state.sixes + 1 if die == SIX else 0
-
-
-class Throws(NamedTuple):
-    """What a version decides about throws: the 6s counted after a throw, the state after an
-    unusable one and the reason it gives."""
-
-    sixes_after: Callable[[State, int], int]
-    passed: Callable[[State], State]
-    unused_reason: Callable[[State], str]
-
-
-CURRENT = Throws(sixes_after, passed, unused_reason)
-
-
 def penalty(state: State) -> Event:
     """The third 6: not played; the last piece moved may go back to the yard (§9.2)."""
     seat, piece = state.turn, state.last_moved
@@ -298,25 +222,6 @@ def penalty(state: State) -> Event:
     return MovePlayed(seat, "three-sixes", (SIX,), (), (effect,), auto=True)
 
 
-def decide(state: State, seat: int, move_id: str) -> list[Event]:
-    """The events of ``seat`` playing ``move_id``; raises a GameError saying why not."""
-    if state.finished:
-        raise GameOver(f"the game is over: move {move_id!r} cannot be played")
-    now = to_act(state)
-    if not now:
-        raise NotYourTurn(f"no seat may act before the automatic events: not seat {seat}")
-    if now[0].seat != seat:
-        raise NotYourTurn(f"it is seat {now[0].seat}'s turn, not seat {seat}'s")
-    if now[0].kind == "roll":
-        raise IllegalMove(f"move {move_id!r} is not legal: seat {seat} must throw first ('roll')")
-    legal = moves(state)
-    for move in legal:
-        if move.id == move_id:
-            return events_of(state, move)
-    ids = [move.id for move in legal]
-    raise IllegalMove(f"move {move_id!r} is not legal with a {state.die}: legal moves are {ids}")
-
-
 def events_of(state: State, move: Move) -> list[Event]:
     """MovePlayed, and GameFinished when the move completes the seat's four pieces."""
     events: list[Event] = [MovePlayed(move.seat, move.id, move.uses, move.steps, move.effects)]
@@ -328,28 +233,6 @@ def events_of(state: State, move: Move) -> list[Event]:
         where = "home" if state.rules.win_at == GOAL else "in the home column"
         events.append(GameFinished((state.turn,), f"all four pieces {where}"))
     return events
-
-
-def apply(state: State, event: Event) -> State:
-    """The reducer."""
-    return reduce(state, event, CURRENT)
-
-
-def reduce(state: State, event: Event, throws: Throws) -> State:
-    """``apply`` under the throw rules of one version."""
-    match event:
-        case DiceRolled(dice=dice):
-            return replace(state, die=dice[0], sixes=throws.sixes_after(state, dice[0]))
-        case MovePlayed():
-            after = moved(state, event)
-            if state.sixes == PENALTY or state.die != SIX:
-                return end_turn(after)
-            return replace(after, die=0)
-        case TurnPassed():
-            return throws.passed(state)
-        case GameFinished(winners=winners):
-            return replace(state, finished=True, winners=winners)
-    return state
 
 
 def moved(state: State, event: MovePlayed) -> State:
@@ -403,18 +286,122 @@ class LudoView(model.View, frozen=True, kw_only=True, tag=NAME):
     tries_left: int
 
 
-def view(state: State, viewer: Viewer) -> LudoView:
-    """Everything is public in Ludo."""
-    return LudoView(
-        status=status_of(state.finished),
-        pieces=BOARD.pieces(state.colours, state.pos),
-        to_act=to_act(state),
-        chance=Outcome(dice=[state.die]) if state.die else None,
-        winners=list(state.winners),
-        colours=[BOARD.colours[colour] for colour in state.colours],
-        sixes_in_a_row=state.sixes,
-        tries_left=state.tries,
-    )
+class Ludo:
+    """Ludo's turn as named hooks: the protocol functions, and what a version decides about
+    throws (``sixes_after``, ``passed``, ``unused_reason``), which ``ludo_v1.LudoV1``
+    overrides."""
 
+    def to_act(self, state: State) -> list[Pending]:
+        """The seat to throw or to move, unless the game is over or the rules act by themselves."""
+        now = pending(state)
+        if now is None or self.automatic(state):
+            return []
+        return [now]
+
+    def legal_moves(self, state: State, seat: int) -> list[Move]:
+        """``roll`` for the seat to throw; every legal move for the seat to move."""
+        now = self.to_act(state)
+        if not now or now[0].seat != seat:
+            return []
+        return [chance_move(now[0])] if now[0].kind == "roll" else moves(state)
+
+    def chance(self, state: State) -> ChanceNeed | None:
+        """One die when a seat is to throw."""
+        now = self.to_act(state)
+        return Roll(1) if now and now[0].kind == "roll" else None
+
+    def automatic(self, state: State) -> list[Event]:
+        """The three-6 penalty, and throws that cannot be used."""
+        if state.finished or not state.die:
+            return []
+        if state.sixes == PENALTY:
+            return [penalty(state)]
+        if moves(state):
+            return []
+        return [TurnPassed(state.turn, self.unused_reason(state))]
+
+    def decide(self, state: State, seat: int, move_id: str) -> list[Event]:
+        """The events of ``seat`` playing ``move_id``; raises a GameError saying why not."""
+        if state.finished:
+            raise GameOver(f"the game is over: move {move_id!r} cannot be played")
+        now = self.to_act(state)
+        if not now:
+            raise NotYourTurn(f"no seat may act before the automatic events: not seat {seat}")
+        if now[0].seat != seat:
+            raise NotYourTurn(f"it is seat {now[0].seat}'s turn, not seat {seat}'s")
+        if now[0].kind == "roll":
+            raise IllegalMove(
+                f"move {move_id!r} is not legal: seat {seat} must throw first ('roll')"
+            )
+        legal = moves(state)
+        for move in legal:
+            if move.id == move_id:
+                return events_of(state, move)
+        ids = [move.id for move in legal]
+        raise IllegalMove(
+            f"move {move_id!r} is not legal with a {state.die}: legal moves are {ids}"
+        )
+
+    def apply(self, state: State, event: Event) -> State:
+        """The reducer."""
+        match event:
+            case DiceRolled(dice=dice):
+                return replace(state, die=dice[0], sixes=self.sixes_after(state, dice[0]))
+            case MovePlayed():
+                after = moved(state, event)
+                if state.sixes == PENALTY or state.die != SIX:
+                    return end_turn(after)
+                return replace(after, die=0)
+            case TurnPassed():
+                return self.passed(state)
+            case GameFinished(winners=winners):
+                return replace(state, finished=True, winners=winners)
+        return state
+
+    def view(self, state: State, viewer: Viewer) -> LudoView:
+        """Everything is public in Ludo."""
+        return LudoView(
+            status=status_of(state.finished),
+            pieces=BOARD.pieces(state.colours, state.pos),
+            to_act=self.to_act(state),
+            chance=Outcome(dice=[state.die]) if state.die else None,
+            winners=list(state.winners),
+            colours=[BOARD.colours[colour] for colour in state.colours],
+            sixes_in_a_row=state.sixes,
+            tries_left=state.tries,
+        )
+
+    def sixes_after(self, state: State, die: int) -> int:
+        """6s in a row after a throw of ``die`` (§9.2.3: consecutive)."""
+        return state.sixes + 1 if die == SIX else 0
+
+    def passed(self, state: State) -> State:
+        """After a throw that could not be used (§9.2.1, §9.2.2)."""
+        if state.sixes == PENALTY:
+            return end_turn(state)
+        if state.trying:
+            return replace(state, die=0, tries=state.tries - 1) if state.tries else end_turn(state)
+        return replace(state, die=0) if state.die == SIX else end_turn(state)
+
+    def unused_reason(self, state: State) -> str:
+        """Why a throw passes: during the tries, the tries left (none: the turn is over); after
+        them, a 6 throws again (§9.2.1, §9.2.2)."""
+        reason = f"no legal move for a {state.die}"
+        if state.trying:
+            if state.tries:
+                return reason + f"; {state.tries} more {'try' if state.tries == 1 else 'tries'}"
+            return reason + "; no tries left"
+        return reason + "; throws again" if state.die == SIX else reason
+
+
+RULES = Ludo()
+"""The rule set's one instance: the module's protocol functions are its bound methods."""
+to_act = RULES.to_act
+legal_moves = RULES.legal_moves
+chance = RULES.chance
+automatic = RULES.automatic
+decide = RULES.decide
+apply = RULES.apply
+view = RULES.view
 
 redact = no_secrets

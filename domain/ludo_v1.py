@@ -12,7 +12,6 @@ from __future__ import annotations
 from msgspec.structs import replace
 
 from domain import ludo
-from domain.events import Event
 from domain.ludo import SIX, State
 
 NAME = ludo.NAME
@@ -23,45 +22,41 @@ STACKING = ludo.STACKING
 Options = ludo.Options
 OPTIONS = ludo.OPTIONS
 BOARD = ludo.BOARD
-
-
-def _sixes_after(state: State, die: int) -> int:
-    return state.sixes + (die == SIX)
-
-
-def _passed(state: State) -> State:
-    if state.sixes == ludo.PENALTY or (state.die != SIX and not state.tries):
-        return ludo.end_turn(state)
-    return replace(state, die=0, tries=state.tries - (state.die != SIX))
-
-
-def _unused_reason(state: State) -> str:
-    reason = f"no legal move for a {state.die}"
-    if state.die == SIX:
-        return reason + "; throws again"
-    if state.tries:
-        return reason + f"; {state.tries} more {'try' if state.tries == 1 else 'tries'}"
-    return reason
-
-
-THROWS = ludo.Throws(_sixes_after, _passed, _unused_reason)
 setup = ludo.setup
 
 
-def automatic(state: State) -> list[Event]:
-    """The three-6 penalty, and throws that cannot be used (version 1's tries)."""
-    return ludo.throw_events(state, THROWS)
+class LudoV1(ludo.Ludo):
+    """Version 1's throws: every 6 of the turn counts, and an unusable 6 during the tries throws
+    again without using a try."""
+
+    def sixes_after(self, state: State, die: int) -> int:
+        """Every 6 of the turn, consecutive or not."""
+        return state.sixes + (die == SIX)
+
+    def passed(self, state: State) -> State:
+        """After an unusable throw: a 6 throws again, anything else uses up a try."""
+        if state.sixes == ludo.PENALTY or (state.die != SIX and not state.tries):
+            return ludo.end_turn(state)
+        return replace(state, die=0, tries=state.tries - (state.die != SIX))
+
+    def unused_reason(self, state: State) -> str:
+        """Why an unusable throw passes under version 1."""
+        reason = f"no legal move for a {state.die}"
+        if state.die == SIX:
+            return reason + "; throws again"
+        if state.tries:
+            return reason + f"; {state.tries} more {'try' if state.tries == 1 else 'tries'}"
+        return reason
 
 
-def apply(state: State, event: Event) -> State:
-    """The reducer (version 1's tries and 6s)."""
-    return ludo.reduce(state, event, THROWS)
-
-
-to_act = ludo.to_act
-legal_moves = ludo.legal_moves
-chance = ludo.chance
-decide = ludo.decide
-view = ludo.view
+RULES = LudoV1()
+"""The rule set's one instance: the module's protocol functions are its bound methods."""
+to_act = RULES.to_act
+legal_moves = RULES.legal_moves
+chance = RULES.chance
+automatic = RULES.automatic
+decide = RULES.decide
+apply = RULES.apply
+view = RULES.view
 finished = ludo.finished
 redact = ludo.redact

@@ -555,56 +555,7 @@ def _has_move(state: State, card: str) -> bool:
     return any(CHECKS[kind](state, seat, own, steps) for kind, steps in PLAYS[card])
 
 
-# --- the rule set surface ----------------------------------------------------------------------
-
-
-def to_act(state: State) -> list[Pending]:
-    """The seat to draw, or to move with the card drawn; nothing when a pass is automatic."""
-    if state.finished or automatic(state):
-        return []
-    return [Pending(state.turn, "draw" if state.card is None else "move")]
-
-
-def legal_moves(state: State, seat: int) -> list[Move]:
-    """``draw`` for a seat that must draw; the card's moves for a seat that must move."""
-    for pending in to_act(state):
-        if pending.seat == seat:
-            return [chance_move(pending)] if pending.kind == "draw" else _legal(state)
-    return []
-
-
-def chance(state: State) -> ChanceNeed | None:
-    """One card when a seat must draw: from the draw pile, or when it is empty from the
-    discards, which are shuffled back first (``reshuffled``)."""
-    if state.finished or state.card is not None:
-        return None
-    if not state.pile:
-        pile = _sorted(state.discard)
-        return Draw(pile=pile, reshuffled=len(pile)) if pile else None
-    return Draw(pile=state.pile)
-
-
-def automatic(state: State) -> list[Event]:
-    """Forfeit a card with no legal move."""
-    if state.finished or state.card is None or _has_move(state, state.card):
-        return []
-    again = f"; {COLOURS[state.turn]} draws again" if state.card == "2" else ""
-    return [TurnPassed(state.turn, f"no legal move for card '{state.card}'{again}")]
-
-
-def decide(state: State, seat: int, move_id: str) -> list[Event]:
-    """MovePlayed for a legal move (and GameFinished when all 4 pawns are home)."""
-    if state.finished:
-        raise GameOver("the game is over")
-    if seat != state.turn:
-        raise NotYourTurn(f"it is seat {state.turn}'s turn, not seat {seat}'s")
-    if state.card is None:
-        raise IllegalMove(f"move {move_id!r} is not legal: {COLOURS[seat]} must draw a card first")
-    moves = {move.id: move for move in _legal(state)}
-    move = moves.get(move_id) or moves.get(reversed_split(move_id))
-    if move is None:
-        raise IllegalMove(explain(state, move_id, list(moves)))
-    return played_events(move, state.pawns)
+# --- what a move does --------------------------------------------------------------------------
 
 
 def played_events(move: Move, pawns: tuple[int, ...]) -> list[Event]:
@@ -623,25 +574,6 @@ def reversed_split(move_id: str) -> str:
     card, _, parts = move_id.partition(":")
     first, plus, second = parts.partition("+")
     return f"{card}:{second}+{first}" if plus else ""
-
-
-def apply(state: State, event: Event) -> State:
-    """The reducer."""
-    match event:
-        case CardDrawn(card=card):
-            if not state.pile:  # the bare outcome of a draw that reshuffles (bots, analysis)
-                state = reshuffled(state)
-            at = state.pile.index(card)
-            return replace(state, pile=state.pile[:at] + state.pile[at + 1 :], card=card)
-        case MovePlayed():
-            return _card_done(replace(state, pawns=moved_pawns(state.pawns, event)))
-        case TurnPassed():
-            return _card_done(state)
-        case DeckShuffled():
-            return reshuffled(state)
-        case GameFinished(winners=winners):
-            return replace(state, finished=True, winners=winners)
-    return state
 
 
 def reshuffled(state: State) -> State:
@@ -689,19 +621,101 @@ class SorryView(model.View, frozen=True, kw_only=True, tag=NAME):
     discard: list[str]
 
 
-def view(state: State, viewer: Viewer) -> SorryView:
-    """Everything is public in sorry except the order of the draw pile (which is not kept)."""
-    return SorryView(
-        status=status_of(state.finished),
-        pieces=pieces(state.pawns),
-        to_act=to_act(state),
-        chance=None if state.card is None else Outcome(card=state.card),
-        winners=list(state.winners),
-        turn=state.turn,
-        colours=list(COLOURS[: state.seats]),
-        draw_pile=len(state.pile),
-        discard=list(state.discard),
-    )
+# --- the rule set surface ----------------------------------------------------------------------
+
+
+class Sorry:
+    """sorry's turn as named hooks (the protocol functions); ``sorry_v1.SorryV1`` overrides
+    what version 1 did differently."""
+
+    def to_act(self, state: State) -> list[Pending]:
+        """The seat to draw, or to move with the card drawn; nothing when a pass is automatic."""
+        if state.finished or self.automatic(state):
+            return []
+        return [Pending(state.turn, "draw" if state.card is None else "move")]
+
+    def legal_moves(self, state: State, seat: int) -> list[Move]:
+        """``draw`` for a seat that must draw; the card's moves for a seat that must move."""
+        for pending in self.to_act(state):
+            if pending.seat == seat:
+                return [chance_move(pending)] if pending.kind == "draw" else _legal(state)
+        return []
+
+    def chance(self, state: State) -> ChanceNeed | None:
+        """One card when a seat must draw: from the draw pile, or when it is empty from the
+        discards, which are shuffled back first (``reshuffled``)."""
+        if state.finished or state.card is not None:
+            return None
+        if not state.pile:
+            pile = _sorted(state.discard)
+            return Draw(pile=pile, reshuffled=len(pile)) if pile else None
+        return Draw(pile=state.pile)
+
+    def automatic(self, state: State) -> list[Event]:
+        """Forfeit a card with no legal move."""
+        if state.finished or state.card is None or _has_move(state, state.card):
+            return []
+        again = f"; {COLOURS[state.turn]} draws again" if state.card == "2" else ""
+        return [TurnPassed(state.turn, f"no legal move for card '{state.card}'{again}")]
+
+    def decide(self, state: State, seat: int, move_id: str) -> list[Event]:
+        """MovePlayed for a legal move (and GameFinished when all 4 pawns are home)."""
+        if state.finished:
+            raise GameOver("the game is over")
+        if seat != state.turn:
+            raise NotYourTurn(f"it is seat {state.turn}'s turn, not seat {seat}'s")
+        if state.card is None:
+            raise IllegalMove(
+                f"move {move_id!r} is not legal: {COLOURS[seat]} must draw a card first"
+            )
+        moves = {move.id: move for move in _legal(state)}
+        move = moves.get(move_id) or moves.get(reversed_split(move_id))
+        if move is None:
+            raise IllegalMove(explain(state, move_id, list(moves)))
+        return played_events(move, state.pawns)
+
+    def apply(self, state: State, event: Event) -> State:
+        """The reducer."""
+        match event:
+            case CardDrawn(card=card):
+                if not state.pile:  # the bare outcome of a draw that reshuffles (bots, analysis)
+                    state = reshuffled(state)
+                at = state.pile.index(card)
+                return replace(state, pile=state.pile[:at] + state.pile[at + 1 :], card=card)
+            case MovePlayed():
+                return _card_done(replace(state, pawns=moved_pawns(state.pawns, event)))
+            case TurnPassed():
+                return _card_done(state)
+            case DeckShuffled():
+                return reshuffled(state)
+            case GameFinished(winners=winners):
+                return replace(state, finished=True, winners=winners)
+        return state
+
+    def view(self, state: State, viewer: Viewer) -> SorryView:
+        """Everything is public in sorry except the order of the draw pile (which is not kept)."""
+        return SorryView(
+            status=status_of(state.finished),
+            pieces=pieces(state.pawns),
+            to_act=self.to_act(state),
+            chance=None if state.card is None else Outcome(card=state.card),
+            winners=list(state.winners),
+            turn=state.turn,
+            colours=list(COLOURS[: state.seats]),
+            draw_pile=len(state.pile),
+            discard=list(state.discard),
+        )
+
+
+RULES = Sorry()
+"""The rule set's one instance: the module's protocol functions are its bound methods."""
+to_act = RULES.to_act
+legal_moves = RULES.legal_moves
+chance = RULES.chance
+automatic = RULES.automatic
+decide = RULES.decide
+apply = RULES.apply
+view = RULES.view
 
 
 # --- why a move is illegal ---------------------------------------------------------------------

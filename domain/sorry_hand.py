@@ -246,110 +246,7 @@ def _decision(state: State) -> Pending | None:
     return Pending(state.turn, "move")
 
 
-# --- the rule set surface ----------------------------------------------------------------------
-
-
-def to_act(state: State) -> list[Pending]:
-    """The dealer, the seat to play or discard, or the seat to draw; nothing when finished or
-    when an automatic event is due."""
-    if state.finished:
-        return []
-    if state.phase == "deal":
-        return [Pending(state.turn, "deal")]
-    if state.phase == "draw":
-        return [Pending(state.turn, "draw")]
-    decision = _decision(state)
-    return [] if decision is None else [decision]
-
-
-def legal_moves(state: State, seat: int) -> list[Move]:
-    """``deal``/``draw`` for chance, the hand's moves, or its discards (a dead hand, or after
-    a bare ``11:decline`` of an older log); only for ``seat``."""
-    for pending in to_act(state):
-        if pending.seat != seat:
-            continue
-        if pending.kind in ("deal", "draw"):
-            return [chance_move(pending)]
-        plays = _plays(state) if state.phase == "play" else ()
-        return list(plays) or _discards(state)
-    return []
-
-
-def chance(state: State) -> ChanceNeed | None:
-    """The initial deal, or one card to refill the hand of the seat that played: from the
-    draw pile, or when it is empty from the discards, which are shuffled back first
-    (``reshuffled``)."""
-    if state.finished:
-        return None
-    if state.phase == "deal":
-        order = tuple((state.turn + i) % state.seats for i in range(state.seats))
-        return Deal(pile=state.pile, seats=order, count=HAND)
-    if state.phase == "draw":
-        if not state.pile:
-            return Draw(pile=_sorted(state.discard), reshuffled=len(state.discard))
-        return Draw(pile=state.pile)
-    return None
-
-
-def automatic(state: State) -> list[Event]:
-    """Pass an extra play after a 2 that has no legal move."""
-    if state.finished:
-        return []
-    if state.phase == "play" and state.extra and not _plays(state):
-        return [TurnPassed(state.turn, "no legal move for the extra play after a 2")]
-    return []
-
-
-def decide(state: State, seat: int, move_id: str) -> list[Event]:
-    """MovePlayed for a legal move, decline and discard, or discard (and GameFinished when all
-    4 pawns are home); raises a GameError saying why otherwise."""
-    if state.finished:
-        raise GameOver("the game is over")
-    if seat != state.turn:
-        raise NotYourTurn(f"it is seat {state.turn}'s turn, not seat {seat}'s")
-    pending = _decision(state)
-    if pending is None:
-        action = "deal" if state.phase == "deal" else "draw a card"
-        raise IllegalMove(f"move {move_id!r} is not legal: {COLOURS[seat]} must {action} first")
-    legal = {move.id: move for move in legal_moves(state, seat)}
-    move = legal.get(move_id) or legal.get(sorry.reversed_split(move_id))
-    if move is None:
-        raise IllegalMove(explain(state, pending, move_id, list(legal)))
-    return sorry.played_events(move, state.pawns)
-
-
-def apply(state: State, event: Event) -> State:
-    """The reducer."""
-    match event:
-        case CardsDealt(seats=seats, hands=dealt):
-            hands = list(state.hands)
-            for seat, cards in zip(seats, dealt, strict=True):
-                hands[seat] = _sorted(hands[seat] + cards)
-            dealt_cards = [card for cards in dealt for card in cards]
-            return replace(
-                state, pile=_without(state.pile, dealt_cards), hands=tuple(hands), phase="play"
-            )
-        case MovePlayed(move=move_id) if move_id == DECLINE:
-            return replace(state, phase="discard")
-        case MovePlayed(move=move_id, uses=str(card)):
-            pawns = sorry.moved_pawns(state.pawns, event)
-            again = state.two_plays_again and card == "2" and not _discarded(move_id)
-            return replace(_play_card(state, card), pawns=pawns, phase="draw", again=again)
-        case CardDrawn(seat=seat, card=card):
-            if not state.pile:  # the bare outcome of a draw that reshuffles (bots, analysis)
-                state = reshuffled(state)
-            drawn = _put(state.hands, seat, _sorted((*state.hands[seat], card)))
-            state = replace(state, pile=_without(state.pile, [card]), hands=drawn)
-            if state.again:
-                return replace(state, phase="play", again=False, extra=True)
-            return _next_turn(state)
-        case TurnPassed():
-            return _next_turn(state)
-        case DeckShuffled():
-            return reshuffled(state)
-        case events.GameFinished(winners=winners):
-            return replace(state, finished=True, winners=winners)
-    return state
+# --- what a move does --------------------------------------------------------------------------
 
 
 def reshuffled(state: State) -> State:
@@ -415,23 +312,6 @@ class SorryHandView(model.View, frozen=True, kw_only=True, tag=NAME):
     extra_play: bool
 
 
-def view(state: State, viewer: Viewer) -> SorryHandView:
-    """The board, piles (sizes and public discards) and hands as ``viewer`` may see them."""
-    return SorryHandView(
-        status=status_of(state.finished),
-        pieces=sorry.pieces(state.pawns),
-        to_act=to_act(state),
-        chance=None,
-        winners=list(state.winners),
-        turn=state.turn,
-        colours=list(COLOURS[: state.seats]),
-        hands=[track.hand_view(hand, seat, viewer) for seat, hand in enumerate(state.hands)],
-        draw_pile=len(state.pile),
-        discard=list(state.discard),
-        extra_play=bool(state.extra),
-    )
-
-
 def redact(event: Event, viewer: Viewer) -> Event:
     """The event with the cards of other seats' hands (dealt or drawn) hidden, and another
     seat's declined swap shown as the discard it also is (see the module docstring)."""
@@ -449,6 +329,138 @@ def redact(event: Event, viewer: Viewer) -> Event:
         ):
             return replace(event, move=DISCARD + move.removeprefix(DECLINE_DISCARD))
     return event
+
+
+# --- the rule set surface ----------------------------------------------------------------------
+
+
+class SorryHand:
+    """sorry-hand's turn as named hooks (the protocol functions); ``sorry_hand_v1.SorryHandV1``
+    overrides what version 1 did differently."""
+
+    def to_act(self, state: State) -> list[Pending]:
+        """The dealer, the seat to play or discard, or the seat to draw; nothing when finished or
+        when an automatic event is due."""
+        if state.finished:
+            return []
+        if state.phase == "deal":
+            return [Pending(state.turn, "deal")]
+        if state.phase == "draw":
+            return [Pending(state.turn, "draw")]
+        decision = _decision(state)
+        return [] if decision is None else [decision]
+
+    def legal_moves(self, state: State, seat: int) -> list[Move]:
+        """``deal``/``draw`` for chance, the hand's moves, or its discards (a dead hand, or after
+        a bare ``11:decline`` of an older log); only for ``seat``."""
+        for pending in self.to_act(state):
+            if pending.seat != seat:
+                continue
+            if pending.kind in ("deal", "draw"):
+                return [chance_move(pending)]
+            plays = _plays(state) if state.phase == "play" else ()
+            return list(plays) or _discards(state)
+        return []
+
+    def chance(self, state: State) -> ChanceNeed | None:
+        """The initial deal, or one card to refill the hand of the seat that played: from the
+        draw pile, or when it is empty from the discards, which are shuffled back first
+        (``reshuffled``)."""
+        if state.finished:
+            return None
+        if state.phase == "deal":
+            order = tuple((state.turn + i) % state.seats for i in range(state.seats))
+            return Deal(pile=state.pile, seats=order, count=HAND)
+        if state.phase == "draw":
+            if not state.pile:
+                return Draw(pile=_sorted(state.discard), reshuffled=len(state.discard))
+            return Draw(pile=state.pile)
+        return None
+
+    def automatic(self, state: State) -> list[Event]:
+        """Pass an extra play after a 2 that has no legal move."""
+        if state.finished:
+            return []
+        if state.phase == "play" and state.extra and not _plays(state):
+            return [TurnPassed(state.turn, "no legal move for the extra play after a 2")]
+        return []
+
+    def decide(self, state: State, seat: int, move_id: str) -> list[Event]:
+        """MovePlayed for a legal move, decline and discard, or discard (and GameFinished when all
+        4 pawns are home); raises a GameError saying why otherwise."""
+        if state.finished:
+            raise GameOver("the game is over")
+        if seat != state.turn:
+            raise NotYourTurn(f"it is seat {state.turn}'s turn, not seat {seat}'s")
+        pending = _decision(state)
+        if pending is None:
+            action = "deal" if state.phase == "deal" else "draw a card"
+            raise IllegalMove(f"move {move_id!r} is not legal: {COLOURS[seat]} must {action} first")
+        legal = {move.id: move for move in self.legal_moves(state, seat)}
+        move = legal.get(move_id) or legal.get(sorry.reversed_split(move_id))
+        if move is None:
+            raise IllegalMove(explain(state, pending, move_id, list(legal)))
+        return sorry.played_events(move, state.pawns)
+
+    def apply(self, state: State, event: Event) -> State:
+        """The reducer."""
+        match event:
+            case CardsDealt(seats=seats, hands=dealt):
+                hands = list(state.hands)
+                for seat, cards in zip(seats, dealt, strict=True):
+                    hands[seat] = _sorted(hands[seat] + cards)
+                dealt_cards = [card for cards in dealt for card in cards]
+                return replace(
+                    state, pile=_without(state.pile, dealt_cards), hands=tuple(hands), phase="play"
+                )
+            case MovePlayed(move=move_id) if move_id == DECLINE:
+                return replace(state, phase="discard")
+            case MovePlayed(move=move_id, uses=str(card)):
+                pawns = sorry.moved_pawns(state.pawns, event)
+                again = state.two_plays_again and card == "2" and not _discarded(move_id)
+                return replace(_play_card(state, card), pawns=pawns, phase="draw", again=again)
+            case CardDrawn(seat=seat, card=card):
+                if not state.pile:  # the bare outcome of a draw that reshuffles (bots, analysis)
+                    state = reshuffled(state)
+                drawn = _put(state.hands, seat, _sorted((*state.hands[seat], card)))
+                state = replace(state, pile=_without(state.pile, [card]), hands=drawn)
+                if state.again:
+                    return replace(state, phase="play", again=False, extra=True)
+                return _next_turn(state)
+            case TurnPassed():
+                return _next_turn(state)
+            case DeckShuffled():
+                return reshuffled(state)
+            case events.GameFinished(winners=winners):
+                return replace(state, finished=True, winners=winners)
+        return state
+
+    def view(self, state: State, viewer: Viewer) -> SorryHandView:
+        """The board, piles (sizes and public discards) and hands as ``viewer`` may see them."""
+        return SorryHandView(
+            status=status_of(state.finished),
+            pieces=sorry.pieces(state.pawns),
+            to_act=self.to_act(state),
+            chance=None,
+            winners=list(state.winners),
+            turn=state.turn,
+            colours=list(COLOURS[: state.seats]),
+            hands=[track.hand_view(hand, seat, viewer) for seat, hand in enumerate(state.hands)],
+            draw_pile=len(state.pile),
+            discard=list(state.discard),
+            extra_play=bool(state.extra),
+        )
+
+
+RULES = SorryHand()
+"""The rule set's one instance: the module's protocol functions are its bound methods."""
+to_act = RULES.to_act
+legal_moves = RULES.legal_moves
+chance = RULES.chance
+automatic = RULES.automatic
+decide = RULES.decide
+apply = RULES.apply
+view = RULES.view
 
 
 # --- why a move is illegal ---------------------------------------------------------------------

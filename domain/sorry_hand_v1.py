@@ -10,11 +10,9 @@ played by this module.
 
 from __future__ import annotations
 
-from msgspec.structs import replace
-
 from domain import sorry_hand
 from domain.events import DeckShuffled, Event
-from domain.model import ChanceNeed, Move, Pending, Viewer
+from domain.model import ChanceNeed, Move, Pending
 from domain.sorry_hand import State
 
 NAME = sorry_hand.NAME
@@ -24,8 +22,6 @@ MAX_PLAYERS = sorry_hand.MAX_PLAYERS
 Options = sorry_hand.Options
 OPTIONS = sorry_hand.OPTIONS
 setup = sorry_hand.setup
-decide = sorry_hand.decide
-apply = sorry_hand.apply
 finished = sorry_hand.finished
 redact = sorry_hand.redact
 
@@ -34,29 +30,36 @@ def _shuffle_due(state: State) -> bool:
     return not state.finished and state.phase == "draw" and not state.pile
 
 
-def automatic(state: State) -> list[Event]:
-    """Reshuffle the discards when a draw is due on an empty pile; pass an extra play after a
-    2 that has no legal move."""
-    if _shuffle_due(state):
-        return [DeckShuffled(cards=len(state.discard))]
-    return sorry_hand.automatic(state)
+class SorryHandV1(sorry_hand.SorryHand):
+    """Version 1's reshuffle: an automatic ``DeckShuffled`` as soon as it is due, during which
+    nobody acts."""
+
+    def automatic(self, state: State) -> list[Event]:
+        """Reshuffle the discards when a draw is due on an empty pile; pass an extra play
+        after a 2 that has no legal move."""
+        if _shuffle_due(state):
+            return [DeckShuffled(cards=len(state.discard))]
+        return super().automatic(state)
+
+    def to_act(self, state: State) -> list[Pending]:
+        """As version 2, but nobody while the reshuffle is due."""
+        return [] if _shuffle_due(state) else super().to_act(state)
+
+    def legal_moves(self, state: State, seat: int) -> list[Move]:
+        """As version 2, but none while the reshuffle is due."""
+        return [] if _shuffle_due(state) else super().legal_moves(state, seat)
+
+    def chance(self, state: State) -> ChanceNeed | None:
+        """The deal, or one card from the draw pile, never from an empty one."""
+        return None if _shuffle_due(state) else super().chance(state)
 
 
-def to_act(state: State) -> list[Pending]:
-    """As version 2, but nobody while the reshuffle is due."""
-    return [] if _shuffle_due(state) else sorry_hand.to_act(state)
-
-
-def legal_moves(state: State, seat: int) -> list[Move]:
-    """As version 2, but none while the reshuffle is due."""
-    return [] if _shuffle_due(state) else sorry_hand.legal_moves(state, seat)
-
-
-def chance(state: State) -> ChanceNeed | None:
-    """The deal, or one card from the draw pile, never from an empty one."""
-    return None if _shuffle_due(state) else sorry_hand.chance(state)
-
-
-def view(state: State, viewer: Viewer) -> sorry_hand.SorryHandView:
-    """As version 2, with version 1's pending seats."""
-    return replace(sorry_hand.view(state, viewer), to_act=to_act(state))
+RULES = SorryHandV1()
+"""The rule set's one instance: the module's protocol functions are its bound methods."""
+to_act = RULES.to_act
+legal_moves = RULES.legal_moves
+chance = RULES.chance
+automatic = RULES.automatic
+decide = RULES.decide
+apply = RULES.apply
+view = RULES.view

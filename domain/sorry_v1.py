@@ -10,11 +10,9 @@ played by this module.
 
 from __future__ import annotations
 
-from msgspec.structs import replace
-
 from domain import sorry
 from domain.events import DeckShuffled, Event
-from domain.model import ChanceNeed, Move, Pending, Viewer
+from domain.model import ChanceNeed, Move, Pending
 from domain.sorry import State
 
 NAME = sorry.NAME
@@ -24,8 +22,6 @@ MAX_PLAYERS = sorry.MAX_PLAYERS
 Options = sorry.Options
 OPTIONS = sorry.OPTIONS
 setup = sorry.setup
-decide = sorry.decide
-apply = sorry.apply
 finished = sorry.finished
 redact = sorry.redact
 
@@ -34,28 +30,36 @@ def _shuffle_due(state: State) -> bool:
     return not state.finished and state.card is None and not state.pile
 
 
-def automatic(state: State) -> list[Event]:
-    """Reshuffle an empty draw pile when no card is held; forfeit a card with no legal move."""
-    if _shuffle_due(state):
-        return [DeckShuffled(cards=len(state.discard))]
-    return sorry.automatic(state)
+class SorryV1(sorry.Sorry):
+    """Version 1's reshuffle: an automatic ``DeckShuffled`` as soon as it is due, during which
+    nobody acts."""
+
+    def automatic(self, state: State) -> list[Event]:
+        """Reshuffle an empty draw pile when no card is held; forfeit a card with no legal
+        move."""
+        if _shuffle_due(state):
+            return [DeckShuffled(cards=len(state.discard))]
+        return super().automatic(state)
+
+    def to_act(self, state: State) -> list[Pending]:
+        """As version 2, but nobody while the reshuffle is due."""
+        return [] if _shuffle_due(state) else super().to_act(state)
+
+    def legal_moves(self, state: State, seat: int) -> list[Move]:
+        """As version 2, but none while the reshuffle is due."""
+        return [] if _shuffle_due(state) else super().legal_moves(state, seat)
+
+    def chance(self, state: State) -> ChanceNeed | None:
+        """One card from the draw pile, never from an empty one."""
+        return None if _shuffle_due(state) else super().chance(state)
 
 
-def to_act(state: State) -> list[Pending]:
-    """As version 2, but nobody while the reshuffle is due."""
-    return [] if _shuffle_due(state) else sorry.to_act(state)
-
-
-def legal_moves(state: State, seat: int) -> list[Move]:
-    """As version 2, but none while the reshuffle is due."""
-    return [] if _shuffle_due(state) else sorry.legal_moves(state, seat)
-
-
-def chance(state: State) -> ChanceNeed | None:
-    """One card from the draw pile, never from an empty one."""
-    return None if _shuffle_due(state) else sorry.chance(state)
-
-
-def view(state: State, viewer: Viewer) -> sorry.SorryView:
-    """As version 2, with version 1's pending seats."""
-    return replace(sorry.view(state, viewer), to_act=to_act(state))
+RULES = SorryV1()
+"""The rule set's one instance: the module's protocol functions are its bound methods."""
+to_act = RULES.to_act
+legal_moves = RULES.legal_moves
+chance = RULES.chance
+automatic = RULES.automatic
+decide = RULES.decide
+apply = RULES.apply
+view = RULES.view
