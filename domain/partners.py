@@ -294,74 +294,7 @@ def _stuck(state: State) -> bool:
     return not any(partners_board.can_play(board, seat, card) for card in cards)
 
 
-# --- the rule set surface -----------------------------------------------------------------------
-
-
-def to_act(state: State) -> list[Pending]:
-    """The dealer (deal), every seat yet to choose (exchange) or the seat to play."""
-    if state.finished or automatic(state):
-        return []
-    if state.phase == "deal":
-        return [Pending(dealer(state), "deal")]
-    if state.phase == "exchange":
-        return [Pending(seat, "exchange") for seat in range(SEATS) if not state.given[seat]]
-    return [Pending(state.turn, "move")]
-
-
-def legal_moves(state: State, seat: int) -> list[Move]:
-    """``deal`` for the dealer, ``exchange:<card>`` per distinct card, or the plays."""
-    for pending in to_act(state):
-        if pending.seat != seat:
-            continue
-        if pending.kind == "deal":
-            return [chance_move(pending)]
-        if pending.kind == "exchange":
-            cards = dict.fromkeys(state.hands[seat])
-            return [Move(f"exchange:{card}", seat, card) for card in cards]
-        return list(_plays(state))
-    return []
-
-
-def chance(state: State) -> ChanceNeed | None:
-    """Four cards to each seat, from the dealer's left round to the dealer, when a deal is due."""
-    if state.finished or state.phase != "deal" or _needs_shuffle(state):
-        return None
-    first = dealer(state)
-    seats = tuple((first + k) % SEATS for k in range(1, SEATS + 1))
-    return Deal(pile=state.pile, seats=seats, count=HAND)
-
-
-def automatic(state: State) -> list[Event]:
-    """Gather and shuffle before a deal; lay down a hand that has no playable card."""
-    if state.finished:
-        return []
-    if state.phase == "deal":
-        if _needs_shuffle(state):
-            return [DeckShuffled(cards=len(state.pile) + len(state.discard))]
-        return []
-    if state.phase == "play" and _stuck(state):
-        seat = state.turn
-        cards = ", ".join(state.hands[seat])
-        why = f"no card has a legal move: {COLOURS[seat]} lays down {cards}"
-        return [TurnPassed(seat, why)]
-    return []
-
-
-def decide(state: State, seat: int, move_id: str) -> list[Event]:
-    """The events of a decision: CardExchanged, or MovePlayed (and GameFinished on a win)."""
-    if state.finished:
-        raise GameOver(f"move {move_id!r}: the game is over")
-    if state.phase == "play" and seat == state.turn:
-        return _play(state, seat, move_id)
-    pending = to_act(state)
-    mine = [p for p in pending if p.seat == seat]
-    if not mine:
-        waiting = ", ".join(f"seat {p.seat} ({p.kind})" for p in pending) or "automatic events"
-        raise NotYourTurn(f"move {move_id!r}: seat {seat} is not to act; waiting for {waiting}")
-    kind = mine[0].kind
-    if kind == "deal":
-        raise IllegalMove(f"move {move_id!r}: the deal is a chance step, made by the service")
-    return [_exchange(state, seat, move_id)]
+# --- plays, exchanges, hidden cards and the view's types ----------------------------------------
 
 
 def _play(state: State, seat: int, move_id: str) -> list[Event]:
@@ -388,50 +321,6 @@ def _exchange(state: State, seat: int, move_id: str) -> CardExchanged:
         shown = ", ".join(hand)
         raise IllegalMove(f"move {move_id!r}: card {card!r} is not in the hand ({shown})")
     return CardExchanged(seat, card, partner(seat))
-
-
-def apply(state: State, event: Event) -> State:
-    """The reducer."""
-    match event:
-        case CardsDealt(seats=seats, hands=dealt):
-            hands = list(state.hands)
-            for seat, hand in zip(seats, dealt, strict=True):
-                hands[seat] = _sorted_cards(hand)
-            pile = _without(state.pile, tuple(card for hand in dealt for card in hand))
-            return replace(
-                state, hands=tuple(hands), pile=pile, phase="exchange", deals=state.deals + 1
-            )
-        case CardExchanged(seat=seat, card=card):
-            hands = list(state.hands)
-            hands[seat] = _without(hands[seat], (card,))
-            given = tuple(card if s == seat else g for s, g in enumerate(state.given))
-            if not all(given):
-                return replace(state, hands=tuple(hands), given=given)
-            for s in range(SEATS):
-                hands[s] = _sorted_cards((*hands[s], given[partner(s)]))
-            first = (dealer(state) + 1) % SEATS
-            return replace(state, hands=tuple(hands), given=("",) * SEATS, phase="play", turn=first)
-        case MovePlayed(seat=seat, uses=card, steps=steps, effects=effects):
-            geo = geometry(state.length)
-            pawns = list(state.pawns)
-            for step in steps:
-                pawns[PIECE[step.piece]] = geo.codes[step.to]
-            for effect in effects:
-                pawns[PIECE[effect.piece]] = geo.codes[effect.to]
-            hands = list(state.hands)
-            hands[seat] = _without(hands[seat], (str(card),))
-            played = replace(state, pawns=tuple(pawns), discard=(*state.discard, str(card)))
-            return _after_turn(played, tuple(hands), seat)
-        case TurnPassed(seat=seat):
-            hands = list(state.hands)
-            laid, hands[seat] = hands[seat], ()
-            return _after_turn(replace(state, discard=state.discard + laid), tuple(hands), seat)
-        case DeckShuffled():
-            pile = _sorted_cards(state.pile + state.discard)
-            return replace(state, pile=pile, discard=())
-        case GameFinished(winners=winners):
-            return replace(state, finished=True, winners=winners)
-    return state
 
 
 def redact(event: Event, viewer: Viewer) -> Event:
@@ -487,29 +376,6 @@ class PartnersView(model.View, frozen=True, kw_only=True, tag=NAME):
     discard: list[str]
 
 
-def view(state: State, viewer: Viewer) -> PartnersView:
-    """The board, the deal cycle, and the hands as ``viewer`` may see them."""
-    geo, board = geometry(state.length), _board(state)
-    return PartnersView(
-        status=status_of(state.finished),
-        pieces=[Piece(NAMES[p], p // PAWNS, geo.names[loc]) for p, loc in enumerate(state.pawns)],
-        to_act=to_act(state),
-        chance=None,
-        winners=list(state.winners),
-        colours=list(COLOURS),
-        teams=[list(team(0)), list(team(1))],
-        done=[seat for seat in range(SEATS) if board.done(seat)],
-        phase=state.phase,
-        dealer=dealer(state),
-        deals=state.deals,
-        turn=None if state.turn == NOWHERE else state.turn,
-        hands=[hand_view(state.hands[seat], seat, viewer) for seat in range(SEATS)],
-        exchange=_exchange_view(state, viewer) if state.phase == "exchange" else None,
-        draw_pile=len(state.pile),
-        discard=list(state.discard),
-    )
-
-
 def _exchange_view(state: State, viewer: Viewer) -> list[Exchange]:
     """Each seat's card in flight: the card for its two partners, ``?`` for others."""
     shown = []
@@ -519,6 +385,156 @@ def _exchange_view(state: State, viewer: Viewer) -> list[Exchange]:
             card = HIDDEN
         shown.append(Exchange(seat, to, card or None))
     return shown
+
+
+# --- the rule set surface -----------------------------------------------------------------------
+
+
+class Partners:
+    """partners' turn as named hooks (the protocol functions)."""
+
+    def to_act(self, state: State) -> list[Pending]:
+        """The dealer (deal), every seat yet to choose (exchange) or the seat to play."""
+        if state.finished or self.automatic(state):
+            return []
+        if state.phase == "deal":
+            return [Pending(dealer(state), "deal")]
+        if state.phase == "exchange":
+            return [Pending(seat, "exchange") for seat in range(SEATS) if not state.given[seat]]
+        return [Pending(state.turn, "move")]
+
+    def legal_moves(self, state: State, seat: int) -> list[Move]:
+        """``deal`` for the dealer, ``exchange:<card>`` per distinct card, or the plays."""
+        for pending in self.to_act(state):
+            if pending.seat != seat:
+                continue
+            if pending.kind == "deal":
+                return [chance_move(pending)]
+            if pending.kind == "exchange":
+                cards = dict.fromkeys(state.hands[seat])
+                return [Move(f"exchange:{card}", seat, card) for card in cards]
+            return list(_plays(state))
+        return []
+
+    def chance(self, state: State) -> ChanceNeed | None:
+        """Four cards to each seat, from the dealer's left round to the dealer, when a deal is
+        due."""
+        if state.finished or state.phase != "deal" or _needs_shuffle(state):
+            return None
+        first = dealer(state)
+        seats = tuple((first + k) % SEATS for k in range(1, SEATS + 1))
+        return Deal(pile=state.pile, seats=seats, count=HAND)
+
+    def automatic(self, state: State) -> list[Event]:
+        """Gather and shuffle before a deal; lay down a hand that has no playable card."""
+        if state.finished:
+            return []
+        if state.phase == "deal":
+            if _needs_shuffle(state):
+                return [DeckShuffled(cards=len(state.pile) + len(state.discard))]
+            return []
+        if state.phase == "play" and _stuck(state):
+            seat = state.turn
+            cards = ", ".join(state.hands[seat])
+            why = f"no card has a legal move: {COLOURS[seat]} lays down {cards}"
+            return [TurnPassed(seat, why)]
+        return []
+
+    def decide(self, state: State, seat: int, move_id: str) -> list[Event]:
+        """The events of a decision: CardExchanged, or MovePlayed (and GameFinished on a win)."""
+        if state.finished:
+            raise GameOver(f"move {move_id!r}: the game is over")
+        if state.phase == "play" and seat == state.turn:
+            return _play(state, seat, move_id)
+        pending = self.to_act(state)
+        mine = [p for p in pending if p.seat == seat]
+        if not mine:
+            waiting = ", ".join(f"seat {p.seat} ({p.kind})" for p in pending) or "automatic events"
+            raise NotYourTurn(f"move {move_id!r}: seat {seat} is not to act; waiting for {waiting}")
+        kind = mine[0].kind
+        if kind == "deal":
+            raise IllegalMove(f"move {move_id!r}: the deal is a chance step, made by the service")
+        return [_exchange(state, seat, move_id)]
+
+    def apply(self, state: State, event: Event) -> State:
+        """The reducer."""
+        match event:
+            case CardsDealt(seats=seats, hands=dealt):
+                hands = list(state.hands)
+                for seat, hand in zip(seats, dealt, strict=True):
+                    hands[seat] = _sorted_cards(hand)
+                pile = _without(state.pile, tuple(card for hand in dealt for card in hand))
+                return replace(
+                    state, hands=tuple(hands), pile=pile, phase="exchange", deals=state.deals + 1
+                )
+            case CardExchanged(seat=seat, card=card):
+                hands = list(state.hands)
+                hands[seat] = _without(hands[seat], (card,))
+                given = tuple(card if s == seat else g for s, g in enumerate(state.given))
+                if not all(given):
+                    return replace(state, hands=tuple(hands), given=given)
+                for s in range(SEATS):
+                    hands[s] = _sorted_cards((*hands[s], given[partner(s)]))
+                first = (dealer(state) + 1) % SEATS
+                return replace(
+                    state, hands=tuple(hands), given=("",) * SEATS, phase="play", turn=first
+                )
+            case MovePlayed(seat=seat, uses=card, steps=steps, effects=effects):
+                geo = geometry(state.length)
+                pawns = list(state.pawns)
+                for step in steps:
+                    pawns[PIECE[step.piece]] = geo.codes[step.to]
+                for effect in effects:
+                    pawns[PIECE[effect.piece]] = geo.codes[effect.to]
+                hands = list(state.hands)
+                hands[seat] = _without(hands[seat], (str(card),))
+                played = replace(state, pawns=tuple(pawns), discard=(*state.discard, str(card)))
+                return _after_turn(played, tuple(hands), seat)
+            case TurnPassed(seat=seat):
+                hands = list(state.hands)
+                laid, hands[seat] = hands[seat], ()
+                return _after_turn(replace(state, discard=state.discard + laid), tuple(hands), seat)
+            case DeckShuffled():
+                pile = _sorted_cards(state.pile + state.discard)
+                return replace(state, pile=pile, discard=())
+            case GameFinished(winners=winners):
+                return replace(state, finished=True, winners=winners)
+        return state
+
+    def view(self, state: State, viewer: Viewer) -> PartnersView:
+        """The board, the deal cycle, and the hands as ``viewer`` may see them."""
+        geo, board = geometry(state.length), _board(state)
+        return PartnersView(
+            status=status_of(state.finished),
+            pieces=[
+                Piece(NAMES[p], p // PAWNS, geo.names[loc]) for p, loc in enumerate(state.pawns)
+            ],
+            to_act=self.to_act(state),
+            chance=None,
+            winners=list(state.winners),
+            colours=list(COLOURS),
+            teams=[list(team(0)), list(team(1))],
+            done=[seat for seat in range(SEATS) if board.done(seat)],
+            phase=state.phase,
+            dealer=dealer(state),
+            deals=state.deals,
+            turn=None if state.turn == NOWHERE else state.turn,
+            hands=[hand_view(state.hands[seat], seat, viewer) for seat in range(SEATS)],
+            exchange=_exchange_view(state, viewer) if state.phase == "exchange" else None,
+            draw_pile=len(state.pile),
+            discard=list(state.discard),
+        )
+
+
+RULES = Partners()
+"""The rule set's one instance: the module's protocol functions are its bound methods."""
+to_act = RULES.to_act
+legal_moves = RULES.legal_moves
+chance = RULES.chance
+automatic = RULES.automatic
+decide = RULES.decide
+apply = RULES.apply
+view = RULES.view
 
 
 # --- why a move is illegal ----------------------------------------------------------------------

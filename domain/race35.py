@@ -216,65 +216,6 @@ def _next(state: State) -> int:
     return (state.turn + 1) % len(state.squares)
 
 
-def to_act(state: State) -> list[Pending]:
-    """The seat to throw, unless the game is over or the turn passes by itself."""
-    if state.finished or automatic(state):
-        return []
-    return [Pending(state.turn, "roll")]
-
-
-def legal_moves(state: State, seat: int) -> list[Move]:
-    """``roll`` for the seat to throw; nothing for anyone else."""
-    return [chance_move(p) for p in to_act(state) if p.seat == seat]
-
-
-def chance(state: State) -> ChanceNeed | None:
-    """One die when a seat is to throw."""
-    return Roll(1) if to_act(state) else None
-
-
-def automatic(state: State) -> list[Event]:
-    """The throw plays itself; a waiting or skipping seat's turn passes."""
-    if state.finished:
-        return []
-    seat = state.turn
-    if state.throw is not None:
-        landing = resolve(state, seat, state.throw)
-        moved = MovePlayed(
-            seat, f"throw:{state.throw}", (state.throw,), landing.steps, landing.effects, auto=True
-        )
-        return [moved, GameFinished((seat,), "reached square 35")] if landing.won else [moved]
-    square = state.squares[seat]
-    if state.waiting[seat]:
-        return [TurnPassed(seat, f"waits on blue square {square} until another pawn takes it")]
-    if state.skip[seat]:
-        return [TurnPassed(seat, f"misses this turn after landing on green square {square}")]
-    return []
-
-
-def decide(state: State, seat: int, move_id: str) -> list[Event]:
-    """race35 has no choices: the throw plays itself."""
-    if state.finished:
-        raise GameOver("the game is over")
-    if seat != state.turn:
-        raise NotYourTurn(f"it is seat {state.turn}'s turn, not seat {seat}'s")
-    raise IllegalMove(f"move {move_id!r} is not legal: in race35 the only action is 'roll'")
-
-
-def apply(state: State, event: Event) -> State:
-    """The reducer."""
-    match event:
-        case DiceRolled(dice=dice):
-            return replace(state, throw=dice[0])
-        case MovePlayed(seat=seat) if state.throw is not None:
-            return resolve(state, seat, state.throw).state
-        case TurnPassed(seat=seat):
-            return replace(state, skip=_put(state.skip, seat, False), turn=_next(state))
-        case GameFinished(winners=winners):
-            return replace(state, finished=True, winners=winners)
-    return state
-
-
 def finished(state: State) -> dict[int, int]:
     """Pieces home per seat."""
     return home_counts(view(state, "referee").pieces)
@@ -294,22 +235,92 @@ class Race35View(model.View, frozen=True, kw_only=True, tag=NAME):
     statuses: list[Status]
 
 
-def view(state: State, viewer: Viewer) -> Race35View:
-    """Everything is public in race35."""
-    return Race35View(
-        status=status_of(state.finished),
-        pieces=[
-            Piece(piece_id(seat, 1), seat, position(square))
-            for seat, square in enumerate(state.squares)
-        ],
-        to_act=to_act(state),
-        chance=None,
-        winners=list(state.winners),
-        statuses=[
-            Status(seat, int(skip), bool(waiting))
-            for seat, (skip, waiting) in enumerate(zip(state.skip, state.waiting, strict=True))
-        ],
-    )
+class Race35:
+    """race35's turn as named hooks (the protocol functions)."""
+
+    def to_act(self, state: State) -> list[Pending]:
+        """The seat to throw, unless the game is over or the turn passes by itself."""
+        if state.finished or self.automatic(state):
+            return []
+        return [Pending(state.turn, "roll")]
+
+    def legal_moves(self, state: State, seat: int) -> list[Move]:
+        """``roll`` for the seat to throw; nothing for anyone else."""
+        return [chance_move(p) for p in self.to_act(state) if p.seat == seat]
+
+    def chance(self, state: State) -> ChanceNeed | None:
+        """One die when a seat is to throw."""
+        return Roll(1) if self.to_act(state) else None
+
+    def automatic(self, state: State) -> list[Event]:
+        """The throw plays itself; a waiting or skipping seat's turn passes."""
+        if state.finished:
+            return []
+        seat = state.turn
+        if state.throw is not None:
+            landing = resolve(state, seat, state.throw)
+            moved = MovePlayed(
+                seat,
+                f"throw:{state.throw}",
+                (state.throw,),
+                landing.steps,
+                landing.effects,
+                auto=True,
+            )
+            return [moved, GameFinished((seat,), "reached square 35")] if landing.won else [moved]
+        square = state.squares[seat]
+        if state.waiting[seat]:
+            return [TurnPassed(seat, f"waits on blue square {square} until another pawn takes it")]
+        if state.skip[seat]:
+            return [TurnPassed(seat, f"misses this turn after landing on green square {square}")]
+        return []
+
+    def decide(self, state: State, seat: int, move_id: str) -> list[Event]:
+        """race35 has no choices: the throw plays itself."""
+        if state.finished:
+            raise GameOver("the game is over")
+        if seat != state.turn:
+            raise NotYourTurn(f"it is seat {state.turn}'s turn, not seat {seat}'s")
+        raise IllegalMove(f"move {move_id!r} is not legal: in race35 the only action is 'roll'")
+
+    def apply(self, state: State, event: Event) -> State:
+        """The reducer."""
+        match event:
+            case DiceRolled(dice=dice):
+                return replace(state, throw=dice[0])
+            case MovePlayed(seat=seat) if state.throw is not None:
+                return resolve(state, seat, state.throw).state
+            case TurnPassed(seat=seat):
+                return replace(state, skip=_put(state.skip, seat, False), turn=_next(state))
+            case GameFinished(winners=winners):
+                return replace(state, finished=True, winners=winners)
+        return state
+
+    def view(self, state: State, viewer: Viewer) -> Race35View:
+        """Everything is public in race35."""
+        return Race35View(
+            status=status_of(state.finished),
+            pieces=[
+                Piece(piece_id(seat, 1), seat, position(square))
+                for seat, square in enumerate(state.squares)
+            ],
+            to_act=self.to_act(state),
+            chance=None,
+            winners=list(state.winners),
+            statuses=[
+                Status(seat, int(skip), bool(waiting))
+                for seat, (skip, waiting) in enumerate(zip(state.skip, state.waiting, strict=True))
+            ],
+        )
 
 
+RULES = Race35()
+"""The rule set's one instance: the module's protocol functions are its bound methods."""
+to_act = RULES.to_act
+legal_moves = RULES.legal_moves
+chance = RULES.chance
+automatic = RULES.automatic
+decide = RULES.decide
+apply = RULES.apply
+view = RULES.view
 redact = no_secrets
