@@ -21,10 +21,11 @@ Turn machinery: ``throw`` is the latest throw, ``dice`` the part of it still to 
 (``TurnPassed`` with the reason, then the same seat throws again after a 6 or doubles); the
 third repeat sends the last moved piece to jail (``MovePlayed`` with ``auto``, move
 ``three-sixes`` or ``three-doubles``) or, with nothing to send back, passes the turn.
-The protocol is the methods of ``Engine``, bound at the end of this module; a variant
-subclasses it and overrides what it plays differently: ``parchis_throw.WholeThrow``
-(``parchis-2dice`` from version 2) decides a two-dice throw as one unit, keeping in ``origin``
-where the throw began and in ``played`` the decisions made in it so far.
+The protocol is the methods of ``Parchis``, whose one instance ``RULES`` gives this module its
+protocol functions; a variant subclasses it and overrides what it plays differently:
+``parchis_throw.WholeThrow`` (``parchis-2dice`` from version 2) decides a two-dice throw as one
+unit, keeping in ``origin`` where the throw began and in ``played`` the decisions made in it so
+far.
 
 Errors: ``GameError`` > ``BadSetup``, ``IllegalMove``, ``NotYourTurn``, ``GameOver``.
 """
@@ -462,16 +463,15 @@ def pending(state: State) -> Pending | None:
 
 
 @lru_cache(maxsize=256)
-def cached_choices(engine: Engine, state: State) -> tuple[Play, ...]:
-    """``engine.plays(state)``, memoised: ``to_act``, ``legal_moves``, ``automatic`` and
+def cached_choices(rules: Parchis, state: State) -> tuple[Play, ...]:
+    """``rules.plays(state)``, memoised: ``to_act``, ``legal_moves``, ``automatic`` and
     ``decide`` all ask for the same state."""
-    return engine.plays(state)
+    return rules.plays(state)
 
 
-class Engine:
-    """The rules of a turn over ``State``: the rule set protocol as methods, so that a variant
-    overrides only what it plays differently (``plays``, ``ignoring_duty``, ``rolled``,
-    ``recorded``)."""
+class Parchis:
+    """Parchís's turn as named hooks: the protocol functions, and what a variant plays
+    differently (``plays``, ``ignoring_duty``, ``rolled``, ``recorded``), which it overrides."""
 
     def plays(self, state: State) -> tuple[Play, ...]:
         """Every legal play of the seat to move (empty when it must roll)."""
@@ -578,6 +578,21 @@ class Engine:
             case GameFinished(winners=winners):
                 return replace(state, finished=True, winners=winners)
         return state
+
+    def view(self, state: State, viewer: Viewer) -> ParchisView | ParchisTwoDiceView:
+        """Everything is public in Parchís."""
+        return view_with(state, self.to_act(state))
+
+
+RULES = Parchis()
+"""The rule set's one instance: the module's protocol functions are its bound methods."""
+to_act = RULES.to_act
+legal_moves = RULES.legal_moves
+chance = RULES.chance
+automatic = RULES.automatic
+decide = RULES.decide
+apply = RULES.apply
+view = RULES.view
 
 
 def penalty(state: State) -> Event:
@@ -705,36 +720,3 @@ def view_with(state: State, to_act: list[Pending]) -> ParchisView | ParchisTwoDi
 
 
 redact = no_secrets
-
-
-class Protocol(NamedTuple):
-    """A rule set's protocol functions, bound to one engine (see ``bind``)."""
-
-    to_act: Callable[[State], list[Pending]]
-    legal_moves: Callable[[State, int], list[Move]]
-    chance: Callable[[State], ChanceNeed | None]
-    automatic: Callable[[State], list[Event]]
-    decide: Callable[[State, int, str], list[Event]]
-    apply: Callable[[State, Event], State]
-    view: Callable[[State, Viewer], ParchisView | ParchisTwoDiceView]
-
-
-def bind(engine: Engine) -> Protocol:
-    """The protocol functions of a rule set played by ``engine``."""
-
-    def view_of(state: State, viewer: Viewer) -> ParchisView | ParchisTwoDiceView:
-        """Everything is public in Parchís."""
-        return view_with(state, engine.to_act(state))
-
-    return Protocol(
-        engine.to_act,
-        engine.legal_moves,
-        engine.chance,
-        engine.automatic,
-        engine.decide,
-        engine.apply,
-        view_of,
-    )
-
-
-to_act, legal_moves, chance, automatic, decide, apply, view = bind(Engine())

@@ -38,6 +38,14 @@ def setup(options: dict[str, Any], seats: int) -> State:
     return parchis.new_state(NAME, options, seats, dice=2)
 
 
-to_act, legal_moves, chance, automatic, decide, apply, view = parchis.bind(WholeThrow(True))
+RULES = WholeThrow(exits_set_duty=True)
+"""The rule set's one instance: the module's protocol functions are its bound methods."""
+to_act = RULES.to_act
+legal_moves = RULES.legal_moves
+chance = RULES.chance
+automatic = RULES.automatic
+decide = RULES.decide
+apply = RULES.apply
+view = RULES.view
 finished = parchis.finished
 redact = parchis.redact

@@ -2,7 +2,7 @@
 
 Under version 1 a die move that earned a bonus count (or won) ended the play, as if it had used
 the whole throw, and the dice left after the bonus were played as a new throw (exits and the
-barrier duty judged again): ``parchis.Engine``, which plays a throw a part at a time. Version 2
+barrier duty judged again): ``parchis.Parchis``, which plays a throw a part at a time. Version 2
 (``domain/parchis_2dice_v2.py``) and version 3 (``domain/parchis_2dice.py``) decide the throw
 as one unit. Only games whose ``GameCreated`` says ``ruleset_version`` 1 (or says none: every
 game before version 2) are played by this module.
@@ -22,6 +22,14 @@ OPTIONS = parchis_2dice.OPTIONS
 BOARD = parchis_2dice.BOARD
 setup = parchis_2dice.setup
 
-to_act, legal_moves, chance, automatic, decide, apply, view = parchis.bind(parchis.Engine())
+RULES = parchis.Parchis()
+"""The rule set's one instance: the module's protocol functions are its bound methods."""
+to_act = RULES.to_act
+legal_moves = RULES.legal_moves
+chance = RULES.chance
+automatic = RULES.automatic
+decide = RULES.decide
+apply = RULES.apply
+view = RULES.view
 finished = parchis.finished
 redact = parchis.redact

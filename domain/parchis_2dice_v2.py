@@ -21,6 +21,14 @@ OPTIONS = parchis_2dice.OPTIONS
 BOARD = parchis_2dice.BOARD
 setup = parchis_2dice.setup
 
-to_act, legal_moves, chance, automatic, decide, apply, view = parchis.bind(WholeThrow(False))
+RULES = WholeThrow(exits_set_duty=False)
+"""The rule set's one instance: the module's protocol functions are its bound methods."""
+to_act = RULES.to_act
+legal_moves = RULES.legal_moves
+chance = RULES.chance
+automatic = RULES.automatic
+decide = RULES.decide
+apply = RULES.apply
+view = RULES.view
 finished = parchis.finished
 redact = parchis.redact

@@ -1,5 +1,5 @@
 """A two-dice throw decided as one unit (``parchis-2dice`` from version 2, rules/parchis.md
-§8.1): ``WholeThrow``, the variant of ``parchis.Engine`` that plays it.
+§8.1): ``WholeThrow``, the variant of ``parchis.Parchis`` that plays it.
 
 Every complete play of the throw is enumerated from the position where the dice fell: exits
 first (§8.1.2), then the remaining dice as forward moves in either order (§8.1.3), each bonus
@@ -40,8 +40,8 @@ from domain.parchis import (
     BOARD,
     EXIT_DIE,
     GOAL,
-    Engine,
     Occupancy,
+    Parchis,
     Play,
     Rules,
     Spot,
@@ -62,8 +62,8 @@ from domain.parchis import (
 from domain.parchis_board import PIECES, START
 
 
-class WholeThrow(Engine):
-    """``parchis.Engine`` deciding each two-dice throw as one unit; ``exits_set_duty``: the
+class WholeThrow(Parchis):
+    """``parchis.Parchis`` deciding each two-dice throw as one unit; ``exits_set_duty``: the
     barrier duty is judged right after the exits, before an exit's bonus (version 3), else once
     the die moves begin (version 2)."""
 
