@@ -3,23 +3,26 @@
 from __future__ import annotations
 
 import asyncio
-import time
 
 import httpx
 import pytest
 from tabula_client import AsyncClient, Client, Forbidden, play_game
 from tabula_client.wire import GameAnalysis, Hints, Progress
 
+from tests.waiting import wait_until
+
 
 def analysed(client: Client, game_id: str) -> GameAnalysis:
     """The analysis once computed (asking again through the 202s)."""
-    for _ in range(600):
+
+    def done() -> GameAnalysis | None:
         found = client.analysis(game_id)
         if isinstance(found, GameAnalysis):
             return found
         assert isinstance(found, Progress) and found.done <= found.total
-        time.sleep(0.05)
-    raise AssertionError("the analysis did not finish")
+        return None
+
+    return wait_until(done, timeout=30, message="the analysis did not finish", interval=0.05)
 
 
 def test_the_client_reads_a_finished_games_analysis(client: Client) -> None:

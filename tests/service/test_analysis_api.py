@@ -3,7 +3,6 @@ and ``python -m service analyse``."""
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 import msgspec
@@ -17,18 +16,21 @@ from service.store import open_store
 from service.usecases import analysis_store
 from tests.service.conftest import auth, create
 from tests.service.test_spectator_delay import play
+from tests.waiting import wait_until
 
 
 def analysis(api: TestClient[Any], game: str, headers: dict[str, str] | None = None) -> Any:
     """The analysis once computed (polling through the 202s); the last reply if refused."""
-    for _ in range(600):
+
+    def done() -> Any:
         reply = api.get(f"/games/{game}/analysis", headers=headers or {})
         if reply.status_code != 202:
             return reply
         progress = reply.json()
         assert progress["status"] == "running" and 0 <= progress["done"] <= progress["total"]
-        time.sleep(0.05)
-    raise AssertionError("the analysis did not finish")
+        return None
+
+    return wait_until(done, timeout=30, message="the analysis did not finish", interval=0.05)
 
 
 def test_no_seat_or_spectator_reads_a_running_games_analysis(api: TestClient[Any]) -> None:

@@ -5,7 +5,6 @@ turns on the workers, and a running game's analysis going on from its last versi
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -22,6 +21,7 @@ from service.store import open_store
 from service.usecases import analyses, analysis_store
 from tests.service.conftest import auth, create
 from tests.service.test_spectator_delay import play
+from tests.waiting import wait_until
 
 REFEREE, OTHER = {"X-Test-Client": "10.0.0.1"}, {"X-Test-Client": "10.0.0.2"}
 
@@ -78,12 +78,12 @@ def ask(api: TestClient[Any], game: str, *headers: dict[str, str]) -> Any:
 
 def finished(api: TestClient[Any], game: str, *headers: dict[str, str]) -> Any:
     """The reply once the analysis is no longer under way (polling through the 202s)."""
-    for _ in range(3000):
+
+    def done() -> Any:
         reply = ask(api, game, *headers)
-        if reply.status_code != 202:
-            return reply
-        time.sleep(0.01)
-    raise AssertionError("the analysis did not finish")
+        return reply if reply.status_code != 202 else None
+
+    return wait_until(done, timeout=30, message="the analysis did not finish")
 
 
 def test_a_referee_asking_at_every_move_holds_one_share_and_others_are_served(

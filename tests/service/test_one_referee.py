@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import random
-import time
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -18,6 +17,7 @@ from eventstore.hashing import event_fields
 from service.app import create_app
 from service.settings import Settings
 from tests.service.conftest import auth, create, play_to_end
+from tests.waiting import wait_until
 
 REFERENCE = Path(__file__).parents[1] / "reference"
 
@@ -131,14 +131,13 @@ def parse(at: str) -> datetime:
 def wait_for_timeout(database: Path, game: str, seconds: float = 10) -> list[Any]:
     """The log of ``game`` read from the database file (not through the app, which would load
     the game) once it holds a TimeExpired."""
-    deadline = time.monotonic() + seconds
     with SqliteEventStore(database) as store:
-        while time.monotonic() < deadline:
+
+        def expired() -> list[Any] | None:
             log = store.read(game)
-            if any(e.type == "TimeExpired" for e in log):
-                return log
-            time.sleep(0.05)
-    raise AssertionError(f"no TimeExpired within {seconds} s")
+            return log if any(e.type == "TimeExpired" for e in log) else None
+
+        return wait_until(expired, timeout=seconds, message="no TimeExpired", interval=0.05)
 
 
 def expired_on_time(log: list[Any], per_decision: float) -> None:
