@@ -1,4 +1,6 @@
-"""The surface every rule set module exposes (a module satisfies this protocol)."""
+"""The surface every rule set module exposes (a module satisfies this protocol): constants,
+``setup``, ``redact``, ``finished``, and the turn's functions, bound from the one instance
+(``RULES``) of the rule set's class of named hooks."""
 
 from __future__ import annotations
 
