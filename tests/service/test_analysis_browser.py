@@ -7,7 +7,6 @@ go to ``tests/artifacts/``."""
 from __future__ import annotations
 
 import random
-import time
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +14,7 @@ import httpx
 import pytest
 
 from tests.service.browser import PHONE, WIDE, Axe, Page, browser, person, url  # noqa: F401 (fixtures)
+from tests.waiting import wait_until
 
 pytestmark = pytest.mark.browser
 
@@ -39,12 +39,15 @@ def game(url: str) -> dict[str, Any]:
             moves = http.get(f"/games/{created['id']}/legal-moves", headers=token).json()
             move = {"move": rng.choice(moves["moves"])["id"]}
             assert http.post(f"/games/{created['id']}/moves", json=move, headers=token).is_success
-        for _ in range(600):
+
+        def analysed() -> Any:
             reply = http.get(f"/games/{created['id']}/analysis")
-            if reply.status_code == 200:
-                return {**created, "analysis": reply.json(), "state": state}
-            time.sleep(0.1)
-    raise AssertionError("the analysis did not finish")
+            return reply.json() if reply.status_code == 200 else None
+
+        analysis = wait_until(
+            analysed, timeout=60, message="the analysis did not finish", interval=0.1
+        )
+    return {**created, "analysis": analysis, "state": state}
 
 
 def ready(page: Page) -> None:
