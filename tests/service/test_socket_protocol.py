@@ -18,6 +18,7 @@ import uvicorn
 from uvicorn.server import ServerState
 
 from service.socket_protocol import bounded_socket_protocol
+from tests.waiting import wait_until_async
 
 SEND_BUFFER = 4096
 UPGRADE = (
@@ -119,10 +120,7 @@ def test_a_connection_whose_buffer_stays_over_the_bound_is_aborted() -> None:
         seen: list[dict[str, Any]] = []
         protocol, transport = await opened(seen, send_timeout=0.01)
         protocol.data_received(PING * 5000)  # pongs beyond the bound
-        for _ in range(500):
-            if seen:
-                break
-            await asyncio.sleep(0.01)
+        await wait_until_async(lambda: seen, timeout=5, message="the app was never told")
         return transport.aborted, seen
 
     aborted, seen = asyncio.run(stuck())
