@@ -23,7 +23,7 @@ from eventstore import (
     VersionConflict,
     verify_chain,
 )
-from tests.waiting import wait_until
+from tests.waiting import wait_until, wait_until_async
 
 THREADS = 16
 
@@ -241,10 +241,17 @@ def test_an_awaited_append_whose_caller_was_cancelled_still_commits_and_the_writ
         holder = asyncio.get_running_loop().run_in_executor(
             None, store.append, Appending("blocker", [event(1)], 1)
         )
-        while gate.closed.is_set():
-            await asyncio.sleep(0.001)
+        await wait_until_async(  # the writer is now inside the held append
+            lambda: not gate.closed.is_set(),
+            interval=0.001,
+            message="the writer never reached the held append",
+        )
         waiting = asyncio.ensure_future(store.append_async(Appending("g1", [event(0)], 0)))
-        await asyncio.sleep(0.01)
+        await wait_until_async(
+            lambda: store._writer.queue.qsize() >= 1,
+            interval=0.001,
+            message="the awaited append was never queued behind the writer",
+        )
         waiting.cancel()  # its socket closed, say: the append is queued already
         gate.opened.set()
         await holder
