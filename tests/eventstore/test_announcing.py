@@ -16,7 +16,6 @@ import pytest
 
 from eventstore import Announcing, Appending, NewEvent, SqliteEventStore, VersionConflict
 from eventstore.sqlite_announce import Others
-from eventstore.sqlite_writer import WATCH_SECONDS
 from tests.waiting import wait_until
 
 
@@ -143,6 +142,15 @@ with SqliteEventStore(sys.argv[1]) as store:
 """
 
 
+def looked(store: SqliteEventStore, looks: int) -> None:
+    """Wait until the writer has ended ``looks`` looks for other processes' commits begun
+    from now on (each look it begins after another means that one has ended)."""
+    writer = store._writer
+    for _ in range(looks + 1):
+        since = time.monotonic()
+        wait_until(lambda: writer._watched_at > since, message="the writer stopped looking")  # noqa: B023
+
+
 def test_an_append_by_another_process_wakes_its_streams_subscribers_with_the_version(
     store: SqliteEventStore, tmp_path: Path
 ) -> None:
@@ -157,7 +165,7 @@ def test_an_append_by_another_process_wakes_its_streams_subscribers_with_the_ver
     assert woken.versions == [1]
     assert woken.told == [1]  # the version the other process's append reached
     store.append(Appending("g0", [event(2)], 1))  # a batch of this process's own, looked at after
-    time.sleep(5 * WATCH_SECONDS)
+    looked(store, 2)
     assert woken.told == [1]  # told once
     assert not elsewhere.woken.is_set()  # a stream nobody moved is not woken
 
