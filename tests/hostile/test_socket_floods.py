@@ -135,18 +135,18 @@ def test_while_a_socket_floods_other_clients_are_answered(start_server: Start) -
     with start_server(env={"TABULA_SOCKET_MESSAGE_RATE": "0"}) as server:  # it floods on
         game_id = new_game(server)
         sock = raw_socket(server, game_id)
-        stop = threading.Event()
+        stop, answered_flood = threading.Event(), threading.Event()
 
         def read() -> None:  # the flood reads every pong, as fast as they come
             with sock, suppress(OSError):
                 while not stop.is_set() and sock.recv(1 << 16):
-                    pass
+                    answered_flood.set()
 
         reader = threading.Thread(target=read, daemon=True)
         reader.start()
         sender = threading.Thread(target=flood, args=(sock, JSON_PINGS), daemon=True)
         sender.start()
-        time.sleep(0.5)  # the flood is under way
+        assert answered_flood.wait(10), "the flood was never answered"  # it is under way
         answered, deadline = 0, time.monotonic() + 3
         with httpx.Client(base_url=server.url, timeout=10) as client:
             while time.monotonic() < deadline:
