@@ -23,7 +23,7 @@ from tests.faults.machine import cluster
 from tests.live import serving
 from tests.waiting import wait_until
 
-pytestmark = pytest.mark.postgres
+pytestmark = [pytest.mark.postgres, pytest.mark.slow]  # the outage lasts OUTAGE seconds
 
 PLAYERS = 4
 OUTAGE = 3.0
