@@ -249,6 +249,7 @@ def test_looping_audits_of_a_long_finished_game_do_not_slow_other_reads(
     assert during_health < 5 * idle_health
 
 
+@pytest.mark.slow
 def test_a_creation_flood_gets_late_429s_and_leaves_others_served(
     server: Server, health_latency: Callable[[str, float], float]
 ) -> None:
