@@ -55,7 +55,7 @@ from bench.harness import percentile, server  # noqa: E402
 from eventstore import EventStore, NewEvent, SqliteEventStore, Summary  # noqa: E402
 from service.core.commands import Adjudicate, CreateGame, PlayMove, SeatSpec  # noqa: E402
 from service.usecases import cursors  # noqa: E402
-from service.usecases.summaries import summary_of  # noqa: E402
+from service.usecases.games.summaries import summary_of  # noqa: E402
 from service.usecases.wiring import UseCases  # noqa: E402
 
 PLAYERS = [f"player-{n:03}" for n in range(600)]

@@ -36,7 +36,7 @@ from bench.harness import percentile  # noqa: E402
 from domain.replay import SNAPSHOT_EVERY  # noqa: E402
 from eventstore import SqliteEventStore, utcnow  # noqa: E402
 from service.core.commands import CreateGame, PlayMove, SeatSpec, Undo  # noqa: E402
-from service.usecases.views import state_view  # noqa: E402
+from service.usecases.games.views import state_view  # noqa: E402
 from service.usecases.wiring import UseCases as Games  # noqa: E402
 
 SEATS = [SeatSpec(n) for n in ("Ann", "Bob", "Cy", "Di")]

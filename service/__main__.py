@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from service.settings import Settings
-from service.usecases.records import GameRecord, verify_record
-from service.usecases.tournaments_records import verify_tournament
-from service.usecases.tournaments_wire import TOURNAMENT_FORMAT, TournamentRecord
+from service.usecases.games.records import GameRecord, verify_record
+from service.usecases.tournaments.records import verify_tournament
+from service.usecases.tournaments.wire import TOURNAMENT_FORMAT, TournamentRecord
 
 if TYPE_CHECKING:
     import uvicorn
@@ -157,7 +157,7 @@ def openapi_document() -> str:
 def rebuild_summaries(settings: Settings) -> int:
     """Rebuild the summaries of the database the settings name; print how many."""
     from service.store import open_store
-    from service.usecases.summaries import rebuild
+    from service.usecases.games.summaries import rebuild
 
     store = open_store(settings.database, settings.synchronous, settings.database_url)
     try:
@@ -172,7 +172,7 @@ def rebuild_ratings(settings: Settings) -> int:
     ratings folded from them."""
     from service.clock import clock_of
     from service.store import open_store
-    from service.usecases.ratings import encode_board, rebuild
+    from service.usecases.ratings.ratings import encode_board, rebuild
 
     store = open_store(settings.database, settings.synchronous, settings.database_url)
     try:

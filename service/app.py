@@ -30,20 +30,22 @@ from service.api.metrics import Metrics, metrics_route
 from service.api.pages import catalogue, lobby, play_page, static_asset, tournament_page
 from service.api.problems import handle
 from service.api.ratings import RatingsController
+from service.api.rounds import RoundsController
 from service.api.socket import game_socket
+from service.api.standings import StandingsController
 from service.api.tarpit import slow_refusals
-from service.api.tournament import TournamentController
 from service.api.tournaments import TournamentsController
 from service.clock import Clock, clock_of
 from service.core import clocks
 from service.core import commands as command_bodies
 from service.settings import Settings
 from service.store import open_store
-from service.usecases import cursors, tournaments_wire
-from service.usecases.bots import BotDriver
-from service.usecases.commands import Commands
-from service.usecases.queries import Queries
+from service.usecases import cursors
+from service.usecases.bots.driver import BotDriver
+from service.usecases.games.commands import Commands
+from service.usecases.games.queries import Queries
 from service.usecases.sweeper import Sweeper
+from service.usecases.tournaments import wire
 from service.usecases.wiring import UseCases
 
 VERSION = "0.1.0"
@@ -88,7 +90,8 @@ ROUTES: list[ControllerRouterHandler] = [
     GameController,
     AnalysisController,
     BoardController,
-    TournamentController,
+    RoundsController,
+    StandingsController,
     RatingsController,
     TournamentsController,
     BotsController,
@@ -205,7 +208,7 @@ def create_app(
         logging_config=None,
         debug=False,
     )
-    finish(app.openapi_schema, strict_structs(command_bodies, clocks, tournaments_wire))
+    finish(app.openapi_schema, strict_structs(command_bodies, clocks, wire))
     # Around the whole app, not as route middleware: a request to an unknown path is logged
     # and answered with an X-Request-ID and the security headers like every other, and its
     # 404 counts against the client's refusals. The request logger times each request and

@@ -20,8 +20,8 @@ from service.core import chance
 from service.core.commands import PlayMove, Undo
 from service.core.luck import Seeded
 from service.core.referee import Batch, judge, open_game
-from service.usecases.records import GameRecord, shown
-from service.usecases.repository import new_events
+from service.usecases.games.records import GameRecord, shown
+from service.usecases.games.repository import new_events
 
 AT = "2026-01-01T00:00:00.000000Z"
 

@@ -10,9 +10,9 @@ from litestar.openapi import ResponseSpec
 from service.api.apidoc import problems
 from service.api.deps import AnyRequest, GameId, bearer
 from service.api.limits import client_of, write_limit
-from service.usecases.analyses import Analyses, Progress
-from service.usecases.analysis_store import GameAnalysis
-from service.usecases.hints import HintGiver, Hints
+from service.usecases.analysis.analyses import Analyses, Progress
+from service.usecases.analysis.hints import HintGiver, Hints
+from service.usecases.analysis.store import GameAnalysis
 
 AnalysesDep = NamedDependency[Analyses]
 HintsDep = NamedDependency[HintGiver]

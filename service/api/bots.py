@@ -23,7 +23,7 @@ from service.api.deps import (
 from service.api.games import WRITE
 from service.api.limits import client_of, write_limit
 from service.core.commands import HandOver, SeatToBot
-from service.usecases import bots
+from service.usecases.bots import driver
 from service.usecases.replies import BotList, Played
 
 Seat = Annotated[int, Parameter(description="the seat's number, from 0", ge=0, le=63)]
@@ -36,7 +36,7 @@ class BotsController(Controller):
     async def levels(self) -> BotList:
         """The bot levels, weakest first: what a seat's ``bot`` may name, and the rule sets
         each plays."""
-        return bots.levels()
+        return driver.levels()
 
     @post(
         "/games/{game_id:str}/seats/{seat:int}/bot",
@@ -65,7 +65,7 @@ class BotsController(Controller):
         token = bearer(request)
         command = HandOver(data.bot, data.reason, data.expected_version, seat)
         owner = client_of(request)
-        stored = bots.hand_over(commands, game_id, token, command, idempotency_key, owner)
+        stored = driver.hand_over(commands, game_id, token, command, idempotency_key, owner)
         return written(prefer, partial(queries.played, game_id, token, stored))
 
     @delete(
@@ -90,5 +90,5 @@ class BotsController(Controller):
         """The referee hands a seat a bot plays back to its player (whose token moves again)."""
         token = bearer(request)
         command = HandOver(None, "handed back", seat=seat)
-        stored = bots.hand_over(commands, game_id, token, command, idempotency_key)
+        stored = driver.hand_over(commands, game_id, token, command, idempotency_key)
         return written(prefer, partial(queries.played, game_id, token, stored))

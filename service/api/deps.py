@@ -15,8 +15,8 @@ from litestar.params import FromPath, HeaderParameter
 
 from service.api.limits import Limits, bearer_token
 from service.core.refusal import refuse
-from service.usecases.commands import Commands
-from service.usecases.queries import Queries
+from service.usecases.games.commands import Commands
+from service.usecases.games.queries import Queries
 from service.usecases.replies import Played
 
 AnyRequest = Request[Any, Any, Any]

@@ -35,10 +35,11 @@ from service.api.pages import VIEWER_PAGE, game_page
 from service.api.streams import closing, stream_slot
 from service.core.commands import CreateGame, PlayMove, PostChance, Undo
 from service.core.refusal import refuse
-from service.usecases import rulebook, stream, tournament
 from service.usecases.faults import Readiness
-from service.usecases.figures import Figures
-from service.usecases.records import Audit, GameRecord
+from service.usecases.games import listings, rulebook
+from service.usecases.games.figures import Figures
+from service.usecases.games.records import Audit, GameRecord
+from service.usecases.live import stream
 from service.usecases.replies import (
     Created,
     EventPage,
@@ -188,8 +189,8 @@ class GameController(Controller):
         link = None if after is None else next_page(request, after)
         headers = {} if link is None else {"Link": f'<{link}>; rel="next"'}
         if format == "ndjson" or "application/x-ndjson" in request.headers.get("accept", ""):
-            body = tournament.ndjson(rows)
-            return Response(body, media_type=tournament.NDJSON, headers=headers)
+            body = listings.ndjson(rows)
+            return Response(body, media_type=listings.NDJSON, headers=headers)
         return Response(GameList(rows, link), headers=headers)
 
     @get("/{game_id:str}", operation_id="getGame", sync_to_thread=True, responses=READ)

@@ -27,7 +27,7 @@ from service.api.problems import problem_response
 from service.api.streams import StreamSlots
 from service.core.refusal import Refusal, refuse
 from service.settings import Settings
-from service.usecases.queries import Queries
+from service.usecases.games.queries import Queries
 
 Clock = Callable[[], float]
 CORS_HEADERS = ["Authorization", "Content-Type", "Idempotency-Key", "Last-Event-ID", "X-Request-ID"]

@@ -30,7 +30,7 @@ from domain.registry import RULESETS
 from service.api.deps import AnyRequest, bearer
 from service.api.streams import StreamSlots
 from service.core.refusal import refuse
-from service.usecases.figures import Figures
+from service.usecases.games.figures import Figures
 
 LATENCY_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10)
 METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})

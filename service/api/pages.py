@@ -15,8 +15,8 @@ from litestar.response import File
 
 from service.api.deps import AnyRequest, GameId, QueriesDep
 from service.core.refusal import Refusal, refuse
-from service.usecases.queries import Queries
-from service.usecases.tournaments import Tournaments
+from service.usecases.games.queries import Queries
+from service.usecases.tournaments.tournaments import Tournaments
 
 STATIC = Path(__file__).parent.parent / "static"
 LOBBY_PAGE = STATIC / "lobby.html"

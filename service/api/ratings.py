@@ -12,7 +12,7 @@ from msgspec.structs import replace
 from service.api.apidoc import problems
 from service.api.deps import AnyRequest, QueriesDep, limits_of
 from service.api.games import next_page
-from service.usecases.ratings import Leaderboard, Player
+from service.usecases.ratings.ratings import Leaderboard, Player
 
 
 class RatingsController(Controller):

@@ -61,12 +61,12 @@ from service.api.socket_messages import (
 )
 from service.api.streams import StreamSlots, address
 from service.core.refusal import Refusal, refuse
-from service.usecases.commands import Commands
-from service.usecases.feed import Feed
-from service.usecases.queries import Queries
+from service.usecases.games.commands import Commands
+from service.usecases.games.queries import Queries
+from service.usecases.live.feed import Feed
+from service.usecases.live.stream import seconds_until
 from service.usecases.replies import EventOut, LegalMoves
 from service.usecases.replies import Played as PlayedReply
-from service.usecases.stream import seconds_until
 
 HELLO_SECONDS = 10.0
 PING_SECONDS = 20.0

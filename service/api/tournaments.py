@@ -1,5 +1,6 @@
 """HTTP controller of tournaments as event streams: create, pair rounds, read the state, a
-player's table, standings, withdrawals and the record (see ``service.usecases.tournaments``)."""
+player's table, standings, withdrawals and the record (see
+``service.usecases.tournaments.tournaments``)."""
 
 from __future__ import annotations
 
@@ -16,8 +17,8 @@ from service.api.deps import AnyRequest, bearer, limits_of
 from service.api.documents import document, json_stream
 from service.api.games import next_page
 from service.api.limits import client_of, create_limit, write_limit
-from service.usecases.tournaments import Tournaments
-from service.usecases.tournaments_wire import (
+from service.usecases.tournaments.tournaments import Tournaments
+from service.usecases.tournaments.wire import (
     CreateTournament,
     MyTable,
     PairRound,

@@ -5,14 +5,14 @@ from __future__ import annotations
 
 from eventstore import EventStore, utcnow
 from service.clock import Clock
-from service.usecases import summaries
-from service.usecases.analyses import Analyses
-from service.usecases.commands import Commands
-from service.usecases.figures import Figures
-from service.usecases.hints import HintGiver
-from service.usecases.queries import Queries
-from service.usecases.repository import MAX_LIVE_GAMES, Repository
-from service.usecases.tournaments import Tournaments
+from service.usecases.analysis.analyses import Analyses
+from service.usecases.analysis.hints import HintGiver
+from service.usecases.games import summaries
+from service.usecases.games.commands import Commands
+from service.usecases.games.figures import Figures
+from service.usecases.games.queries import Queries
+from service.usecases.games.repository import MAX_LIVE_GAMES, Repository
+from service.usecases.tournaments.tournaments import Tournaments
 from service.usecases.writer import Writer
 
 

@@ -17,7 +17,7 @@ from litestar.testing import TestClient
 from eventstore import SqliteEventStore
 from service.app import create_app
 from service.settings import Settings
-from service.usecases.records import GameRecord
+from service.usecases.games.records import GameRecord
 from service.usecases.wiring import UseCases
 from tests.big_record import big_record
 from tests.faults.faulty import Faulty, faulty

@@ -13,7 +13,7 @@ from service.__main__ import main
 from service.app import create_app
 from service.settings import Settings
 from service.store import open_store
-from service.usecases import analysis_store
+from service.usecases.analysis import store as analysis_store
 from tests.service.conftest import auth, create
 from tests.service.test_spectator_delay import play
 from tests.waiting import wait_until

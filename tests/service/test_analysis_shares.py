@@ -18,7 +18,8 @@ from domain.events import parse_event
 from service.app import create_app
 from service.settings import Settings
 from service.store import open_store
-from service.usecases import analyses, analysis_store
+from service.usecases.analysis import analyses
+from service.usecases.analysis import store as analysis_store
 from tests.service.conftest import auth, create
 from tests.service.test_spectator_delay import play
 from tests.waiting import wait_until

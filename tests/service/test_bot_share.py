@@ -15,7 +15,7 @@ from service.app import create_app
 from service.core.commands import CreateGame, SeatSpec
 from service.settings import Settings
 from service.store import open_store
-from service.usecases.bots import BotDriver
+from service.usecases.bots.driver import BotDriver
 from service.usecases.wiring import UseCases
 from tests.service.conftest import auth
 from tests.waiting import wait_until

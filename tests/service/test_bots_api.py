@@ -18,7 +18,7 @@ from service.app import create_app
 from service.core.commands import CreateGame, PlayMove, SeatSpec
 from service.settings import Settings
 from service.store import open_store
-from service.usecases.bots import BotDriver, act, bot_key
+from service.usecases.bots.driver import BotDriver, act, bot_key
 from service.usecases.wiring import UseCases
 from tests.service.conftest import auth, seed_for_test
 from tests.waiting import wait_until

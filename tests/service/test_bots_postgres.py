@@ -11,8 +11,8 @@ import pytest
 from eventstore.postgres import PostgresEventStore
 from service.core.commands import CreateGame, SeatSpec
 from service.core.rejudge import Entry, rejudge
-from service.usecases.bots import BotDriver
-from service.usecases.repository import to_domain
+from service.usecases.bots.driver import BotDriver
+from service.usecases.games.repository import to_domain
 from service.usecases.wiring import UseCases
 from tests.postgres import postgres_schema
 from tests.waiting import wait_until

@@ -21,9 +21,9 @@ from litestar.testing import TestClient
 from service.api.limits import Limits, TokenBucket
 from service.app import create_app
 from service.settings import Settings
-from service.usecases import records
-from service.usecases.queries import Queries
-from service.usecases.records import Audit, Documents, GameRecord
+from service.usecases.games import records
+from service.usecases.games.queries import Queries
+from service.usecases.games.records import Audit, Documents, GameRecord
 from tests.big_record import big_record
 from tests.service.conftest import auth, create
 from tests.service.test_bad_input import expect_problem

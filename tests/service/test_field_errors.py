@@ -32,8 +32,8 @@ from service.core.commands import (
 )
 from service.core.fields import pointer, written
 from service.settings import Settings
-from service.usecases.records import GameRecord
-from service.usecases.tournaments_wire import CreateTournament, PairRound, Withdraw
+from service.usecases.games.records import GameRecord
+from service.usecases.tournaments.wire import CreateTournament, PairRound, Withdraw
 from tests.service.conftest import auth, create
 from tests.service.test_bad_input import expect_problem
 

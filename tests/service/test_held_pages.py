@@ -14,9 +14,9 @@ import pytest
 from domain.model import Viewer
 from eventstore import SqliteEventStore
 from service.core.commands import CreateGame, PlayMove, SeatSpec
-from service.usecases.queries import StreamPage
+from service.usecases.games.queries import StreamPage
+from service.usecases.games.repository import RECENT
 from service.usecases.replies import Created
-from service.usecases.repository import RECENT
 from service.usecases.wiring import UseCases as Games
 
 

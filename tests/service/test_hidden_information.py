@@ -25,7 +25,7 @@ from eventstore import EventStore
 from service.app import create_app
 from service.settings import Settings
 from service.store import open_store
-from service.usecases.repository import Secrets
+from service.usecases.games.repository import Secrets
 from tests.live import serving
 
 OPENAPI = json.loads((Path(__file__).parents[2] / "openapi" / "openapi.json").read_text())

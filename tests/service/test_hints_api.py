@@ -14,7 +14,7 @@ from litestar.testing import TestClient
 from domain.events import CardsDealt, Event, parse_event
 from domain.model import HIDDEN, Move
 from domain.registry import find_ruleset
-from service.usecases import hints
+from service.usecases.analysis import hints
 from tests.service.conftest import auth, create
 from tests.service.test_spectator_delay import play, referee_log
 

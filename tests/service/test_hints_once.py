@@ -15,7 +15,7 @@ from litestar.testing import TestClient
 
 from service.app import create_app
 from service.settings import Settings
-from service.usecases.commands import Commands
+from service.usecases.games.commands import Commands
 from tests.service.conftest import auth, create
 from tests.service.test_spectator_delay import referee_log
 

@@ -14,7 +14,7 @@ import pytest
 from domain.model import options_schema
 from domain.registry import RULESETS
 from service.api.problems import PROBLEMS
-from service.usecases import bots
+from service.usecases.bots import driver
 from tests.domain.playout import random_events
 
 STATIC = Path(__file__).parents[2] / "service" / "static"
@@ -91,7 +91,7 @@ def named_keys() -> set[str]:
             if "enum" in schema or schema.get("type") in {"integer", "number", "boolean"}:
                 keys |= {f"option.{name}", f"option.{name}.meaning"}
                 keys |= {f"option.{name}.{value}" for value in schema.get("enum", [])}
-    for level in bots.levels().bots:
+    for level in driver.levels().bots:
         keys |= {f"bot.{level.name}", f"bot.{level.name}.meaning"}
     return keys
 

@@ -11,7 +11,7 @@ import msgspec
 
 from eventstore import SqliteEventStore
 from service.core.commands import CreateGame, PlayMove
-from service.usecases.views import moves_for
+from service.usecases.games.views import moves_for
 from service.usecases.wiring import UseCases as Games
 
 SEATS = [{"name": n} for n in ("Ann", "Bob", "Cy", "Di")]

@@ -15,7 +15,7 @@ from litestar.testing import TestClient
 
 from eventstore import Summarised, Summary
 from service.settings import Settings
-from service.usecases.ratings import placing
+from service.usecases.ratings.ratings import placing
 from tests.clocks import ManualClock
 from tests.service.conftest import auth
 from tests.service.test_undo import decide_once

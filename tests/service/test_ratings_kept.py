@@ -16,8 +16,8 @@ from litestar.testing import TestClient
 from eventstore import SqliteEventStore
 from service.app import create_app
 from service.settings import Settings
-from service.usecases.rating_fold import RulesetFold
-from service.usecases.ratings import Ratings
+from service.usecases.ratings.fold import RulesetFold
+from service.usecases.ratings.ratings import Ratings
 from tests.clocks import ManualClock
 from tests.service.conftest import auth
 from tests.service.test_ratings import board, race
@@ -105,7 +105,7 @@ def test_an_old_game_reopened_refolds_the_games_after_it_as_a_fold_from_nothing(
     store = SqliteEventStore(copy)  # a fold from nothing, on a copy of the store
     try:
         store.drop_summaries()
-        from service.usecases import summaries
+        from service.usecases.games import summaries
 
         summaries.fill(store)
         fresh = Ratings(store, ManualClock()).board("sorry")

@@ -19,8 +19,8 @@ from service.core import chance
 from service.core.commands import PlayMove
 from service.core.luck import Seeded
 from service.core.referee import judge, open_game
-from service.usecases.records import GameRecord, shown
-from service.usecases.repository import new_events
+from service.usecases.games.records import GameRecord, shown
+from service.usecases.games.repository import new_events
 from tests.service.conftest import auth, create
 from tests.service.test_records import import_problem, rehash
 

@@ -27,7 +27,7 @@ from eventstore.postgres import PostgresEventStore
 from service.app import create_app
 from service.settings import Settings
 from service.store import open_store
-from service.usecases.stream import ANNOUNCED_POLL_SECONDS
+from service.usecases.live.stream import ANNOUNCED_POLL_SECONDS
 from tests.live import serving
 from tests.postgres import postgres_schema
 from tests.service.conftest import auth

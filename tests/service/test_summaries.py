@@ -19,9 +19,9 @@ from litestar.testing import TestClient
 from eventstore import GENESIS, EventStore, SqliteEventStore, Summarised, SummaryQuery, chain_hash
 from service.app import create_app
 from service.settings import Settings
+from service.usecases.games.listings import standings
+from service.usecases.games.repository import Repository
 from service.usecases.replies import GameSummary
-from service.usecases.repository import Repository
-from service.usecases.tournament import standings
 from service.usecases.writer import Writer
 from tests.postgres import postgres_schema
 from tests.previous_schema import copied, write_postgres, write_sqlite

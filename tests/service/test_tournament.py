@@ -98,8 +98,8 @@ def test_results_as_ndjson(api: TestClient[Any]) -> None:
 
 
 def test_ties_are_broken_by_pieces_home() -> None:
+    from service.usecases.games.listings import standings
     from service.usecases.replies import GameSummary
-    from service.usecases.tournament import standings
 
     def game(winner: str, home: dict[str, int]) -> GameSummary:
         return GameSummary("g", "sorry", "finished", 9, list(home), "", {}, [winner], home)

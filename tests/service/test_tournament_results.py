@@ -20,7 +20,7 @@ from service.app import create_app
 from service.core.commands import PlayMove
 from service.core.refusal import Refusal
 from service.settings import Settings
-from service.usecases.tournaments_wire import CreateTournament
+from service.usecases.tournaments.wire import CreateTournament
 from service.usecases.wiring import UseCases
 from tests.postgres import postgres_schema
 from tests.service.conftest import auth, play_to_end

@@ -16,7 +16,7 @@ from litestar.testing import TestClient
 from eventstore import GENESIS, chain_hash
 from service.app import create_app
 from service.settings import Settings
-from service.usecases import summaries
+from service.usecases.games import summaries
 from tests.service.conftest import auth, play_to_end
 
 QUICK = {"special_squares": {}}  # race35 without special squares: short games

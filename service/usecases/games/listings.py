@@ -16,11 +16,12 @@ from eventstore.clock import iso_timestamp
 from service.clock import Clock
 from service.core.delay import MAX_DELAY_SECONDS
 from service.core.refusal import refuse
-from service.usecases import cursors, summaries
-from service.usecases.records import GameRecord, streamed_record
+from service.usecases import cursors
+from service.usecases.games import summaries
+from service.usecases.games.records import GameRecord, streamed_record
+from service.usecases.games.repository import Repository
+from service.usecases.games.views import sight
 from service.usecases.replies import GameSummary
-from service.usecases.repository import Repository
-from service.usecases.views import sight
 
 ARCHIVE_FORMAT = "tabula-archive"
 NDJSON = "application/x-ndjson"

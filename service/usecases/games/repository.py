@@ -40,7 +40,8 @@ from service.core.clocks import Clock, ClockState, acted_for, clocked, parse_at
 from service.core.delay import Timeline, parse_delay
 from service.core.referee import Batch, Verdict
 from service.core.refusal import refuse
-from service.usecases import summaries, tokens
+from service.usecases import tokens
+from service.usecases.games import summaries
 from service.usecases.writer import Writer
 
 LATEST = 2**62

@@ -19,7 +19,7 @@ from service import board
 from service.core.refusal import refuse
 from service.usecases.replies import RuleSetDetail
 
-RULES_DIR = Path(__file__).resolve().parents[2] / "docs" / "rules"
+RULES_DIR = Path(__file__).resolve().parents[3] / "docs" / "rules"
 
 
 def found(name: str) -> RuleSet[Any]:

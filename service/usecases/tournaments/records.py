@@ -18,9 +18,9 @@ from domain.tournament.events import TableFinished, parse_event
 from domain.tournament.state import Tournament, TournamentError, step
 from eventstore import StoredEvent, verify_chain
 from service.core.rejudge import Invalid
-from service.usecases.records import BROKEN_CHAIN, GameRecord, judge_record
-from service.usecases.summaries import summary_of
-from service.usecases.tournaments_wire import TOURNAMENT_FORMAT, TournamentRecord
+from service.usecases.games.records import BROKEN_CHAIN, GameRecord, judge_record
+from service.usecases.games.summaries import summary_of
+from service.usecases.tournaments.wire import TOURNAMENT_FORMAT, TournamentRecord
 
 
 class TournamentVerdict(msgspec.Struct, frozen=True):

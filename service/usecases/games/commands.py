@@ -34,12 +34,12 @@ from service.core.referee import judge
 from service.core.refusal import Refusal, refuse
 from service.core.seating import level_version, timeout_bot
 from service.usecases import tokens
-from service.usecases.bot_share import BotShare
-from service.usecases.creation import Creation, Holders, Now
-from service.usecases.figures import Tally
-from service.usecases.records import GameRecord
+from service.usecases.games.creation import Creation, Holders, Now
+from service.usecases.games.figures import Tally
+from service.usecases.games.records import GameRecord
+from service.usecases.games.repository import Game, Judged, Repository
+from service.usecases.owners import BotShare
 from service.usecases.replies import BatchCreated, Created
-from service.usecases.repository import Game, Judged, Repository
 from service.usecases.writer import Conflict, retried
 
 WRITE_ATTEMPTS = 8  # a write judged again after another write came between

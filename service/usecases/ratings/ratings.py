@@ -8,7 +8,7 @@ two seats (a name cannot be ranked against itself, nor be its own partner), or w
 spectator delay in seconds hides its end (it joins, in its finishing place, once it passes).
 
 Derived data, kept in the store beside the summaries, one rule set apart from another
-(``rating_fold``): each read first folds the games finished since the last read, so every
+(``fold``): each read first folds the games finished since the last read, so every
 process serves the same ratings, and a leaderboard or a player's history is read a page at
 a time from the store's rows, in SQL order. ``rebuild`` makes them again from the logs.
 """
@@ -25,9 +25,10 @@ from domain.registry import RULESETS
 from eventstore import EventStore
 from service.clock import Clock
 from service.core.refusal import refuse
-from service.usecases import cursors, summaries
-from service.usecases.follower import get
-from service.usecases.rating_fold import Placing, RulesetFold, history_space, placing
+from service.usecases import cursors
+from service.usecases.games import summaries
+from service.usecases.ratings.derived import get
+from service.usecases.ratings.fold import Placing, RulesetFold, history_space, placing
 
 __all__ = ["MODEL", "Leaderboard", "Placing", "Player", "Ratings", "placing"]
 

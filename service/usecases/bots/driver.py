@@ -12,9 +12,9 @@ again. On start, and every ``RESUME_EVERY`` seconds after, the driver looks for 
 games whose summary says bots play in them: a game whose bot was due when its process stopped
 (a restart, or another process over the same PostgreSQL database gone) is played on.
 
-The workers share their time fairly between the games' owners (``bot_share``): the games due
-wait in one queue per owner, served round-robin, so one owner's many games never hold back
-another's one.
+The workers share their time fairly between the games' owners (``service.usecases.owners``): the
+games due wait in one queue per owner, served round-robin, so one owner's many games never hold
+back another's one.
 """
 
 from __future__ import annotations
@@ -37,11 +37,12 @@ from service.core.actor import Actor
 from service.core.commands import HandOver, PlayMove
 from service.core.refusal import Refusal
 from service.core.seating import seated, timeout_bot
-from service.usecases import summaries, tokens
-from service.usecases.bot_share import BotShare
-from service.usecases.commands import Commands
+from service.usecases import tokens
+from service.usecases.games import summaries
+from service.usecases.games.commands import Commands
+from service.usecases.games.seen import SeatLogs
+from service.usecases.owners import BotShare
 from service.usecases.replies import BotInfo, BotList
-from service.usecases.seen import SeatLogs
 
 BOT: Actor = "bot"
 """The actor of a bot's moves: their ``by``."""

@@ -1,12 +1,12 @@
-"""What the followers of the summaries share (ratings, standings without a tag): a lock per
-follower, the loop that reads the summaries written since the follower's mark and saves what
-it made of them with the mark moved, and the keys of finished games.
+"""What the folds of the summaries share (a rule set's ratings, the standings without a tag):
+the derived rows they keep, the loop that reads the summaries written since a fold's mark and
+saves what it made of them with the mark moved, and the keys of finished games.
 
-A follower catches up when it is read: it reads a page of the summaries written after its
-mark (``EventStore.changes``), makes rows of them, and saves the rows with the mark moved
-past the page in one transaction, which fails if another process moved the mark first (it
-then reads again). The lock (one per follower, none shared between them) keeps this
-process's threads from doing the same work twice.
+A fold catches up when it is read: it reads a page of the summaries written after its mark
+(``EventStore.changes``), makes rows of them, and saves the rows with the mark moved past the
+page in one transaction, which fails if another process moved the mark first (it then reads
+again). The lock (one per fold, none shared between them) keeps this process's threads from
+doing the same work twice.
 """
 
 from __future__ import annotations
@@ -18,17 +18,17 @@ from typing import Any
 
 from eventstore import Changed, DerivedRow, Drop, EventStore, Summarised, iso_timestamp
 from service.core.clocks import parse_at
-from service.usecases.summaries import FINISHED
+from service.usecases.games.summaries import FINISHED
 
 PAGE = 500
-"""Summaries a follower reads (and saves what it made of) at a time."""
+"""Summaries a fold reads (and saves what it made of) at a time."""
 LATEST = "\x7f"
 """Sorts after every key that starts with a time: ``derived_rows(before=time + LATEST)``
 takes the keys of that time too."""
 
 
 class Batch:
-    """What one step of a follower writes: rows by (space, key), the last one kept, and the
+    """What one step of a fold writes: rows by (space, key), the last one kept, and the
     ranges it drops first."""
 
     def __init__(self) -> None:
@@ -48,7 +48,7 @@ class Batch:
 
 
 Step = Callable[[list[Changed], Batch], None]
-"""What a follower makes of a page of changes (maybe empty: games whose delay has passed)."""
+"""What a fold makes of a page of changes (maybe empty: games whose delay has passed)."""
 
 
 def catch_up(

@@ -12,7 +12,7 @@ from eventstore import StoredEvent
 from service.core.clocks import Clock
 from service.core.commands import RulesetName, SeatName
 from service.core.delay import SpectatorDelay
-from service.usecases.records import GameRecord
+from service.usecases.games.records import GameRecord
 
 MAX_PLAYERS = 256
 """The most players a tournament registers: pairing a round of 256 takes about 2 s."""

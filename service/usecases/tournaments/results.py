@@ -24,8 +24,8 @@ from datetime import datetime
 from domain.tournament.events import RoundClosed, TableFinished, TournamentEvent
 from domain.tournament.state import Tournament
 from eventstore import Appending, SummaryQuery
-from service.usecases.summaries import FINISHED, TOURNAMENT, end_hidden
-from service.usecases.tournaments_log import Loaded, TournamentLog
+from service.usecases.games.summaries import FINISHED, TOURNAMENT, end_hidden
+from service.usecases.tournaments.log import Loaded, TournamentLog
 
 Found = dict[str, tuple[list[str], dict[str, int]]]
 """A round's newly finished tables: game id to (winners, pieces home)."""

@@ -26,7 +26,7 @@ import msgspec
 
 from domain.model import Viewer
 from eventstore import Announcing, EventStore
-from service.usecases.queries import Queries
+from service.usecases.games.queries import Queries
 
 POLL_SECONDS = 0.1
 """How often the log is read for news when the store cannot announce appends (none of ours)."""

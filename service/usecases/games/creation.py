@@ -30,9 +30,9 @@ from service.core.referee import Batch, open_game
 from service.core.refusal import Refusal, refuse
 from service.core.seating import seat_bots
 from service.usecases import tokens
-from service.usecases.records import GameRecord, judged_record
+from service.usecases.games.records import GameRecord, judged_record
+from service.usecases.games.repository import NewGame, Repository, Secrets
 from service.usecases.replies import BatchCreated, Created, Tokens
-from service.usecases.repository import NewGame, Repository, Secrets
 
 Now = Callable[[], datetime]
 

@@ -11,7 +11,7 @@ from bots.latest import keep
 from domain.events import Event
 from domain.ruleset import RuleSet
 from eventstore import EventStore
-from service.usecases.repository import to_domain
+from service.usecases.games.repository import to_domain
 
 
 class SeatLogs:

@@ -6,7 +6,7 @@ one batch (``Creation.create_batch``) and ``RoundPaired`` names them. The direct
 the referee token of every table and each player's token is their seat's token at every table
 they sit at, so nobody needs a new token per game. A round's games and its ``RoundPaired``
 are one transaction: all stored, or none. Results come from the games through the results
-follower (``tournaments_results``), never through a read; a reader of a finished table never
+follower (``results``), never through a read; a reader of a finished table never
 waits for a director.
 """
 
@@ -39,14 +39,15 @@ from service.core.names import distinct, normal
 from service.core.refusal import Refusal, refuse
 from service.core.seating import seated
 from service.usecases import cursors, tokens
-from service.usecases.commands import Commands, with_bots
-from service.usecases.creation import Holders, find
-from service.usecases.records import streamed_record
-from service.usecases.repository import new_game
-from service.usecases.summaries import TOURNAMENT, tournament_summary
-from service.usecases.tournaments_log import DIRECTOR, Loaded, TournamentLog, appending
-from service.usecases.tournaments_results import Results
-from service.usecases.tournaments_wire import (
+from service.usecases.games.commands import Commands, with_bots
+from service.usecases.games.creation import Holders, find
+from service.usecases.games.records import streamed_record
+from service.usecases.games.repository import new_game
+from service.usecases.games.summaries import TOURNAMENT, tournament_summary
+from service.usecases.games.views import sight
+from service.usecases.tournaments.log import DIRECTOR, Loaded, TournamentLog, appending
+from service.usecases.tournaments.results import Results
+from service.usecases.tournaments.wire import (
     CreateTournament,
     MyTable,
     PlayerOut,
@@ -65,7 +66,6 @@ from service.usecases.tournaments_wire import (
     Withdraw,
     event_out,
 )
-from service.usecases.views import sight
 
 
 def table_game(

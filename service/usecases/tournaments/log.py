@@ -23,7 +23,7 @@ from domain.tournament.state import Tournament, apply, fold
 from eventstore import Appending, EventStore, NewEvent
 from service.core.refusal import Refusal, refuse
 from service.usecases import tokens
-from service.usecases.summaries import tournament_summary
+from service.usecases.games.summaries import tournament_summary
 from service.usecases.writer import Conflict, Writer, retried
 
 T = TypeVar("T")

@@ -36,10 +36,10 @@ from domain.model import CHANCE_KINDS, GameError, Move
 from domain.ruleset import RuleSet
 from service.core.commands import ShowHints
 from service.core.refusal import Refusal, refuse
-from service.usecases.analysis_store import method
-from service.usecases.commands import Commands
-from service.usecases.repository import Repository
-from service.usecases.seen import SeatLogs
+from service.usecases.analysis.store import method
+from service.usecases.games.commands import Commands
+from service.usecases.games.repository import Repository
+from service.usecases.games.seen import SeatLogs
 
 SAMPLES = 8
 """Fills of the hidden cards a hint averages over at the most (one when nothing is hidden)."""

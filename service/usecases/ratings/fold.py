@@ -1,6 +1,6 @@
 """One rule set's ratings kept in the store, folded from its finished games as they come.
 
-Rows of the rule set R (``EventStore`` derived rows, see follower.py):
+Rows of the rule set R (``EventStore`` derived rows, see derived.py):
 
 - ``ratings/R``: a name's rating now (mu, sigma, games, wins), scored by minus its ordinal so
   that the (score, key) order is the leaderboard's;
@@ -29,9 +29,9 @@ from typing import Any
 import msgspec
 
 from eventstore import Changed, DerivedRow, EventStore, Summarised
-from service.usecases import follower
-from service.usecases.follower import Batch
-from service.usecases.summaries import FINISHED, end_hidden
+from service.usecases.games.summaries import FINISHED, end_hidden
+from service.usecases.ratings import derived
+from service.usecases.ratings.derived import Batch
 
 
 class Placing(msgspec.Struct, frozen=True):
@@ -45,7 +45,7 @@ class Placing(msgspec.Struct, frozen=True):
 
 
 def placing(row: Summarised) -> Placing | None:
-    """The places of a finished game's teams (see ``service.usecases.ratings``); None when
+    """The places of a finished game's teams (see ``service.usecases.ratings.ratings``); None when
     the game is not rated or a name holds two seats."""
     document = row.summary.document
     if not document.get("rated", True):
@@ -96,19 +96,19 @@ class RulesetFold:
         """Fold every game finished since the last read (and every change before it)."""
 
         def read(position: int) -> list[Changed]:
-            return self.store.changes(position, follower.PAGE, kind=self.ruleset)
+            return self.store.changes(position, derived.PAGE, kind=self.ruleset)
 
         def step(page: list[Changed], batch: Batch) -> None:
             self.step(page, batch, now)
 
-        follower.catch_up(self.store, self.ratings, self.lock, read, step)
+        derived.catch_up(self.store, self.ratings, self.lock, read, step)
 
     def step(self, page: list[Changed], batch: Batch, now: datetime) -> None:
         """The rows a page of changed summaries (and the waiting games now due) make."""
         dropped: set[str] = set()  # keys of rated games to fold no more
         added: dict[str, Placing] = {}
         rows = [change.row for change in page]
-        for waiting in follower.due(self.store, self.waiting, now):
+        for waiting in derived.due(self.store, self.waiting, now):
             game_id = waiting.key.rsplit(" ", 1)[1]
             row = self.store.summary(game_id)
             if row is None:  # its summary is gone (dropped): nothing left to wait for
@@ -116,7 +116,7 @@ class RulesetFold:
             elif all(r.stream_id != game_id for r in rows):
                 rows.append(row)
         for row in rows:
-            known = follower.get(self.store, self.games, row.stream_id)
+            known = derived.get(self.store, self.games, row.stream_id)
             if known is not None and known.document is not None:
                 if "rated" in known.document:
                     dropped.add(known.document["rated"])
@@ -126,11 +126,11 @@ class RulesetFold:
             if row.summary.status != FINISHED or (found := placing(row)) is None:
                 continue
             if end_hidden(row, now):
-                shows = f"{follower.shows_at(row)} {row.stream_id}"
+                shows = f"{derived.shows_at(row)} {row.stream_id}"
                 batch.put(self.waiting, shows, {})
                 batch.put(self.games, row.stream_id, {"waiting": shows})
             else:
-                added[follower.finish_key(row)] = found
+                added[derived.finish_key(row)] = found
         if dropped or added:
             self.refold(min(dropped | set(added)), dropped, added, batch)
 
@@ -188,9 +188,9 @@ class RulesetFold:
         """The rated games folded from key ``since`` on, in order."""
         found, after = [], None
         while True:
-            page = self.store.derived_rows(self.rated, after, since=since, limit=follower.PAGE)
+            page = self.store.derived_rows(self.rated, after, since=since, limit=derived.PAGE)
             found += page
-            if len(page) < follower.PAGE:
+            if len(page) < derived.PAGE:
                 return found
             after = page[-1].key
 
@@ -202,7 +202,7 @@ class RulesetFold:
 
     def current(self, name: str) -> State | None:
         """A name's rating now (None: no rated game)."""
-        row = follower.get(self.store, self.ratings, name)
+        row = derived.get(self.store, self.ratings, name)
         return state_of(row.document) if row is not None else None
 
 

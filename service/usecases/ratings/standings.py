@@ -1,7 +1,7 @@
 """The standings without a tag (every finished game's), kept in the store and counted as
 games finish.
 
-Rows (``EventStore`` derived rows, see follower.py): ``standings``, a name's games, wins and
+Rows (``EventStore`` derived rows, see derived.py): ``standings``, a name's games, wins and
 pieces home; ``standings-games``, what each finished game counted (its seats, winners,
 pieces home) or when it shows (a delay in seconds still hiding its end); ``standings-waiting``
 those games by when they show. Standings are sums, so a game reopened takes back what it
@@ -16,9 +16,9 @@ from datetime import datetime
 from typing import Any
 
 from eventstore import Changed, EventStore, Summarised
-from service.usecases import follower
-from service.usecases.follower import Batch
-from service.usecases.summaries import FINISHED, TOURNAMENT, end_hidden
+from service.usecases.games.summaries import FINISHED, TOURNAMENT, end_hidden
+from service.usecases.ratings import derived
+from service.usecases.ratings.derived import Batch
 
 STANDINGS, GAMES, WAITING = "standings", "standings-games", "standings-waiting"
 
@@ -34,14 +34,14 @@ class KeptStandings:
         """(name, games, wins, pieces home) of every name, caught up with the summaries."""
 
         def read(position: int) -> list[Changed]:
-            return self.store.changes(position, follower.PAGE, other_than=TOURNAMENT)
+            return self.store.changes(position, derived.PAGE, other_than=TOURNAMENT)
 
         def step(page: list[Changed], batch: Batch) -> None:
             self.step(page, batch, now)
 
-        follower.catch_up(self.store, STANDINGS, self.lock, read, step)
+        derived.catch_up(self.store, STANDINGS, self.lock, read, step)
         found, after = [], None
-        while rows := self.store.derived_rows(STANDINGS, after, limit=follower.PAGE):
+        while rows := self.store.derived_rows(STANDINGS, after, limit=derived.PAGE):
             for row in rows:
                 document = row.document or {}
                 counts = (document["games"], document["wins"], document["pieces_home"])
@@ -52,7 +52,7 @@ class KeptStandings:
     def step(self, page: list[Changed], batch: Batch, now: datetime) -> None:
         """The rows a page of changed summaries (and the waiting games now due) make."""
         rows = [change.row for change in page]
-        for waiting in follower.due(self.store, WAITING, now):
+        for waiting in derived.due(self.store, WAITING, now):
             game_id = waiting.key.rsplit(" ", 1)[1]
             row = self.store.summary(game_id)
             if row is None:  # its summary is gone (dropped): nothing left to wait for
@@ -61,7 +61,7 @@ class KeptStandings:
                 rows.append(row)
         deltas: dict[str, list[int]] = {}
         for row in rows:
-            known = follower.get(self.store, GAMES, row.stream_id)
+            known = derived.get(self.store, GAMES, row.stream_id)
             if known is not None and known.document is not None:
                 if "waiting" in known.document:
                     batch.delete(WAITING, known.document["waiting"])
@@ -71,7 +71,7 @@ class KeptStandings:
             if row.summary.status != FINISHED:
                 continue
             if end_hidden(row, now):
-                shows = f"{follower.shows_at(row)} {row.stream_id}"
+                shows = f"{derived.shows_at(row)} {row.stream_id}"
                 batch.put(WAITING, shows, {})
                 batch.put(GAMES, row.stream_id, {"waiting": shows})
             else:
@@ -79,7 +79,7 @@ class KeptStandings:
                 count(deltas, counted, 1)
                 batch.put(GAMES, row.stream_id, counted)
         for name, (games, wins, home) in deltas.items():
-            before = follower.get(self.store, STANDINGS, name)
+            before = derived.get(self.store, STANDINGS, name)
             old = before.document if before is not None and before.document else {}
             total = {
                 "games": old.get("games", 0) + games,

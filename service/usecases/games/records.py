@@ -27,8 +27,8 @@ from eventstore import EventStore, StoredEvent, verify_chain
 from service.core.referee import Batch
 from service.core.refusal import refuse
 from service.core.rejudge import Entry, Invalid, rejudge
+from service.usecases.games.repository import Game
 from service.usecases.replies import EventOut
-from service.usecases.repository import Game
 
 FORMAT = "tabula-game-record"
 FORMAT_VERSION = 1

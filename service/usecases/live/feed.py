@@ -17,9 +17,9 @@ import anyio
 
 from domain.model import Viewer
 from eventstore import StoredEvent
-from service.usecases.queries import Queries, StreamPage
+from service.usecases.games.queries import Queries, StreamPage
+from service.usecases.live.stream import PAGE, News, news_of
 from service.usecases.replies import EventOut, Played
-from service.usecases.stream import PAGE, News, news_of
 
 Key = tuple[str, Viewer, int]
 

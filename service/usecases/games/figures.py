@@ -10,7 +10,7 @@ from datetime import datetime
 from eventstore import CommitSizes, iso_timestamp
 from service.core.clocks import parse_at
 from service.usecases.faults import Readiness, readiness
-from service.usecases.repository import Repository
+from service.usecases.games.repository import Repository
 
 
 class Tally:

@@ -20,12 +20,12 @@ from eventstore import StoredEvent
 from service import board
 from service.clock import Clock
 from service.core.refusal import Refusal, refuse
-from service.usecases import records, tournament
-from service.usecases.ratings import Ratings
+from service.usecases.games import listings, records
+from service.usecases.games.repository import Game, Repository
+from service.usecases.games.views import Sight, event_out, moves_for, sight, state_view
+from service.usecases.ratings.ratings import Ratings
+from service.usecases.ratings.standings import KeptStandings
 from service.usecases.replies import EventOut, EventPage, GameSummary, LegalMoves, Played
-from service.usecases.repository import Game, Repository
-from service.usecases.standings_kept import KeptStandings
-from service.usecases.views import Sight, event_out, moves_for, sight, state_view
 
 T = TypeVar("T")
 
@@ -143,15 +143,16 @@ class Queries:
     ) -> tuple[list[GameSummary], str | None]:
         """A page of the games selected, oldest first, with their winners and pieces home,
         and the cursor of the next page (None on the last)."""
-        return tournament.listing(self.games, status, ruleset, tag, limit, cursor, self.now)
+        return listings.listing(self.games, status, ruleset, tag, limit, cursor, self.now)
 
-    def standings(self, tag: str | None) -> tournament.Standings:
+    def standings(self, tag: str | None) -> listings.Standings:
         """Wins per player name over the finished games with ``tag`` (every finished game
-        without one: kept in the store, ``standings_kept``), ties by pieces home."""
+        without one: kept in the store, ``service.usecases.ratings.standings``), ties by
+        pieces home."""
         if tag is None:
             rows = self.kept_standings.rows(self.now())
-            return tournament.ordered(None, [tournament.Standing(*row) for row in rows])
-        return tournament.standings(tag, tournament.finished_games(self.store, tag, self.now()))
+            return listings.ordered(None, [listings.Standing(*row) for row in rows])
+        return listings.standings(tag, listings.finished_games(self.store, tag, self.now()))
 
     def catch_up(self) -> None:
         """Bring the derived data (every rule set's ratings, the standings without a tag) up
@@ -164,8 +165,8 @@ class Queries:
     def archive(self, tag: str | None) -> Iterator[bytes]:
         """The records of the finished games with ``tag``, as one JSON document in pieces
         (one page of one game's events at a time)."""
-        return tournament.archive(
-            self.games, tournament.finished_games(self.store, tag, self.now()), self.now
+        return listings.archive(
+            self.games, listings.finished_games(self.store, tag, self.now()), self.now
         )
 
     def audit(self, game_id: str, token: str | None) -> Iterator[bytes]:

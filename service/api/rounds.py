@@ -1,13 +1,12 @@
-"""HTTP controllers of tournaments: a round of tables at once, adjudication, standings,
-round archives."""
+"""HTTP controller of a round of tables: the tables created at once (a batch), and the
+referee's decisions on them."""
 
 from __future__ import annotations
 
 from functools import partial
 
-from litestar import Controller, Response, get, post
-from litestar.params import FromQuery, JSONBody
-from litestar.response import Stream
+from litestar import Controller, Response, post
+from litestar.params import JSONBody
 
 from service.api.apidoc import problems
 from service.api.deps import (
@@ -22,16 +21,14 @@ from service.api.deps import (
     referee_only,
     written,
 )
-from service.api.documents import document, json_stream
 from service.api.games import WRITE
 from service.api.limits import client_of, write_limit
 from service.core.commands import Adjudicate, CreateBatch
-from service.usecases import tournament
 from service.usecases.replies import BatchCreated, Played
 
 
-class TournamentController(Controller):
-    """Rounds, referee decisions, standings and archives."""
+class RoundsController(Controller):
+    """A round of tables at once and the referee's decisions."""
 
     @post(
         "/games/batch",
@@ -72,21 +69,3 @@ class TournamentController(Controller):
         token = bearer(request)
         stored = commands.adjudicate(game_id, token, data, idempotency_key)
         return written(prefer, partial(queries.played, game_id, token, stored))
-
-    @get("/standings", operation_id="standings", sync_to_thread=True, responses=problems(400))
-    def standings(
-        self, queries: QueriesDep, tag: FromQuery[str | None] = None
-    ) -> tournament.Standings:
-        """Wins per player name over the finished games with ``tag``, ties by pieces home."""
-        return queries.standings(tag)
-
-    @get(
-        "/archive",
-        operation_id="archive",
-        sync_to_thread=True,
-        responses=document(tournament.Archive) | problems(400),
-    )
-    def archive(self, queries: QueriesDep, tag: FromQuery[str | None] = None) -> Stream:
-        """The records of the finished games with ``tag``, verifiable offline as one file;
-        streamed."""
-        return json_stream(queries.archive(tag))

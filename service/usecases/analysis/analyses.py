@@ -7,7 +7,7 @@ the game is finished as they see it. The work runs on a pool of ``workers`` thre
 the event loop: the first request for a game starts it and is told its progress, later ones
 get the same progress until the result is ready, which is kept in memory (``KEPT`` results,
 the least recently used forgotten first). A finished game's analysis is also kept in the store
-beside its log (``analysis_store``), written once and read from there afterwards, by this
+beside its log (``store``), written once and read from there afterwards, by this
 process after a restart and by every other process on the database. A kept analysis is served
 at once, without a share or a slot.
 
@@ -40,11 +40,11 @@ from analysis.game import Analyser
 from domain.events import Event, GameCreated, parse_event
 from service.clock import Clock
 from service.core.refusal import refuse
-from service.usecases import analysis_store
-from service.usecases.analysis_store import GameAnalysis
-from service.usecases.queries import check_may_see_all
-from service.usecases.repository import Repository
-from service.usecases.views import sight
+from service.usecases.analysis import store
+from service.usecases.analysis.store import GameAnalysis
+from service.usecases.games.queries import check_may_see_all
+from service.usecases.games.repository import Repository
+from service.usecases.games.views import sight
 
 KEPT = 256
 PARKED = 16
@@ -113,7 +113,7 @@ class Analyses:
             if key in self.kept:
                 self.kept.move_to_end(key)
                 return self.kept[key]
-        found = analysis_store.stored(self.games.store, game_id, seen.version)
+        found = store.stored(self.games.store, game_id, seen.version)
         if found is not None and seen.finished:
             return self.remember(key, found)
         with self.lock:
@@ -210,7 +210,7 @@ class Analyses:
         was moved on meanwhile."""
         analyser = job.analyser
         assert analyser is not None
-        result = analysis_store.wire(job.game_id, version, analyser.result())
+        result = store.wire(job.game_id, version, analyser.result())
         with self.lock:
             if job.version != version:
                 return None
@@ -224,7 +224,7 @@ class Analyses:
                 while len(self.parked) > PARKED:
                     self.parked.popitem(last=False)
         if finished:
-            analysis_store.keep(self.games.store, job.game_id, version, result)
+            store.keep(self.games.store, job.game_id, version, result)
         return result
 
     def remember(self, key: Key, result: GameAnalysis) -> GameAnalysis:
@@ -248,7 +248,7 @@ class Analyses:
         job = Job(game_id, "", seen.version, seen.finished, None)
         version = self.advance(job, math.inf)
         assert job.analyser is not None and version is not None
-        result = analysis_store.wire(game_id, version, job.analyser.result())
+        result = store.wire(game_id, version, job.analyser.result())
         if seen.finished:
-            analysis_store.keep(self.games.store, game_id, version, result)
+            store.keep(self.games.store, game_id, version, result)
         return self.remember((game_id, version, seen.finished), result)

@@ -19,8 +19,8 @@ from domain.model import COLOURS, Move, SeatView, Viewer
 from domain.registry import GameView
 from domain.replay import Replay
 from eventstore import StoredEvent
+from service.usecases.games.repository import Game
 from service.usecases.replies import EventOut
-from service.usecases.repository import Game
 
 
 class Sight(NamedTuple):

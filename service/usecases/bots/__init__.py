@@ -1,0 +1,1 @@
+"""Server-side bots: the driver that plays every seat a bot holds."""
