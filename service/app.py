@@ -155,6 +155,22 @@ class Workers:
         self.driver.stop()
 
 
+def dependencies(cases: UseCases) -> dict[str, Provide]:
+    """The use cases the routes take by name, one of each for the app (the queries wait for
+    the commands' pending writes: ``after_commands``)."""
+
+    def given(value: object) -> Provide:
+        return Provide(lambda: value, use_cache=True, sync_to_thread=False)
+
+    return {
+        "commands": given(cases.commands),
+        "queries": Provide(after_commands(cases.queries), use_cache=True, sync_to_thread=False),
+        "tournaments": given(cases.tournaments),
+        "analyses": given(cases.analyses),
+        "hints": given(cases.hints),
+    }
+
+
 def create_app(
     settings: Settings | None = None, store: EventStore | None = None, clock: Clock | None = None
 ) -> Litestar:
@@ -181,13 +197,7 @@ def create_app(
     metrics = Metrics(cases.figures, limits.streams) if settings.metrics_token else None
     app = Litestar(
         route_handlers=[*ROUTES, *([metrics_route(settings.metrics_token)] if metrics else [])],
-        dependencies={
-            "commands": Provide(lambda: commands, use_cache=True, sync_to_thread=False),
-            "queries": Provide(after_commands(queries), use_cache=True, sync_to_thread=False),
-            "tournaments": Provide(lambda: cases.tournaments, use_cache=True, sync_to_thread=False),
-            "analyses": Provide(lambda: cases.analyses, use_cache=True, sync_to_thread=False),
-            "hints": Provide(lambda: cases.hints, use_cache=True, sync_to_thread=False),
-        },
+        dependencies=dependencies(cases),
         exception_handlers={Exception: handle},
         middleware=[import_limits, bodies.check_bodies],
         request_max_body_size=settings.max_body_bytes,

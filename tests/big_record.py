@@ -36,6 +36,7 @@ def big_game(events: int, seed: str = "big", players: int = 2) -> tuple[GameCrea
         "server",
         chance.commitment(seed),
         auto_chance=True,
+        ruleset_version=rules.VERSION,
     )
     luck = Seeded(seed)
     verdict = open_game(created, luck)
