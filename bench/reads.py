@@ -52,7 +52,7 @@ from typing import Any, NamedTuple  # noqa: E402
 import httpx  # noqa: E402
 
 from bench.harness import percentile, server  # noqa: E402
-from eventstore import EventStore, NewEvent, SqliteEventStore, Summary  # noqa: E402
+from eventstore import Appending, EventStore, NewEvent, SqliteEventStore, Summary  # noqa: E402
 from service.core.commands import Adjudicate, CreateGame, PlayMove, SeatSpec  # noqa: E402
 from service.usecases import cursors  # noqa: E402
 from service.usecases.games.summaries import summary_of  # noqa: E402
@@ -139,12 +139,14 @@ def copy(store: EventStore, template: Template, index: int, rng: random.Random) 
     created = NewEvent(first.type, {**first.data, "seats": names, "tags": tags}, first.by)
     meta = {"ruleset": template.summary.kind, "seats": names, "tags": tags}
     store.append(
-        uuid.uuid4().hex,
-        [created, *template.events[1:]],
-        0,
-        meta=meta,
-        private=template.private,
-        summary=renamed(template.summary, names, tags),
+        Appending(
+            uuid.uuid4().hex,
+            [created, *template.events[1:]],
+            0,
+            meta=meta,
+            private=template.private,
+            summary=renamed(template.summary, names, tags),
+        ),
     )
 
 
