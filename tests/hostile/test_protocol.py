@@ -172,6 +172,7 @@ def test_a_connection_that_sends_nothing_is_closed_after_the_head_timeout(
     assert 0.8 < time.monotonic() - began < 3
 
 
+@pytest.mark.slow
 def test_a_head_sent_a_byte_at_a_time_is_cut_off(impatient: Server) -> None:
     began = time.monotonic()
     with socket.create_connection((impatient.host, impatient.port), timeout=5) as sock:
@@ -207,6 +208,7 @@ def test_a_body_slower_than_the_minimum_rate_is_cut_off(impatient: Server) -> No
     assert httpx.get(f"{impatient.url}/health").status_code == 200
 
 
+@pytest.mark.slow
 def test_a_body_at_a_fair_rate_may_take_longer_than_the_grace(impatient: Server) -> None:
     """3,000 bytes over about 2 s (1,500 bytes/s) with a 1 s grace and 1,000 bytes/s."""
     body = b'{"ruleset": "race35", "seats": [{"name": "a"}, {"name": "b"}]}'
@@ -223,6 +225,7 @@ def test_a_body_at_a_fair_rate_may_take_longer_than_the_grace(impatient: Server)
     assert status == 201
 
 
+@pytest.mark.slow
 def test_an_event_stream_outlives_the_timeouts(impatient: Server) -> None:
     """The timeouts are for receiving a request; a long reply (a live stream) is not cut."""
     created = httpx.post(

@@ -189,6 +189,7 @@ def read_problem(sock: socket.socket) -> dict[str, str | int]:
     }
 
 
+@pytest.mark.slow
 def test_an_append_wakes_an_open_stream_at_once(server: Server) -> None:
     created = new_game(server)
     game_id, referee = created["id"], created["tokens"]["referee"]  # type: ignore[index]
