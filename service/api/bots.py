@@ -3,25 +3,15 @@ back."""
 
 from __future__ import annotations
 
-from functools import partial
 from typing import Annotated
 
 from litestar import Controller, Response, delete, get, post
 from litestar.params import FromPath, JSONBody, Parameter
 
-from service.api.deps import (
-    AnyRequest,
-    CommandsDep,
-    GameId,
-    IdempotencyKey,
-    Prefer,
-    QueriesDep,
-    bearer,
-    referee_only,
-    written,
-)
+from service.api.deps import AnyRequest, CommandsDep, GameId, referee_only
 from service.api.games import WRITE
 from service.api.limits import client_of, write_limit
+from service.api.writes import WRITES, WriteDep
 from service.core.commands import HandOver, SeatToBot
 from service.usecases.bots import driver
 from service.usecases.replies import BotList, Played
@@ -31,6 +21,8 @@ Seat = Annotated[int, Parameter(description="the seat's number, from 0", ge=0, l
 
 class BotsController(Controller):
     """Bot levels and bot seats."""
+
+    dependencies = WRITES
 
     @get("/bots", operation_id="listBots")
     async def levels(self) -> BotList:
@@ -54,19 +46,17 @@ class BotsController(Controller):
         data: JSONBody[SeatToBot],
         request: AnyRequest,
         commands: CommandsDep,
-        queries: QueriesDep,
-        idempotency_key: IdempotencyKey = None,
-        prefer: Prefer = None,
+        write: WriteDep,
     ) -> Response[Played]:
         """The referee hands a seat to a bot (``bot``: a level from ``GET /bots``), which plays
         it from then on; the seat's own token can no longer move until it is handed back. A
         game with no bots yet counts against the client's cap on games with bots running at
         once (429 with Retry-After)."""
-        token = bearer(request)
         command = HandOver(data.bot, data.reason, data.expected_version, seat)
         owner = client_of(request)
-        stored = driver.hand_over(commands, game_id, token, command, idempotency_key, owner)
-        return written(prefer, partial(queries.played, game_id, token, stored))
+        return write.reply(
+            driver.hand_over(commands, game_id, write.token, command, write.key, owner)
+        )
 
     @delete(
         "/games/{game_id:str}/seats/{seat:int}/bot",
@@ -81,14 +71,9 @@ class BotsController(Controller):
         self,
         game_id: GameId,
         seat: FromPath[Seat],
-        request: AnyRequest,
         commands: CommandsDep,
-        queries: QueriesDep,
-        idempotency_key: IdempotencyKey = None,
-        prefer: Prefer = None,
+        write: WriteDep,
     ) -> Response[Played]:
         """The referee hands a seat a bot plays back to its player (whose token moves again)."""
-        token = bearer(request)
         command = HandOver(None, "handed back", seat=seat)
-        stored = driver.hand_over(commands, game_id, token, command, idempotency_key)
-        return written(prefer, partial(queries.played, game_id, token, stored))
+        return write.reply(driver.hand_over(commands, game_id, write.token, command, write.key))

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from collections.abc import AsyncGenerator
 from contextlib import aclosing
-from functools import partial
 from typing import Annotated, Literal
 from urllib.parse import urlencode
 
@@ -20,19 +19,17 @@ from service.api.deps import (
     AnyRequest,
     CommandsDep,
     GameId,
-    IdempotencyKey,
     LastEventId,
-    Prefer,
     QueriesDep,
     bearer,
     limits_of,
     referee_only,
-    written,
 )
 from service.api.documents import document, json_stream
 from service.api.limits import IMPORT, client_of, create_limit, write_limit
 from service.api.pages import VIEWER_PAGE, game_page
 from service.api.streams import closing, stream_slot
+from service.api.writes import WRITES, WriteDep
 from service.core.commands import CreateGame, PlayMove, PostChance, Undo
 from service.core.refusal import refuse
 from service.usecases.faults import Readiness
@@ -144,6 +141,7 @@ class GameController(Controller):
     """Games: create, list, read, replay, legal moves, play, undo, chance, events, records."""
 
     path = "/games"
+    dependencies = WRITES
 
     @post(
         "/",
@@ -232,16 +230,11 @@ class GameController(Controller):
         self,
         game_id: GameId,
         data: JSONBody[PlayMove],
-        request: AnyRequest,
         commands: CommandsDep,
-        queries: QueriesDep,
-        idempotency_key: IdempotencyKey = None,
-        prefer: Prefer = None,
+        write: WriteDep,
     ) -> Response[Played]:
         """Play a move (an id from legal-moves, or its steps) for the caller's seat."""
-        token = bearer(request)
-        stored = await commands.play_async(game_id, token, data, idempotency_key)
-        return written(prefer, partial(queries.played, game_id, token, stored))
+        return write.reply(await commands.play_async(game_id, write.token, data, write.key))
 
     @post(
         "/{game_id:str}/undo",
@@ -256,17 +249,12 @@ class GameController(Controller):
         self,
         game_id: GameId,
         data: JSONBody[Undo],
-        request: AnyRequest,
         commands: CommandsDep,
-        queries: QueriesDep,
-        idempotency_key: IdempotencyKey = None,
-        prefer: Prefer = None,
+        write: WriteDep,
     ) -> Response[Played]:
         """Revert the latest decision and what followed it (chance before it stays); the
         referee of an external-chance game reverts a mistyped outcome no decision followed."""
-        token = bearer(request)
-        stored = commands.undo(game_id, token, data, idempotency_key)
-        return written(prefer, partial(queries.played, game_id, token, stored))
+        return write.reply(commands.undo(game_id, write.token, data, write.key))
 
     @post(
         "/{game_id:str}/chance",
@@ -281,16 +269,11 @@ class GameController(Controller):
         self,
         game_id: GameId,
         data: JSONBody[PostChance],
-        request: AnyRequest,
         commands: CommandsDep,
-        queries: QueriesDep,
-        idempotency_key: IdempotencyKey = None,
-        prefer: Prefer = None,
+        write: WriteDep,
     ) -> Response[Played]:
         """Record the card drawn or dice thrown at the table (external chance, referee)."""
-        token = bearer(request)
-        stored = commands.post_chance(game_id, token, data, idempotency_key)
-        return written(prefer, partial(queries.played, game_id, token, stored))
+        return write.reply(commands.post_chance(game_id, write.token, data, write.key))
 
     @get(
         "/{game_id:str}/audit",

@@ -3,32 +3,22 @@ referee's decisions on them."""
 
 from __future__ import annotations
 
-from functools import partial
-
 from litestar import Controller, Response, post
 from litestar.params import JSONBody
 
 from service.api.apidoc import problems
-from service.api.deps import (
-    AnyRequest,
-    CommandsDep,
-    GameId,
-    IdempotencyKey,
-    Prefer,
-    QueriesDep,
-    bearer,
-    limits_of,
-    referee_only,
-    written,
-)
+from service.api.deps import AnyRequest, CommandsDep, GameId, limits_of, referee_only
 from service.api.games import WRITE
 from service.api.limits import client_of, write_limit
+from service.api.writes import WRITES, WriteDep
 from service.core.commands import Adjudicate, CreateBatch
 from service.usecases.replies import BatchCreated, Played
 
 
 class RoundsController(Controller):
     """A round of tables at once and the referee's decisions."""
+
+    dependencies = WRITES
 
     @post(
         "/games/batch",
@@ -59,13 +49,8 @@ class RoundsController(Controller):
         self,
         game_id: GameId,
         data: JSONBody[Adjudicate],
-        request: AnyRequest,
         commands: CommandsDep,
-        queries: QueriesDep,
-        idempotency_key: IdempotencyKey = None,
-        prefer: Prefer = None,
+        write: WriteDep,
     ) -> Response[Played]:
         """Record a referee's decision (forfeit, penalty, agreement) with its reason."""
-        token = bearer(request)
-        stored = commands.adjudicate(game_id, token, data, idempotency_key)
-        return written(prefer, partial(queries.played, game_id, token, stored))
+        return write.reply(commands.adjudicate(game_id, write.token, data, write.key))

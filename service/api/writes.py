@@ -1,0 +1,47 @@
+"""What every write route takes besides its command: the caller's token, the
+``Idempotency-Key``, the ``Prefer`` header, and the reply built from what the write stored."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import partial
+from typing import Any
+
+from litestar import Response
+from litestar.di import NamedDependency, Provide
+
+from service.api.deps import AnyRequest, GameId, IdempotencyKey, Prefer, QueriesDep, bearer, written
+from service.usecases.games.queries import Queries
+from service.usecases.replies import Played
+
+
+@dataclass(frozen=True, slots=True)
+class Write:
+    """A write to one game by one caller: ``token`` and ``key`` go to the use case, and
+    ``reply`` answers with what it stored (without the state for ``return=minimal``)."""
+
+    game_id: str
+    token: str | None
+    key: str | None
+    prefer: str | None
+    queries: Queries
+
+    def reply(self, stored: list[Any]) -> Response[Played]:
+        """The reply to the write that stored ``stored`` (the store's events, which the HTTP
+        edge does not name)."""
+        return written(self.prefer, partial(self.queries.played, self.game_id, self.token, stored))
+
+
+def write_of(
+    game_id: GameId,
+    request: AnyRequest,
+    queries: QueriesDep,
+    idempotency_key: IdempotencyKey = None,
+    prefer: Prefer = None,
+) -> Write:
+    """The write a request asks for (the bearer token read from its Authorization header)."""
+    return Write(game_id, bearer(request), idempotency_key, prefer, queries)
+
+
+WriteDep = NamedDependency[Write]
+WRITES = {"write": Provide(write_of, sync_to_thread=False)}
