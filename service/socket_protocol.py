@@ -48,7 +48,7 @@ server without end and kept its stream slot. Here
   message that was waiting when the app asked for it is given after the others' turn.
 
 It subclasses a uvicorn internal, as ``service.http_limits`` does: uvicorn is pinned in
-pyproject.toml to the versions this was tested on (``tests/service/test_socket_protocol.py``).
+pyproject.toml to the versions this was tested on (``tests/service/live/test_socket_protocol.py``).
 """
 
 from __future__ import annotations

@@ -26,7 +26,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.service.test_crashes import ROOT, Server
+from tests.service.processes.test_crashes import ROOT, Server
 from tests.waiting import wait_until
 
 pytestmark = pytest.mark.slow
