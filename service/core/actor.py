@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from enum import Enum
 from typing import Literal
 
 from domain.model import Viewer
@@ -15,3 +16,20 @@ automatic chance, clocks)."""
 Role = Viewer
 """What a bearer token makes its holder in one game: a seat, the referee, or (no token) a
 spectator."""
+
+
+class ServerBot(Enum):
+    """The caller of a server-side bot's write: it holds no token, acts as ``"bot"`` (the
+    events' ``by``) and its Idempotency-Keys are scoped to the bots (the value), as a seat's
+    are to its token."""
+
+    CALLER = "bot"
+
+
+SERVER_BOT = ServerBot.CALLER
+"""The one server-side bot caller (``Commands.play(game_id, SERVER_BOT, ...)``)."""
+BOT: Actor = "bot"
+"""The actor of a bot's moves: their ``by``."""
+
+Caller = str | None | ServerBot
+"""Who asks for a write: a bearer token (None: none, refused with 401), or ``SERVER_BOT``."""

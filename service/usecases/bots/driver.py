@@ -3,13 +3,14 @@
 After each commit to a game (a move, a creation, a clock running out, another bot's move) the
 command use cases tell the driver the game's id. If a bot plays a pending seat, a worker
 thread (never the event loop) folds what that seat may see, asks the bot for a move and
-submits it through the same command use case as a ``POST /games/{id}/moves``: the same
-referee, append, clocks and idempotency. The move names the version it was chosen at, and its
-Idempotency-Key is derived from the game, that version and the seat, so a retry or a second
-process choosing the same move (the bot's seed is a hash of the game id and the version)
-appends nothing twice, and a move made meanwhile by anyone else just means the bot looks
-again. On start, and every ``RESUME_EVERY`` seconds after, the driver looks for running
-games whose summary says bots play in them: a game whose bot was due when its process stopped
+submits it through the door of every move, ``Commands.play``, as ``SERVER_BOT``: the same
+referee, append, clocks and idempotency as a ``POST /games/{id}/moves``. The move names the
+version it was chosen at, and its Idempotency-Key (scoped to the bots) is derived from the
+game, that version and the seat, so a retry or a second process choosing the same move (the
+bot's seed is a hash of the game id and the version) appends nothing twice, and a move made
+meanwhile by anyone else just means the bot looks again. On start, and every
+``RESUME_EVERY`` seconds after, the driver looks for running games whose summary says bots
+play in them: a game whose bot was due when its process stopped
 (a restart, or another process over the same PostgreSQL database gone) is played on.
 
 The workers share their time fairly between the games' owners (``service.usecases.owners``): the
@@ -33,19 +34,16 @@ from domain.model import CHANCE_KINDS, GameError, Move
 from domain.replay import Replay
 from domain.ruleset import RuleSet
 from eventstore import Appending, NewEvent, StoredEvent, SummaryQuery
-from service.core.actor import Actor
+from service.core.actor import SERVER_BOT
 from service.core.commands import HandOver, PlayMove
 from service.core.refusal import Refusal
 from service.core.seating import seated, timeout_bot
-from service.usecases import tokens
 from service.usecases.games import summaries
 from service.usecases.games.commands import Commands
 from service.usecases.games.seen import SeatLogs
 from service.usecases.owners import BotShare
 from service.usecases.replies import BotInfo, BotList
 
-BOT: Actor = "bot"
-"""The actor of a bot's moves: their ``by``."""
 RESUME_EVERY = 60.0
 """Seconds between two looks for running games with bots (the first is at start)."""
 LOGS_KEPT = 1000
@@ -62,16 +60,6 @@ class Turn(NamedTuple):
     ruleset: str
     ruleset_version: int
     rules: RuleSet[Any]
-
-
-def act(commands: Commands, game_id: str, command: PlayMove, key: str) -> list[StoredEvent]:
-    """A bot's move, with no token: judged and stored through the command use case as a
-    seat's move is (``by: "bot"``), its Idempotency-Key ``key`` scoped to the bots."""
-    body = msgspec.json.encode(command)
-    scoped, fingerprint = tokens.scoped_key(key, str(BOT), "moves"), tokens.fingerprint(body)
-    if earlier := commands.games.writer.replayed(game_id, scoped, fingerprint):
-        return earlier
-    return commands.commit(game_id, BOT, "moves", command, (scoped, fingerprint))
 
 
 def hand_over(
@@ -238,7 +226,9 @@ class BotDriver:
         command = PlayMove(move=move, seat=turn.seat, expected_version=turn.version)
         log = structlog.get_logger().bind(game_id=game_id, seat=turn.seat, bot=turn.level)
         try:
-            act(self.commands, game_id, command, bot_key(game_id, turn.version, turn.seat))
+            self.commands.play(
+                game_id, SERVER_BOT, command, bot_key(game_id, turn.version, turn.seat)
+            )
         except Refusal as refusal:  # someone moved first: the commit that did pokes again
             log.info("bot move not taken", problem=refusal.slug, detail=refusal.detail)
             return False

@@ -17,7 +17,7 @@ import msgspec
 
 from domain.model import GameError, Viewer
 from eventstore import AppendResult, StoredEvent
-from service.core.actor import Actor
+from service.core.actor import BOT, SERVER_BOT, Actor, Caller
 from service.core.clocks import Clock
 from service.core.commands import (
     Adjudicate,
@@ -81,10 +81,13 @@ class Commands:
             return self.creation.create_batch(batch, holders)
 
     def play(
-        self, game_id: str, token: str | None, command: PlayMove, key: str | None
+        self, game_id: str, caller: Caller, command: PlayMove, key: str | None
     ) -> list[StoredEvent]:
-        """Judge and store one move (or draw or roll) for the caller's seat."""
-        return self.write(game_id, token, "moves", command, key)
+        """Judge and store one move (or draw or roll) for the caller's seat, waiting for the
+        store (a worker thread): the door of every move (``play_async`` is its first try on
+        the event loop). ``caller`` is a bearer token, or ``SERVER_BOT`` for a bot's move
+        (``by: "bot"``, its Idempotency-Key scoped to the bots)."""
+        return self.write(game_id, caller, "moves", command, key)
 
     def undo(
         self, game_id: str, token: str | None, command: Undo, key: str | None
@@ -106,14 +109,14 @@ class Commands:
         return self.write(game_id, token, "adjudicate", command, key)
 
     def write(
-        self, game_id: str, token: str | None, route: str, command: Command, key: str | None
+        self, game_id: str, caller: Caller, route: str, command: Command, key: str | None
     ) -> list[StoredEvent]:
         """One write, waiting for the store (a worker thread): identify the caller, replay an
         earlier write with the same key, then judge on the game caught up with its log (a
         seat out of time first) and commit at the version judged on, judging again when
         another write came between."""
         with self.games.game(game_id, fresh=False) as game:
-            role, scoped = self.identify(game, token, route, command, key)
+            role, scoped = self.identify(game, caller, route, command, key)
         if scoped is not None and (earlier := self.games.writer.replayed(game_id, *scoped)):
             return earlier
         return self.commit(game_id, role, route, command, scoped)
@@ -142,7 +145,7 @@ class Commands:
         return retried(attempt, partial(again, command=command), WRITE_ATTEMPTS, f"game {game_id}")
 
     async def play_async(
-        self, game_id: str, token: str | None, command: PlayMove, key: str | None
+        self, game_id: str, caller: Caller, command: PlayMove, key: str | None
     ) -> list[StoredEvent]:
         """``play`` on the event loop, which goes on serving while the append commits.
 
@@ -154,21 +157,21 @@ class Commands:
         again on the log before the refusal is final) and a conflict (judged again, unless
         the caller named the version it expected: that is a 409, as always)."""
         if key is not None or not self.games.holds(game_id):
-            return await anyio.to_thread.run_sync(self.play, game_id, token, command, key)
+            return await anyio.to_thread.run_sync(self.play, game_id, caller, command, key)
         with self.games.game(game_id, fresh=False) as game:
-            role, _ = self.identify(game, token, "moves", command, None)
+            role, _ = self.identify(game, caller, "moves", command, None)
             judged = None
             if game.clock is None:
                 with suppress(Refusal, GameError):
                     judged = self.judged(game, role, command)
         if judged is None:
-            return await anyio.to_thread.run_sync(self.play, game_id, token, command, key)
+            return await anyio.to_thread.run_sync(self.play, game_id, caller, command, key)
         try:
             result = await self.games.commit_async(judged, None, "")
         except Refusal as refusal:
             if not again(refusal, command):
                 raise
-            return await anyio.to_thread.run_sync(self.play, game_id, token, command, key)
+            return await anyio.to_thread.run_sync(self.play, game_id, caller, command, key)
         return self.counted("moves", game, result)
 
     def judged(self, game: Game, role: Actor | Viewer, command: Command) -> Judged:
@@ -186,17 +189,23 @@ class Commands:
         return Judged(game, game.version, game.replay, verdict, self.now())
 
     def identify(
-        self, game: Game, token: str | None, route: str, command: Command, key: str | None
-    ) -> tuple[Viewer, tuple[str, str] | None]:
-        """The caller's role (a write needs a token: 401 before any stored reply is looked
-        up), the Idempotency-Key as stored with the fingerprint of the command, if any."""
-        role = game.role(token)
-        if role is None or token is None:
-            raise refuse("unauthorized", "writing needs a seat's or the referee's token")
+        self, game: Game, caller: Caller, route: str, command: Command, key: str | None
+    ) -> tuple[Actor | Viewer, tuple[str, str] | None]:
+        """The caller's role (a write needs a token, or to be ``SERVER_BOT``: 401 before any
+        stored reply is looked up), the Idempotency-Key as stored (scoped to the caller's
+        token, or to the bots, and the route) with the fingerprint of the command, if any."""
+        if caller is SERVER_BOT:
+            role: Actor | Viewer = BOT
+            scope = SERVER_BOT.value
+        else:
+            role = game.role(caller)
+            if role is None or caller is None:
+                raise refuse("unauthorized", "writing needs a seat's or the referee's token")
+            scope = caller
         if key is None:
             return role, None
         body = msgspec.json.encode(command)
-        return role, (tokens.scoped_key(key, token, route), tokens.fingerprint(body))
+        return role, (tokens.scoped_key(key, scope, route), tokens.fingerprint(body))
 
     def counted(self, route: str, game: Game, result: AppendResult) -> list[StoredEvent]:
         """The events a write stored (or replayed); a move appended counts in ``moves``."""

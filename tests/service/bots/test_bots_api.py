@@ -15,10 +15,11 @@ import bots
 from domain.events import Event
 from domain.model import Move
 from service.app import create_app
+from service.core.actor import SERVER_BOT
 from service.core.commands import CreateGame, PlayMove, SeatSpec
 from service.settings import Settings
 from service.store import open_store
-from service.usecases.bots.driver import BotDriver, act, bot_key
+from service.usecases.bots.driver import BotDriver, bot_key
 from service.usecases.wiring import UseCases
 from tests.service.conftest import auth, seed_for_test
 from tests.waiting import wait_until
@@ -132,9 +133,9 @@ def test_a_bot_move_is_appended_once_across_a_retry_and_a_second_process(
     created = first.create(CreateGame("sorry", seats, seed="twice"))
     command = PlayMove(move="draw", seat=0, expected_version=created.version)
     key = bot_key(created.id, created.version, 0)
-    appended = act(first.commands, created.id, command, key)
-    again = act(first.commands, created.id, command, key)
-    elsewhere = act(second.commands, created.id, command, key)
+    appended = first.commands.play(created.id, SERVER_BOT, command, key)
+    again = first.commands.play(created.id, SERVER_BOT, command, key)
+    elsewhere = second.commands.play(created.id, SERVER_BOT, command, key)
     assert [e.version for e in appended] == [e.version for e in again]
     assert [e.hash for e in elsewhere] == [e.hash for e in appended]
     assert store.version(created.id) == appended[-1].version
@@ -152,7 +153,8 @@ def test_a_second_driver_on_the_same_store_appends_nothing_twice(settings: Setti
     assert mine.play(created.id) is True
     assert turn is not None
     move = PlayMove(move=turn.moves[0].id, seat=turn.seat, expected_version=turn.version)
-    replayed = act(second.commands, created.id, move, bot_key(created.id, turn.version, 0))
+    key = bot_key(created.id, turn.version, 0)
+    replayed = second.commands.play(created.id, SERVER_BOT, move, key)
     assert store.version(created.id) == replayed[-1].version  # the same append, not a second
     assert [e.type for e in store.read(created.id)].count("CardDrawn") == 1
     store.close()
