@@ -53,10 +53,10 @@ import httpx  # noqa: E402
 
 from bench.harness import percentile, server  # noqa: E402
 from eventstore import Appending, EventStore, NewEvent, SqliteEventStore, Summary  # noqa: E402
+from service.app import bootstrap  # noqa: E402
 from service.core.commands import Adjudicate, CreateGame, PlayMove, SeatSpec  # noqa: E402
 from service.usecases import cursors  # noqa: E402
 from service.usecases.games.summaries import summary_of  # noqa: E402
-from service.usecases.wiring import UseCases  # noqa: E402
 
 PLAYERS = [f"player-{n:03}" for n in range(600)]
 REGULAR = "regular"
@@ -78,20 +78,20 @@ class Template(NamedTuple):
 
 def templates(rng: random.Random) -> tuple[list[Template], list[Template]]:
     """Finished and running template games, played through the use cases in memory."""
-    cases = UseCases(SqliteEventStore(":memory:"))
+    cases = bootstrap(SqliteEventStore(":memory:"))
     finished: list[Template] = []
     running: list[Template] = []
     for n in range(20):
         ruleset, players = RULESETS[n % len(RULESETS)]
         seats = [SeatSpec(f"T{seat}") for seat in range(players)]
-        created = cases.create(CreateGame(ruleset, seats, auto_chance=True))
+        created = cases.commands.create(CreateGame(ruleset, seats, auto_chance=True))
         game_id, referee = created.id, created.tokens.referee
         for _ in range(rng.randrange(0, 8)):
-            with cases.game(game_id) as game:
+            with cases.games.game(game_id) as game:
                 state, rules = game.replay.state, game.rules
                 seat = rules.to_act(state)[0].seat
                 move = rng.choice(rules.legal_moves(state, seat)).id
-            cases.play(game_id, referee, PlayMove(move=move, seat=seat), None)
+            cases.commands.play(game_id, referee, PlayMove(move=move, seat=seat), None)
         if n % 4 != 3:
             seat = n % players
             if ruleset == "partners":  # a team wins
@@ -101,7 +101,7 @@ def templates(rng: random.Random) -> tuple[list[Template], list[Template]]:
             else:
                 ending = Adjudicate("forfeit", "bench", seat=seat)
             cases.commands.adjudicate(game_id, referee, ending, None)
-        with cases.game(game_id) as game:
+        with cases.games.game(game_id) as game:
             summary = summary_of(game.replay)
         stored = cases.store.read(game_id)
         private = cases.store.private(game_id) or {}

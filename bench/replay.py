@@ -35,31 +35,31 @@ import msgspec  # noqa: E402
 from bench.harness import percentile  # noqa: E402
 from domain.replay import SNAPSHOT_EVERY  # noqa: E402
 from eventstore import SqliteEventStore, utcnow  # noqa: E402
+from service.app import UseCases, bootstrap  # noqa: E402
 from service.core.commands import CreateGame, PlayMove, SeatSpec, Undo  # noqa: E402
 from service.usecases.games.views import state_view  # noqa: E402
-from service.usecases.wiring import UseCases as Games  # noqa: E402
 
 SEATS = [SeatSpec(n) for n in ("Ann", "Bob", "Cy", "Di")]
 NATURAL_LENGTH = 700
 """About how many events a random four-player Sorry! game has without undo."""
 
 
-def build(games: Games, length: int, rng: random.Random) -> str:
+def build(games: UseCases, length: int, rng: random.Random) -> str:
     """A Sorry! game of at least ``length`` events: random moves, some taken back at once."""
-    created = games.create(CreateGame("sorry", SEATS, auto_chance=True))
+    created = games.commands.create(CreateGame("sorry", SEATS, auto_chance=True))
     game_id, referee = created.id, created.tokens.referee
     take_back = max(0.25, 1 - NATURAL_LENGTH / length)
     while True:
-        with games.game(game_id) as game:
+        with games.games.game(game_id) as game:
             if game.version >= length:
                 return game_id
             state, rules, finished = game.replay.state, game.rules, game.finished
         if not finished:
             seat = rules.to_act(state)[0].seat
             move = rng.choice(rules.legal_moves(state, seat)).id
-            games.play(game_id, referee, PlayMove(move=move, seat=seat), None)
+            games.commands.play(game_id, referee, PlayMove(move=move, seat=seat), None)
         if finished or rng.random() < take_back:
-            games.undo(game_id, referee, Undo("bench"), None)
+            games.commands.undo(game_id, referee, Undo("bench"), None)
 
 
 def timed(action: Callable[[], object], times: int) -> list[float]:
@@ -72,16 +72,16 @@ def timed(action: Callable[[], object], times: int) -> list[float]:
     return spent
 
 
-def current(games: Games, game_id: str) -> bytes:
+def current(games: UseCases, game_id: str) -> bytes:
     """What GET /games/{id} computes: catch up, render the view, encode it."""
-    with games.game(game_id) as game:
+    with games.games.game(game_id) as game:
         return msgspec.json.encode(state_view(game, game.replay, None, utcnow()))
 
 
-def at_version(games: Games, game_id: str, at: int) -> bytes:
+def at_version(games: UseCases, game_id: str, at: int) -> bytes:
     """What GET /games/{id}/state?at=N computes."""
-    replay = games.replay_at(game_id, at)
-    with games.game(game_id) as game:
+    replay = games.games.replay_at(game_id, at)
+    with games.games.game(game_id) as game:
         return msgspec.json.encode(state_view(game, replay, None, utcnow()))
 
 
@@ -89,17 +89,17 @@ def without_snapshots(store: SqliteEventStore, game_id: str) -> float:
     """Seconds a cold load takes with the game's snapshots dropped (it saves one back)."""
     store.drop_snapshots(game_id)
     began = time.perf_counter()
-    current(Games(store), game_id)
+    current(bootstrap(store), game_id)
     return time.perf_counter() - began
 
 
 def measure(store: SqliteEventStore, game_id: str, reads: int, rng: random.Random) -> list[str]:
     """One row of figures for one game, in microseconds."""
-    games = Games(store)
+    games = bootstrap(store)
     version = store.version(game_id)
     current(games, game_id)  # load it: the timed reads below are warm
     warm = timed(lambda: current(games, game_id), reads)
-    cold = timed(lambda: current(Games(store), game_id), max(5, reads // 10))
+    cold = timed(lambda: current(bootstrap(store), game_id), max(5, reads // 10))
     at = timed(lambda: at_version(games, game_id, rng.randint(1, version)), reads)
     bare = [without_snapshots(store, game_id) for _ in range(3)]
     row = [f"{version:,}"]
@@ -120,7 +120,7 @@ def main(argv: list[str] | None = None) -> None:
     print("  ".join(f"{h:>9}" for h in head))
     with tempfile.TemporaryDirectory() as folder:
         store = SqliteEventStore(Path(folder) / "replay.db", synchronous="OFF")
-        builder = Games(store)
+        builder = bootstrap(store)
         for size in args.sizes:
             game_id = build(builder, size, rng)
             print("  ".join(f"{c:>9}" for c in measure(store, game_id, args.reads, rng)))

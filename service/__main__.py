@@ -245,15 +245,15 @@ def report_tournament(name: str, record: TournamentRecord) -> bool:
 def analyse_game(settings: Settings, game_id: str) -> int:
     """Compute a game's analysis afresh and print it; a finished game's is kept in the store
     (replacing the one there). 1 if there is no such game."""
+    from service.app import bootstrap
     from service.store import open_store
-    from service.usecases.wiring import UseCases
 
     store = open_store(settings.database, settings.synchronous, settings.database_url)
     try:
         if store.stream(game_id) is None:
             print(f"no game {game_id!r} in the database", file=sys.stderr)
             return 1
-        found = UseCases(store).analyses.computed(game_id)
+        found = bootstrap(store).analyses.computed(game_id)
     finally:
         store.close()
     sys.stdout.write(msgspec.json.encode(found).decode() + "\n")

@@ -1,4 +1,7 @@
-"""The composition root: ``create_app(settings)`` builds the Litestar app and its parts.
+"""The composition root: ``bootstrap(store)`` builds every use case over one store (its
+writer, repository, caches, derived rows and followers), ``Workers`` what works beside the
+requests (the sweepers, the bots' driver), and ``create_app(settings)`` the Litestar app over
+them. Every subscription to the writer's commits is made here.
 
 Layers (checked by import-linter, see pyproject.toml): ``service.api`` (the HTTP edge) calls
 ``service.usecases`` (commands and queries, the only code that touches the store), which run
@@ -10,6 +13,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import structlog
 from litestar import Litestar
@@ -18,7 +22,7 @@ from litestar.di import NamedDependency, Provide
 from litestar.openapi import OpenAPIConfig
 from litestar.types import ControllerRouterHandler
 
-from eventstore import EventStore
+from eventstore import EventStore, utcnow
 from service.api import bodies, headers, logs
 from service.api.analysis import AnalysisController
 from service.api.apidoc import finish, strict_structs
@@ -41,12 +45,24 @@ from service.core import commands as command_bodies
 from service.settings import Settings
 from service.store import open_store
 from service.usecases import cursors
-from service.usecases.bots.driver import BotDriver
+from service.usecases.analysis.analyses import Analyses
+from service.usecases.analysis.hints import HintGiver
+from service.usecases.bots.driver import RESUME_EVERY, BotDriver
+from service.usecases.games import records, summaries
 from service.usecases.games.commands import Commands
+from service.usecases.games.creation import Creation
+from service.usecases.games.figures import Figures, Tally
 from service.usecases.games.queries import Queries
+from service.usecases.games.repository import MAX_LIVE_GAMES, Repository
+from service.usecases.owners import BotShare
+from service.usecases.ratings.ratings import Ratings
+from service.usecases.ratings.standings import KeptStandings
 from service.usecases.sweeper import Sweeper
 from service.usecases.tournaments import wire
-from service.usecases.wiring import UseCases
+from service.usecases.tournaments.log import TournamentLog
+from service.usecases.tournaments.results import Results
+from service.usecases.tournaments.tournaments import Tournaments
+from service.usecases.writer import Writer
 
 VERSION = "0.1.0"
 SOCKET_DESCRIPTION = """An event-sourced referee for race board games.
@@ -131,23 +147,91 @@ def settings_store(settings: Settings, clock: Clock) -> EventStore:
     )
 
 
+@dataclass
+class UseCases:
+    """The use cases over one store (one process's view of it), as ``bootstrap`` builds
+    them: what the app serves, and what tests and benchmarks drive without HTTP."""
+
+    store: EventStore
+    writer: Writer
+    games: Repository
+    commands: Commands
+    queries: Queries
+    ratings: Ratings
+    standings: KeptStandings
+    tournaments: Tournaments
+    analyses: Analyses
+    hints: HintGiver
+    figures: Figures
+
+    def catch_up(self) -> None:
+        """Bring the derived data (every rule set's ratings, the standings without a tag) up
+        to date with the summaries: what the app runs once in the background as it starts,
+        so that the first reads after many games were added find little left to fold."""
+        for ruleset in self.ratings.folds:
+            self.ratings.caught_up(ruleset)
+        self.standings.rows(self.queries.now())
+
+
+def bootstrap(
+    store: EventStore,
+    max_live: int = MAX_LIVE_GAMES,
+    now: Clock = utcnow,
+    analysis_workers: int = 1,
+    analyses_per_client: int = 1,
+    bot_games_per_owner: int = 0,
+) -> UseCases:
+    """Every use case over ``store``, on the clock ``now`` (which should be the store's too:
+    ``service.clock``), the tournaments' results following the writer's commits. Games
+    without a summary (a database written before summaries existed) are summarised from
+    their logs first."""
+    summaries.fill(store)
+    writer = Writer(store)
+    games = Repository(writer, max_live)
+    moves = Tally()
+    commands = Commands(games, now, Creation(games, now), BotShare(bot_games_per_owner), moves)
+    standings = KeptStandings(store)
+    verifications: records.Kept[tuple[str, int], records.Verification]
+    verifications = records.Kept(records.VERIFICATIONS_KEPT)
+    queries = Queries(games, now, standings.rows, verifications, records.Documents())
+    log = TournamentLog(writer)
+    tournaments = Tournaments(commands, log, Results(log, now))
+    writer.followers.append(tournaments.results.follow)
+    analyses = Analyses(games, now, analysis_workers, analyses_per_client)
+    hints = HintGiver(games, commands)
+    figures = Figures(games, moves, now)
+    ratings = Ratings(store, now)
+    return UseCases(
+        store, writer, games, commands, queries, ratings, standings, tournaments, analyses,
+        hints, figures,
+    )  # fmt: skip
+
+
+def drive_bots(cases: UseCases, workers: int = 2, resume_every: float = RESUME_EVERY) -> BotDriver:
+    """The bots' driver over ``cases``' commands, following the writer's commits (not
+    started: ``BotDriver.start``)."""
+    driver = BotDriver(cases.commands, workers, resume_every)
+    cases.writer.followers.append(driver.follow)
+    return driver
+
+
 class Workers:
     """What works beside the requests: the clocks' sweeper, the tournaments' results
     follower, the bots' driver, and the derived data's catch-up at start."""
 
-    def __init__(self, cases: UseCases, queries: Queries, clock: Clock) -> None:
+    def __init__(self, cases: UseCases, clock: Clock) -> None:
         self.sweeper = Sweeper(cases.commands.enforce_due, clock)
         self.follower = Sweeper(
             cases.tournaments.results.sweep, clock, interval=1.0, name="results-follower"
         )
-        self.driver = BotDriver(cases.commands)
-        self.queries = queries
+        self.driver = drive_bots(cases)
+        self.cases = cases
 
     def start(self) -> None:
         self.sweeper.start()
         self.follower.start()
         self.driver.start()
-        in_background("catch up", self.queries.catch_up)
+        in_background("catch up", self.cases.catch_up)
 
     def stop(self) -> None:
         self.sweeper.stop()
@@ -165,6 +249,7 @@ def dependencies(cases: UseCases) -> dict[str, Provide]:
     return {
         "commands": given(cases.commands),
         "queries": Provide(after_commands(cases.queries), use_cache=True, sync_to_thread=False),
+        "ratings": given(cases.ratings),
         "tournaments": given(cases.tournaments),
         "analyses": given(cases.analyses),
         "hints": given(cases.hints),
@@ -182,7 +267,7 @@ def create_app(
     cursors.use_key(settings.cursor_key)
     clock = clock or clock_of(settings.clock_offset_file)
     store = store or settings_store(settings, clock)
-    cases = UseCases(
+    cases = bootstrap(
         store,
         settings.max_live_games,
         clock,
@@ -191,7 +276,7 @@ def create_app(
         bot_games_per_owner=settings.max_bot_games_per_client,
     )
     commands, queries = cases.commands, cases.queries
-    workers = Workers(cases, queries, clock)
+    workers = Workers(cases, clock)
     limits = Limits(settings)
     # Metrics only with a token to read them: no route and no per-request timing otherwise.
     metrics = Metrics(cases.figures, limits.streams) if settings.metrics_token else None

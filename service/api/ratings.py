@@ -6,13 +6,16 @@ from typing import Annotated
 from urllib.parse import urlencode
 
 from litestar import Controller, Response, get
+from litestar.di import NamedDependency
 from litestar.params import FromPath, FromQuery, QueryParameter
 from msgspec.structs import replace
 
 from service.api.apidoc import problems
-from service.api.deps import AnyRequest, QueriesDep, limits_of
+from service.api.deps import AnyRequest, limits_of
 from service.api.games import next_page
-from service.usecases.ratings.ratings import Leaderboard, Player
+from service.usecases.ratings.ratings import Leaderboard, Player, Ratings
+
+RatingsDep = NamedDependency[Ratings]
 
 
 class RatingsController(Controller):
@@ -22,7 +25,7 @@ class RatingsController(Controller):
     def leaderboard(
         self,
         request: AnyRequest,
-        queries: QueriesDep,
+        ratings: RatingsDep,
         ruleset: FromQuery[str],
         limit: Annotated[int | None, QueryParameter(ge=1)] = None,
         cursor: FromQuery[str | None] = None,
@@ -31,7 +34,7 @@ class RatingsController(Controller):
         At most ``limit`` (the largest page by default); the next page is at ``next`` (and in
         the ``Link`` header, ``rel="next"``), whose ``cursor`` is opaque."""
         page = limits_of(request).check_page(limit)
-        board = queries.ratings.leaderboard(ruleset, page, cursor)
+        board = ratings.leaderboard(ruleset, page, cursor)
         if board.next is None:
             return Response(board)
         link = next_page(request, board.next)
@@ -47,7 +50,7 @@ class RatingsController(Controller):
         self,
         request: AnyRequest,
         name: FromPath[str],
-        queries: QueriesDep,
+        ratings: RatingsDep,
         ruleset: FromQuery[str | None] = None,
         limit: Annotated[int | None, QueryParameter(ge=1)] = None,
         cursor: FromQuery[str | None] = None,
@@ -59,7 +62,7 @@ class RatingsController(Controller):
         name is the rest of the path, so one holding a ``/`` is found too (sent as ``%2F`` or
         as is)."""
         page = limits_of(request).check_page(limit)
-        found = queries.ratings.player(name.removeprefix("/"), ruleset, page, cursor)
+        found = ratings.player(name.removeprefix("/"), ruleset, page, cursor)
         return replace(
             found,
             rulesets=[

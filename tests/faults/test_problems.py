@@ -15,10 +15,9 @@ import pytest
 from litestar.testing import TestClient
 
 from eventstore import SqliteEventStore
-from service.app import create_app
+from service.app import bootstrap, create_app
 from service.settings import Settings
 from service.usecases.games.records import GameRecord
-from service.usecases.wiring import UseCases
 from tests.big_record import big_record
 from tests.faults.faulty import Faulty, faulty
 
@@ -82,7 +81,7 @@ def test_a_store_fault_is_a_503_of_its_own_and_counted(
 def test_a_read_does_not_fail_for_a_snapshot_it_cannot_save(tmp_path: Path) -> None:
     """Snapshots are derived data: a fold that cannot save one (the disk full) still answers."""
     with SqliteEventStore(tmp_path / "tabula.db") as store:
-        cases = UseCases(store)
+        cases = bootstrap(store)
         record = msgspec.convert(big_record(300), GameRecord)
         game = cases.commands.import_record(record).id
         store.drop_snapshots()

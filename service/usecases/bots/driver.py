@@ -122,7 +122,8 @@ def bot_key(game_id: str, version: int, seat: int) -> str:
 
 
 class BotDriver:
-    """Worker threads that play the bots' seats of the games they are told about, taking them
+    """Worker threads that play the bots' seats of the games they are told about (``follow``,
+    which the composition root, ``service.app``, makes a follower of the writer), taking them
     from the commands' ``BotShare`` (owner by owner)."""
 
     def __init__(
@@ -136,7 +137,6 @@ class BotDriver:
             threading.Thread(target=self.run, name=f"bot-{n}", daemon=True) for n in range(workers)
         ]
         self.decided = 0  # decisions submitted (appended or not)
-        commands.games.writer.followers.append(self.follow)
 
     def start(self) -> None:
         """Start the workers, and play the running games bots have seats in."""

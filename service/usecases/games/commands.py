@@ -50,12 +50,14 @@ TOURNAMENT_TAG = "tournament"
 class Commands:
     """The writes of the service."""
 
-    def __init__(self, games: Repository, now: Now, bot_games_per_owner: int = 0) -> None:
+    def __init__(
+        self, games: Repository, now: Now, creation: Creation, bots: BotShare, moves: Tally
+    ) -> None:
         self.games = games
         self.now = now
-        self.moves = Tally()  # moves played (appended, not replayed), by rule set
-        self.creation = Creation(games, now)
-        self.bots = BotShare(bot_games_per_owner)  # whose games with bots, played fairly
+        self.moves = moves  # moves played (appended, not replayed), by rule set
+        self.creation = creation
+        self.bots = bots  # whose games with bots, played fairly
 
     def create(
         self, command: CreateGame, holders: Holders | None = None, owner: str | None = None

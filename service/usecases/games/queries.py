@@ -23,25 +23,33 @@ from service.core.refusal import Refusal, refuse
 from service.usecases.games import listings, records
 from service.usecases.games.repository import Game, Repository
 from service.usecases.games.views import Sight, event_out, moves_for, sight, state_view
-from service.usecases.ratings.ratings import Ratings
-from service.usecases.ratings.standings import KeptStandings
 from service.usecases.replies import EventOut, EventPage, GameSummary, LegalMoves, Played
 
 T = TypeVar("T")
+Verifications = records.Kept[tuple[str, int], records.Verification]
+StandingRows = Callable[[datetime], list[tuple[str, int, int, int]]]
+"""(name, games, wins, pieces home) of every name at a time, caught up with the summaries:
+the untagged standings kept in the store (``KeptStandings.rows``)."""
 
 
 class Queries:
-    """The reads of the service."""
+    """The reads of the service, over the repository and the caches and derived rows given
+    (the composition root, ``service.app``, builds them)."""
 
-    def __init__(self, games: Repository, now: Clock) -> None:
+    def __init__(
+        self,
+        games: Repository,
+        now: Clock,
+        standing_rows: StandingRows,
+        verifications: Verifications,
+        documents: records.Documents,
+    ) -> None:
         self.games = games
         self.store = games.store
         self.now = now  # the time a delay in seconds is measured at
-        self.verifications: records.Kept[tuple[str, int], records.Verification]
-        self.verifications = records.Kept(records.VERIFICATIONS_KEPT)
-        self.documents = records.Documents()
-        self.ratings = Ratings(self.store, now)
-        self.kept_standings = KeptStandings(self.store)
+        self.standing_rows = standing_rows
+        self.verifications = verifications
+        self.documents = documents
 
     def state(self, game_id: str, token: str | None, at: int | None = None) -> GameView:
         """The state after event ``at`` (the current one without ``at``) as the caller sees it."""
@@ -150,17 +158,9 @@ class Queries:
         without one: kept in the store, ``service.usecases.ratings.standings``), ties by
         pieces home."""
         if tag is None:
-            rows = self.kept_standings.rows(self.now())
+            rows = self.standing_rows(self.now())
             return listings.ordered(None, [listings.Standing(*row) for row in rows])
         return listings.standings(tag, listings.finished_games(self.store, tag, self.now()))
-
-    def catch_up(self) -> None:
-        """Bring the derived data (every rule set's ratings, the standings without a tag) up
-        to date with the summaries: what the app runs once in the background as it starts,
-        so that the first reads after many games were added find little left to fold."""
-        for ruleset in self.ratings.folds:
-            self.ratings.caught_up(ruleset)
-        self.kept_standings.rows(self.now())
 
     def archive(self, tag: str | None) -> Iterator[bytes]:
         """The records of the finished games with ``tag``, as one JSON document in pieces

@@ -100,12 +100,12 @@ def player_name(name: str, path: Path) -> str:
 class Tournaments:
     """The tournament use cases over the games' commands (and their store)."""
 
-    def __init__(self, commands: Commands) -> None:
+    def __init__(self, commands: Commands, log: TournamentLog, results: Results) -> None:
         self.commands = commands
         self.games = commands.games
-        self.log = TournamentLog(commands.games.writer)
+        self.log = log
         self.store = self.log.store
-        self.results = Results(self.log, commands.now)
+        self.results = results
         self.load = self.log.load
 
     def create(self, body: CreateTournament) -> TournamentCreatedReply:

@@ -11,12 +11,11 @@ from typing import Any
 import pytest
 from litestar.testing import TestClient
 
-from service.app import create_app
+from service.app import bootstrap, create_app, drive_bots
 from service.core.commands import CreateGame, SeatSpec
 from service.settings import Settings
 from service.store import open_store
 from service.usecases.bots.driver import BotDriver
-from service.usecases.wiring import UseCases
 from tests.service.conftest import auth
 from tests.waiting import wait_until
 
@@ -61,8 +60,8 @@ def served_in_order(
 def test_one_addresss_many_bot_games_do_not_hold_back_another_addresss_one(
     settings: Settings, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    cases = UseCases(open_store(settings.database, settings.synchronous))
-    driver = BotDriver(cases.commands, workers=0)  # no threads: its loop is run by hand below
+    cases = bootstrap(open_store(settings.database, settings.synchronous))
+    driver = drive_bots(cases, workers=0)  # no threads: its loop is run by hand below
     burst = [cases.commands.create(all_bots(), owner=BURST).id for _ in range(6)]
     person = cases.commands.create(against_a_bot(), owner=PERSON).id
     served = served_in_order(driver, monkeypatch, 8)
@@ -74,8 +73,8 @@ def test_one_addresss_many_bot_games_do_not_hold_back_another_addresss_one(
 def test_a_game_due_later_is_served_after_one_decision_of_each_other_address(
     settings: Settings, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    cases = UseCases(open_store(settings.database, settings.synchronous))
-    driver = BotDriver(cases.commands, workers=0)
+    cases = bootstrap(open_store(settings.database, settings.synchronous))
+    driver = drive_bots(cases, workers=0)
     first = [cases.commands.create(all_bots(), owner="10.0.0.3").id for _ in range(3)]
     second = [cases.commands.create(all_bots("sorry"), owner="10.0.0.4").id for _ in range(3)]
     person: list[str] = []

@@ -14,13 +14,12 @@ from litestar.testing import TestClient
 import bots
 from domain.events import Event
 from domain.model import Move
-from service.app import create_app
+from service.app import bootstrap, create_app, drive_bots
 from service.core.actor import SERVER_BOT
 from service.core.commands import CreateGame, PlayMove, SeatSpec
 from service.settings import Settings
 from service.store import open_store
-from service.usecases.bots.driver import BotDriver, bot_key
-from service.usecases.wiring import UseCases
+from service.usecases.bots.driver import bot_key
 from tests.service.conftest import auth, seed_for_test
 from tests.waiting import wait_until
 
@@ -115,10 +114,10 @@ def test_a_bot_move_the_rules_refuse_is_refused_and_nothing_is_stored(
         return "sorry:red-1:home"  # no such move: decide refuses it as it would anyone's
 
     monkeypatch.setattr(bots, "choose", cheat)
-    cases = UseCases(open_store(settings.database, settings.synchronous))
-    driver = BotDriver(cases.commands)  # not started: played by hand below
+    cases = bootstrap(open_store(settings.database, settings.synchronous))
+    driver = drive_bots(cases)  # not started: played by hand below
     seats = [SeatSpec("Robin", "random"), SeatSpec("Ann")]
-    created = cases.create(CreateGame("sorry", seats, seed="cheat", auto_chance=True))
+    created = cases.commands.create(CreateGame("sorry", seats, seed="cheat", auto_chance=True))
     assert driver.play(created.id) is False
     assert cases.store.version(created.id) == created.version
     cases.store.close()
@@ -128,9 +127,9 @@ def test_a_bot_move_is_appended_once_across_a_retry_and_a_second_process(
     settings: Settings,
 ) -> None:
     store = open_store(settings.database, settings.synchronous)
-    first, second = UseCases(store), UseCases(store)  # two repositories: two processes' views
+    first, second = bootstrap(store), bootstrap(store)  # two repositories: two processes' views
     seats = [SeatSpec("Robin", "random"), SeatSpec("Ann")]
-    created = first.create(CreateGame("sorry", seats, seed="twice"))
+    created = first.commands.create(CreateGame("sorry", seats, seed="twice"))
     command = PlayMove(move="draw", seat=0, expected_version=created.version)
     key = bot_key(created.id, created.version, 0)
     appended = first.commands.play(created.id, SERVER_BOT, command, key)
@@ -145,10 +144,10 @@ def test_a_bot_move_is_appended_once_across_a_retry_and_a_second_process(
 
 def test_a_second_driver_on_the_same_store_appends_nothing_twice(settings: Settings) -> None:
     store = open_store(settings.database, settings.synchronous)
-    first, second = UseCases(store), UseCases(store)
+    first, second = bootstrap(store), bootstrap(store)
     seats = [SeatSpec("Robin", "random"), SeatSpec("Ann")]
-    created = first.create(CreateGame("sorry", seats, seed="race"))
-    mine, theirs = BotDriver(first.commands), BotDriver(second.commands)
+    created = first.commands.create(CreateGame("sorry", seats, seed="race"))
+    mine, theirs = drive_bots(first), drive_bots(second)
     turn = theirs.turn(created.id)  # the other process decides on the version it read
     assert mine.play(created.id) is True
     assert turn is not None
@@ -301,9 +300,9 @@ def test_import_and_verification_never_run_the_bot(
 
 def test_a_restarted_service_plays_the_games_its_bots_were_to_move(settings: Settings) -> None:
     store = open_store(settings.database, settings.synchronous)
-    cases = UseCases(store)  # no driver: as if the process had stopped after creating it
+    cases = bootstrap(store)  # no driver: as if the process had stopped after creating it
     seats = [SeatSpec("Robin", "random"), SeatSpec("Rob", "greedy")]
-    created = cases.create(CreateGame("sorry", seats, seed="restart"))
+    created = cases.commands.create(CreateGame("sorry", seats, seed="restart"))
     store.close()
     with TestClient(create_app(settings)) as api:
         wait_until(lambda: finished(api, created.id), 60, "the restarted service did not play")
@@ -390,12 +389,12 @@ def test_a_bot_is_given_what_its_seat_token_reads_and_nothing_more(
 
 def test_a_running_driver_takes_up_games_another_process_left(settings: Settings) -> None:
     store = open_store(settings.database, settings.synchronous)
-    gone, alive = UseCases(store), UseCases(store)  # ``gone`` has no driver: it stopped
-    driver = BotDriver(alive.commands, resume_every=0.1)
+    gone, alive = bootstrap(store), bootstrap(store)  # ``gone`` has no driver: it stopped
+    driver = drive_bots(alive, resume_every=0.1)
     driver.start()
     try:
         seats = [SeatSpec("Robin", "random"), SeatSpec("Rex", "greedy")]
-        created = gone.create(CreateGame("sorry", seats, seed="left behind"))
+        created = gone.commands.create(CreateGame("sorry", seats, seed="left behind"))
         wait_until(
             lambda: store.read(created.id)[-1].type == "SeedRevealed",
             60,

@@ -9,11 +9,10 @@ from collections.abc import Iterator
 import pytest
 
 from eventstore.postgres import PostgresEventStore
+from service.app import bootstrap, drive_bots
 from service.core.commands import CreateGame, SeatSpec
 from service.core.rejudge import Entry, rejudge
-from service.usecases.bots.driver import BotDriver
 from service.usecases.games.repository import to_domain
-from service.usecases.wiring import UseCases
 from tests.postgres import postgres_schema
 from tests.waiting import wait_until
 
@@ -28,8 +27,8 @@ def url() -> Iterator[str]:
 
 def test_two_processes_play_a_bot_game_each_decision_appended_once(url: str) -> None:
     stores = [PostgresEventStore(url), PostgresEventStore(url)]
-    first, second = (UseCases(store) for store in stores)
-    drivers = [BotDriver(first.commands), BotDriver(second.commands)]
+    first, second = (bootstrap(store) for store in stores)
+    drivers = [drive_bots(first), drive_bots(second)]
     # each hears of the other's appends
     first.games.writer.followers.append(lambda a: drivers[1].poke(a.stream_id))
     second.games.writer.followers.append(lambda a: drivers[0].poke(a.stream_id))
@@ -37,7 +36,7 @@ def test_two_processes_play_a_bot_game_each_decision_appended_once(url: str) -> 
         for thread in driver.threads:
             thread.start()
     seats = [SeatSpec("Robin", "random"), SeatSpec("Rex", "greedy")]
-    created = first.create(CreateGame("sorry", seats, seed="two processes"))
+    created = first.commands.create(CreateGame("sorry", seats, seed="two processes"))
     drivers[1].poke(created.id)
 
     def done() -> bool:

@@ -16,8 +16,8 @@ from domain.events import GameCreated, MoveUndone, parse_event
 from domain.registry import RULESETS
 from domain.replay import SNAPSHOT_EVERY, Frame, MissingHistory, Replay, fold
 from eventstore import SqliteEventStore, StoredEvent, StoreError
+from service.app import UseCases, bootstrap
 from service.core.commands import CreateGame, PlayMove, SeatSpec, Undo
-from service.usecases.wiring import UseCases as Games
 from tests.domain.playout import random_events
 from tests.waiting import wait_until_async
 
@@ -28,27 +28,29 @@ def store(tmp_path: Path) -> Iterator[SqliteEventStore]:
         yield opened
 
 
-def play_with_undos(games: Games, length: int, seed: int = 7, undos: bool = True) -> str:
+def play_with_undos(games: UseCases, length: int, seed: int = 7, undos: bool = True) -> str:
     """A sorry game of at least ``length`` events: random moves, two undos every fifth."""
     command = CreateGame("sorry", [SeatSpec("A"), SeatSpec("B")], seed="s", auto_chance=True)
-    created = games.create(command)
+    created = games.commands.create(command)
     play_on(games, created.id, created.tokens.referee, length, seed, undos)
     return created.id
 
 
-def play_on(games: Games, game_id: str, referee: str, length: int, seed: int, undos: bool) -> None:
+def play_on(
+    games: UseCases, game_id: str, referee: str, length: int, seed: int, undos: bool
+) -> None:
     """Play random moves (and, with ``undos``, two undos every fifth) up to ``length``."""
     rng = random.Random(seed)
     for turn in range(10_000):
-        with games.game(game_id) as game:
+        with games.games.game(game_id) as game:
             if game.version >= length or game.finished:
                 return
             seat = game.rules.to_act(game.replay.state)[0].seat
             move = rng.choice(game.rules.legal_moves(game.replay.state, seat)).id
-        games.play(game_id, referee, PlayMove(move=move, seat=seat), None)
+        games.commands.play(game_id, referee, PlayMove(move=move, seat=seat), None)
         if undos and turn % 5 == 4:
             for _ in range(2):
-                games.undo(game_id, referee, Undo("test"), None)
+                games.commands.undo(game_id, referee, Undo("test"), None)
     raise AssertionError("the game did not grow")
 
 
@@ -71,23 +73,23 @@ def undo_past_a_snapshot(log: list[StoredEvent]) -> bool:
 
 
 def test_state_at_every_version_equals_a_full_fold_with_undos(store: SqliteEventStore) -> None:
-    game_id = play_with_undos(Games(store), 4 * SNAPSHOT_EVERY)
+    game_id = play_with_undos(bootstrap(store), 4 * SNAPSHOT_EVERY)
     log = store.read(game_id)
     assert undo_past_a_snapshot(log)
     assert store.load_snapshot(game_id, len(log)) is not None
-    cold = Games(store)  # a fresh process: nothing in memory, snapshots from the store
+    cold = bootstrap(store)  # a fresh process: nothing in memory, snapshots from the store
     for full in folds(log):
-        served = cold.replay_at(game_id, full.version)
+        served = cold.games.replay_at(game_id, full.version)
         assert (served.state, served.chance_count) == (full.state, full.chance_count)
 
 
 def test_dropped_snapshots_change_nothing_and_come_back(store: SqliteEventStore) -> None:
-    game_id = play_with_undos(Games(store), 3 * SNAPSHOT_EVERY)
+    game_id = play_with_undos(bootstrap(store), 3 * SNAPSHOT_EVERY)
     store.drop_snapshots()
     log = store.read(game_id)
-    games = Games(store)
+    games = bootstrap(store)
     for full in folds(log):
-        served = games.replay_at(game_id, full.version)
+        served = games.games.replay_at(game_id, full.version)
         assert served.state == full.state
     assert store.load_snapshot(game_id, len(log)) is not None
 
@@ -95,19 +97,19 @@ def test_dropped_snapshots_change_nothing_and_come_back(store: SqliteEventStore)
 def test_a_game_loaded_from_a_snapshot_undoes_like_the_full_fold(
     store: SqliteEventStore,
 ) -> None:
-    games = Games(store)
-    created = games.create(
+    games = bootstrap(store)
+    created = games.commands.create(
         CreateGame("sorry", [SeatSpec("A"), SeatSpec("B")], seed="s", auto_chance=True)
     )
     referee = created.tokens.referee
     play_on(games, created.id, referee, 2 * SNAPSHOT_EVERY + 10, 3, undos=False)
-    fresh = Games(store)
-    with fresh.open(created.id) as game:
+    fresh = bootstrap(store)
+    with fresh.games.game(created.id) as game:
         assert not game.replay.complete  # loaded from the snapshot, frames before it unknown
     for _ in range(8):  # back past the snapshot it was loaded from
-        fresh.undo(created.id, referee, Undo("back past the snapshot"), None)
+        fresh.commands.undo(created.id, referee, Undo("back past the snapshot"), None)
     full = list(folds(store.read(created.id)))[-1]
-    with fresh.open(created.id) as game:
+    with fresh.games.game(created.id) as game:
         assert (game.replay.state, game.version) == (full.state, full.version)
         assert game.replay.complete
 
@@ -147,18 +149,18 @@ class FailingSnapshots(SqliteEventStore):
         raise StoreError("disk full")
 
 
-async def play_async_past_a_snapshot(games: Games) -> str:
+async def play_async_past_a_snapshot(games: UseCases) -> str:
     """Play a sorry game on the event loop (``play_async``) past its first snapshot; its id."""
     command = CreateGame("sorry", [SeatSpec("A"), SeatSpec("B")], seed="s", auto_chance=True)
-    created = games.create(command)
+    created = games.commands.create(command)
     rng = random.Random(5)
     while True:
-        with games.game(created.id) as game:
+        with games.games.game(created.id) as game:
             if game.version > SNAPSHOT_EVERY:
                 return created.id
             seat = game.rules.to_act(game.replay.state)[0].seat
             move = rng.choice(game.rules.legal_moves(game.replay.state, seat)).id
-        await games.play_async(
+        await games.commands.play_async(
             created.id, created.tokens.referee, PlayMove(move=move, seat=seat), None
         )
 
@@ -167,7 +169,7 @@ def test_a_move_on_the_event_loop_saves_its_snapshot_without_waiting_for_it(
     store: SqliteEventStore,
 ) -> None:
     async def scenario() -> str:
-        game_id = await play_async_past_a_snapshot(Games(store))
+        game_id = await play_async_past_a_snapshot(bootstrap(store))
         await wait_until_async(
             lambda: store.load_snapshot(game_id, SNAPSHOT_EVERY) is not None,
             message="the snapshot was never saved",
@@ -175,7 +177,7 @@ def test_a_move_on_the_event_loop_saves_its_snapshot_without_waiting_for_it(
         return game_id
 
     game_id = asyncio.run(scenario())
-    cold = Games(store).replay_at(game_id, SNAPSHOT_EVERY)
+    cold = bootstrap(store).games.replay_at(game_id, SNAPSHOT_EVERY)
     full = next(islice(folds(store.read(game_id)), SNAPSHOT_EVERY - 1, None))
     assert (cold.state, cold.chance_count) == (full.state, full.chance_count)
 
@@ -184,7 +186,7 @@ def test_a_snapshot_that_cannot_be_saved_is_logged_and_the_move_stands(tmp_path:
     with FailingSnapshots(tmp_path / "t.db", synchronous="OFF") as store:
 
         async def scenario() -> str:
-            game_id = await play_async_past_a_snapshot(Games(store))
+            game_id = await play_async_past_a_snapshot(bootstrap(store))
             await wait_until_async(
                 lambda: any(e["event"] == "snapshot not saved" for e in logs),
                 message="the failed snapshot was never logged",

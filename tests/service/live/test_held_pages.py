@@ -13,28 +13,28 @@ import pytest
 
 from domain.model import Viewer
 from eventstore import SqliteEventStore
+from service.app import UseCases, bootstrap
 from service.core.commands import CreateGame, PlayMove, SeatSpec
 from service.usecases.games.queries import StreamPage
 from service.usecases.games.repository import RECENT
 from service.usecases.replies import Created
-from service.usecases.wiring import UseCases as Games
 
 
 @pytest.fixture
-def two(tmp_path: Path) -> Iterator[tuple[Games, Games]]:
+def two(tmp_path: Path) -> Iterator[tuple[UseCases, UseCases]]:
     """Two services on one database file, as two processes would be."""
     with (
         SqliteEventStore(tmp_path / "t.db", synchronous="OFF") as one,
         SqliteEventStore(tmp_path / "t.db", synchronous="OFF") as other,
     ):
-        yield Games(one), Games(other)
+        yield bootstrap(one), bootstrap(other)
 
 
 def same(page: StreamPage) -> StreamPage:
     return page
 
 
-def play(games: Games, created: Created, moves: int, rng: random.Random) -> None:
+def play(games: UseCases, created: Created, moves: int, rng: random.Random) -> None:
     """Random legal moves as the referee, until ``moves`` or the game's end."""
     token = created.tokens.referee
     for _ in range(moves):
@@ -42,7 +42,7 @@ def play(games: Games, created: Created, moves: int, rng: random.Random) -> None
         if not legal.moves:
             return
         move = rng.choice(legal.moves)
-        games.play(
+        games.commands.play(
             created.id,
             token,
             PlayMove(move=move.id, seat=move.seat, expected_version=legal.version),
@@ -58,11 +58,11 @@ def viewers(created: Created) -> list[tuple[Viewer, str | None]]:
 
 @pytest.mark.parametrize("ruleset", ["race35", "sorry"])
 def test_a_held_page_is_the_logs_page_for_every_viewer_and_cursor(
-    two: tuple[Games, Games], ruleset: str
+    two: tuple[UseCases, UseCases], ruleset: str
 ) -> None:
     games, _ = two
     seats = [SeatSpec("A"), SeatSpec("B")]
-    created = games.create(CreateGame(ruleset, seats, seed=f"held-{ruleset}"))
+    created = games.commands.create(CreateGame(ruleset, seats, seed=f"held-{ruleset}"))
     play(games, created, 3 * RECENT, random.Random(1))
     version = games.store.version(created.id)
     held = 0
@@ -79,12 +79,14 @@ def test_a_held_page_is_the_logs_page_for_every_viewer_and_cursor(
     assert held == 4 * min(RECENT, version)
 
 
-def test_a_held_page_stops_at_what_this_process_has_seen(two: tuple[Games, Games]) -> None:
+def test_a_held_page_stops_at_what_this_process_has_seen(two: tuple[UseCases, UseCases]) -> None:
     here, there = two
-    created = here.create(CreateGame("race35", [SeatSpec("A"), SeatSpec("B")], seed="seen"))
+    created = here.commands.create(
+        CreateGame("race35", [SeatSpec("A"), SeatSpec("B")], seed="seen")
+    )
     play(here, created, 4, random.Random(2))
     seen = here.store.version(created.id)
-    with there.game(created.id):
+    with there.games.game(created.id):
         pass
     play(there, created, 4, random.Random(3))  # another process: here has not seen it
     assert here.store.version(created.id) > seen
@@ -95,9 +97,11 @@ def test_a_held_page_stops_at_what_this_process_has_seen(two: tuple[Games, Games
     assert logged.events[0].version == seen + 1
 
 
-def test_a_held_page_is_made_once_per_version_and_viewer(two: tuple[Games, Games]) -> None:
+def test_a_held_page_is_made_once_per_version_and_viewer(two: tuple[UseCases, UseCases]) -> None:
     games, _ = two
-    created = games.create(CreateGame("race35", [SeatSpec("A"), SeatSpec("B")], seed="once"))
+    created = games.commands.create(
+        CreateGame("race35", [SeatSpec("A"), SeatSpec("B")], seed="once")
+    )
     play(games, created, 3, random.Random(4))
     version = games.store.version(created.id)
     made: list[StreamPage] = []

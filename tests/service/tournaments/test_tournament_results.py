@@ -16,12 +16,11 @@ import pytest
 from litestar.testing import TestClient
 
 from eventstore import SqliteEventStore
-from service.app import create_app
+from service.app import bootstrap, create_app
 from service.core.commands import PlayMove
 from service.core.refusal import Refusal
 from service.settings import Settings
 from service.usecases.tournaments.wire import CreateTournament
-from service.usecases.wiring import UseCases
 from tests.postgres import postgres_schema
 from tests.service.conftest import auth, play_to_end
 from tests.service.tournaments.test_tournaments import QUICK, pair, problem, tournament, verify
@@ -70,7 +69,7 @@ def test_a_get_writes_nothing_and_the_follower_records_each_result_once(
     two_stores: tuple[Any, Any],
 ) -> None:
     store, other = two_stores
-    here, there = UseCases(store), UseCases(other)
+    here, there = bootstrap(store), bootstrap(other)
     body = small()
     created = here.tournaments.create(body)
     paired = here.tournaments.pair(created.id, created.tokens.director)
@@ -83,7 +82,7 @@ def test_a_get_writes_nothing_and_the_follower_records_each_result_once(
         for token in (seats[name] for name in table.seats):
             legal = there.queries.legal_moves(game_id, token).moves
             if legal:
-                there.play(game_id, token, PlayMove(move=legal[0].id), None)
+                there.commands.play(game_id, token, PlayMove(move=legal[0].id), None)
                 break
     version = store.version(created.id)
     assert here.tournaments.view(created.id).status == "active"
@@ -97,7 +96,7 @@ def test_a_get_writes_nothing_and_the_follower_records_each_result_once(
         thread.join()
     types = [e.type for e in store.read(created.id)]
     assert types.count("TableFinished") == 1 and types.count("RoundClosed") == 1
-    assert UseCases(other).tournaments.results.sweep() == 0  # a restart records nothing again
+    assert bootstrap(other).tournaments.results.sweep() == 0  # a restart records nothing again
     assert here.tournaments.view(created.id).status == "finished"
 
 
@@ -122,7 +121,7 @@ def test_a_round_s_games_count_against_the_creation_budget(tmp_path: Path) -> No
 
 def test_unknown_tournament_ids_leave_no_lock_behind(tmp_path: Path) -> None:
     with SqliteEventStore(tmp_path / "l.db") as store:
-        cases = UseCases(store)
+        cases = bootstrap(store)
         for n in range(200):
             tid = f"{n:x}" * 400
             for read in (cases.tournaments.view, cases.tournaments.standings):
