@@ -55,7 +55,7 @@ from bench.harness import percentile, server  # noqa: E402
 from eventstore import Appending, EventStore, NewEvent, SqliteEventStore, Summary  # noqa: E402
 from service.app import bootstrap  # noqa: E402
 from service.core.commands import Adjudicate, CreateGame, PlayMove, SeatSpec  # noqa: E402
-from service.usecases import cursors  # noqa: E402
+from service.usecases.cursors import Cursors  # noqa: E402
 from service.usecases.games.summaries import summary_of  # noqa: E402
 
 PLAYERS = [f"player-{n:03}" for n in range(600)]
@@ -191,7 +191,6 @@ cursor made here is one it takes."""
 def middle_cursor(path: Path) -> str:
     """The cursor of the page that starts in the middle of the listing (sealed as the
     benchmark's server seals them)."""
-    cursors.use_key(CURSOR_KEY)
     conn = sqlite3.connect(path)
     try:
         (count,) = conn.execute("SELECT count(*) FROM summaries").fetchone()
@@ -202,7 +201,7 @@ def middle_cursor(path: Path) -> str:
         ).fetchone()
     finally:
         conn.close()
-    return cursors.make(created_at, game_id)
+    return Cursors(CURSOR_KEY).make(created_at, game_id)
 
 
 def finished_ids(path: Path) -> list[str]:

@@ -44,10 +44,10 @@ from service.core import clocks
 from service.core import commands as command_bodies
 from service.settings import Settings
 from service.store import open_store
-from service.usecases import cursors
 from service.usecases.analysis.analyses import Analyses
 from service.usecases.analysis.hints import HintGiver
 from service.usecases.bots.driver import RESUME_EVERY, BotDriver
+from service.usecases.cursors import Cursors
 from service.usecases.games import records, summaries
 from service.usecases.games.commands import Commands
 from service.usecases.games.creation import Creation
@@ -180,12 +180,14 @@ def bootstrap(
     analysis_workers: int = 1,
     analyses_per_client: int = 1,
     bot_games_per_owner: int = 0,
+    cursor_key: str = "",
 ) -> UseCases:
     """Every use case over ``store``, on the clock ``now`` (which should be the store's too:
     ``service.clock``), the tournaments' results following the writer's commits. Games
     without a summary (a database written before summaries existed) are summarised from
-    their logs first."""
+    their logs first. Page cursors are sealed with ``cursor_key`` (``Cursors``)."""
     summaries.fill(store)
+    cursors = Cursors(cursor_key)
     writer = Writer(store)
     games = Repository(writer, max_live)
     moves = Tally()
@@ -193,14 +195,14 @@ def bootstrap(
     standings = KeptStandings(store)
     verifications: records.Kept[tuple[str, int], records.Verification]
     verifications = records.Kept(records.VERIFICATIONS_KEPT)
-    queries = Queries(games, now, standings.rows, verifications, records.Documents())
+    queries = Queries(games, now, standings.rows, verifications, records.Documents(), cursors)
     log = TournamentLog(writer)
-    tournaments = Tournaments(commands, log, Results(log, now))
+    tournaments = Tournaments(commands, log, Results(log, now), cursors)
     writer.followers.append(tournaments.results.follow)
     analyses = Analyses(games, now, analysis_workers, analyses_per_client)
     hints = HintGiver(games, commands)
     figures = Figures(games, moves, now)
-    ratings = Ratings(store, now)
+    ratings = Ratings(store, now, cursors)
     return UseCases(
         store, writer, games, commands, queries, ratings, standings, tournaments, analyses,
         hints, figures,
@@ -264,7 +266,6 @@ def create_app(
     clock for the times it stamps: give it the same one."""
     settings = settings or Settings()
     logs.configure(settings.log_format, settings.log_level)
-    cursors.use_key(settings.cursor_key)
     clock = clock or clock_of(settings.clock_offset_file)
     store = store or settings_store(settings, clock)
     cases = bootstrap(
@@ -274,6 +275,7 @@ def create_app(
         analysis_workers=settings.analysis_workers,
         analyses_per_client=settings.analyses_per_client,
         bot_games_per_owner=settings.max_bot_games_per_client,
+        cursor_key=settings.cursor_key,
     )
     commands, queries = cases.commands, cases.queries
     workers = Workers(cases, clock)

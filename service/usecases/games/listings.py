@@ -16,7 +16,7 @@ from eventstore.clock import iso_timestamp
 from service.clock import Clock
 from service.core.delay import MAX_DELAY_SECONDS
 from service.core.refusal import refuse
-from service.usecases import cursors
+from service.usecases.cursors import Cursors
 from service.usecases.games import summaries
 from service.usecases.games.records import GameRecord, streamed_record
 from service.usecases.games.repository import Repository
@@ -77,6 +77,7 @@ def listing(
     limit: int,
     cursor: str | None,
     now: Clock,
+    cursors: Cursors,
 ) -> tuple[list[GameSummary], str | None]:
     """A page of games, oldest first, and the cursor of the next page (None on the last).
     Listings are everyone's, so a game with a spectator delay is listed as its spectators

@@ -20,6 +20,7 @@ from eventstore import StoredEvent
 from service import board
 from service.clock import Clock
 from service.core.refusal import Refusal, refuse
+from service.usecases.cursors import Cursors
 from service.usecases.games import listings, records
 from service.usecases.games.repository import Game, Repository
 from service.usecases.games.views import Sight, event_out, moves_for, sight, state_view
@@ -43,6 +44,7 @@ class Queries:
         standing_rows: StandingRows,
         verifications: Verifications,
         documents: records.Documents,
+        cursors: Cursors,
     ) -> None:
         self.games = games
         self.store = games.store
@@ -50,6 +52,7 @@ class Queries:
         self.standing_rows = standing_rows
         self.verifications = verifications
         self.documents = documents
+        self.cursors = cursors  # the seal of the listings' page cursors
 
     def state(self, game_id: str, token: str | None, at: int | None = None) -> GameView:
         """The state after event ``at`` (the current one without ``at``) as the caller sees it."""
@@ -151,7 +154,9 @@ class Queries:
     ) -> tuple[list[GameSummary], str | None]:
         """A page of the games selected, oldest first, with their winners and pieces home,
         and the cursor of the next page (None on the last)."""
-        return listings.listing(self.games, status, ruleset, tag, limit, cursor, self.now)
+        return listings.listing(
+            self.games, status, ruleset, tag, limit, cursor, self.now, self.cursors
+        )
 
     def standings(self, tag: str | None) -> listings.Standings:
         """Wins per player name over the finished games with ``tag`` (every finished game

@@ -25,7 +25,7 @@ from domain.registry import RULESETS
 from eventstore import EventStore
 from service.clock import Clock
 from service.core.refusal import refuse
-from service.usecases import cursors
+from service.usecases.cursors import Cursors
 from service.usecases.games import summaries
 from service.usecases.ratings.derived import get
 from service.usecases.ratings.fold import Placing, RulesetFold, history_space, placing
@@ -100,8 +100,8 @@ class Ratings:
     """Every rule set's ratings, read from the store once it has folded the games finished
     since the last read; each rule set folds on its own (no lock shared between them)."""
 
-    def __init__(self, store: EventStore, now: Clock) -> None:
-        self.store, self.now = store, now
+    def __init__(self, store: EventStore, now: Clock, cursors: Cursors) -> None:
+        self.store, self.now, self.cursors = store, now, cursors
         self.folds = {ruleset: RulesetFold(store, ruleset, MODEL) for ruleset in RULESETS}
 
     def caught_up(self, ruleset: str) -> RulesetFold:
@@ -116,14 +116,16 @@ class Ratings:
         rating of the page and its rank (keyset: ordinal, name), so ratings that change
         between pages never list a name twice."""
         name = check_ruleset(ruleset)
-        position = cursors.read(cursor, tuple[float, str])  # the last one's ordinal, name
+        position = self.cursors.read(cursor, tuple[float, str])  # the last one's ordinal, name
         fold = self.caught_up(name)
         after = None if position is None else (-position[0], position[1])  # (score, key)
         rows = self.store.derived_ranked(fold.ratings, after, limit + 1)
         first = 1 + self.store.derived_rank(fold.ratings, rows[0].score, rows[0].key) if rows else 1
         ratings = [rating(row.key, first + i, row.document) for i, row in enumerate(rows[:limit])]
         last = ratings[-1] if len(rows) > limit else None
-        return Leaderboard(name, ratings, cursors.make(last.ordinal, last.name) if last else None)
+        return Leaderboard(
+            name, ratings, self.cursors.make(last.ordinal, last.name) if last else None
+        )
 
     def player(
         self, name: str, ruleset: str | None = None, limit: int = 1000, cursor: str | None = None
@@ -137,7 +139,7 @@ class Ratings:
                 "`cursor`: a page of history is of one `ruleset`",
                 parameter="cursor",
             )
-        position = cursors.read(cursor, tuple[str])  # the last game's key
+        position = self.cursors.read(cursor, tuple[str])  # the last game's key
         after = position[0] if position else None
         played = []
         for each in [check_ruleset(ruleset)] if ruleset is not None else list(RULESETS):
@@ -150,7 +152,7 @@ class Ratings:
             rows = self.store.derived_rows(space, after, limit=limit + 1)
             history = [rated_game(r.key, r.document) for r in rows[:limit]]
             more = len(rows) > limit and history
-            page = cursors.make(rows[limit - 1].key) if more else None
+            page = self.cursors.make(rows[limit - 1].key) if more else None
             played.append(PlayerRuleset(each, rating(name, rank, row.document), history, page))
         if not played:
             raise refuse("player-not-found", f"no rated game of a player named `{name}`")
@@ -185,7 +187,7 @@ def rated_game(key: str, document: dict[str, Any] | None) -> RatedGame:
 
 def every_ruleset(store: EventStore, now: Clock) -> Iterator[tuple[str, list[Rating]]]:
     """Each rule set's whole leaderboard, caught up with the summaries."""
-    ratings = Ratings(store, now)
+    ratings = Ratings(store, now, Cursors())  # whole boards: no cursor made
     for ruleset in RULESETS:
         yield ruleset, ratings.board(ruleset)
 

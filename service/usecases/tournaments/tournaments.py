@@ -38,7 +38,8 @@ from service.core.fields import Path, bad_field
 from service.core.names import distinct, normal
 from service.core.refusal import Refusal, refuse
 from service.core.seating import seated
-from service.usecases import cursors, tokens
+from service.usecases import tokens
+from service.usecases.cursors import Cursors
 from service.usecases.games.commands import Commands, with_bots
 from service.usecases.games.creation import Holders, find
 from service.usecases.games.records import streamed_record
@@ -100,12 +101,15 @@ def player_name(name: str, path: Path) -> str:
 class Tournaments:
     """The tournament use cases over the games' commands (and their store)."""
 
-    def __init__(self, commands: Commands, log: TournamentLog, results: Results) -> None:
+    def __init__(
+        self, commands: Commands, log: TournamentLog, results: Results, cursors: Cursors
+    ) -> None:
         self.commands = commands
         self.games = commands.games
         self.log = log
         self.store = self.log.store
         self.results = results
+        self.cursors = cursors  # the seal of the listing's page cursors
         self.load = self.log.load
 
     def create(self, body: CreateTournament) -> TournamentCreatedReply:
@@ -274,11 +278,11 @@ class Tournaments:
     ) -> tuple[list[TournamentListed], str | None]:
         """A page of tournaments, oldest first, and the cursor of the next (None on the last),
         read from their summaries as ``GET /games`` reads games'."""
-        after = cursors.read(cursor, tuple[str, str])
+        after = self.cursors.read(cursor, tuple[str, str])
         rows = self.store.summaries(SummaryQuery(TOURNAMENT, status, after=after, limit=limit + 1))
         more = len(rows) > limit
         rows = rows[:limit]
-        following = cursors.make(rows[-1].created_at, rows[-1].stream_id) if more else None
+        following = self.cursors.make(rows[-1].created_at, rows[-1].stream_id) if more else None
         return [listed(row) for row in rows], following
 
     def view(self, tournament_id: str) -> TournamentView:

@@ -16,6 +16,7 @@ from litestar.testing import TestClient
 from eventstore import SqliteEventStore
 from service.app import create_app
 from service.settings import Settings
+from service.usecases.cursors import Cursors
 from service.usecases.ratings.fold import RulesetFold
 from service.usecases.ratings.ratings import Ratings
 from tests.clocks import ManualClock
@@ -108,7 +109,7 @@ def test_an_old_game_reopened_refolds_the_games_after_it_as_a_fold_from_nothing(
         from service.usecases.games import summaries
 
         summaries.fill(store)
-        fresh = Ratings(store, ManualClock()).board("sorry")
+        fresh = Ratings(store, ManualClock(), Cursors()).board("sorry")
     finally:
         store.close()
     assert [(r.name, r.mu, r.sigma, r.games, r.wins) for r in fresh] == [
