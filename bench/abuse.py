@@ -51,10 +51,13 @@ from typing import Any  # noqa: E402
 from urllib.parse import urlsplit  # noqa: E402
 
 from bench.harness import (  # noqa: E402
+    JSON_PINGS,
+    PING_FRAMES,
     WebSocketClient,
     children,
     cpu_seconds,
     percentile,
+    raw_websocket,
     rss_kib,
     service_process,
 )
@@ -816,30 +819,10 @@ def health_answered(target: Target) -> bool:
 SOCKET_PATH = "/games/{}/socket"
 
 
-def ws_frames(opcode: int, payload: bytes, count: int) -> bytes:
-    """``count`` client frames of ``opcode`` (masked with a zero key: the payload as it is)."""
-    return (bytes([0x80 | opcode, 0x80 | len(payload)]) + b"\0\0\0\0" + payload) * count
-
-
-JSON_PINGS = ws_frames(0x1, b'{"type":"ping","ref":"f"}', 2000)
-PING_FRAMES = ws_frames(0x9, b"", 10_000)
-
-
 def open_socket(target: Target, game: str, receive_buffer: int = 0) -> socket.socket:
     """A game socket over a plain connection, said hello to as a spectator (what the server
     sends left unread), with a 0.2 s timeout."""
-    sock = socket.create_connection((target.host, target.port), timeout=10)
-    if receive_buffer:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, receive_buffer)
-    sock.sendall(
-        f"GET {SOCKET_PATH.format(game)} HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\n"
-        "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
-        "Sec-WebSocket-Version: 13\r\n\r\n".encode()
-    )
-    head = b""
-    while b"\r\n\r\n" not in head:
-        head += sock.recv(1)
-    sock.sendall(ws_frames(0x1, b'{"type":"hello","token":null}', 1))
+    sock, _ = raw_websocket(target.host, target.port, game, receive_buffer)
     sock.settimeout(0.2)
     return sock
 

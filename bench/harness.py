@@ -250,6 +250,38 @@ class Client:
         self.sock.close()
 
 
+def ws_frames(opcode: int, payload: bytes, count: int) -> bytes:
+    """``count`` client frames of ``opcode`` (masked with a zero key: the payload as it is)."""
+    return (bytes([0x80 | opcode, 0x80 | len(payload)]) + b"\0\0\0\0" + payload) * count
+
+
+JSON_PINGS = ws_frames(0x1, b'{"type":"ping","ref":"f"}', 2000)
+"""A flood's read: 2,000 JSON ``ping`` messages."""
+PING_FRAMES = ws_frames(0x9, b"", 10_000)
+"""A flood's read: 10,000 protocol PING frames."""
+
+
+def raw_websocket(
+    host: str, port: int, game_id: str, receive_buffer: int = 0
+) -> tuple[socket.socket, bytes]:
+    """A game socket over a plain connection that has said hello as a spectator (what the
+    server sends left unread), and the head of the server's answer to the upgrade; a receive
+    buffer of ``receive_buffer`` bytes if given (0: the system's)."""
+    sock = socket.create_connection((host, port), timeout=10)
+    if receive_buffer:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, receive_buffer)
+    sock.sendall(
+        f"GET /games/{game_id}/socket HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\n"
+        "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+        "Sec-WebSocket-Version: 13\r\n\r\n".encode()
+    )
+    head = b""
+    while b"\r\n\r\n" not in head:
+        head += sock.recv(1)
+    sock.sendall(ws_frames(0x1, b'{"type":"hello","token":null}', 1))
+    return sock, head
+
+
 class WebSocketClient:
     """One WebSocket connection speaking JSON text frames over a plain socket, for the same
     reason as ``Client``: a library's client would spend the machine's second core. It masks

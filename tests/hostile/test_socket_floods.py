@@ -24,6 +24,7 @@ import pytest
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection, connect
 
+from bench.harness import JSON_PINGS, PING_FRAMES, raw_websocket
 from tests.hostile.conftest import Server
 from tests.waiting import wait_until
 
@@ -31,15 +32,6 @@ Start = Callable[..., AbstractContextManager[Server]]
 QUOTA = 2
 FLOOD_BYTES = 64 << 20  # a flood the server does not stop goes on this long (tens of seconds)
 FLOOD_MESSAGES = 100_000  # ... or this many JSON pings
-
-
-def frames(opcode: int, payload: bytes, count: int) -> bytes:
-    """``count`` client frames (masked with a zero key, so the payload reads as it is)."""
-    return (bytes([0x80 | opcode, 0x80 | len(payload)]) + b"\0\0\0\0" + payload) * count
-
-
-JSON_PINGS = frames(0x1, b'{"type":"ping","ref":"f"}', 2000)
-PING_FRAMES = frames(0x9, b"", 10_000)
 
 
 def new_game(server: Server) -> str:
@@ -62,19 +54,8 @@ def said_hello(server: Server, game_id: str) -> Iterator[ClientConnection]:
 
 def raw_socket(server: Server, game_id: str, receive_buffer: int = 0) -> socket.socket:
     """A WebSocket over a plain socket that has said hello (its replies left unread)."""
-    sock = socket.create_connection((server.host, server.port), timeout=10)
-    if receive_buffer:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, receive_buffer)
-    sock.sendall(
-        f"GET /games/{game_id}/socket HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\n"
-        "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
-        "Sec-WebSocket-Version: 13\r\n\r\n".encode()
-    )
-    head = b""
-    while b"\r\n\r\n" not in head:
-        head += sock.recv(1)
+    sock, head = raw_websocket(server.host, server.port, game_id, receive_buffer)
     assert head.startswith(b"HTTP/1.1 101"), head
-    sock.sendall(frames(0x1, b'{"type":"hello","token":null}', 1))
     return sock
 
 
