@@ -103,12 +103,6 @@ def test_case_10_the_pile_is_empty_when_a_seat_must_draw_after_playing(
     assert audit["verification"]["valid"], audit["verification"]
 
 
-def test_new_sorry_hand_games_are_version_2(api: TestClient[Any]) -> None:
-    created = create(api, "sorry-hand", players=2)
-    record = api.get(f"/games/{created['id']}/export", headers=auth(created["tokens"]["referee"]))
-    assert record.json()["ruleset_version"] == 2
-
-
 def test_a_version_1_record_replays_as_recorded_and_not_as_version_2(api: TestClient[Any]) -> None:
     record = json.loads((REFERENCE / "sorry-hand-1.record.json").read_text())
     assert "ruleset_version" not in record["events"][0]["data"]

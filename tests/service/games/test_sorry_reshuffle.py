@@ -105,12 +105,6 @@ def test_with_auto_chance_the_reshuffle_comes_with_the_servers_draw(api: TestCli
     assert api.get(f"/games/{game}/audit", headers=referee).json()["verification"]["valid"]
 
 
-def test_new_sorry_games_are_version_2(api: TestClient[Any]) -> None:
-    created = create(api, "sorry", players=2)
-    record = api.get(f"/games/{created['id']}/export", headers=auth(created["tokens"]["referee"]))
-    assert record.json()["ruleset_version"] == 2
-
-
 def test_a_version_1_record_replays_as_recorded_and_not_as_version_2(api: TestClient[Any]) -> None:
     record = json.loads((REFERENCE / "sorry-1.record.json").read_text())
     assert "ruleset_version" not in record["events"][0]["data"]
