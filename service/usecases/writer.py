@@ -16,7 +16,6 @@ else of the service touches keys.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
-from typing import TypeVar
 
 import anyio.to_thread
 import structlog
@@ -36,8 +35,6 @@ class Conflict(Refusal):
     """A 409 ``version-conflict`` from the store: another write came between the load and
     the commit (a caller may judge again on a fresh load)."""
 
-
-T = TypeVar("T")
 
 Follower = Callable[[Appending], Callable[[], object] | None]
 """Given an append just committed, the work it makes for a follower (None: none)."""
@@ -87,25 +84,6 @@ class Writer:
             for follower in self.followers:
                 if (work := follower(appending)) is not None:
                     yield work
-
-
-def retried(
-    attempt: Callable[[], T | None], again: Callable[[Refusal], bool], attempts: int, what: str
-) -> T:
-    """The write loop of games and tournaments alike: ``attempt`` loads, judges and commits
-    (None: it committed something first, say a clock running out, and goes on); a refusal
-    that ``again`` accepts (a ``Conflict``: another write came between) tries once more on a
-    fresh load, up to ``attempts`` times, then it is a 409 saying ``what`` kept changing."""
-    for _ in range(attempts):
-        try:
-            done = attempt()
-        except Refusal as refusal:
-            if not again(refusal):
-                raise
-            continue
-        if done is not None:
-            return done
-    raise refuse("version-conflict", f"{what} kept changing; try again")
 
 
 def run(work: Callable[[], object]) -> None:

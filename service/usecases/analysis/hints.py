@@ -107,7 +107,7 @@ class HintGiver:
             elif moves:
                 command = ShowHints(seat, method(), expected_version=version)
                 try:
-                    now = self.commands.commit(game_id, seat, "hints", command, None)[-1].version
+                    now = self.commands.write(game_id, token, "hints", command, None)[-1].version
                 except Refusal as refusal:
                     if refusal.slug != "version-conflict":
                         raise

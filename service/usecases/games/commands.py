@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from contextlib import suppress
 from datetime import datetime
-from functools import partial
 
 import anyio.to_thread
 import msgspec
@@ -40,7 +39,7 @@ from service.usecases.games.records import GameRecord
 from service.usecases.games.repository import Game, Judged, Repository
 from service.usecases.owners import BotShare
 from service.usecases.replies import BatchCreated, Created
-from service.usecases.writer import Conflict, retried
+from service.usecases.writer import Conflict
 
 WRITE_ATTEMPTS = 8  # a write judged again after another write came between
 TOURNAMENT_TAG = "tournament"
@@ -86,9 +85,10 @@ class Commands:
         self, game_id: str, caller: Caller, command: PlayMove, key: str | None
     ) -> list[StoredEvent]:
         """Judge and store one move (or draw or roll) for the caller's seat, waiting for the
-        store (a worker thread): the door of every move (``play_async`` is its first try on
-        the event loop). ``caller`` is a bearer token, or ``SERVER_BOT`` for a bot's move
-        (``by: "bot"``, its Idempotency-Key scoped to the bots)."""
+        store (a worker thread): the door of every move, a bot's included (``play_async``
+        makes its first attempt on the event loop). ``caller`` is a bearer token, or
+        ``SERVER_BOT`` for a bot's move (``by: "bot"``, its Idempotency-Key scoped to the
+        bots)."""
         return self.write(game_id, caller, "moves", command, key)
 
     def undo(
@@ -116,65 +116,57 @@ class Commands:
         """One write, waiting for the store (a worker thread): identify the caller, replay an
         earlier write with the same key, then judge on the game caught up with its log (a
         seat out of time first) and commit at the version judged on, judging again when
-        another write came between."""
+        another write came between, up to ``WRITE_ATTEMPTS`` times."""
         with self.games.game(game_id, fresh=False) as game:
             role, scoped = self.identify(game, caller, route, command, key)
         if scoped is not None and (earlier := self.games.writer.replayed(game_id, *scoped)):
             return earlier
-        return self.commit(game_id, role, route, command, scoped)
-
-    def commit(
-        self,
-        game_id: str,
-        role: Actor | Viewer,
-        route: str,
-        command: Command,
-        scoped: tuple[str, str] | None,
-    ) -> list[StoredEvent]:
-        """Judge ``command`` by ``role`` (identified already) on the game caught up with its
-        log, a seat out of time first, and commit at the version judged on (``scoped``: the
-        Idempotency-Key as stored and the command's fingerprint), judging again when another
-        write came between."""
-
-        def attempt() -> list[StoredEvent] | None:
+        for _ in range(WRITE_ATTEMPTS):
             with self.games.game(game_id) as game:
                 expiry = self.expiry(game, self.now())
                 judged = expiry or self.judged(game, role, command)
             key_used = scoped if scoped is not None and expiry is None else (None, "")
-            result = self.games.commit(judged, *key_used)
-            return self.counted(route, game, result) if expiry is None else None
-
-        return retried(attempt, partial(again, command=command), WRITE_ATTEMPTS, f"game {game_id}")
+            try:
+                result = self.games.commit(judged, *key_used)
+            except Conflict as conflict:
+                if not again(conflict, command):
+                    raise
+                continue
+            if expiry is None:
+                return self.counted(route, game, result)
+        raise refuse("version-conflict", f"game {game_id} kept changing; try again")
 
     async def play_async(
         self, game_id: str, caller: Caller, command: PlayMove, key: str | None
     ) -> list[StoredEvent]:
-        """``play`` on the event loop, which goes on serving while the append commits.
+        """``play`` for a caller on the event loop, which goes on serving while the append
+        commits: the door of HTTP's and the socket's moves.
 
-        The first try of ``write``'s algorithm, on the game as this process holds it, under
-        its lock but without reading the log: the commit's version check catches any write
-        that came between or that this process has not seen (another process's). Everything
-        else is ``write`` on a worker thread: a game not in memory, a timed game (its clocks
-        are enforced on the log), a key to look up, a move refused on the game as held (judged
-        again on the log before the refusal is final) and a conflict (judged again, unless
-        the caller named the version it expected: that is a 409, as always)."""
-        if key is not None or not self.games.holds(game_id):
-            return await anyio.to_thread.run_sync(self.play, game_id, caller, command, key)
+        ``write``'s first attempt, made on the game as this process holds it (under its lock,
+        without reading the log: the commit's version check catches any write that came
+        between, this process's or another's). Whatever that attempt cannot settle is
+        ``write`` on a worker thread, from the start: a key to look up, a game not in memory,
+        a timed game (its clocks are enforced on the log), a move refused on the game as held
+        and a conflict (both judged again on the log, so a refusal is final only there)."""
+        judged = self.held_verdict(game_id, caller, command) if key is None else None
+        if judged is not None:
+            with suppress(Conflict):
+                result = await self.games.commit_async(judged, None, "")
+                return self.counted("moves", judged.game, result)
+        return await anyio.to_thread.run_sync(self.write, game_id, caller, "moves", command, key)
+
+    def held_verdict(self, game_id: str, caller: Caller, command: PlayMove) -> Judged | None:
+        """The verdict on ``command`` judged on the untimed game as this process holds it;
+        None when it does not hold the game, the game is timed or the move is refused there."""
+        if not self.games.holds(game_id):
+            return None
         with self.games.game(game_id, fresh=False) as game:
             role, _ = self.identify(game, caller, "moves", command, None)
-            judged = None
-            if game.clock is None:
-                with suppress(Refusal, GameError):
-                    judged = self.judged(game, role, command)
-        if judged is None:
-            return await anyio.to_thread.run_sync(self.play, game_id, caller, command, key)
-        try:
-            result = await self.games.commit_async(judged, None, "")
-        except Refusal as refusal:
-            if not again(refusal, command):
-                raise
-            return await anyio.to_thread.run_sync(self.play, game_id, caller, command, key)
-        return self.counted("moves", game, result)
+            if game.clock is not None:
+                return None
+            with suppress(Refusal, GameError):
+                return self.judged(game, role, command)
+        return None
 
     def judged(self, game: Game, role: Actor | Viewer, command: Command) -> Judged:
         """The referee's verdict on ``command`` by ``role`` on the game (held, locked). A

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from typing import Any, TypeVar
 
 import msgspec
@@ -21,10 +21,10 @@ import msgspec
 from domain.tournament.events import TournamentEvent, event_data, parse_event
 from domain.tournament.state import Tournament, apply, fold
 from eventstore import Appending, EventStore, NewEvent
-from service.core.refusal import Refusal, refuse
+from service.core.refusal import refuse
 from service.usecases import tokens
 from service.usecases.games.summaries import tournament_summary
-from service.usecases.writer import Conflict, Writer, retried
+from service.usecases.writer import Conflict, Writer
 
 T = TypeVar("T")
 DIRECTOR = "director"
@@ -113,12 +113,10 @@ class TournamentLog:
     def retried(self, tournament_id: str, write: Callable[[Loaded], T]) -> T:
         """``write`` on the tournament loaded under its lock, again on a fresh load when
         another process wrote between (a 409 once it kept changing)."""
-
-        def attempt() -> T:
-            with self.locked(tournament_id) as loaded:
+        for _ in range(WRITE_ATTEMPTS):
+            with suppress(Conflict), self.locked(tournament_id) as loaded:
                 return write(loaded)
-
-        return retried(attempt, conflicted, WRITE_ATTEMPTS, f"tournament {tournament_id}")
+        raise refuse("version-conflict", f"tournament {tournament_id} kept changing; try again")
 
     def commit(
         self,
@@ -136,11 +134,6 @@ class TournamentLog:
         own = appending(loaded.id, events, by, loaded.version, tournament_summary(after))
         self.writer.commit([*with_them, own], "tournament")
         return after
-
-
-def conflicted(refusal: Refusal) -> bool:
-    """Whether a refused write is tried again: another write came between."""
-    return isinstance(refusal, Conflict)
 
 
 def appending(

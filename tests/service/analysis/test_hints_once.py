@@ -84,9 +84,9 @@ def test_identical_reads_at_once_all_answer_alike_and_record_one_showing(
     game, token = created["id"], auth(created["tokens"]["seats"][2])
     before = api.get(f"/games/{game}").json()["version"]
     barrier, held, lock = threading.Barrier(HELD, timeout=10), [0], threading.Lock()
-    real = Commands.commit
+    real = Commands.write
 
-    def commit(self: Commands, *args: Any, **kwargs: Any) -> Any:
+    def write(self: Commands, *args: Any, **kwargs: Any) -> Any:
         with lock:
             held[0] += 1
             hold = held[0] <= HELD
@@ -95,7 +95,7 @@ def test_identical_reads_at_once_all_answer_alike_and_record_one_showing(
                 barrier.wait()
         return real(self, *args, **kwargs)
 
-    monkeypatch.setattr(Commands, "commit", commit)
+    monkeypatch.setattr(Commands, "write", write)
     with ThreadPoolExecutor(max_workers=AT_ONCE) as pool:
         replies = list(
             pool.map(lambda _: api.get(f"/games/{game}/hints", headers=token), range(AT_ONCE))
