@@ -20,8 +20,9 @@ from service.core import chance
 from service.core.commands import PlayMove, Undo
 from service.core.luck import Seeded
 from service.core.referee import Batch, judge, open_game
-from service.usecases.games.records import GameRecord, shown
+from service.usecases.games.records import GameRecord
 from service.usecases.games.repository import new_events
+from service.usecases.replies import EventOut, wire
 
 AT = "2026-01-01T00:00:00.000000Z"
 
@@ -73,7 +74,7 @@ def big_record(events: int, seed: str = "big", game_id: str = "big") -> dict[str
         list(created.seats),
         created.chance,
         created.seed_commitment,
-        [shown(e) for e in stored],
+        [wire(EventOut, e) for e in stored],
         seed,
     )
     built: dict[str, Any] = msgspec.to_builtins(record)

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
 import msgspec
 
 from domain.model import Move
 from domain.registry import GameView
+from eventstore import StoredEvent
 
 
 class Health(msgspec.Struct, frozen=True):
@@ -44,6 +45,29 @@ class EventOut(msgspec.Struct, frozen=True):
     at: str
     prev_hash: str
     hash: str
+
+
+class TournamentEventOut(msgspec.Struct, frozen=True):
+    """A stored tournament event, as chained in the store (``hash`` over ``tournament_id``
+    as the stream id): a game's ``EventOut`` with its id named for a tournament."""
+
+    tournament_id: str
+    version: int
+    type: str
+    data: dict[str, Any]
+    by: int | str
+    at: str
+    prev_hash: str
+    hash: str
+
+
+Wire = TypeVar("Wire", EventOut, TournamentEventOut)
+
+
+def wire(shape: type[Wire], stored: StoredEvent) -> Wire:
+    """``stored`` on the wire with every field, its stream id as the shape's id (a game's or
+    a tournament's): the one converter of a stored event."""
+    return shape(*msgspec.structs.astuple(stored))
 
 
 class EventPage(msgspec.Struct, frozen=True):

@@ -28,7 +28,7 @@ from service.core.referee import Batch
 from service.core.refusal import refuse
 from service.core.rejudge import Entry, Invalid, rejudge
 from service.usecases.games.repository import Game
-from service.usecases.replies import EventOut
+from service.usecases.replies import EventOut, wire
 
 FORMAT = "tabula-game-record"
 FORMAT_VERSION = 1
@@ -267,22 +267,8 @@ def event_pages(store: EventStore, game_id: str, version: int) -> Iterator[bytes
         stored = store.read(game_id, after=after, until=version, limit=PAGE)
         if not stored:
             return
-        yield msgspec.json.encode([shown(e) for e in stored])[1:-1]
+        yield msgspec.json.encode([wire(EventOut, e) for e in stored])[1:-1]
         after = stored[-1].version
-
-
-def shown(stored: StoredEvent) -> EventOut:
-    """A stored event with every field (what the referee, or anyone after the end, sees)."""
-    return EventOut(
-        stored.stream_id,
-        stored.version,
-        stored.type,
-        stored.data,
-        stored.by,
-        stored.at,
-        stored.prev_hash,
-        stored.hash,
-    )
 
 
 def verify_stored(

@@ -46,6 +46,7 @@ from service.usecases.games.records import streamed_record
 from service.usecases.games.repository import new_game
 from service.usecases.games.summaries import TOURNAMENT, tournament_summary
 from service.usecases.games.views import sight
+from service.usecases.replies import TournamentEventOut, wire
 from service.usecases.tournaments.log import DIRECTOR, Loaded, TournamentLog, appending
 from service.usecases.tournaments.results import Results
 from service.usecases.tournaments.wire import (
@@ -65,7 +66,6 @@ from service.usecases.tournaments.wire import (
     TournamentTokens,
     TournamentView,
     Withdraw,
-    event_out,
 )
 
 
@@ -333,7 +333,7 @@ class Tournaments:
         if not loaded.state.finished and loaded.role(token) != DIRECTOR:
             raise refuse("forbidden", "a running tournament's record is the director's")
         events = self.store.read(tournament_id, until=loaded.version)
-        head = TournamentRecordHead(tournament_id, [event_out(e) for e in events])
+        head = TournamentRecordHead(tournament_id, [wire(TournamentEventOut, e) for e in events])
         game_ids = [t.game_id for r in loaded.state.rounds for t in r.tables]
         return self.pieces(head, game_ids, loaded.role(token) == DIRECTOR)
 

@@ -8,11 +8,11 @@ from typing import Annotated, Any, Literal
 import msgspec
 
 from domain.tournament.standings import PlayerStanding
-from eventstore import StoredEvent
 from service.core.clocks import Clock
 from service.core.commands import RulesetName, SeatName
 from service.core.delay import SpectatorDelay
 from service.usecases.games.records import GameRecord
+from service.usecases.replies import TournamentEventOut
 
 MAX_PLAYERS = 256
 """The most players a tournament registers: pairing a round of 256 takes about 2 s."""
@@ -201,20 +201,6 @@ class TournamentStandings(msgspec.Struct, frozen=True):
     standings: list[PlayerStanding]
 
 
-class TournamentEventOut(msgspec.Struct, frozen=True):
-    """A stored tournament event, as chained in the store (``hash`` over ``tournament_id``
-    as the stream id)."""
-
-    tournament_id: str
-    version: int
-    type: str
-    data: dict[str, Any]
-    by: int | str
-    at: str
-    prev_hash: str
-    hash: str
-
-
 class TournamentRecordHead(msgspec.Struct, frozen=True):
     tournament_id: str
     events: list[TournamentEventOut]
@@ -230,20 +216,6 @@ class TournamentRecord(TournamentRecordHead, frozen=True):
     games: list[GameRecord]
     format: str = TOURNAMENT_FORMAT
     format_version: int = 1
-
-
-def event_out(stored: StoredEvent) -> TournamentEventOut:
-    """A stored event of a tournament's stream as the API shows it."""
-    return TournamentEventOut(
-        stored.stream_id,
-        stored.version,
-        stored.type,
-        stored.data,
-        stored.by,
-        stored.at,
-        stored.prev_hash,
-        stored.hash,
-    )
 
 
 class TournamentRecordTail(msgspec.Struct, frozen=True):

@@ -19,8 +19,9 @@ from service.core import chance
 from service.core.commands import PlayMove
 from service.core.luck import Seeded
 from service.core.referee import judge, open_game
-from service.usecases.games.records import GameRecord, shown
+from service.usecases.games.records import GameRecord
 from service.usecases.games.repository import new_events
+from service.usecases.replies import EventOut, wire
 from tests.service.conftest import auth, create
 from tests.service.games.test_records import import_problem, rehash
 
@@ -58,7 +59,7 @@ def played_under_version_1(game_id: str = "v1game") -> dict[str, Any]:
         batch, replay = batch + verdict.batch, verdict.after
     stored = seal(game_id, new_events(batch), 0, GENESIS, "2026-01-01T00:00:00.000000Z")
     head = (game_id, "parchis-2dice", 1, BONUSES, list(SEATS), "server", created.seed_commitment)
-    record = GameRecord(*head, [shown(e) for e in stored], SEED)
+    record = GameRecord(*head, [wire(EventOut, e) for e in stored], SEED)
     built: dict[str, Any] = msgspec.to_builtins(record)
     return built
 
