@@ -25,6 +25,13 @@ class SeatBot(msgspec.Struct, frozen=True):
     version: int
 
 
+class SeatPlayer(msgspec.Struct, frozen=True):
+    """A seat that belongs to a registered player: only that player acts for it."""
+
+    seat: int
+    handle: str
+
+
 class GameCreated(Event, frozen=True, omit_defaults=True):
     """Every setting of a game, so its log alone says how it was played (and an exported
     record imports with nothing lost)."""
@@ -49,6 +56,8 @@ class GameCreated(Event, frozen=True, omit_defaults=True):
     """The seats bots play from the start (left out when none)."""
     allow_hints: bool = False
     """Whether a seat may ask for hints (left out when false; never in a rated game)."""
+    players: tuple[SeatPlayer, ...] = ()
+    """The seats that belong to registered players, by handle (left out when none)."""
 
 
 class CardDrawn(Event, frozen=True):

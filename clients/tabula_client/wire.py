@@ -335,6 +335,7 @@ class GameCreatedData(msgspec.Struct, frozen=True, kw_only=True):
     chance: str = 'server'
     clock: dict[str, Any] | None = None
     options: dict[str, Any] = {}
+    players: list[SeatPlayerData] = []
     rated: bool = True
     ruleset: str
     ruleset_version: int = 1
@@ -853,11 +854,19 @@ class SeatHandedOverEvent(EventOutBase, frozen=True, kw_only=True, tag='SeatHand
     data: SeatHandedOverData
 
 
+class SeatPlayerData(msgspec.Struct, frozen=True, kw_only=True):
+    """A seat that belongs to a registered player: only that player acts for it."""
+
+    handle: str
+    seat: int
+
+
 class SeatSpec(msgspec.Struct, frozen=True, kw_only=True):
     """``SeatSpec``."""
 
     bot: str | None = None
     name: str = ''
+    player: str | None = None
 
 
 class SeatToBot(msgspec.Struct, frozen=True, kw_only=True):

@@ -5,6 +5,8 @@ from __future__ import annotations
 from enum import Enum
 from typing import Literal
 
+import msgspec
+
 from domain.model import Viewer
 
 Actor = int | Literal["referee", "server", "bot"]
@@ -31,5 +33,14 @@ SERVER_BOT = ServerBot.CALLER
 BOT: Actor = "bot"
 """The actor of a bot's moves: their ``by``."""
 
-Caller = str | None | ServerBot
-"""Who asks for a write: a bearer token (None: none, refused with 401), or ``SERVER_BOT``."""
+
+class Player(msgspec.Struct, frozen=True):
+    """A caller who showed a registered player's key, checked (``service/api/identity.py``):
+    the player's handle as registered. In a game it is the seat that belongs to that player."""
+
+    handle: str
+
+
+Caller = str | None | ServerBot | Player
+"""Who asks for a write: a bearer token (None: none, refused with 401), a registered player
+(its key checked), or ``SERVER_BOT``."""

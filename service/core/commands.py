@@ -38,10 +38,12 @@ SeatName = Annotated[str, msgspec.Meta(max_length=MAX_NAME, pattern=PRINTABLE)]
 class SeatSpec(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """A seat: its player's name (``Player <n>`` when empty), at most ``MAX_NAME`` characters,
     none of them a control character; ``bot``: the level of the bot (``GET /bots``) that plays
-    it, or null for a person."""
+    it, or null for a person; ``player``: the handle of the registered player the seat
+    belongs to (its name is the handle; only that player's key acts for it)."""
 
     name: SeatName = ""
     bot: str | None = None
+    player: SeatName | None = None
 
 
 class CreateGame(msgspec.Struct, frozen=True, forbid_unknown_fields=True):

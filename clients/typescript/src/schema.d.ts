@@ -938,6 +938,8 @@ export interface components {
             chance?: string;
             clock?: Record<string, never> | null;
             options: Record<string, never>;
+            /** @default [] */
+            players?: components["schemas"]["SeatPlayerData"][];
             /** @default true */
             rated?: boolean;
             ruleset: string;
@@ -1635,11 +1637,20 @@ export interface components {
             type: "SeatHandedOver";
             version: number;
         };
+        /**
+         * SeatPlayer
+         * @description A seat that belongs to a registered player: only that player acts for it.
+         */
+        SeatPlayerData: {
+            handle: string;
+            seat: number;
+        };
         /** SeatSpec */
         SeatSpec: {
             bot?: string | null;
             /** @default  */
             name?: string;
+            player?: string | null;
         };
         /** SeatToBot */
         SeatToBot: {

@@ -16,7 +16,7 @@ import msgspec
 
 from domain.model import GameError, Viewer
 from eventstore import AppendResult, StoredEvent
-from service.core.actor import BOT, SERVER_BOT, Actor, Caller
+from service.core.actor import BOT, SERVER_BOT, Actor, Caller, Player
 from service.core.clocks import Clock
 from service.core.commands import (
     Adjudicate,
@@ -195,7 +195,7 @@ class Commands:
             role = game.role(caller)
             if role is None or caller is None:
                 raise refuse("unauthorized", "writing needs a seat's or the referee's token")
-            scope = caller
+            scope = f"player:{caller.handle}" if isinstance(caller, Player) else caller
         if key is None:
             return role, None
         body = msgspec.json.encode(command)

@@ -35,7 +35,7 @@ from eventstore import (
     StoreUnavailable,
     iso_timestamp,
 )
-from service.core.actor import Actor
+from service.core.actor import Actor, Player
 from service.core.clocks import Clock, ClockState, acted_for, clocked, parse_at
 from service.core.delay import Timeline, parse_delay
 from service.core.referee import Batch, Verdict
@@ -120,10 +120,16 @@ class Game:
         start = after + 1 - recent[0].version
         return list(islice(recent, start, start + until - after))
 
-    def role(self, token: str | None) -> Viewer:
-        """Who a bearer token is in this game; a wrong token is refused."""
+    def role(self, token: str | Player | None) -> Viewer:
+        """Who a bearer token, or a registered player, is in this game: a player is the seat
+        that belongs to them (refused with 403 when none does); a wrong token is refused."""
         if token is None:
             return None
+        if isinstance(token, Player):
+            for seat in self.created.players:
+                if seat.handle == token.handle:
+                    return seat.seat
+            raise refuse("forbidden", f"no seat of game {self.id} belongs to {token.handle}")
         if token in self.known:  # a write asks three times: its rate limit, judging, reply
             return self.known[token]
         role = tokens.identify(token, self.secrets.referee, self.secrets.seats)
