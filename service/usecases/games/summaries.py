@@ -1,6 +1,7 @@
 """A game's summary: what listings, results and standings read, kept by the store beside the
 log (the store's ``Summary``: kind = the rule set, status, tags, and a document of seat names,
-winners and pieces home per name, whether the game is rated, its teams as lists of seats, and
+winners and pieces home per name, whether the game is rated, its teams as lists of seats, the
+handle of the registered player each seat belongs to (``players``: null for a free name), and
 the level of the bot playing each seat when bots play).
 
 When it is written: in the transaction of the append that creates a game, and of every append
@@ -61,12 +62,28 @@ def summary_of(replay: Replay) -> Summary:
         "pieces_home": home,
         "rated": created.rated,
         "teams": teams_of(view, len(names)),
+        "players": seat_players(created),
     }
     if created.spectator_delay is not None:
         document["spectator_delay"] = created.spectator_delay
     if replay.top.bots:
         document["bots"] = list(replay.top.bots)
     return Summary(created.ruleset, status_of(finished), dict(created.tags), document)
+
+
+def seat_players(created: GameCreated) -> list[str | None]:
+    """Per seat, the handle of the registered player it belongs to, or None (a free name)."""
+    handles: list[str | None] = [None] * len(created.seats)
+    for seat in created.players:
+        handles[seat.seat] = seat.handle
+    return handles
+
+
+def players_in(document: dict[str, Any]) -> list[str | None]:
+    """Per seat, the handle of the player a stored summary's seat belongs to, or None (a
+    summary kept before seats could belong to players has none)."""
+    seats = len(document.get("seats", ()))
+    return list(document.get("players") or [None] * seats)
 
 
 def teams_of(view: View, seats: int) -> list[list[int]]:
