@@ -34,39 +34,26 @@ class LegalMoves(msgspec.Struct, frozen=True):
     moves: list[Move]
 
 
-class EventOut(msgspec.Struct, frozen=True):
+class EventOut(StoredEvent, frozen=True):
     """A stored event as the API shows it."""
 
-    game_id: str
-    version: int
-    type: str
-    data: dict[str, Any]
-    by: int | str
-    at: str
-    prev_hash: str
-    hash: str
+    stream_id: str = msgspec.field(name="game_id")
 
 
-class TournamentEventOut(msgspec.Struct, frozen=True):
+class TournamentEventOut(StoredEvent, frozen=True):
     """A stored tournament event, as chained in the store (``hash`` over ``tournament_id``
-    as the stream id): a game's ``EventOut`` with its id named for a tournament."""
+    as the stream id)."""
 
-    tournament_id: str
-    version: int
-    type: str
-    data: dict[str, Any]
-    by: int | str
-    at: str
-    prev_hash: str
-    hash: str
+    stream_id: str = msgspec.field(name="tournament_id")
 
 
 Wire = TypeVar("Wire", EventOut, TournamentEventOut)
 
 
 def wire(shape: type[Wire], stored: StoredEvent) -> Wire:
-    """``stored`` on the wire with every field, its stream id as the shape's id (a game's or
-    a tournament's): the one converter of a stored event."""
+    """``stored`` on the wire with every field, its stream id named as the shape names it
+    (``game_id`` or ``tournament_id``, as records have always named it): the one converter
+    of a stored event."""
     return shape(*msgspec.structs.astuple(stored))
 
 

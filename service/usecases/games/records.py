@@ -349,7 +349,7 @@ def check_chain(record: GameRecord) -> None:
         raise Invalid(bad, BROKEN_CHAIN)
 
 
-def parse(event: EventOut | StoredEvent) -> Any:
+def parse(event: StoredEvent) -> Any:
     """A record's (or the store's) event as a domain event; an unreadable one is Invalid."""
     try:
         return parse_event(event.type, event.data)
