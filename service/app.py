@@ -55,6 +55,8 @@ from service.usecases.games.figures import Figures, Tally
 from service.usecases.games.queries import Queries
 from service.usecases.games.repository import MAX_LIVE_GAMES, Repository
 from service.usecases.owners import BotShare
+from service.usecases.players.apps import Apps
+from service.usecases.players.book import PlayerBook
 from service.usecases.ratings.ratings import Ratings
 from service.usecases.ratings.standings import KeptStandings
 from service.usecases.sweeper import Sweeper
@@ -163,6 +165,8 @@ class UseCases:
     analyses: Analyses
     hints: HintGiver
     figures: Figures
+    players: PlayerBook
+    apps: Apps
 
     def catch_up(self) -> None:
         """Bring the derived data (every rule set's ratings, the standings without a tag) up
@@ -190,6 +194,8 @@ def bootstrap(
     cursors = Cursors(cursor_key)
     writer = Writer(store)
     games = Repository(writer, max_live)
+    players = PlayerBook(writer)
+    writer.followers.append(players.follow)
     moves = Tally()
     commands = Commands(games, now, Creation(games, now), BotShare(bot_games_per_owner), moves)
     standings = KeptStandings(store)
@@ -205,7 +211,7 @@ def bootstrap(
     ratings = Ratings(store, now, cursors)
     return UseCases(
         store, writer, games, commands, queries, ratings, standings, tournaments, analyses,
-        hints, figures,
+        hints, figures, players, Apps(writer),
     )  # fmt: skip
 
 
@@ -297,6 +303,8 @@ def create_app(
                 "metrics": metrics,
                 "figures": cases.figures,
                 "workers": workers,
+                "players": cases.players,
+                "apps": cases.apps,
             }
         ),
         openapi_config=openapi_config(),

@@ -41,6 +41,19 @@ class Player(msgspec.Struct, frozen=True):
     handle: str
 
 
+class App(msgspec.Struct, frozen=True):
+    """A caller who showed a registered app's key, checked (``service/api/identity.py``): a
+    frontend that registers players in its namespace (``<name>:<handle>``) and mints their
+    keys. It never acts in a game itself."""
+
+    name: str
+
+
 Caller = str | None | ServerBot | Player
 """Who asks for a write: a bearer token (None: none, refused with 401), a registered player
 (its key checked), or ``SERVER_BOT``."""
+
+Bearer = str | Player | App | None
+"""Who a request's ``Authorization: Bearer`` makes its caller (``service/api/identity.py``):
+a game's or a tournament's token as it came, a registered player or app whose key was
+checked, or None (no header)."""

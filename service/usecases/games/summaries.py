@@ -38,6 +38,9 @@ from eventstore import EventStore, StoredEvent, Summarised, Summary, SummaryQuer
 from service.core.clocks import parse_at
 from service.usecases.replies import GameSummary
 
+UNSUMMARISED = ("player-", "app-")
+"""The streams that have no summary (no listing shows them): the registered players' and
+apps' (``service/usecases/players/``); every game's and tournament's id is 32 hex digits."""
 FINISHED = "finished"  # the status ``status_of`` gives a finished game
 TOURNAMENT = "tournament"  # the ``kind`` in a tournament stream's meta
 PAGE = 1000
@@ -196,7 +199,9 @@ def fill(store: EventStore) -> int:
     written, left = 0, set[str]()
     while ids := [i for i in store.unsummarised(PAGE + len(left)) if i not in left]:
         for stream_id in ids:
-            if is_tournament(store, stream_id):
+            if stream_id.startswith(UNSUMMARISED):
+                left.add(stream_id)
+            elif is_tournament(store, stream_id):
                 if any(save_tournament_summary(store, stream_id) for _ in range(SAVE_ATTEMPTS)):
                     written += 1
                 else:
