@@ -197,7 +197,8 @@ def bootstrap(
     players = PlayerBook(writer)
     writer.followers.append(players.follow)
     moves = Tally()
-    commands = Commands(games, now, Creation(games, now), BotShare(bot_games_per_owner), moves)
+    creation = Creation(games, now, players)
+    commands = Commands(games, now, creation, BotShare(bot_games_per_owner), moves)
     standings = KeptStandings(store)
     verifications: records.Kept[tuple[str, int], records.Verification]
     verifications = records.Kept(records.VERIFICATIONS_KEPT)

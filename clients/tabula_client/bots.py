@@ -293,9 +293,10 @@ def play_game_flow(
     )
     referee = routes.with_token(created.tokens.referee)
     players_bots = seat_bots(len(names), bots, seed)
+    tokens = [token or "" for token in created.tokens.seats]  # seated by name: each has one
     return (
         yield from play_table_flow(
-            referee, created.id, created.tokens.seats, bots=players_bots, on_event=on_event
+            referee, created.id, tokens, bots=players_bots, on_event=on_event
         )
     )
 

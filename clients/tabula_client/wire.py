@@ -1018,7 +1018,7 @@ class Tokens(msgspec.Struct, frozen=True, kw_only=True):
     """``Tokens``."""
 
     referee: str
-    seats: list[str] = []
+    seats: list[str | None] = []
 
 
 class TournamentCreatedData(msgspec.Struct, frozen=True, kw_only=True):

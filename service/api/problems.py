@@ -55,6 +55,7 @@ PROBLEMS: dict[str, tuple[int, str]] = {
     "payload-too-large": (413, "Request body too large"),
     "unsupported-media-type": (415, "Writes take application/json"),
     "bad-setup": (422, "Bad game setup"),
+    "unknown-player": (422, "No such registered player"),
     "bad-handle": (422, "Handle not allowed"),
     "illegal-move": (422, "Illegal move"),
     "invalid-record": (422, "Invalid game record"),

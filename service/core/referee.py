@@ -10,6 +10,12 @@ Who acted is the truth: a seat acting is ``by`` that seat; the referee acting fo
 ``by: "referee"`` on an event that names the seat; a bot playing a seat (``GameCreated.bots``,
 ``SeatHandedOver``) is ``by: "bot"`` on an event that names the seat, and while a bot plays a
 seat that seat's own token cannot move; what follows by itself is ``by: "server"``.
+
+A seat that belongs to a registered player (``GameCreated.players``) is that player's alone:
+the referee's token plays no move for it, hands it to no bot and back, names it in no
+adjudication (nor ends its game: a forfeit or an agreement settles every seat's result) and
+undoes none of its decisions; the player hands it to a bot and back (``by`` that seat), and
+the clock's consequences (``by: "server"``) apply as to any seat.
 """
 
 from __future__ import annotations
@@ -35,7 +41,7 @@ from domain.events import (
     TurnPassed,
 )
 from domain.model import CHANCE_KINDS, ChanceNeed, Deal, Draw, Pending, Roll
-from domain.replay import Replay
+from domain.replay import Frame, Replay
 from service.core.actor import Actor, Role
 from service.core.clocks import Clock
 from service.core.commands import (
@@ -127,6 +133,8 @@ def check_version(replay: Replay, expected: int | None) -> None:
 def decision(replay: Replay, actor: Actor, command: PlayMove, luck: Luck) -> Batch:
     """A seat's decision, or its draw or roll, by the seat or by the referee for it."""
     seat = acting_seat(replay, actor, command.seat)
+    if actor == "referee":
+        not_for_player(replay, seat, "plays no move for it")
     rules, state = replay.rules, replay.state
     pending = rules.to_act(state)
     mine = [p for p in pending if p.seat == seat]
@@ -151,7 +159,8 @@ def acting_seat(replay: Replay, actor: Actor, asked: int | None) -> int:
         if asked is not None and asked != actor:
             raise refuse("forbidden", f"this token plays for seat {actor}, not seat {asked}")
         if (level := replay.bot_of(actor)) is not None:
-            why = f"seat {actor} is played by the bot `{level}`; the referee can hand it back"
+            back = "its player" if player_of(replay, actor) else "the referee"
+            why = f"seat {actor} is played by the bot `{level}`; {back} can hand it back"
             raise refuse("forbidden", why)
         return actor
     if actor == "bot":
@@ -196,16 +205,30 @@ def not_your_turn(pending: list[Pending], seat: int) -> str:
 def undo(replay: Replay, actor: Actor, command: Undo) -> Batch:
     """Revert the latest decision, or for the referee of an external-chance game the latest
     outcome no decision has followed (a mistyped card or die). Needs a complete replay."""
-    if actor == "referee":
-        target = replay.last_chance() if replay.created.chance == "external" else None
-        target = target or replay.last_decision()
-    else:
-        target = replay.last_decision()
+    chance = None
+    if actor == "referee" and replay.created.chance == "external":
+        chance = replay.last_chance()
+    target = chance or replay.last_decision()
     if target is None:
         raise refuse("nothing-to-undo", "there is no decision left to undo")
     if actor != "referee":
         check_own_undo(replay, actor, target)
+    elif chance is None:
+        for seat in decided_for(replay, replay.since(target)[0]):
+            not_for_player(replay, seat, "undoes none of its decisions")
     return [(actor, MoveUndone(target, command.reason))]
+
+
+def decided_for(replay: Replay, decided: Frame) -> list[int]:
+    """The seats a decision may have been made for: its seat's own, else (the referee's or a
+    bot's) the seats pending before it (of those, the ones a bot played, for a bot's)."""
+    if isinstance(decided.by, int) or decided.parent is None:
+        return [decided.by] if isinstance(decided.by, int) else []
+    before = decided.parent
+    pending = sorted({p.seat for p in replay.rules.to_act(before.state)})
+    if decided.by == "bot":
+        return [seat for seat in pending if seat < len(before.bots) and before.bots[seat]]
+    return pending
 
 
 def check_own_undo(replay: Replay, seat: Actor, target: int) -> None:
@@ -236,6 +259,9 @@ def external_outcome(replay: Replay, actor: Actor, command: PostChance) -> Batch
         raise refuse("forbidden", "only the referee posts chance outcomes")
     if replay.created.chance != "external":
         raise refuse("forbidden", "this game's chance is the server's, not external")
+    if replay.created.rated and replay.created.players:
+        why = "a rated game with players' seats takes its chance from the server"
+        raise refuse("forbidden", why)
     rules, state = replay.rules, replay.state
     pending = [p for p in rules.to_act(state) if p.kind in CHANCE_KINDS]
     need = rules.chance(state)
@@ -323,6 +349,13 @@ def adjudication(replay: Replay, actor: Actor, command: Adjudicate) -> Batch:
         if named_seat not in seats:
             why = f"seats are numbered 0 to {len(seats) - 1}, not {named_seat}"
             raise bad_field(path, why)
+    owned = [seat for seat in seats if player_of(replay, seat) is not None]
+    if command.kind != "penalty":
+        settles = f"ends no game it sits in (a {command.kind} settles every seat's result)"
+        for seat in owned:
+            not_for_player(replay, seat, settles)
+    elif command.seat is not None:
+        not_for_player(replay, command.seat, "names it in no penalty")
     decision = Adjudicated(command.kind, command.reason, command.seat)
     if command.kind == "penalty":
         return [("referee", decision)]
@@ -340,22 +373,41 @@ def adjudication(replay: Replay, actor: Actor, command: Adjudicate) -> Batch:
 
 
 def hand_over(replay: Replay, actor: Actor, command: HandOver) -> Batch:
-    """The referee hands a seat to a bot (checked by the use case: the level exists and plays
-    this rule set) or back to its player."""
-    if actor != "referee":
-        raise refuse("forbidden", "only the referee hands a seat to a bot or back")
+    """The referee, or the player a seat belongs to, hands the seat to a bot (checked by the
+    use case: the level exists and plays this rule set) or back to its player."""
+    own = actor == command.seat and player_of(replay, command.seat) is not None
+    if actor != "referee" and not own:
+        why = "only the referee, or the player a seat belongs to, hands it to a bot or back"
+        raise refuse("forbidden", why)
     seats = len(replay.created.seats)
     if not 0 <= command.seat < seats:
         raise bad_field(("seat",), f"seats are numbered 0 to {seats - 1}, not {command.seat}")
+    if actor == "referee":
+        not_for_player(replay, command.seat, "hands it to no bot, nor back")
     held = replay.bot_of(command.seat)
     if command.bot is None:
         if held is None:
             raise refuse("not-your-turn", f"no bot plays seat {command.seat}: nothing to hand back")
-        return [("referee", SeatHandedOver(command.seat, reason=command.reason))]
+        return [(actor, SeatHandedOver(command.seat, reason=command.reason))]
     if held == command.bot:
         raise refuse("not-your-turn", f"the bot `{held}` plays seat {command.seat} already")
     handed = SeatHandedOver(command.seat, command.bot, command.version, command.reason)
-    return [("referee", handed)]
+    return [(actor, handed)]
+
+
+def player_of(replay: Replay, seat: int) -> str | None:
+    """The handle of the registered player ``seat`` belongs to, or None (a free name)."""
+    for owned in replay.created.players:
+        if owned.seat == seat:
+            return owned.handle
+    return None
+
+
+def not_for_player(replay: Replay, seat: int, act: str) -> None:
+    """Refuse the referee's ``act`` for a seat that belongs to a registered player."""
+    if (handle := player_of(replay, seat)) is not None:
+        why = f"seat {seat} belongs to the player `{handle}`: the referee's token {act}"
+        raise refuse("forbidden", f"{why}; only the player's key acts for it")
 
 
 def timeout(replay: Replay, seat: int, luck: Luck, version: int = 0) -> Batch:

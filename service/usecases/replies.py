@@ -18,8 +18,11 @@ class Health(msgspec.Struct, frozen=True):
 
 
 class Tokens(msgspec.Struct, frozen=True):
+    """A new game's tokens, shown only here: the referee's and each seat's (null for a seat
+    that belongs to a registered player, which only the player's key plays)."""
+
     referee: str
-    seats: list[str]
+    seats: list[str | None]
 
 
 class Created(msgspec.Struct, frozen=True):

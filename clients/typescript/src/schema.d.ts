@@ -1872,7 +1872,7 @@ export interface components {
         /** Tokens */
         Tokens: {
             referee: string;
-            seats: string[];
+            seats: (string | null)[];
         };
         /**
          * TournamentCreated
@@ -2199,7 +2199,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description bad-setup, illegal-move, invalid-record, idempotency-key-reused */
+            /** @description bad-setup, unknown-player, bad-handle, illegal-move, invalid-record, idempotency-key-reused */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2277,7 +2277,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description bad-setup, illegal-move, invalid-record, idempotency-key-reused */
+            /** @description bad-setup, unknown-player, bad-handle, illegal-move, invalid-record, idempotency-key-reused */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2355,7 +2355,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description bad-setup, illegal-move, invalid-record, idempotency-key-reused */
+            /** @description bad-setup, unknown-player, bad-handle, illegal-move, invalid-record, idempotency-key-reused */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2413,7 +2413,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description unauthorized */
+            /** @description unauthorized, key-refused */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2479,7 +2479,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description unauthorized */
+            /** @description unauthorized, key-refused */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2506,7 +2506,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description version-conflict, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished */
+            /** @description version-conflict, handle-taken, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2533,7 +2533,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description bad-setup, illegal-move, invalid-record, idempotency-key-reused */
+            /** @description bad-setup, unknown-player, bad-handle, illegal-move, invalid-record, idempotency-key-reused */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2600,7 +2600,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description unauthorized */
+            /** @description unauthorized, key-refused */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2676,7 +2676,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description unauthorized */
+            /** @description unauthorized, key-refused */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2747,7 +2747,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description unauthorized */
+            /** @description unauthorized, key-refused */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2813,7 +2813,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description unauthorized */
+            /** @description unauthorized, key-refused */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2840,7 +2840,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description version-conflict, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished */
+            /** @description version-conflict, handle-taken, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2867,7 +2867,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description bad-setup, illegal-move, invalid-record, idempotency-key-reused */
+            /** @description bad-setup, unknown-player, bad-handle, illegal-move, invalid-record, idempotency-key-reused */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2928,7 +2928,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description unauthorized */
+            /** @description unauthorized, key-refused */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2990,7 +2990,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description unauthorized */
+            /** @description unauthorized, key-refused */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3057,7 +3057,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description unauthorized */
+            /** @description unauthorized, key-refused */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3124,7 +3124,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description unauthorized */
+            /** @description unauthorized, key-refused */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3151,7 +3151,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description version-conflict, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished */
+            /** @description version-conflict, handle-taken, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3209,7 +3209,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description unauthorized */
+            /** @description unauthorized, key-refused */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3275,7 +3275,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description unauthorized */
+            /** @description unauthorized, key-refused */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3302,7 +3302,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description version-conflict, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished */
+            /** @description version-conflict, handle-taken, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3329,7 +3329,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description bad-setup, illegal-move, invalid-record, idempotency-key-reused */
+            /** @description bad-setup, unknown-player, bad-handle, illegal-move, invalid-record, idempotency-key-reused */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3397,7 +3397,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description unauthorized */
+            /** @description unauthorized, key-refused */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3424,7 +3424,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description version-conflict, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished */
+            /** @description version-conflict, handle-taken, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3451,7 +3451,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description bad-setup, illegal-move, invalid-record, idempotency-key-reused */
+            /** @description bad-setup, unknown-player, bad-handle, illegal-move, invalid-record, idempotency-key-reused */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3515,7 +3515,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description unauthorized */
+            /** @description unauthorized, key-refused */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3542,7 +3542,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description version-conflict, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished */
+            /** @description version-conflict, handle-taken, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3569,7 +3569,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description bad-setup, illegal-move, invalid-record, idempotency-key-reused */
+            /** @description bad-setup, unknown-player, bad-handle, illegal-move, invalid-record, idempotency-key-reused */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3629,7 +3629,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description unauthorized */
+            /** @description unauthorized, key-refused */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3695,7 +3695,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description unauthorized */
+            /** @description unauthorized, key-refused */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3722,7 +3722,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description version-conflict, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished */
+            /** @description version-conflict, handle-taken, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3749,7 +3749,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description bad-setup, illegal-move, invalid-record, idempotency-key-reused */
+            /** @description bad-setup, unknown-player, bad-handle, illegal-move, invalid-record, idempotency-key-reused */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4200,7 +4200,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description bad-setup, illegal-move, invalid-record, idempotency-key-reused */
+            /** @description bad-setup, unknown-player, bad-handle, illegal-move, invalid-record, idempotency-key-reused */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4258,7 +4258,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description unauthorized */
+            /** @description unauthorized, key-refused */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4325,7 +4325,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description unauthorized */
+            /** @description unauthorized, key-refused */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4392,7 +4392,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description unauthorized */
+            /** @description unauthorized, key-refused */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4463,7 +4463,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description unauthorized */
+            /** @description unauthorized, key-refused */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4490,7 +4490,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description version-conflict, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished */
+            /** @description version-conflict, handle-taken, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4517,7 +4517,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description bad-setup, illegal-move, invalid-record, idempotency-key-reused */
+            /** @description bad-setup, unknown-player, bad-handle, illegal-move, invalid-record, idempotency-key-reused */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4575,7 +4575,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description unauthorized */
+            /** @description unauthorized, key-refused */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4646,7 +4646,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description unauthorized */
+            /** @description unauthorized, key-refused */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4673,7 +4673,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description version-conflict, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished */
+            /** @description version-conflict, handle-taken, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4700,7 +4700,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description bad-setup, illegal-move, invalid-record, idempotency-key-reused */
+            /** @description bad-setup, unknown-player, bad-handle, illegal-move, invalid-record, idempotency-key-reused */
             422: {
                 headers: {
                     [name: string]: unknown;

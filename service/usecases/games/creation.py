@@ -3,25 +3,31 @@
 A creation checks every setting of the game first (a bad table of a batch creates none),
 plays the game as far as it goes by itself, gives out fresh tokens (shown only in the reply)
 or takes the token hashes of ``Holders``, and commits the first events through the repository.
+
+A seat may belong to a registered player (``{"player": "ann"}``): the ``Roster`` says the
+handle names a player who has not retired it, the seat is named for the handle as registered,
+and no token is given out for it (its place in the reply's tokens is null): only the player's
+key acts for it.
 """
 
 from __future__ import annotations
 
+import unicodedata
 import uuid
 from collections.abc import Callable, Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, Protocol
 
 import msgspec
 
-from domain.events import GameCreated
+from domain.events import GameCreated, SeatPlayer
 from domain.model import BadOption, GameError
 from domain.registry import RULESETS
 from domain.replay import Replay
 from domain.ruleset import RuleSet
 from service.core import chance
 from service.core.clocks import clock_fault
-from service.core.commands import CreateBatch, CreateGame
+from service.core.commands import CreateBatch, CreateGame, SeatSpec
 from service.core.delay import delay_fault, parse_delay
 from service.core.fields import bad_field
 from service.core.luck import Seeded
@@ -37,6 +43,15 @@ from service.usecases.replies import BatchCreated, Created, Tokens
 Now = Callable[[], datetime]
 
 
+class Roster(Protocol):
+    """The registered players, as a game's seats name them."""
+
+    def seated(self, handle: str) -> str | None:
+        """The handle as registered, when ``handle`` names (in any case or Unicode form) a
+        registered player who has not retired it; else None."""
+        ...
+
+
 class Holders(msgspec.Struct, frozen=True):
     """Who holds a new game's tokens, as the hashes of tokens given out elsewhere (a
     tournament's director referees its tables, its players sit with their own tokens)."""
@@ -48,9 +63,10 @@ class Holders(msgspec.Struct, frozen=True):
 class Creation:
     """The writes that create games."""
 
-    def __init__(self, games: Repository, now: Now) -> None:
+    def __init__(self, games: Repository, now: Now, roster: Roster) -> None:
         self.games = games
         self.now = now
+        self.roster = roster
 
     def create(self, command: CreateGame, holders: Holders | None = None) -> Created:
         """Validate and store a new game; the tokens are shown only in this reply. With
@@ -86,8 +102,19 @@ class Creation:
             parse_delay(replay.created.spectator_delay)
         except ValueError as error:
             raise refuse("invalid-record", f"event 1: {error}", first_bad_event=1) from None
+        self.check_players(replay.created)
         seed = record.seed or tokens.new_seed()
         return self.store_new(replay, batch, seed, {"imported_from": record.game_id})
+
+    def check_players(self, created: GameCreated) -> None:
+        """A record's players' seats stay theirs: each handle must be one a new game could
+        seat (a registered player's, as registered, not retired), in a game it could create."""
+        for owned in created.players:
+            if self.roster.seated(owned.handle) != owned.handle:
+                why = f"event 1: seat {owned.seat} belongs to `{owned.handle}`, " + NOT_REGISTERED
+                raise refuse("unknown-player", why, first_bad_event=1)
+        if created.players and created.rated and created.chance == "external":
+            raise refuse("invalid-record", f"event 1: {EXTERNAL_RATED}", first_bad_event=1)
 
     def create_batch(
         self, batch: CreateBatch, holders: Sequence[Holders] | None = None
@@ -138,9 +165,11 @@ class Creation:
             if "\x00" in key + value:  # listings index tags as text, which PostgreSQL's cannot be
                 raise bad_field(("tags", key), "a tag may not hold a NUL character")
         on_timeout = command.clock.on_timeout if command.clock is not None else None
+        players = self.seat_players(command.seats)
+        if players and command.rated and command.chance == "external":
+            raise bad_field(("chance",), EXTERNAL_RATED, "bad-setup")
         bots = seat_bots([s.bot for s in command.seats], on_timeout, rules.NAME)
-        given = [normal_name(s.name, ("seats", i, "name")) for i, s in enumerate(command.seats)]
-        names = tuple(name or f"Player {i + 1}" for i, name in enumerate(given))
+        names = seat_names(command.seats, players)
         clock = msgspec.to_builtins(command.clock) if command.clock else None
         delay = command.spectator_delay
         return GameCreated(
@@ -158,7 +187,34 @@ class Creation:
             rules.VERSION,
             bots,
             command.allow_hints,
+            players,
         )
+
+    def seat_players(self, seats: Sequence[SeatSpec]) -> tuple[SeatPlayer, ...]:
+        """The seats that belong to registered players, each handle as registered, checked:
+        a registered, not retired player (422 ``unknown-player``), one seat each, neither a
+        bot's nor named otherwise."""
+        players: list[SeatPlayer] = []
+        for seat, spec in enumerate(seats):
+            if spec.player is None:
+                continue
+            path = ("seats", seat, "player")
+            handle = self.roster.seated(normal_name(spec.player, path))
+            if handle is None:
+                raise bad_field(path, f"`{spec.player}` {NOT_REGISTERED}", "unknown-player")
+            if spec.bot is not None:
+                why = "a player's seat is the player's to play (she may hand it to a bot later)"
+                raise bad_field(("seats", seat, "bot"), why, "bad-setup")
+            name = normal_name(spec.name, ("seats", seat, "name"))
+            if name and canonical(name) != canonical(handle):
+                why = f"a player's seat is named for the player: `{handle}`, or no name"
+                raise bad_field(("seats", seat, "name"), why, "bad-setup")
+            for earlier in players:
+                if earlier.handle == handle:
+                    why = f"`{handle}` holds seat {earlier.seat} already: one seat a player"
+                    raise bad_field(path, why, "bad-setup")
+            players.append(SeatPlayer(seat, handle))
+        return tuple(players)
 
     def store_new(
         self,
@@ -185,17 +241,51 @@ class Creation:
         """A new game to store, with fresh tokens (or the hashes of ``holders``), and the
         reply that shows them."""
         created = after.created
+        seats: list[str | None]
         if holders is None:
-            referee, seats = tokens.new_token(), [tokens.new_token() for _ in created.seats]
-            secrets = Secrets(
-                tokens.token_hash(referee), [tokens.token_hash(t) for t in seats], seed
-            )
+            owned = {player.seat for player in created.players}
+            referee = tokens.new_token()
+            seats = [None if s in owned else tokens.new_token() for s in range(len(created.seats))]
+            hashes = ["" if token is None else tokens.token_hash(token) for token in seats]
+            secrets = Secrets(tokens.token_hash(referee), hashes, seed)
         else:
             referee, seats = "", [""] * len(created.seats)
             secrets = Secrets(holders.referee, list(holders.seats), seed)
         game = NewGame(uuid.uuid4().hex, batch, after, secrets, meta)
         reply = Created(game.game_id, len(batch), created.seed_commitment, Tokens(referee, seats))
         return game, reply
+
+
+NOT_REGISTERED = (
+    "names no registered player (POST /players registers a handle; a retired one is gone)"
+)
+EXTERNAL_RATED = (
+    "a rated game with players' seats takes its chance from the server (its referee posts no"
+    " outcome for a player): give rated: false to post outcomes from the table"
+)
+
+
+def canonical(name: str) -> str:
+    """A name as two that show alike compare: NFKC, case folded."""
+    return unicodedata.normalize("NFKC", name).casefold()
+
+
+def seat_names(seats: Sequence[SeatSpec], players: Sequence[SeatPlayer]) -> tuple[str, ...]:
+    """Each seat's name: its player's handle, else the name given (``Player <n>`` when none);
+    a free name may not pass for a player of the game (422)."""
+    handles = {player.seat: player.handle for player in players}
+    taken = {canonical(handle): seat for seat, handle in handles.items()}
+    names = []
+    for seat, spec in enumerate(seats):
+        if seat in handles:
+            names.append(handles[seat])
+            continue
+        name = normal_name(spec.name, ("seats", seat, "name"))
+        if name and canonical(name) in taken:
+            why = f"`{name}` is the player at seat {taken[canonical(name)]}: give another name"
+            raise bad_field(("seats", seat, "name"), why, "bad-setup")
+        names.append(name or f"Player {seat + 1}")
+    return tuple(names)
 
 
 def find(name: str) -> RuleSet[Any]:

@@ -1,0 +1,313 @@
+"""Seats that belong to registered players: only the player's key acts for such a seat; the
+referee's token plays no move for it, hands it to no bot, names it in no adjudication and
+undoes none of its decisions; the player hands it to a bot and back herself.
+
+The referee core's rules (``judge`` on a game whose ``GameCreated.players`` names Ann's seat,
+as live play and the verification of a log both run it), then creating games that seat
+players, against the real app."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from litestar.testing import TestClient
+
+from domain.events import GameCreated, SeatPlayer
+from domain.registry import RULESETS
+from domain.replay import Replay
+from service.core import chance
+from service.core.actor import Actor, Player
+from service.core.commands import Adjudicate, Command, HandOver, PlayMove, PostChance, Undo
+from service.core.luck import Seeded
+from service.core.referee import Batch, judge, open_game
+from service.core.refusal import Refusal
+from service.core.rejudge import Entry, rejudge
+from service.usecases.players.book import PlayerBook
+from tests.service.conftest import auth, seed_for_test
+
+SEED = "player-seats"
+ANN, BOB = 0, 1
+
+
+def sorry(owned: tuple[int, ...] = (ANN,), **settings: object) -> Replay:
+    """A new two-seat sorry game whose seats ``owned`` belong to players (Ann at seat 0)."""
+    handles = ("ann", "bob")
+    created = GameCreated(
+        "sorry",
+        dict(RULESETS["sorry"].OPTIONS),
+        handles,
+        seed_commitment=chance.commitment(SEED),
+        players=tuple(SeatPlayer(seat, handles[seat]) for seat in owned),
+        **settings,  # type: ignore[arg-type]
+    )
+    return open_game(created, Seeded(SEED)).after
+
+
+def acted(replay: Replay, actor: Actor, command: Command) -> tuple[Replay, Batch]:
+    verdict = judge(replay, actor, command, Seeded(SEED))
+    return verdict.after, verdict.batch
+
+
+def batch_of(replay: Replay, actor: Actor, command: Command) -> Batch:
+    return acted(replay, actor, command)[1]
+
+
+def refusal(replay: Replay, actor: Actor, command: Command) -> Refusal:
+    with pytest.raises(Refusal) as refused:
+        judge(replay, actor, command, Seeded(SEED))
+    return refused.value
+
+
+def decided_by(replay: Replay) -> int | str | None:
+    """Who made the latest effective decision (None: none yet)."""
+    version = replay.last_decision()
+    return None if version is None else replay.since(version)[0].by
+
+
+def played(replay: Replay, actor: Callable[[int], Actor], until: Actor) -> Replay:
+    """The pending seats' first legal acts, each by ``actor(seat)``, until the latest decision
+    is ``until``'s."""
+    while decided_by(replay) != until:
+        seat = replay.rules.to_act(replay.state)[0].seat
+        move = replay.rules.legal_moves(replay.state, seat)[0].id
+        replay, _ = acted(replay, actor(seat), PlayMove(move=move, seat=seat))
+    return replay
+
+
+def test_the_referee_plays_no_move_for_a_players_seat() -> None:
+    replay = sorry()
+    refused = refusal(replay, "referee", PlayMove(move="draw", seat=ANN))
+    assert refused.slug == "forbidden"
+    assert "seat 0 belongs to the player `ann`" in refused.detail
+    assert "plays no move for it" in refused.detail
+    assert refusal(replay, "referee", PlayMove(move="draw")).slug == "forbidden"  # the pending
+    batch = batch_of(replay, ANN, PlayMove(move="draw"))
+    assert batch[0][0] == ANN  # `by` on Ann's draw is her seat
+
+
+def test_the_referee_plays_a_free_seat_as_before() -> None:
+    replay = sorry(owned=(BOB,))
+    batch = batch_of(replay, "referee", PlayMove(move="draw", seat=ANN))
+    assert batch[0][0] == "referee"
+
+
+def test_the_player_hands_her_seat_to_a_bot_and_back_and_nobody_else_does() -> None:
+    replay = sorry()
+    to_bot = HandOver("greedy", "away", seat=ANN, version=1)
+    refused = refusal(replay, "referee", to_bot)
+    assert (refused.slug, "hands it to no bot" in refused.detail) == ("forbidden", True)
+    assert refusal(replay, BOB, to_bot).slug == "forbidden"
+    assert refusal(replay, BOB, HandOver("greedy", seat=BOB)).slug == "forbidden"  # a free seat
+    handed, batch = acted(replay, ANN, to_bot)
+    assert [(by, type(e).__name__) for by, e in batch] == [(ANN, "SeatHandedOver")]
+    assert handed.bot_of(ANN) == "greedy"
+    moved = refusal(handed, ANN, PlayMove(move="draw"))
+    assert "its player can hand it back" in moved.detail
+    assert refusal(handed, "referee", HandOver(None, seat=ANN)).slug == "forbidden"
+    back, batch = acted(handed, ANN, HandOver(None, "back", seat=ANN))
+    assert batch[0][0] == ANN and back.bot_of(ANN) is None
+
+
+def test_the_referee_hands_a_free_seat_to_a_bot_in_a_game_with_players() -> None:
+    replay = sorry()
+    after, batch = acted(replay, "referee", HandOver("greedy", seat=BOB, version=1))
+    assert batch[0][0] == "referee" and after.bot_of(BOB) == "greedy"
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        Adjudicate("forfeit", "no show", seat=BOB),
+        Adjudicate("forfeit", "no show", seat=ANN),
+        Adjudicate("agreement", "a draw", winners=[BOB]),
+        Adjudicate("agreement", "a draw", winners=[]),
+        Adjudicate("penalty", "slow play", seat=ANN),
+    ],
+    ids=["forfeit-of-the-other", "forfeit", "agreement", "agreement-no-winner", "penalty"],
+)
+def test_the_referee_names_no_players_seat_and_ends_no_game_of_hers(command: Adjudicate) -> None:
+    refused = refusal(sorry(), "referee", command)
+    assert refused.slug == "forbidden"
+    assert "seat 0 belongs to the player `ann`" in refused.detail
+
+
+def test_the_referee_penalises_a_free_seat_of_a_game_with_players() -> None:
+    batch = batch_of(sorry(), "referee", Adjudicate("penalty", "slow play", seat=BOB))
+    assert [by for by, _ in batch] == ["referee"]
+
+
+def test_the_referee_undoes_no_decision_of_a_players_seat() -> None:
+    replay = played(sorry(allow_undo=True), lambda seat: seat, until=ANN)
+    refused = refusal(replay, "referee", Undo("mistake"))
+    assert refused.slug == "forbidden"
+    assert "undoes none of its decisions" in refused.detail
+    batch = batch_of(replay, ANN, Undo("mine"))  # her own, where the game allows it
+    assert batch[0][0] == ANN
+
+
+def test_the_referee_undoes_no_decision_a_bot_made_for_a_players_seat() -> None:
+    replay, _ = acted(sorry(), ANN, HandOver("greedy", seat=ANN, version=1))
+    replay = played(replay, lambda seat: "bot" if seat == ANN else seat, until="bot")
+    assert refusal(replay, "referee", Undo("mistake")).slug == "forbidden"
+
+
+def test_the_referee_undoes_a_free_seats_decision_in_a_game_with_players() -> None:
+    replay = played(sorry(owned=(BOB,)), lambda seat: seat, until=ANN)
+    batch = batch_of(replay, "referee", Undo("mistake"))
+    assert batch[0][0] == "referee"
+
+
+def test_no_outcome_is_posted_in_a_rated_game_with_players_seats() -> None:
+    replay = sorry(chance="external")
+    refused = refusal(replay, "referee", PostChance(card="1"))
+    assert refused.slug == "forbidden" and "takes its chance from the server" in refused.detail
+    unrated = sorry(chance="external", rated=False)
+    batch = batch_of(unrated, "referee", PostChance(card="1"))
+    assert batch[0][0] == "referee"
+
+
+def test_a_log_with_a_players_own_hand_over_verifies_and_a_referees_does_not() -> None:
+    replay = sorry()
+    log: Batch = [("referee", replay.created)]
+    steps: list[tuple[Actor, Command]] = [
+        (ANN, HandOver("greedy", "away", seat=ANN, version=1)),
+        (ANN, HandOver(None, "back", seat=ANN)),
+        (ANN, PlayMove(move="draw")),
+    ]
+    for actor, command in steps:
+        replay, batch = acted(replay, actor, command)
+        log += batch
+    entries = [Entry(n, event, by) for n, (by, event) in enumerate(log, 1)]
+    assert rejudge(entries, SEED)[1] == log
+    forged = [*entries[:1], entries[1]._replace(by="referee"), *entries[2:]]
+    with pytest.raises(Exception, match="event 2"):
+        rejudge(forged, SEED)
+
+
+def register(api: TestClient[Any], *handles: str) -> None:
+    """Register players in the app's own book."""
+    book: PlayerBook = api.app.state.players
+    for handle in handles:
+        book.register(handle)
+
+
+def new_game(api: TestClient[Any], *seats: dict[str, Any], **body: Any) -> Any:
+    """``POST /games`` of a sorry game with ``seats``: the reply."""
+    body = {"ruleset": "sorry", "seats": list(seats), "seed": seed_for_test(), **body}
+    return api.post("/games", json=body)
+
+
+def refused(reply: Any, slug: str, pointer: str) -> str:
+    """The detail of a 422 ``slug`` naming ``pointer``."""
+    assert reply.status_code == 422, reply.text
+    problem = reply.json()
+    assert (problem["type"].rsplit("/", 1)[1], problem["pointer"]) == (slug, pointer), problem
+    return str(problem["detail"])
+
+
+def test_a_players_seat_is_named_for_her_handle_and_has_no_token(api: TestClient[Any]) -> None:
+    register(api, "Ann")
+    reply = new_game(api, {"player": "ANN"}, {"name": "Bob"})
+    assert reply.status_code == 201, reply.text
+    created = reply.json()
+    assert created["tokens"]["seats"][0] is None and isinstance(created["tokens"]["seats"][1], str)
+    game_id, referee = created["id"], created["tokens"]["referee"]
+    first = api.get(f"/games/{game_id}/events", headers=auth(referee)).json()["events"][0]
+    assert first["data"]["seats"] == ["Ann", "Bob"]
+    assert first["data"]["players"] == [{"seat": 0, "handle": "Ann"}]
+    assert [seat["name"] for seat in api.get(f"/games/{game_id}").json()["seats"]] == ["Ann", "Bob"]
+    listed = api.get("/games").json()["games"]
+    assert [game["seats"] for game in listed if game["id"] == game_id] == [["Ann", "Bob"]]
+
+
+def test_a_free_seats_game_has_no_players_in_its_first_event(api: TestClient[Any]) -> None:
+    created = new_game(api, {"name": "Ann"}, {"name": "Bob"}).json()
+    first = api.get(f"/games/{created['id']}/events").json()["events"][0]
+    assert "players" not in first["data"]  # older logs hash as they always did
+    assert all(isinstance(token, str) for token in created["tokens"]["seats"])
+
+
+def test_a_seat_names_only_a_registered_player_who_has_not_retired(api: TestClient[Any]) -> None:
+    detail = refused(new_game(api, {"player": "zed"}, {}), "unknown-player", "/seats/0/player")
+    assert "`zed` names no registered player" in detail
+    register(api, "ann")
+    book: PlayerBook = api.app.state.players
+    from service.core.actor import Player
+
+    book.retire(Player("ann"))
+    refused(new_game(api, {}, {"player": "ann"}), "unknown-player", "/seats/1/player")
+
+
+@pytest.mark.parametrize(
+    ("seats", "pointer", "says"),
+    [
+        ([{"player": "ann", "bot": "greedy"}, {}], "/seats/0/bot", "the player's to play"),
+        ([{"player": "ann", "name": "Anne"}, {}], "/seats/0/name", "named for the player"),
+        ([{"player": "ann"}, {"player": "Ann"}], "/seats/1/player", "holds seat 0 already"),
+        ([{"player": "ann"}, {"name": "ANN"}], "/seats/1/name", "is the player at seat 0"),
+    ],
+    ids=["with-a-bot", "another-name", "twice", "a-free-name-like-hers"],
+)
+def test_a_players_seat_is_hers_alone(
+    api: TestClient[Any], seats: list[dict[str, Any]], pointer: str, says: str
+) -> None:
+    register(api, "ann")
+    assert says in refused(new_game(api, *seats), "bad-setup", pointer)
+
+
+def test_a_players_seat_may_repeat_her_handle_as_its_name(api: TestClient[Any]) -> None:
+    register(api, "ann")
+    assert new_game(api, {"player": "ann", "name": "ANN"}, {}).status_code == 201
+
+
+def test_a_rated_game_with_players_takes_its_chance_from_the_server(api: TestClient[Any]) -> None:
+    register(api, "ann")
+    external = new_game(api, {"player": "ann"}, {}, chance="external")
+    assert "takes its chance from the server" in refused(external, "bad-setup", "/chance")
+    unrated = new_game(api, {"player": "ann"}, {}, chance="external", rated=False)
+    assert unrated.status_code == 201, unrated.text
+
+
+def test_a_batch_seats_players_and_a_bad_table_creates_none(api: TestClient[Any]) -> None:
+    register(api, "ann", "bob")
+    table = {"ruleset": "sorry", "seats": [{"player": "ann"}, {"player": "bob"}]}
+    bad = {"ruleset": "sorry", "seats": [{"player": "ann"}, {"player": "zed"}]}
+    before = len(api.get("/games").json()["games"])
+    reply = api.post("/games/batch", json={"games": [table, bad]})
+    assert refused(reply, "unknown-player", "/games/1/seats/1/player").startswith("table 1")
+    assert len(api.get("/games").json()["games"]) == before
+    made = api.post("/games/batch", json={"games": [table, table]})
+    assert made.status_code == 201, made.text
+    assert [game["tokens"]["seats"] for game in made.json()["games"]] == [[None, None]] * 2
+
+
+UNSEEDED = {"rated": False, "chance": "external"}
+"""A game whose running record imports without its seed."""
+
+
+def test_an_imported_record_keeps_its_players_seats(api: TestClient[Any]) -> None:
+    register(api, "ann")
+    created = new_game(api, {"player": "ann"}, {"name": "Bob"}, **UNSEEDED).json()
+    export = api.get(f"/games/{created['id']}/export", headers=auth(created["tokens"]["referee"]))
+    record = export.json()
+    imported = api.post("/games/import", json=record)
+    assert imported.status_code == 201, imported.text
+    tokens = imported.json()["tokens"]["seats"]
+    assert tokens[0] is None and isinstance(tokens[1], str)
+    first = api.get(f"/games/{imported.json()['id']}/events").json()["events"][0]
+    assert first["data"]["players"] == [{"seat": 0, "handle": "ann"}]
+
+
+def test_a_record_seating_an_unregistered_handle_is_not_imported(api: TestClient[Any]) -> None:
+    register(api, "ann")
+    created = new_game(api, {"player": "ann"}, {"name": "Bob"}, **UNSEEDED).json()
+    export = api.get(f"/games/{created['id']}/export", headers=auth(created["tokens"]["referee"]))
+    record = export.json()
+    book: PlayerBook = api.app.state.players
+    book.retire(Player("ann"))
+    reply = api.post("/games/import", json=record)
+    assert reply.status_code == 422, reply.text
+    problem = reply.json()
+    assert problem["type"].endswith("/unknown-player") and problem["first_bad_event"] == 1
