@@ -8,7 +8,8 @@ from litestar.di import NamedDependency
 from litestar.openapi import ResponseSpec
 
 from service.api.apidoc import problems
-from service.api.deps import AnyRequest, GameId, bearer
+from service.api.deps import AnyRequest, GameId
+from service.api.identity import game_caller
 from service.api.limits import client_of, write_limit
 from service.usecases.analysis.analyses import Analyses, Progress
 from service.usecases.analysis.hints import HintGiver, Hints
@@ -41,7 +42,7 @@ class AnalysisController(Controller):
         referee's alone (up to now) while it runs. The first request starts the work and is
         answered 202 with its progress; a client may have one analysis under way at a time
         (``analyses_per_client``), more is 429."""
-        found = analyses.read(game_id, bearer(request), client_of(request))
+        found = analyses.read(game_id, game_caller(request), client_of(request))
         return Response(found, status_code=202 if isinstance(found, Progress) else 200)
 
     @get(
@@ -57,4 +58,4 @@ class AnalysisController(Controller):
         ``allow_hints: true``, while it runs. The log records that the seat was shown them
         (``HintsShown``), once per seat and position, so each request spends one of the
         caller's writes (``write_rate``)."""
-        return hints.hints(game_id, bearer(request))
+        return hints.hints(game_id, game_caller(request))

@@ -1,5 +1,5 @@
-"""What handlers are given: the use cases, the caller's token, common parameters, and the
-guard of referee-only routes."""
+"""What handlers are given: the use cases, common parameters, and the guard of referee-only
+routes (the caller comes from ``service.api.identity``)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,9 @@ from litestar.di import NamedDependency
 from litestar.handlers import BaseRouteHandler
 from litestar.params import FromPath, HeaderParameter
 
-from service.api.limits import Limits, bearer_token
+from service.api.identity import game_caller_async
+from service.api.limits import Limits
+from service.core.actor import GameCaller
 from service.core.refusal import refuse
 from service.usecases.games.commands import Commands
 from service.usecases.games.queries import Queries
@@ -35,17 +37,6 @@ Prefer = Annotated[
     ),
 ]
 MINIMAL = "return=minimal"
-
-
-def bearer(connection: AnyConnection) -> str | None:
-    """The bearer token of a request, if any."""
-    header = connection.headers.get("authorization")
-    if header is None:
-        return None
-    token = bearer_token(header)
-    if token is None:
-        raise refuse("unauthorized", "the Authorization header must be 'Bearer <token>'")
-    return token
 
 
 def minimal(prefer: str | None) -> bool:
@@ -76,11 +67,11 @@ async def referee_only(connection: AnyConnection, _: BaseRouteHandler) -> None:
     Finding the role may load the game from the store: on a worker thread, as every wait for
     the store."""
     queries: Queries = connection.app.state.queries
-    game_id, token = connection.path_params["game_id"], bearer(connection)
+    game_id, token = connection.path_params["game_id"], await game_caller_async(connection)
     await anyio.to_thread.run_sync(check_referee, queries, game_id, token)
 
 
-def check_referee(queries: Queries, game_id: str, token: str | None) -> None:
+def check_referee(queries: Queries, game_id: str, token: GameCaller) -> None:
     """Refuse anyone but the game's referee (401 without a token of the game, 403 a seat)."""
     role = queries.role(game_id, token)
     if role is None:

@@ -21,11 +21,11 @@ from service.api.deps import (
     GameId,
     LastEventId,
     QueriesDep,
-    bearer,
     limits_of,
     referee_only,
 )
 from service.api.documents import document, json_stream
+from service.api.identity import game_caller
 from service.api.limits import IMPORT, client_of, create_limit, write_limit
 from service.api.pages import VIEWER_PAGE, game_page
 from service.api.streams import closing, stream_slot
@@ -194,7 +194,7 @@ class GameController(Controller):
     @get("/{game_id:str}", operation_id="getGame", sync_to_thread=True, responses=READ)
     def get_game(self, game_id: GameId, request: AnyRequest, queries: QueriesDep) -> GameView:
         """The current state, as the caller may see it."""
-        return queries.state(game_id, bearer(request))
+        return queries.state(game_id, game_caller(request))
 
     @get("/{game_id:str}/state", operation_id="getStateAt", sync_to_thread=True, responses=READ)
     def state_at(
@@ -205,7 +205,7 @@ class GameController(Controller):
         at: FromQuery[int | None] = None,
     ) -> GameView:
         """The state after event ``at`` (the current one without ``at``)."""
-        return queries.state(game_id, bearer(request), at)
+        return queries.state(game_id, game_caller(request), at)
 
     @get(
         "/{game_id:str}/legal-moves",
@@ -216,7 +216,7 @@ class GameController(Controller):
     )
     def legal_moves(self, game_id: GameId, request: AnyRequest, queries: QueriesDep) -> LegalMoves:
         """The caller's legal moves (every pending seat's for the referee or a spectator)."""
-        return queries.legal_moves(game_id, bearer(request))
+        return queries.legal_moves(game_id, game_caller(request))
 
     @post(
         "/{game_id:str}/moves",
@@ -284,7 +284,7 @@ class GameController(Controller):
     def audit(self, game_id: GameId, request: AnyRequest, queries: QueriesDep) -> Stream:
         """The full log with hashes and the seed once revealed, and its verification (computed
         once per version of the game); streamed."""
-        return json_stream(queries.audit(game_id, bearer(request)))
+        return json_stream(queries.audit(game_id, game_caller(request)))
 
     @get(
         "/{game_id:str}/export",
@@ -294,7 +294,7 @@ class GameController(Controller):
     )
     def export(self, game_id: GameId, request: AnyRequest, queries: QueriesDep) -> Stream:
         """The self-contained game record; streamed."""
-        return json_stream(queries.export(game_id, bearer(request)))
+        return json_stream(queries.export(game_id, game_caller(request)))
 
     @post(
         "/import",
@@ -349,7 +349,7 @@ class GameController(Controller):
                     header="Last-Event-ID",
                 )
             after = int(last_event_id)
-        viewer = queries.following(game_id, bearer(request), after)
+        viewer = queries.following(game_id, game_caller(request), after)
         events = stream.game_events(queries, game_id, viewer, after)
         return ServerSentEvent(closing(request, sse(events)))
 
@@ -364,7 +364,7 @@ class GameController(Controller):
     ) -> EventPage:
         """The log after version ``after``, a page at a time, redacted for the caller."""
         page = limits_of(request).check_page(limit)
-        return queries.events(game_id, bearer(request), after, page)
+        return queries.events(game_id, game_caller(request), after, page)
 
 
 async def sse(
@@ -405,7 +405,7 @@ class BoardController(Controller):
         """The board after event ``at`` (the last the caller sees without ``at``), last move
         outlined, its words (caption, legend, titles) in ``lang`` or the Accept-Language."""
         chosen = words.choose(lang, request.headers.get("accept-language"))
-        return board_reply(queries.board_svg(game_id, bearer(request), at, chosen), chosen)
+        return board_reply(queries.board_svg(game_id, game_caller(request), at, chosen), chosen)
 
     @get(
         "/{game_id:str}/view",

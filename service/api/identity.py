@@ -25,15 +25,13 @@ import anyio.to_thread
 from litestar.connection import ASGIConnection
 
 from service.api.limits import bearer_token
-from service.core.actor import App, Bearer, Player
+from service.core.actor import App, Bearer, GameCaller, Player
 from service.core.refusal import refuse
 from service.usecases.players import keys
 from service.usecases.players.apps import Apps
 from service.usecases.players.book import PlayerBook
 
 AnyConnection = ASGIConnection[Any, Any, Any, Any]
-GameCaller = str | Player | None
-"""Who may ask a game route: a token as it came, a player whose key was checked, or None."""
 
 
 def bearer(connection: AnyConnection) -> str | None:
@@ -106,6 +104,11 @@ def token_only(who: Bearer) -> str | None:
     if isinstance(who, Player | App):
         raise refuse("forbidden", "this route takes the tournament's tokens, not a key")
     return who
+
+
+def tournament_caller(connection: AnyConnection) -> str | None:
+    """The caller of a tournament's route, a token of it (on a worker thread)."""
+    return token_only(caller(connection))
 
 
 def player_of(who: Bearer) -> Player:

@@ -27,7 +27,8 @@ from prometheus_client.metrics_core import (
 )
 
 from domain.registry import RULESETS
-from service.api.deps import AnyRequest, bearer
+from service.api.deps import AnyRequest
+from service.api.identity import bearer
 from service.api.streams import StreamSlots
 from service.core.refusal import refuse
 from service.usecases.games.figures import Figures

@@ -43,6 +43,7 @@ from litestar.types import WebSocketSendEvent
 from domain.model import Viewer
 from service.api.bodies import checked
 from service.api.deps import check_referee
+from service.api.identity import in_game, resolve
 from service.api.limits import BUDGET, Limits, MessageBudget
 from service.api.problems import problem_body, translate
 from service.api.socket_messages import (
@@ -60,6 +61,7 @@ from service.api.socket_messages import (
     Write,
 )
 from service.api.streams import StreamSlots, address
+from service.core.actor import GameCaller
 from service.core.refusal import Refusal, refuse
 from service.usecases.games.commands import Commands
 from service.usecases.games.queries import Queries
@@ -91,7 +93,7 @@ class Session:
         self.commands: Commands = state.commands
         self.queries: Queries = state.queries
         self.limits: Limits = state.limits
-        self.token: str | None = None
+        self.token: GameCaller = None
         self.role: Viewer = None
         self.feed: Feed | None = None
         settings = self.limits.settings
@@ -142,15 +144,19 @@ class Session:
         if not isinstance(message, Hello):
             raise Closed(4400, f"the first message must be a hello, not {message_type(message)}")
         try:
-            self.role, version = await anyio.to_thread.run_sync(
-                self.queries.joining, self.game_id, message.token, message.after
-            )
+            self.token, self.role, version = await anyio.to_thread.run_sync(self.join, message)
         except Refusal as refusal:
             raise Closed(close_code(refusal), refusal.detail[:120]) from None
-        self.token = message.token
         self.feed = Feed(self.queries, self.game_id, self.role, message.after)
         seat = self.role if isinstance(self.role, int) else None
         await self.send(Welcome(role_name(self.role), seat, version))
+
+    def join(self, hello: Hello) -> tuple[GameCaller, Viewer, int]:
+        """Who the hello's token or key makes the caller (``service.api.identity``), their
+        role and the game's version (on a worker thread: a key is checked in the store)."""
+        state = self.socket.app.state
+        caller = in_game(resolve(state.players, state.apps, hello.token))
+        return (caller, *self.queries.joining(self.game_id, caller, hello.after))
 
     async def run(self) -> None:
         """Push the log's news and answer the caller's messages, until either ends (each in
@@ -311,7 +317,8 @@ def ref_of(frame: bytes) -> str | None:
 
 def close_code(refusal: Refusal) -> int:
     """The close code of a refused hello."""
-    return {"game-not-found": 4404, "unauthorized": 4401, "forbidden": 4401}.get(refusal.slug, 4400)
+    codes = {"game-not-found": 4404, "unauthorized": 4401, "key-refused": 4401, "forbidden": 4401}
+    return codes.get(refusal.slug, 4400)
 
 
 @websocket("/games/{game_id:str}/socket")

@@ -13,9 +13,10 @@ from litestar.params import FromPath, FromQuery, JSONBody, QueryParameter
 from litestar.response import Stream
 
 from service.api.apidoc import problems
-from service.api.deps import AnyRequest, bearer, limits_of
+from service.api.deps import AnyRequest, limits_of
 from service.api.documents import document, json_stream
 from service.api.games import next_page
+from service.api.identity import tournament_caller
 from service.api.limits import client_of, create_limit, write_limit
 from service.usecases.tournaments.tournaments import Tournaments
 from service.usecases.tournaments.wire import (
@@ -77,7 +78,9 @@ class TournamentsController(Controller):
         bots running at once."""
         owner = client_of(request)
         spend = partial(limits_of(request).check_create, owner)
-        return tournaments.pair(tournament_id, bearer(request), data.expected_version, spend, owner)
+        return tournaments.pair(
+            tournament_id, tournament_caller(request), data.expected_version, spend, owner
+        )
 
     @get("/", operation_id="listTournaments", sync_to_thread=True, responses=problems(400))
     def list_tournaments(
@@ -109,7 +112,7 @@ class TournamentsController(Controller):
         self, tournament_id: TournamentId, request: AnyRequest, tournaments: TournamentsDep
     ) -> MyTable:
         """A player's (their token's) table, seat and seat token in the latest round."""
-        return tournaments.me(tournament_id, bearer(request))
+        return tournaments.me(tournament_id, tournament_caller(request))
 
     @get(
         "/{tournament_id:str}/standings",
@@ -140,7 +143,7 @@ class TournamentsController(Controller):
     ) -> TournamentView:
         """Pair a player no more (the director's, or the player's own); a game in play goes
         on (the director may adjudicate it)."""
-        return tournaments.withdraw(tournament_id, bearer(request), data)
+        return tournaments.withdraw(tournament_id, tournament_caller(request), data)
 
     @get(
         "/{tournament_id:str}/record",
@@ -153,4 +156,4 @@ class TournamentsController(Controller):
     ) -> Stream:
         """The tournament's log and its finished games' records, verifiable offline with
         ``python -m service verify`` (the director's at any time, anyone's once finished)."""
-        return json_stream(tournaments.record(tournament_id, bearer(request)))
+        return json_stream(tournaments.record(tournament_id, tournament_caller(request)))

@@ -1,4 +1,5 @@
-"""What every write route takes besides its command: the caller's token, the
+"""What every write route takes besides its command: the caller (a token or a player's key:
+``service.api.identity``), the
 ``Idempotency-Key``, the ``Prefer`` header, and the reply built from what the write stored."""
 
 from __future__ import annotations
@@ -10,7 +11,9 @@ from typing import Any
 from litestar import Response
 from litestar.di import NamedDependency, Provide
 
-from service.api.deps import AnyRequest, GameId, IdempotencyKey, Prefer, QueriesDep, bearer, written
+from service.api.deps import AnyRequest, GameId, IdempotencyKey, Prefer, QueriesDep, written
+from service.api.identity import game_caller_async
+from service.core.actor import GameCaller
 from service.usecases.games.queries import Queries
 from service.usecases.replies import Played
 
@@ -21,7 +24,7 @@ class Write:
     ``reply`` answers with what it stored (without the state for ``return=minimal``)."""
 
     game_id: str
-    token: str | None
+    token: GameCaller
     key: str | None
     prefer: str | None
     queries: Queries
@@ -32,16 +35,18 @@ class Write:
         return written(self.prefer, partial(self.queries.played, self.game_id, self.token, stored))
 
 
-def write_of(
+async def write_of(
     game_id: GameId,
     request: AnyRequest,
     queries: QueriesDep,
     idempotency_key: IdempotencyKey = None,
     prefer: Prefer = None,
 ) -> Write:
-    """The write a request asks for (the bearer token read from its Authorization header)."""
-    return Write(game_id, bearer(request), idempotency_key, prefer, queries)
+    """The write a request asks for (its caller from its Authorization header: a player's key
+    is checked on a worker thread, a token is taken as it came)."""
+    caller = await game_caller_async(request)
+    return Write(game_id, caller, idempotency_key, prefer, queries)
 
 
 WriteDep = NamedDependency[Write]
-WRITES = {"write": Provide(write_of, sync_to_thread=False)}
+WRITES = {"write": Provide(write_of)}

@@ -53,6 +53,10 @@ Caller = str | None | ServerBot | Player
 """Who asks for a write: a bearer token (None: none, refused with 401), a registered player
 (its key checked), or ``SERVER_BOT``."""
 
+GameCaller = str | Player | None
+"""Who asks a game's route: a game's token as it came (``Game.role`` judges it), a registered
+player whose key was checked (the seat that belongs to them), or None (no token)."""
+
 Bearer = str | Player | App | None
 """Who a request's ``Authorization: Bearer`` makes its caller (``service/api/identity.py``):
 a game's or a tournament's token as it came, a registered player or app whose key was

@@ -39,6 +39,7 @@ import structlog
 from analysis.game import Analyser
 from domain.events import Event, GameCreated, parse_event
 from service.clock import Clock
+from service.core.actor import GameCaller
 from service.core.refusal import refuse
 from service.usecases.analysis import store
 from service.usecases.analysis.store import GameAnalysis
@@ -101,7 +102,7 @@ class Analyses:
         self.jobs: dict[str, Job] = {}
         self.parked: OrderedDict[str, Analyser] = OrderedDict()
 
-    def read(self, game_id: str, token: str | None, caller: str) -> GameAnalysis | Progress:
+    def read(self, game_id: str, token: GameCaller, caller: str) -> GameAnalysis | Progress:
         """The analysis of a game up to the last version the caller may see, or its progress
         (starting it if needed, on ``caller``'s share); 403 for anyone but the referee while
         the game runs."""

@@ -34,6 +34,7 @@ from bots.latest import keep
 from domain.events import Event, HintsShown, no_secrets
 from domain.model import CHANCE_KINDS, GameError, Move
 from domain.ruleset import RuleSet
+from service.core.actor import GameCaller
 from service.core.commands import ShowHints
 from service.core.refusal import Refusal, refuse
 from service.usecases.analysis.store import method
@@ -93,7 +94,7 @@ class HintGiver:
         self.judged: OrderedDict[tuple[str, int, int], list[Hint]] = OrderedDict()
         self.logs = SeatLogs(games.store, LOGS_KEPT)
 
-    def hints(self, game_id: str, token: str | None) -> Hints:
+    def hints(self, game_id: str, token: GameCaller) -> Hints:
         """The caller's seat's legal moves ranked; refused for anyone but a seat, in a game
         without ``allow_hints``, and once the game is finished. A showing that meets another
         write at the store (another seat's showing, the same seat's asked at once, a move)
@@ -117,7 +118,7 @@ class HintGiver:
         raise refuse("version-conflict", f"game {game_id} kept changing; ask again")
 
     def position(
-        self, game_id: str, token: str | None
+        self, game_id: str, token: GameCaller
     ) -> tuple[int, int, RuleSet[Any], list[Move]]:
         """The caller's seat, the game's version, rules and the seat's legal moves (refused
         for anyone but a seat, without ``allow_hints``, once the game is finished)."""

@@ -34,7 +34,7 @@ from domain.model import CHANCE_KINDS, GameError, Move
 from domain.replay import Replay
 from domain.ruleset import RuleSet
 from eventstore import Appending, NewEvent, StoredEvent, SummaryQuery
-from service.core.actor import SERVER_BOT
+from service.core.actor import SERVER_BOT, GameCaller
 from service.core.commands import HandOver, PlayMove
 from service.core.refusal import Refusal
 from service.core.seating import seated, timeout_bot
@@ -65,7 +65,7 @@ class Turn(NamedTuple):
 def hand_over(
     commands: Commands,
     game_id: str,
-    token: str | None,
+    token: GameCaller,
     command: HandOver,
     key: str | None,
     owner: str | None = None,

@@ -16,7 +16,7 @@ import msgspec
 
 from domain.model import GameError, Viewer
 from eventstore import AppendResult, StoredEvent
-from service.core.actor import BOT, SERVER_BOT, Actor, Caller, Player
+from service.core.actor import BOT, SERVER_BOT, Actor, Caller, GameCaller, Player
 from service.core.clocks import Clock
 from service.core.commands import (
     Adjudicate,
@@ -92,20 +92,20 @@ class Commands:
         return self.write(game_id, caller, "moves", command, key)
 
     def undo(
-        self, game_id: str, token: str | None, command: Undo, key: str | None
+        self, game_id: str, token: GameCaller, command: Undo, key: str | None
     ) -> list[StoredEvent]:
         """Revert the latest decision (or, for the referee of an external-chance game, the
         latest outcome no decision followed)."""
         return self.write(game_id, token, "undo", command, key)
 
     def post_chance(
-        self, game_id: str, token: str | None, command: PostChance, key: str | None
+        self, game_id: str, token: GameCaller, command: PostChance, key: str | None
     ) -> list[StoredEvent]:
         """Record a physical draw or throw (games with external chance, referee only)."""
         return self.write(game_id, token, "chance", command, key)
 
     def adjudicate(
-        self, game_id: str, token: str | None, command: Adjudicate, key: str | None
+        self, game_id: str, token: GameCaller, command: Adjudicate, key: str | None
     ) -> list[StoredEvent]:
         """Record a referee's decision; a forfeit or an agreement ends the game."""
         return self.write(game_id, token, "adjudicate", command, key)

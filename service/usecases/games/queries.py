@@ -19,6 +19,7 @@ from domain.replay import Replay
 from eventstore import StoredEvent
 from service import board
 from service.clock import Clock
+from service.core.actor import GameCaller
 from service.core.refusal import Refusal, refuse
 from service.usecases.cursors import Cursors
 from service.usecases.games import listings, records
@@ -54,13 +55,13 @@ class Queries:
         self.documents = documents
         self.cursors = cursors  # the seal of the listings' page cursors
 
-    def state(self, game_id: str, token: str | None, at: int | None = None) -> GameView:
+    def state(self, game_id: str, token: GameCaller, at: int | None = None) -> GameView:
         """The state after event ``at`` (the current one without ``at``) as the caller sees it."""
         game, replay, seen = self.game_at(game_id, at, token)
         return state_view(game, replay, seen.viewer, self.now(), seen.finished)
 
     def game_at(
-        self, game_id: str, at: int | None, token: str | None = None
+        self, game_id: str, at: int | None, token: GameCaller = None
     ) -> tuple[Game, Replay, Sight]:
         """The game, its replay after event ``at`` (the last the caller sees without ``at``)
         and how far the caller (``token``, checked first) sees it. An ``at`` beyond that is
@@ -79,14 +80,14 @@ class Queries:
                 return game, self.games.behind(game, at), seen
         return game, self.games.replay_at(game_id, at), seen
 
-    def legal_moves(self, game_id: str, token: str | None) -> LegalMoves:
+    def legal_moves(self, game_id: str, token: GameCaller) -> LegalMoves:
         """The caller's legal moves (every pending seat's for the referee or a spectator)."""
         with self.games.game(game_id) as game:
             seen = sight(game, game.role(token), self.now())
             replay = self.games.behind(game, seen.version)
             return LegalMoves(seen.version, moves_for(game, seen.viewer, replay))
 
-    def events(self, game_id: str, token: str | None, after: int, limit: int) -> EventPage:
+    def events(self, game_id: str, token: GameCaller, after: int, limit: int) -> EventPage:
         """The log after version ``after``, a page at a time, redacted for the caller."""
         with self.games.game(game_id) as game:
             seen = sight(game, game.role(token), self.now())
@@ -96,11 +97,11 @@ class Queries:
             seen.version, [event_out(game, e, seen.viewer, seen.finished) for e in stored]
         )
 
-    def following(self, game_id: str, token: str | None, after: int) -> Viewer:
+    def following(self, game_id: str, token: GameCaller, after: int) -> Viewer:
         """The caller's role for a stream of the log after ``after`` (checked)."""
         return self.joining(game_id, token, after)[0]
 
-    def joining(self, game_id: str, token: str | None, after: int) -> tuple[Viewer, int]:
+    def joining(self, game_id: str, token: GameCaller, after: int) -> tuple[Viewer, int]:
         """The caller's role for a live view of the log after ``after`` (checked), and the
         version the caller sees now."""
         with self.games.game(game_id) as game:
@@ -174,7 +175,7 @@ class Queries:
             self.games, listings.finished_games(self.store, tag, self.now()), self.now
         )
 
-    def audit(self, game_id: str, token: str | None) -> Iterator[bytes]:
+    def audit(self, game_id: str, token: GameCaller) -> Iterator[bytes]:
         """The full log with hashes and the seed once revealed, and its verification, as one
         JSON document in pieces. The verification of the game at its version now is computed
         once (a log up to a version never changes), before the first piece; a finished game's
@@ -194,7 +195,7 @@ class Queries:
 
         return self.documents.get(("audit", game_id, version), make) if finished else make()
 
-    def export(self, game_id: str, token: str | None) -> Iterator[bytes]:
+    def export(self, game_id: str, token: GameCaller) -> Iterator[bytes]:
         """The self-contained game record, as one JSON document in pieces (a finished game's
         kept whole, like its audit)."""
         with self.games.game(game_id) as game:
@@ -214,7 +215,7 @@ class Queries:
         except Refusal:
             return None
 
-    def board_svg(self, game_id: str, token: str | None, at: int | None, lang: str = "en") -> str:
+    def board_svg(self, game_id: str, token: GameCaller, at: int | None, lang: str = "en") -> str:
         """The board after event ``at`` (the last the caller sees without ``at``) as SVG, its
         words in ``lang``."""
         game, replay, seen = self.game_at(game_id, at, token)
@@ -222,7 +223,7 @@ class Queries:
         view = state_view(game, replay, None, self.now(), seen.finished)
         return board.draw(msgspec.to_builtins(view), log_moves(log), lang)
 
-    def role(self, game_id: str, token: str | None) -> Viewer:
+    def role(self, game_id: str, token: GameCaller) -> Viewer:
         """Who ``token`` is in a game (None: no token)."""
         with self.games.game(game_id, fresh=False) as game:
             return game.role(token)
@@ -233,7 +234,7 @@ class Queries:
             pass
 
     def played(
-        self, game_id: str, token: str | None, stored: list[StoredEvent], with_state: bool = True
+        self, game_id: str, token: GameCaller, stored: list[StoredEvent], with_state: bool = True
     ) -> Played:
         """The reply to a write: the events it stored, the state now (unless not wanted) and
         the caller's moves.
@@ -246,7 +247,7 @@ class Queries:
             return self._played(game, token, stored, with_state)
 
     def _played(
-        self, game: Game, token: str | None, stored: list[StoredEvent], with_state: bool
+        self, game: Game, token: GameCaller, stored: list[StoredEvent], with_state: bool
     ) -> Played:
         """``played`` on the game held."""
         viewer = game.role(token)
