@@ -78,11 +78,26 @@ def add_commands(commands: Any, defaults: Settings) -> None:
     commands.add_parser(
         "rebuild-ratings",
         parents=[server_options(defaults, default_values=False)],
-        help="make the summaries again from the logs and print every rule set's ratings",
+        help="make the summaries again from the logs, then the ratings (ratings rebuild "
+        "--summaries)",
         description="Rebuild every game's summary from the logs (as rebuild-summaries), then "
-        "fold each rule set's ratings from them afresh and print them, one JSON line per rule "
-        "set (the whole leaderboard, as GET /ratings pages it). A running server's ratings "
-        "catch up with the rebuilt summaries at their next read.",
+        "every rule set's ratings, as ratings rebuild --summaries does.",
+    )
+    ratings = commands.add_parser("ratings", help="the ratings: rebuild them")
+    rebuild = ratings.add_subparsers(dest="ratings_command", required=True).add_parser(
+        "rebuild",
+        parents=[server_options(defaults, default_values=False)],
+        help="drop every rule set's ratings and fold them again from the games under the rule",
+        description="Drop every rule set's ratings (derived rows) on the database the options "
+        "name and fold them again from the games under the rule of which games count (their "
+        "summaries, and the logs of those that may count), then print them, one JSON line per "
+        "rule set (the whole leaderboard, as GET /ratings pages it). A running server reads "
+        "the rebuilt ratings at once.",
+    )
+    rebuild.add_argument(
+        "--summaries",
+        action="store_true",
+        help="make every game's summary again from the logs first (as rebuild-summaries)",
     )
     analyse = commands.add_parser(
         "analyse",
@@ -167,16 +182,22 @@ def rebuild_summaries(settings: Settings) -> int:
     return 0
 
 
-def rebuild_ratings(settings: Settings) -> int:
-    """Rebuild the summaries of the database the settings name; print every rule set's
-    ratings folded from them."""
+def rebuild_ratings(settings: Settings, summaries_first: bool) -> int:
+    """Drop every rule set's ratings on the database the settings name and fold them again
+    under the rule (after the summaries, made again from the logs, with ``summaries_first``);
+    print each rule set's whole leaderboard."""
+    from service.app import bootstrap
     from service.clock import clock_of
     from service.store import open_store
-    from service.usecases.ratings.ratings import encode_board, rebuild
+    from service.usecases.games import summaries
+    from service.usecases.ratings.ratings import encode_board
 
     store = open_store(settings.database, settings.synchronous, settings.database_url)
     try:
-        for ruleset, board in rebuild(store, clock_of(settings.clock_offset_file)):
+        if summaries_first:
+            summaries.rebuild(store)
+        ratings = bootstrap(store, now=clock_of(settings.clock_offset_file)).ratings
+        for ruleset, board in ratings.rebuild():
             sys.stdout.write(encode_board(ruleset, board).decode() + "\n")
     finally:
         store.close()
@@ -274,8 +295,8 @@ def main(argv: list[str] | None = None) -> int:
         return verify_files(args.records)
     if args.command == "rebuild-summaries":
         return rebuild_summaries(args.settings)
-    if args.command == "rebuild-ratings":
-        return rebuild_ratings(args.settings)
+    if args.command in ("rebuild-ratings", "ratings"):
+        return rebuild_ratings(args.settings, args.command != "ratings" or args.summaries)
     if args.command == "analyse":
         return analyse_game(args.settings, args.game)
     settings: Settings = args.settings

@@ -19,7 +19,9 @@ RatingsDep = NamedDependency[Ratings]
 
 
 class RatingsController(Controller):
-    """openskill (Plackett-Luce) ratings per player name and rule set, from rated games."""
+    """openskill (Plackett-Luce) ratings per registered player (and bot level) and rule set,
+    from the games that count: rated, every seat a registered player or a server-side bot,
+    every player having played."""
 
     @get("/ratings", operation_id="listRatings", sync_to_thread=True, responses=problems(400))
     def leaderboard(
@@ -30,8 +32,9 @@ class RatingsController(Controller):
         limit: Annotated[int | None, QueryParameter(ge=1)] = None,
         cursor: FromQuery[str | None] = None,
     ) -> Response[Leaderboard]:
-        """A page of the rule set's ratings, best first (by ordinal, mu - 3 sigma, then name).
-        At most ``limit`` (the largest page by default); the next page is at ``next`` (and in
+        """A page of the rule set's ratings, best first (by ordinal, mu - 3 sigma, then name):
+        registered players by handle and bots by ``bot:<level>``; a guest (a free name at a
+        seat) is never rated, nor is a retired handle listed. At most ``limit`` (the largest page by default); the next page is at ``next`` (and in
         the ``Link`` header, ``rel="next"``), whose ``cursor`` is opaque."""
         page = limits_of(request).check_page(limit)
         board = ratings.leaderboard(ruleset, page, cursor)
@@ -41,7 +44,7 @@ class RatingsController(Controller):
         return Response(replace(board, next=link), headers={"Link": f'<{link}>; rel="next"'})
 
     @get(
-        "/players/{name:path}",
+        "/players/{name:str}",
         operation_id="getPlayer",
         sync_to_thread=True,
         responses=problems(400, 404),
@@ -55,14 +58,14 @@ class RatingsController(Controller):
         limit: Annotated[int | None, QueryParameter(ge=1)] = None,
         cursor: FromQuery[str | None] = None,
     ) -> Player:
-        """The player's rating in each rule set it played rated games of (or in ``ruleset``),
-        with such games (place, and the rating after it), oldest first; 404 when it has none.
-        At most ``limit`` games per rule set (the largest page by default); a rule set's
-        next page is at its ``next`` (which names the rule set and an opaque ``cursor``). The
-        name is the rest of the path, so one holding a ``/`` is found too (sent as ``%2F`` or
-        as is)."""
+        """A registered player's rating (by handle, matched as registration matches handles)
+        or a bot level's (``bot:<level>``) in each rule set it played games that count of
+        (or in ``ruleset``), with such games (place, and the rating after it), oldest first;
+        404 when it has none, when the handle is no registered player's or was retired. At
+        most ``limit`` games per rule set (the largest page by default); a rule set's next
+        page is at its ``next`` (which names the rule set and an opaque ``cursor``)."""
         page = limits_of(request).check_page(limit)
-        found = ratings.player(name.removeprefix("/"), ruleset, page, cursor)
+        found = ratings.player(name, ruleset, page, cursor)
         return replace(
             found,
             rulesets=[

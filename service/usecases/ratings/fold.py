@@ -1,14 +1,22 @@
 """One rule set's ratings kept in the store, folded from its finished games as they come.
 
-Rows of the rule set R (``EventStore`` derived rows, see derived.py):
+Rows of the rule set R (``EventStore`` derived rows, see derived.py), keyed by rating key (a
+player's handle, or ``bot:<level>``: ``rule``):
 
-- ``ratings/R``: a name's rating now (mu, sigma, games, wins), scored by minus its ordinal so
-  that the (score, key) order is the leaderboard's;
-- ``history/R/<name>``: the name's rated games in finishing order (key: finish time, id),
+- ``ratings/R``: a key's rating now (mu, sigma, games, wins), scored by minus its ordinal so
+  that the (score, key) order is the leaderboard's; a retired handle's is marked ``retired``
+  and scored ``HIDDEN``, after every other;
+- ``history/R/<key>``: the key's rated games in finishing order (key: finish time, id),
   each with the place and the rating after it (and its games and wins so far);
 - ``rated/R``: the rated games folded, in finishing order, with their places (``Placing``);
 - ``games/R``: each game folded or waiting, by id: where it is (``rated`` or ``waiting``);
-- ``waiting/R``: finished games whose end a delay in seconds still hides, by when it shows.
+- ``waiting/R``: finished games whose end a delay in seconds still hides, by when it shows;
+- ``ratings-rule``, key R: the version of the rule the rows were folded under
+  (``rule.RULE_VERSION``). Rows folded under another rule are dropped when a process first
+  reads them (``reset``), and every game is folded again from the first.
+
+Which finished games count is ``rule``'s: the summary says whether a game may (rated, every
+seat a player's or a bot's), then the game's log whether it does.
 
 A game that finishes after the last one folded is folded onto the ratings as they are: its
 players' ratings and one history row each. A game that changes anywhere else (reopened by an
@@ -22,20 +30,21 @@ the games after that place, never with the rule set's history before it.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from datetime import datetime
 from typing import Any
 
 import msgspec
 
-from eventstore import Changed, DerivedRow, EventStore, Summarised
+from eventstore import Changed, DerivedRow, Drop, EventStore, Summarised
 from service.usecases.games.summaries import FINISHED, end_hidden
-from service.usecases.ratings import derived
+from service.usecases.ratings import derived, rule
 from service.usecases.ratings.derived import Batch
 
 
 class Placing(msgspec.Struct, frozen=True):
-    """A rated game's result as the ratings read it: teams of names and their places."""
+    """A rated game's result as the ratings read it: teams of rating keys (handles, and
+    ``bot:<level>``) and their places."""
 
     game_id: str
     finished_at: str
@@ -44,21 +53,39 @@ class Placing(msgspec.Struct, frozen=True):
     winners: list[str]
 
 
-def placing(row: Summarised) -> Placing | None:
-    """The places of a finished game's teams (see ``service.usecases.ratings.ratings``); None when
-    the game is not rated or a name holds two seats."""
+def placing(row: Summarised, keys: list[str]) -> Placing | None:
+    """The places of a finished game's teams, each seat rated by its key in ``keys`` (see
+    ``service.usecases.ratings.ratings``); None when a key or a name holds two seats."""
     document = row.summary.document
-    if not document.get("rated", True):
-        return None
     names: list[str] = document["seats"]
-    seats = document.get("teams") or [[seat] for seat in range(len(names))]
-    teams = [[names[seat] for seat in team] for team in seats]
-    if len(set(names)) < len(names):
+    if len(set(names)) < len(names) or len(set(keys)) < len(keys) or len(keys) != len(names):
         return None
-    winners, home = set(document["winners"]), document["pieces_home"]
-    scores = [(bool(winners & set(team)), sum(home.get(n, 0) for n in team)) for team in teams]
+    seats = document.get("teams") or [[seat] for seat in range(len(names))]
+    teams = [[keys[seat] for seat in team] for team in seats]
+    won, home = set(document["winners"]), document["pieces_home"]
+    scores = [
+        (any(names[seat] in won for seat in team), sum(home.get(names[seat], 0) for seat in team))
+        for team in seats
+    ]
     places = [1 + sum(other > score for other in scores) for score in scores]
-    return Placing(row.stream_id, row.updated_at, teams, places, sorted(winners))
+    winners = sorted(keys[seat] for seat in range(len(names)) if names[seat] in won)
+    return Placing(row.stream_id, row.updated_at, teams, places, winners)
+
+
+def counted(store: EventStore, row: Summarised) -> Placing | None:
+    """A finished game's places when it counts for ratings (``rule``: its summary first, then
+    its log), else None."""
+    if not rule.candidate(row.summary.document):
+        return None
+    keys = rule.rating_keys(store.read(row.stream_id), store.stream(row.stream_id))
+    return placing(row, keys) if keys is not None else None
+
+
+RULES = "ratings-rule"
+"""The derived rows saying which rule each rule set's ratings were folded under (by rule set:
+``{"version": rule.RULE_VERSION}``)."""
+HIDDEN = 1e300
+"""The score of a retired handle's rating: after every listed one's (minus an ordinal)."""
 
 
 def ratings_space(ruleset: str) -> str:
@@ -82,18 +109,34 @@ class State(msgspec.Struct):
         return self.mu - 3 * self.sigma
 
 
-class RulesetFold:
-    """Keeps one rule set's ratings in the store (``catch_up``), on the clock ``now``."""
+def everyone(key: str) -> bool:
+    """Every rating key is listed (no players' registry to ask)."""
+    return True
 
-    def __init__(self, store: EventStore, ruleset: str, model: Any) -> None:
-        self.store, self.ruleset, self.model = store, ruleset, model
+
+class RulesetFold:
+    """Keeps one rule set's ratings in the store (``catch_up``), on the clock ``now``;
+    ``listed`` says whether a player's handle is still listed (registered, not retired)."""
+
+    def __init__(
+        self, store: EventStore, ruleset: str, model: Any, listed: Callable[[str], bool] = everyone
+    ) -> None:
+        self.store, self.ruleset, self.model, self.listed = store, ruleset, model, listed
         self.lock = threading.Lock()
         self.ratings, self.rated = ratings_space(ruleset), f"rated/{ruleset}"
         self.games, self.waiting = f"games/{ruleset}", f"waiting/{ruleset}"
         self.fresh = model.rating(name="")  # a new name's rating
+        self.ruled = False
+        """Whether this process has seen the rows folded under ``rule.RULE_VERSION``."""
 
     def catch_up(self, now: datetime) -> None:
-        """Fold every game finished since the last read (and every change before it)."""
+        """Fold every game finished since the last read (and every change before it); rows
+        folded under another rule are dropped first (``reset``)."""
+        if not self.ruled:
+            with self.lock:
+                while self.rule_of() != rule.RULE_VERSION and not self.dropped():
+                    pass
+                self.ruled = True
 
         def read(position: int) -> list[Changed]:
             return self.store.changes(position, derived.PAGE, kind=self.ruleset)
@@ -104,10 +147,13 @@ class RulesetFold:
         derived.catch_up(self.store, self.ratings, self.lock, read, step)
 
     def step(self, page: list[Changed], batch: Batch, now: datetime) -> None:
-        """The rows a page of changed summaries (and the waiting games now due) make."""
+        """The rows a page of changed summaries (and the waiting games now due) make, under
+        the rule of ``rule.RULE_VERSION`` (which they record)."""
         dropped: set[str] = set()  # keys of rated games to fold no more
         added: dict[str, Placing] = {}
         rows = [change.row for change in page]
+        if page:
+            batch.put(RULES, self.ruleset, {"version": rule.RULE_VERSION})
         for waiting in derived.due(self.store, self.waiting, now):
             game_id = waiting.key.rsplit(" ", 1)[1]
             row = self.store.summary(game_id)
@@ -123,7 +169,7 @@ class RulesetFold:
                 else:
                     batch.delete(self.waiting, known.document["waiting"])
                 batch.delete(self.games, row.stream_id)
-            if row.summary.status != FINISHED or (found := placing(row)) is None:
+            if row.summary.status != FINISHED or (found := counted(self.store, row)) is None:
                 continue
             if end_hidden(row, now):
                 shows = f"{derived.shows_at(row)} {row.stream_id}"
@@ -155,9 +201,10 @@ class RulesetFold:
         for name, state in states.items():
             if state is None:
                 batch.delete(self.ratings, name)
+            elif rule.is_bot(name) or self.listed(name):
+                batch.put(self.ratings, name, msgspec.to_builtins(state), -state.ordinal)
             else:
-                document = msgspec.to_builtins(state)
-                batch.put(self.ratings, name, document, -state.ordinal)
+                batch.put(self.ratings, name, retired(msgspec.to_builtins(state)), HIDDEN)
 
     def fold(self, key: str, game: Placing, states: dict[str, State | None], batch: Batch) -> None:
         """Rate one game onto ``states`` (its names' ratings, loaded when first needed)."""
@@ -184,6 +231,49 @@ class RulesetFold:
         batch.put(self.rated, key, msgspec.to_builtins(game))
         batch.put(self.games, game.game_id, {"rated": key})
 
+    def reset(self) -> None:
+        """Drop every row of the rule set's ratings: the next ``catch_up`` folds every game
+        again, from the first, under the rule of ``rule.RULE_VERSION``."""
+        with self.lock:
+            while not self.dropped():
+                pass
+            self.ruled = True
+
+    def rule_of(self) -> int:
+        """The version of the rule the rule set's rows were folded under (1: no record)."""
+        row = derived.get(self.store, RULES, self.ruleset)
+        return int(row.document["version"]) if row is not None and row.document else 1
+
+    def dropped(self) -> bool:
+        """Drop the rule set's rows and move its mark back to the start, recording the
+        current rule; False if another process moved the mark meanwhile."""
+        position = self.store.derived_mark(self.ratings)
+        spaces = [self.ratings, self.rated, self.games, self.waiting]
+        spaces += [history_space(self.ruleset, key) for key in self.keys()]
+        version = DerivedRow(RULES, self.ruleset, 0.0, {"version": rule.RULE_VERSION})
+        drops = [Drop(space) for space in spaces]
+        return self.store.derived_save(self.ratings, position, 0, [version], drops)
+
+    def keys(self) -> list[str]:
+        """Every key the rule set's ratings are kept by."""
+        found: list[str] = []
+        while page := self.store.derived_rows(self.ratings, found[-1] if found else None):
+            found += [row.key for row in page]
+        return found
+
+    def hide(self, handle: str) -> None:
+        """Take a retired handle's rating off the leaderboard: it sorts after every other
+        (``HIDDEN``), marked ``retired``; its rows stay for the games it played."""
+        with self.lock:
+            while True:
+                position = self.store.derived_mark(self.ratings)
+                row = derived.get(self.store, self.ratings, handle)
+                if row is None or row.document is None or row.document.get("retired"):
+                    return
+                hidden = DerivedRow(self.ratings, handle, HIDDEN, retired(row.document))
+                if self.store.derived_save(self.ratings, position, position, [hidden]):
+                    return
+
     def rows_since(self, since: str) -> list[DerivedRow]:
         """The rated games folded from key ``since`` on, in order."""
         found, after = [], None
@@ -204,6 +294,11 @@ class RulesetFold:
         """A name's rating now (None: no rated game)."""
         row = derived.get(self.store, self.ratings, name)
         return state_of(row.document) if row is not None else None
+
+
+def retired(document: dict[str, Any]) -> dict[str, Any]:
+    """A rating's document marked as a retired handle's."""
+    return {**document, "retired": True}
 
 
 def state_of(document: dict[str, Any] | None) -> State | None:

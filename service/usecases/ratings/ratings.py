@@ -1,34 +1,38 @@
-"""Ratings: openskill's Plackett-Luce rating of each player name in each rule set, from the
-rated games' results in the order they finished.
+"""Ratings: openskill's Plackett-Luce rating of each registered player (by handle) and each
+bot level (``bot:<level>``) in each rule set, from the results of the games that count
+(``rule``) in the order they finished.
 
 A game's places (``placing``): its teams (each seat alone; partners' two pairs) ordered by
 whether they won, then by pieces home (summed over a team), best first; teams equal on both
-share a place (1, 2, 2, 4). A game is left out when it is not rated, when one name holds
-two seats (a name cannot be ranked against itself, nor be its own partner), or while a
-spectator delay in seconds hides its end (it joins, in its finishing place, once it passes).
+share a place (1, 2, 2, 4). A game is left out when it does not count (``rule``: a guest at a
+seat, a player who never acted, external chance, a referee's decision, ...), when one key or
+name holds two seats (a key cannot be ranked against itself, nor be its own partner), or
+while a spectator delay in seconds hides its end (it joins, in its finishing place, once it
+passes).
 
 Derived data, kept in the store beside the summaries, one rule set apart from another
 (``fold``): each read first folds the games finished since the last read, so every
 process serves the same ratings, and a leaderboard or a player's history is read a page at
-a time from the store's rows, in SQL order. ``rebuild`` makes them again from the logs.
+a time from the store's rows, in SQL order. Only registered players not retired (the players'
+registry, ``Handles``) and bots are shown. ``rebuild`` drops them and folds them again.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import msgspec
 from openskill.models import PlackettLuce
 
 from domain.registry import RULESETS
-from eventstore import EventStore
+from eventstore import DerivedRow, EventStore
 from service.clock import Clock
-from service.core.refusal import refuse
+from service.core.refusal import Refusal, refuse
 from service.usecases.cursors import Cursors
-from service.usecases.games import summaries
 from service.usecases.ratings.derived import get
 from service.usecases.ratings.fold import Placing, RulesetFold, history_space, placing
+from service.usecases.ratings.rule import is_bot
 
 __all__ = ["MODEL", "Leaderboard", "Placing", "Player", "Ratings", "placing"]
 
@@ -96,13 +100,52 @@ def check_ruleset(ruleset: str) -> str:
     return ruleset
 
 
+Handles = Callable[[str], str | None]
+"""The players' registry as the ratings ask it, in one call: the handle as registered of the
+player ``handle`` names (its canonical form matched), None when no player is registered under
+it now (never registered, or retired)."""
+
+
+def as_given(handle: str) -> str | None:
+    """Every handle as given, listed: no players' registry to ask (a seat names a registered
+    player only when one was, so the ratings hold no other handle)."""
+    return handle
+
+
 class Ratings:
     """Every rule set's ratings, read from the store once it has folded the games finished
-    since the last read; each rule set folds on its own (no lock shared between them)."""
+    since the last read; each rule set folds on its own (no lock shared between them).
+    ``handles`` is the players' registry: only its listed players (and bots) are shown."""
 
-    def __init__(self, store: EventStore, now: Clock, cursors: Cursors) -> None:
-        self.store, self.now, self.cursors = store, now, cursors
-        self.folds = {ruleset: RulesetFold(store, ruleset, MODEL) for ruleset in RULESETS}
+    def __init__(
+        self, store: EventStore, now: Clock, cursors: Cursors, handles: Handles = as_given
+    ) -> None:
+        self.store, self.now, self.cursors, self.handles = store, now, cursors, handles
+        self.folds = {
+            ruleset: RulesetFold(store, ruleset, MODEL, self.listed) for ruleset in RULESETS
+        }
+
+    def listed(self, key: str) -> bool:
+        """Whether a rating key is shown: a bot's, or a registered player's not retired."""
+        return is_bot(key) or self.handles(key) == key
+
+    def key_of(self, name: str) -> str | None:
+        """The rating key ``name`` asks for (a bot's, or a handle as registered); None when
+        it names no one listed."""
+        return name if is_bot(name) else self.handles(name)
+
+    def retire(self, handle: str) -> None:
+        """Take a retired handle off every leaderboard (its games stay in the logs and in
+        its opponents' ratings)."""
+        for fold in self.folds.values():
+            fold.hide(handle)
+
+    def rebuild(self) -> Iterator[tuple[str, list[Rating]]]:
+        """Drop every rule set's ratings and fold them again from the games (their summaries,
+        and the logs of those that may count) under the rule; each rule set's whole board."""
+        for ruleset, fold in self.folds.items():
+            fold.reset()
+            yield ruleset, self.board(ruleset)
 
     def caught_up(self, ruleset: str) -> RulesetFold:
         """The rule set's fold, with every rated game finished so far folded in."""
@@ -119,7 +162,7 @@ class Ratings:
         position = self.cursors.read(cursor, tuple[float, str])  # the last one's ordinal, name
         fold = self.caught_up(name)
         after = None if position is None else (-position[0], position[1])  # (score, key)
-        rows = self.store.derived_ranked(fold.ratings, after, limit + 1)
+        rows = shown(self.store.derived_ranked(fold.ratings, after, limit + 1))
         first = 1 + self.store.derived_rank(fold.ratings, rows[0].score, rows[0].key) if rows else 1
         ratings = [rating(row.key, first + i, row.document) for i, row in enumerate(rows[:limit])]
         last = ratings[-1] if len(rows) > limit else None
@@ -142,30 +185,47 @@ class Ratings:
         position = self.cursors.read(cursor, tuple[str])  # the last game's key
         after = position[0] if position else None
         played = []
-        for each in [check_ruleset(ruleset)] if ruleset is not None else list(RULESETS):
+        rulesets = [check_ruleset(ruleset)] if ruleset is not None else list(RULESETS)
+        key = self.key_of(name)
+        if key is None:
+            raise not_found(name)
+        for each in rulesets:
             fold = self.caught_up(each)
-            row = get(self.store, fold.ratings, name)
-            if row is None or row.document is None:
+            row = get(self.store, fold.ratings, key)
+            if row is None or row.document is None or row.document.get("retired"):
                 continue
-            rank = 1 + self.store.derived_rank(fold.ratings, row.score, name)
-            space = history_space(each, name)
+            rank = 1 + self.store.derived_rank(fold.ratings, row.score, key)
+            space = history_space(each, key)
             rows = self.store.derived_rows(space, after, limit=limit + 1)
             history = [rated_game(r.key, r.document) for r in rows[:limit]]
             more = len(rows) > limit and history
             page = self.cursors.make(rows[limit - 1].key) if more else None
-            played.append(PlayerRuleset(each, rating(name, rank, row.document), history, page))
+            played.append(PlayerRuleset(each, rating(key, rank, row.document), history, page))
         if not played:
-            raise refuse("player-not-found", f"no rated game of a player named `{name}`")
-        return Player(name, played)
+            raise not_found(name)
+        return Player(key, played)
 
     def board(self, ruleset: str) -> list[Rating]:
-        """The rule set's whole leaderboard (for ``rebuild-ratings``)."""
+        """The rule set's whole leaderboard (for ``ratings rebuild``)."""
         fold, found = self.caught_up(ruleset), list[Rating]()
         after: tuple[float, str] | None = None
-        while rows := self.store.derived_ranked(fold.ratings, after, 1000):
+        while rows := shown(self.store.derived_ranked(fold.ratings, after, 1000)):
             found += [rating(r.key, len(found) + i + 1, r.document) for i, r in enumerate(rows)]
             after = (rows[-1].score, rows[-1].key)
         return found
+
+
+def not_found(name: str) -> Refusal:
+    """404 ``player-not-found``: ``name`` is no listed player or bot with a rated game."""
+    return refuse("player-not-found", f"no rated game of a registered player or bot named `{name}`")
+
+
+def shown(rows: list[DerivedRow]) -> list[DerivedRow]:
+    """Ranked rows before the first retired handle's (which sort after every listed one)."""
+    for index, row in enumerate(rows):
+        if row.document is None or row.document.get("retired"):
+            return rows[:index]
+    return rows
 
 
 def rating(name: str, rank: int, document: dict[str, Any] | None) -> Rating:
@@ -185,20 +245,6 @@ def rated_game(key: str, document: dict[str, Any] | None) -> RatedGame:
     return RatedGame(game_id, finished_at, place, places, mu, sigma, mu - 3 * sigma)
 
 
-def every_ruleset(store: EventStore, now: Clock) -> Iterator[tuple[str, list[Rating]]]:
-    """Each rule set's whole leaderboard, caught up with the summaries."""
-    ratings = Ratings(store, now, Cursors())  # whole boards: no cursor made
-    for ruleset in RULESETS:
-        yield ruleset, ratings.board(ruleset)
-
-
-def rebuild(store: EventStore, now: Clock) -> Iterator[tuple[str, list[Rating]]]:
-    """Make the summaries again from the logs (which drops the ratings kept from them), then
-    every rule set's ratings from them."""
-    summaries.rebuild(store)
-    return every_ruleset(store, now)
-
-
 def encode_board(ruleset: str, board: list[Rating]) -> bytes:
-    """One rule set's whole leaderboard as the JSON line ``rebuild-ratings`` prints."""
+    """One rule set's whole leaderboard as the JSON line ``ratings rebuild`` prints."""
     return msgspec.json.encode(Leaderboard(ruleset, board))

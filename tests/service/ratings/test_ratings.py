@@ -1,6 +1,8 @@
-"""Ratings end to end: rated games move them the expected way, unrated ones do not count, an
-undo takes a result back, pages and problems, and ratings rebuilt from the logs equal those
-the app kept while games finished."""
+"""Ratings end to end: games that count move them the expected way, unrated ones do not
+count, an undo that reopens a game takes its result back, pages and problems, and ratings
+rebuilt from the logs equal those the app kept while games finished. Every game here is of
+registered players who each acted for their own seat (``seating``); which games count at all
+is tests/service/ratings/test_rated_players.py's."""
 
 from __future__ import annotations
 
@@ -9,8 +11,8 @@ import random
 import subprocess
 import sys
 from typing import Any
-from urllib.parse import quote
 
+import pytest
 from litestar.testing import TestClient
 
 from eventstore import Summarised, Summary
@@ -19,39 +21,16 @@ from service.usecases.ratings.ratings import placing
 from tests.clocks import ManualClock
 from tests.service.conftest import auth
 from tests.service.games.test_undo import decide_once
+from tests.service.ratings.seating import board, play_to_end, race, seated
 
 Board = dict[str, dict[str, Any]]
 
 
-def race(api: TestClient[Any], names: list[str], seed: str, **body: Any) -> list[str]:
-    """A race35 game with automatic throws (it plays itself to its end at once); its winners."""
-    seats = [{"name": name} for name in names]
-    created = api.post(
-        "/games",
-        json={"ruleset": "race35", "seats": seats, "auto_chance": True, "seed": seed, **body},
-    )
-    assert created.status_code == 201, created.text
-    state = api.get(f"/games/{created.json()['id']}").json()
-    assert state["status"] == "finished"
-    return [names[seat] for seat in state["winners"]]
-
-
-def agreed(api: TestClient[Any], ruleset: str, names: list[str], winners: list[int]) -> str:
-    """A game ended at once by the referee's agreement naming the winning seats; its id."""
-    body = {"ruleset": ruleset, "seats": [{"name": name} for name in names]}
-    created = api.post("/games", json=body).json()
-    ending = {"kind": "agreement", "reason": "agreed", "winners": winners}
-    path = f"/games/{created['id']}/adjudicate"
-    reply = api.post(path, json=ending, headers=auth(created["tokens"]["referee"]))
-    assert reply.status_code == 200, reply.text
-    return str(created["id"])
-
-
-def board(api: TestClient[Any], ruleset: str) -> Board:
-    """The rule set's whole leaderboard, by name."""
-    reply = api.get("/ratings", params={"ruleset": ruleset})
-    assert reply.status_code == 200, reply.text
-    return {row["name"]: row for row in reply.json()["ratings"]}
+def partners(api: TestClient[Any], handles: list[str], seed: str) -> list[str]:
+    """A partners game of four registered players, each playing their own seat to the end;
+    the winners' handles."""
+    created = seated(api, "partners", handles, seed=seed, auto_chance=True)
+    return [handles[seat] for seat in play_to_end(api, created)]
 
 
 def test_a_rated_game_moves_its_winner_up_and_its_loser_down(api: TestClient[Any]) -> None:
@@ -86,11 +65,14 @@ def test_losers_level_on_pieces_home_share_a_place(api: TestClient[Any]) -> None
 
 
 def test_partners_rate_the_winning_team_up_together(api: TestClient[Any]) -> None:
-    agreed(api, "partners", ["Ann", "Bob", "Cal", "Dee"], [0, 2])  # Ann and Cal win
+    handles = ["Ann", "Bob", "Cal", "Dee"]
+    won = partners(api, handles, "pair")
+    lost = sorted(set(handles) - set(won))
     after = board(api, "partners")
-    assert after["Ann"]["mu"] == after["Cal"]["mu"] > 25 > after["Bob"]["mu"] == after["Dee"]["mu"]
-    assert after["Ann"]["wins"] == 1 and after["Bob"]["wins"] == 0
-    games = api.get("/players/Bob").json()["rulesets"]
+    assert len(won) == 2 and after[won[0]]["mu"] == after[won[1]]["mu"] > 25
+    assert after[lost[0]]["mu"] == after[lost[1]]["mu"] < 25
+    assert after[won[0]]["wins"] == 1 and after[lost[0]]["wins"] == 0
+    games = api.get(f"/players/{lost[0]}").json()["rulesets"]
     assert [(r["ruleset"], [(g["place"], g["places"]) for g in r["history"]]) for r in games] == [
         ("partners", [(2, 2)])
     ]
@@ -103,8 +85,8 @@ def test_unrated_games_do_not_count(api: TestClient[Any]) -> None:
         race(api, ["Ann", "Bob"], f"friendly-{n}", rated=False)
         race(api, ["Ann", "Zoe"], f"friendly-zoe-{n}", rated=False)
     assert board(api, "race35") == kept
-    listed = api.get("/games", params={"ruleset": "race35"}).json()["games"]
-    assert [game["rated"] for game in listed] == [True] + [False] * 6
+    listed = api.get("/games", params={"ruleset": "race35", "status": "finished"}).json()
+    assert [game["rated"] for game in listed["games"]] == [True] + [False] * 6
     assert len(api.get("/players/Ann").json()["rulesets"][0]["history"]) == 1
     missing = api.get("/players/Zoe")
     assert missing.status_code == 404
@@ -115,12 +97,8 @@ def test_a_game_whose_end_its_delay_hides_is_rated_only_once_the_delay_has_passe
     clocked: TestClient[Any], clock: ManualClock
 ) -> None:
     api = clocked
-    seats = [{"name": "Ann"}, {"name": "Bob"}]
-    body = {"ruleset": "race35", "seats": seats, "auto_chance": True, "seed": "late"}
-    created = api.post("/games", json=body | {"spectator_delay": {"seconds": 2}}).json()
-    referee = auth(created["tokens"]["referee"])
-    live = api.get(f"/games/{created['id']}", headers=referee).json()
-    assert live["status"] == "finished"
+    created = seated(api, "race35", ["Ann", "Bob"], seed="late", spectator_delay={"seconds": 2})
+    winners = play_to_end(api, created)
     clock.advance(1)
     race(api, ["Cy", "Dee"], "on-time")  # finishes after the delayed game, rated at once
     assert set(board(api, "race35")) == {"Cy", "Dee"}
@@ -132,39 +110,47 @@ def test_a_game_whose_end_its_delay_hides_is_rated_only_once_the_delay_has_passe
     assert set(shown) == {"Ann", "Bob", "Cy", "Dee"} and shown["Ann"]["games"] == 1
     (history,) = [r["history"] for r in api.get("/players/Ann").json()["rulesets"]]
     assert [game["game_id"] for game in history] == [created["id"]]
-    winner = seats[live["winners"][0]]["name"]
-    assert shown[winner]["wins"] == 1
+    assert shown[["Ann", "Bob"][winners[0]]]["wins"] == 1
 
 
-def test_a_batch_table_may_be_unrated(api: TestClient[Any]) -> None:
+def test_a_batch_table_may_be_unrated_and_its_guests_are_never_rated(api: TestClient[Any]) -> None:
     table = {"ruleset": "race35", "seats": [{"name": "Ann"}, {"name": "Bob"}], "auto_chance": True}
     reply = api.post("/games/batch", json={"games": [table, {**table, "rated": False}]})
     assert reply.status_code == 201, reply.text
     listed = api.get("/games").json()["games"]
     assert [game["rated"] for game in listed] == [True, False]
-    assert board(api, "race35")["Ann"]["games"] == 1
+    assert board(api, "race35") == {}
 
 
 def test_an_undo_that_reopens_a_game_takes_its_result_back(api: TestClient[Any]) -> None:
     reopen_and_finish_again(api)
 
 
+def won(api: TestClient[Any], handles: list[str], seed: str) -> dict[str, Any]:
+    """A sorry game of registered players that allows undo, played to its end; its creation
+    reply."""
+    created = seated(api, "sorry", handles, seed=seed, auto_chance=True, allow_undo=True)
+    decide_once(api, created, random.Random(7))
+    play_to_end(api, created)
+    return created
+
+
 def reopen_and_finish_again(api: TestClient[Any]) -> None:
-    """A sorry game Ann wins by agreement, reopened by an undo (her rating goes), then won by
-    Bob."""
-    body = {"ruleset": "sorry", "seats": [{"name": "Ann"}, {"name": "Bob"}], "auto_chance": True}
-    created = api.post("/games", json=body).json()
-    referee, path = auth(created["tokens"]["referee"]), f"/games/{created['id']}"
-    decide_once(api, created, random.Random(7))  # the decision the undo reverts
-    ending = {"kind": "agreement", "reason": "tea", "winners": [0]}
-    assert api.post(f"{path}/adjudicate", json=ending, headers=referee).status_code == 200
-    assert board(api, "sorry")["Ann"]["mu"] > 25
-    undone = api.post(f"{path}/undo", json={"reason": "wrong table"}, headers=referee)
+    """A sorry game between Ann and Bob played to its end (it counts), reopened by its last
+    mover's undo after the seed was revealed (it counts no more), then played to its end
+    again (it still does not: its cards were known)."""
+    created = won(api, ["Ann", "Bob"], "reopened")
+    assert set(board(api, "sorry")) == {"Ann", "Bob"}
+    path = f"/games/{created['id']}"
+    last = api.get(f"{path}/events", params={"limit": 1000}).json()["events"]
+    (mover,) = {e["by"] for e in last if e["type"] == "GameFinished"}
+    token = auth(created["tokens"]["seats"][mover])
+    undone = api.post(f"{path}/undo", json={"reason": "misclick"}, headers=token)
     assert undone.status_code == 200, undone.text
+    assert api.get(path).json()["status"] != "finished"
     assert board(api, "sorry") == {}
-    again = {"kind": "agreement", "reason": "right table", "winners": [1]}
-    assert api.post(f"{path}/adjudicate", json=again, headers=referee).status_code == 200
-    assert board(api, "sorry")["Bob"]["mu"] > 25 > board(api, "sorry")["Ann"]["mu"]
+    play_to_end(api, created)
+    assert board(api, "sorry") == {}
 
 
 def test_rated_survives_export_and_import(api: TestClient[Any]) -> None:
@@ -179,7 +165,6 @@ def test_rated_survives_export_and_import(api: TestClient[Any]) -> None:
         assert again["events"][0]["data"] == record["events"][0]["data"]
     listed = api.get("/games").json()["games"]
     assert [game["rated"] for game in listed] == [True, True, False, False]
-    assert board(api, "race35")["Ann"]["games"] == 2
 
 
 def test_pages_list_every_player_once_best_first(api: TestClient[Any]) -> None:
@@ -223,46 +208,46 @@ def summarised(document: dict[str, Any]) -> Summarised:
 
 def test_places_go_by_winners_then_pieces_home_with_ties_shared() -> None:
     names = ["A", "B", "C", "D"]
+    keys = ["a", "b", "bot:greedy", "d"]
     home = {"A": 2, "B": 3, "C": 3, "D": 0}
-    game = placing(summarised({"seats": names, "winners": [], "pieces_home": home}))
+    game = placing(summarised({"seats": names, "winners": [], "pieces_home": home}), keys)
     assert game is not None and game.places == [3, 1, 1, 4]
-    won = placing(summarised({"seats": names, "winners": ["A"], "pieces_home": home}))
-    assert won is not None and won.places == [1, 2, 2, 4]
+    won = placing(summarised({"seats": names, "winners": ["A"], "pieces_home": home}), keys)
+    assert won is not None and won.places == [1, 2, 2, 4] and won.winners == ["a"]
     teams = {"seats": names, "winners": ["B", "D"], "pieces_home": home, "teams": [[0, 2], [1, 3]]}
-    paired = placing(summarised(teams))
-    assert paired is not None and paired.teams == [["A", "C"], ["B", "D"]]
-    assert paired.places == [2, 1]
+    paired = placing(summarised(teams), keys)
+    assert paired is not None and paired.teams == [["a", "bot:greedy"], ["b", "d"]]
+    assert paired.places == [2, 1] and paired.winners == ["b", "d"]
 
 
-def test_unrated_games_and_a_name_at_two_seats_are_not_placed() -> None:
+def test_a_name_or_a_key_at_two_seats_is_not_placed() -> None:
     home = {"A": 1, "B": 0}
-    assert (
-        placing(summarised({"seats": ["A", "B"], "winners": ["A"], "pieces_home": home}))
-        is not None
-    )
-    unrated = {"seats": ["A", "B"], "winners": ["A"], "pieces_home": home, "rated": False}
-    assert placing(summarised(unrated)) is None
+    placed = {"seats": ["A", "B"], "winners": ["A"], "pieces_home": home}
+    assert placing(summarised(placed), ["a", "b"]) is not None
+    assert placing(summarised(placed), ["bot:random", "bot:random"]) is None
     twice = {"seats": ["A", "A"], "winners": ["A"], "pieces_home": {"A": 1}}
-    assert placing(summarised(twice)) is None
+    assert placing(summarised(twice), ["a", "b"]) is None
     own_partner = {**twice, "seats": ["A", "B", "A", "C"], "teams": [[0, 2], [1, 3]]}
-    assert placing(summarised(own_partner)) is None
+    assert placing(summarised(own_partner), ["a", "b", "c", "d"]) is None
 
 
+@pytest.mark.parametrize("command", [["ratings", "rebuild"], ["rebuild-ratings"]])
 def test_ratings_rebuilt_from_the_logs_equal_the_kept_ones(
-    api: TestClient[Any], settings: Settings
+    api: TestClient[Any], settings: Settings, command: list[str]
 ) -> None:
     names = ["Ann", "Bob", "Cal", "Dee", "Eve", "Fay"]
-    for n in range(12):  # read after each game, so the kept ratings are folded a game at a time
+    for n in range(6):  # read after each game, so the kept ratings are folded a game at a time
         players = [names[(n + k * (1 + n % 2)) % 6] for k in range(2 + n % 3)]
         race(api, players, f"season-{n}", rated=n % 5 != 3)
         board(api, "race35")
-        if n % 4 == 0:
-            agreed(api, "partners", names[n % 2 : n % 2 + 4], [n % 2, n % 2 + 2])
+        if n == 0:
+            partners(api, names[:4], "pairs")
             board(api, "partners")
     reopen_and_finish_again(api)
-    kept = {ruleset: api.get("/ratings", params={"ruleset": ruleset}).json() for ruleset in RULES}
+    won(api, ["Cal", "Dee"], "kept")
+    kept = boards(api)
     done = subprocess.run(
-        [sys.executable, "-m", "service", "rebuild-ratings", "--database", settings.database],
+        [sys.executable, "-m", "service", *command, "--database", settings.database],
         capture_output=True,
         text=True,
         check=False,
@@ -271,16 +256,12 @@ def test_ratings_rebuilt_from_the_logs_equal_the_kept_ones(
     rebuilt = [json.loads(line) for line in done.stdout.splitlines()]
     assert {row["ruleset"]: row for row in rebuilt} == kept
     assert all(kept[ruleset]["ratings"] for ruleset in ("race35", "partners", "sorry"))
+    assert boards(api) == kept  # the app reads the rebuilt rows
+
+
+def boards(api: TestClient[Any]) -> dict[str, Any]:
+    """Every rule set's first page of ratings."""
+    return {ruleset: api.get("/ratings", params={"ruleset": ruleset}).json() for ruleset in RULES}
 
 
 RULES = ["ludo", "parchis", "parchis-2dice", "partners", "race35", "sorry", "sorry-hand"]
-
-
-def test_a_player_is_found_whatever_characters_the_name_holds(api: TestClient[Any]) -> None:
-    names = ["A/C", "Zoë ?#"]
-    race(api, names, "odd names")
-    for name in names:
-        reply = api.get("/players/" + quote(name, safe=""))
-        assert reply.status_code == 200, (name, reply.text)
-        assert reply.json()["name"] == name
-        assert reply.json()["rulesets"][0]["rating"]["games"] == 1

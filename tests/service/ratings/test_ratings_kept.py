@@ -1,11 +1,11 @@
 """Ratings and the standings without a tag are derived data kept in the store: a finish is
 folded onto what is kept, an undone finish refolds from that game on only, an old game
 reopened refolds the games after it to what a fold from nothing gives, and a player's
-history comes a page at a time."""
+history comes a page at a time. The games are of registered players who each play their own
+seat (``seating``)."""
 
 from __future__ import annotations
 
-import random
 import sqlite3
 from collections.abc import Callable
 from typing import Any
@@ -20,9 +20,9 @@ from service.usecases.cursors import Cursors
 from service.usecases.ratings.fold import RulesetFold
 from service.usecases.ratings.ratings import Ratings
 from tests.clocks import ManualClock
-from tests.service.conftest import auth
-from tests.service.games.test_undo import decide_once
-from tests.service.ratings.test_ratings import board, race
+from tests.service.conftest import auth, seed_for_test
+from tests.service.ratings.seating import board, race
+from tests.service.ratings.test_ratings import won
 
 NAMES = ["Ann", "Bob", "Cal", "Dee", "Eve"]
 
@@ -47,55 +47,52 @@ def season(api: TestClient[Any], games: int) -> None:
 
 
 def won_then_undone(api: TestClient[Any]) -> tuple[str, dict[str, str], dict[str, Any]]:
-    """A sorry game between Ann and Bob that Ann wins by agreement; its path, the referee's
-    headers and the creation reply."""
-    body = {"ruleset": "sorry", "seats": [{"name": "Ann"}, {"name": "Bob"}], "auto_chance": True}
-    created = api.post("/games", json=body).json()
-    referee, path = auth(created["tokens"]["referee"]), f"/games/{created['id']}"
-    decide_once(api, created, random.Random(7))
-    ending = {"kind": "agreement", "reason": "tea", "winners": [0]}
-    assert api.post(f"{path}/adjudicate", json=ending, headers=referee).status_code == 200
-    return path, referee, created
+    """A sorry game between Ann and Bob played to its end (it counts); its path, the headers
+    of the seat whose move finished it (which may undo that move) and the creation reply."""
+    created = won(api, ["Ann", "Bob"], seed_for_test())
+    path = f"/games/{created['id']}"
+    events = api.get(f"{path}/events", params={"limit": 1000}).json()["events"]
+    (mover,) = {e["by"] for e in events if e["type"] == "GameFinished"}
+    return path, auth(created["tokens"]["seats"][mover]), created
 
 
 def test_a_finish_is_folded_onto_the_kept_ratings(api: TestClient[Any], rated: list[int]) -> None:
-    season(api, 30)
+    season(api, 10)
     board(api, "race35")
     rated.clear()
     race(api, ["Ann", "Cal"], "one-more")
-    assert board(api, "race35")["Ann"]["games"] == 13
+    assert board(api, "race35")["Ann"]["games"] == 5
     assert len(rated) == 1  # the new game only, not the season again
     board(api, "race35")
     api.get("/players/Ann")
     assert len(rated) == 1  # reads fold nothing new
 
 
-def test_undoing_the_last_finish_and_playing_it_again_refolds_that_game_only(
+def test_undoing_the_last_finish_folds_none_of_the_games_before_it_again(
     api: TestClient[Any], rated: list[int]
 ) -> None:
-    for n in range(20):
+    for n in range(5):
         race(api, [NAMES[n % 5], NAMES[(n + 1) % 5]], f"sorry-{n}")  # other rule set: race35
-    for _ in range(10):
-        path, referee, _ = won_then_undone(api)
+    for _ in range(9):
+        won_then_undone(api)
     before = board(api, "sorry")
+    path, mover, _ = won_then_undone(api)
+    assert board(api, "sorry")["Ann"]["games"] == 10
     rated.clear()
-    undone = api.post(f"{path}/undo", json={"reason": "again"}, headers=referee)
+    undone = api.post(f"{path}/undo", json={"reason": "again"}, headers=mover)
     assert undone.status_code == 200, undone.text
-    assert board(api, "sorry")["Ann"]["games"] == 9
-    ending = {"kind": "agreement", "reason": "tea", "winners": [0]}
-    assert api.post(f"{path}/adjudicate", json=ending, headers=referee).status_code == 200
     assert board(api, "sorry") == before
-    assert len(rated) == 1  # the game finished again; none of the nine before it
+    assert rated == []  # the reopened game is dropped; none of the nine before it is folded
 
 
 def test_an_old_game_reopened_refolds_the_games_after_it_as_a_fold_from_nothing(
     api: TestClient[Any], settings: Settings
 ) -> None:
-    path, referee, _ = won_then_undone(api)
+    path, mover, _ = won_then_undone(api)
     for _ in range(4):
         won_then_undone(api)
     board(api, "sorry")
-    undone = api.post(f"{path}/undo", json={"reason": "first table"}, headers=referee)
+    undone = api.post(f"{path}/undo", json={"reason": "first table"}, headers=mover)
     assert undone.status_code == 200, undone.text
     kept = api.get("/ratings", params={"ruleset": "sorry"}).json()["ratings"]
     history = api.get("/players/Ann").json()["rulesets"][0]["history"]
@@ -118,13 +115,13 @@ def test_an_old_game_reopened_refolds_the_games_after_it_as_a_fold_from_nothing(
 
 
 def test_a_player_s_history_comes_a_page_at_a_time(api: TestClient[Any]) -> None:
-    season(api, 15)
+    season(api, 10)
     whole = api.get("/players/Ann", params={"ruleset": "race35"}).json()["rulesets"][0]
-    assert whole["next"] is None and len(whole["history"]) == 6
-    seen, path = [], "/players/Ann?limit=4"
+    assert whole["next"] is None and len(whole["history"]) == 4
+    seen, path = [], "/players/Ann?limit=3"
     while path:
         (ruleset,) = api.get(path).json()["rulesets"]
-        assert len(ruleset["history"]) <= 4 and ruleset["rating"] == whole["rating"]
+        assert len(ruleset["history"]) <= 3 and ruleset["rating"] == whole["rating"]
         seen += ruleset["history"]
         path = ruleset["next"]
     assert seen == whole["history"]
@@ -134,7 +131,7 @@ def test_a_player_s_history_comes_a_page_at_a_time(api: TestClient[Any]) -> None
 
 def test_the_standings_without_a_tag_follow_finishes_and_undos(api: TestClient[Any]) -> None:
     season(api, 6)
-    path, referee, _ = won_then_undone(api)
+    path, mover, _ = won_then_undone(api)
 
     def by_name() -> dict[str, tuple[int, int, int]]:
         rows = api.get("/standings").json()["standings"]
@@ -151,7 +148,7 @@ def test_the_standings_without_a_tag_follow_finishes_and_undos(api: TestClient[A
         return {name: (g, w, h) for name, (g, w, h) in table.items()}
 
     assert by_name() == scanned() and by_name()["Ann"][0] == 4
-    assert api.post(f"{path}/undo", json={"reason": "no"}, headers=referee).status_code == 200
+    assert api.post(f"{path}/undo", json={"reason": "no"}, headers=mover).status_code == 200
     assert by_name() == scanned() and by_name()["Ann"][0] == 3
 
 
@@ -166,10 +163,7 @@ def test_the_standings_without_a_tag_count_a_delayed_game_once_its_delay_has_pas
     clocked: TestClient[Any], clock: ManualClock
 ) -> None:
     race(clocked, ["Ann", "Bob"], "on-time")
-    seats = [{"name": "Cal"}, {"name": "Dee"}]
-    body = {"ruleset": "race35", "seats": seats, "auto_chance": True, "seed": "late"}
-    reply = clocked.post("/games", json={**body, "spectator_delay": {"seconds": 60}})
-    assert reply.status_code == 201, reply.text
+    race(clocked, ["Cal", "Dee"], "late", spectator_delay={"seconds": 60})
 
     def names() -> list[str]:
         return sorted(r["name"] for r in clocked.get("/standings").json()["standings"])
