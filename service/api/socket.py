@@ -23,10 +23,18 @@ The caller's writes spend the write rate limit of its seat besides, as over HTTP
 gives the app a message that was already waiting only after the other connections' turn, so a
 socket whose messages came by the thousand in one read does not hold the event loop for all
 of them.
+
+A socket opened with a registered player's key (``service.api.identity``) is that player's
+seat's for as long as the key is the player's latest: when the key is replaced or the handle
+retired, by this process or another, the socket closes (4401, reason ``key-revoked``). The
+news of the player's keys (``PlayerBook.watch``) wakes a check of the key at once; a write
+message checks it first too (news from another process may be late), and so does a slow
+safety poll (``KEY_CHECK_SECONDS``).
 """
 
 from __future__ import annotations
 
+import asyncio
 import math
 import time
 from contextlib import suppress
@@ -61,17 +69,22 @@ from service.api.socket_messages import (
     Write,
 )
 from service.api.streams import StreamSlots, address
-from service.core.actor import GameCaller
+from service.core.actor import GameCaller, Player
 from service.core.refusal import Refusal, refuse
 from service.usecases.games.commands import Commands
 from service.usecases.games.queries import Queries
 from service.usecases.live.feed import Feed
 from service.usecases.live.stream import seconds_until
+from service.usecases.players.book import PlayerBook
 from service.usecases.replies import EventOut, LegalMoves
 from service.usecases.replies import Played as PlayedReply
 
 HELLO_SECONDS = 10.0
 PING_SECONDS = 20.0
+KEY_CHECK_SECONDS = 30.0
+"""How often a player's socket checks her key besides the news of a change to her keys (a
+store's announcements may be missed while its listening connection is down)."""
+KEY_REVOKED = "key-revoked"
 log = structlog.get_logger()
 encoder = msgspec.json.Encoder()
 
@@ -82,6 +95,41 @@ class Closed(Exception):
     def __init__(self, code: int, reason: str) -> None:
         super().__init__(reason)
         self.code, self.reason = code, reason
+
+
+class KeyWatch:
+    """The key a player's socket was opened with, checked again whenever the player's keys
+    change (and every ``KEY_CHECK_SECONDS``): a key no longer the player's latest closes the
+    socket (4401 ``key-revoked``)."""
+
+    def __init__(self, players: PlayerBook, player: Player, key: str) -> None:
+        self.players, self.key = players, key
+        self._loop = asyncio.get_running_loop()
+        self._changed = asyncio.Event()
+        self.stop = players.watch(player, self.heard)
+        """End the watch (when the socket closes)."""
+
+    def heard(self) -> None:
+        """The player's keys changed, or may have (from another thread; a no-op once the
+        loop has closed)."""
+        with suppress(RuntimeError):
+            self._loop.call_soon_threadsafe(self._changed.set)
+
+    async def check(self) -> None:
+        """Close the socket unless its key is still the player's latest (a store read, on a
+        worker thread)."""
+        try:
+            await anyio.to_thread.run_sync(self.players.authenticate, self.key)
+        except Refusal:
+            raise Closed(4401, KEY_REVOKED) from None
+
+    async def run(self) -> None:
+        """Check the key at each news of a change, and every ``KEY_CHECK_SECONDS``."""
+        while True:
+            with anyio.move_on_after(KEY_CHECK_SECONDS):
+                await self._changed.wait()
+            self._changed.clear()
+            await self.check()
 
 
 class Session:
@@ -96,6 +144,8 @@ class Session:
         self.token: GameCaller = None
         self.role: Viewer = None
         self.feed: Feed | None = None
+        self.watch: KeyWatch | None = None
+        """A player's socket: her key, watched."""
         settings = self.limits.settings
         budget = (socket.scope.get("extensions") or {}).get(BUDGET)  # the protocol's: its pings
         self.budget: MessageBudget = (
@@ -147,6 +197,9 @@ class Session:
             self.token, self.role, version = await anyio.to_thread.run_sync(self.join, message)
         except Refusal as refusal:
             raise Closed(close_code(refusal), refusal.detail[:120]) from None
+        if isinstance(self.token, Player) and message.token is not None:
+            self.watch = KeyWatch(self.socket.app.state.players, self.token, message.token)
+            await self.watch.check()  # a change between the hello's check and the watch
         self.feed = Feed(self.queries, self.game_id, self.role, message.after)
         seat = self.role if isinstance(self.role, int) else None
         await self.send(Welcome(role_name(self.role), seat, version))
@@ -166,6 +219,8 @@ class Session:
             async with anyio.create_task_group() as tasks:
                 tasks.start_soon(self.push)
                 tasks.start_soon(self.answer)
+                if self.watch is not None:
+                    tasks.start_soon(self.watch.run)
         except ExceptionGroup as group:  # the first reason to close, not the group
             closed = [e for e in group.exceptions if isinstance(e, Closed)]
             raise (closed[0] if closed else group.exceptions[0]) from None
@@ -239,6 +294,8 @@ class Session:
         feed = self.feed
         assert feed is not None
         async with feed.hold():
+            if self.watch is not None:
+                await self.watch.check()  # the key's news from another process may be late
             try:
                 if self.limits.writes.rate > 0:
                     self.limits.check_write(f"game:{self.game_id}:{self.role}")
@@ -343,6 +400,8 @@ async def game_socket(socket: WebSocket[Any, Any, Any], game_id: FromPath[str]) 
         code, reason = closed.code, closed.reason
     finally:
         slots.release(client)
+        if session.watch is not None:
+            session.watch.stop()
     if code:
         with suppress(Exception):  # the client may be gone already
             await socket.close(code, reason)

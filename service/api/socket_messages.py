@@ -130,7 +130,11 @@ CLOSE_CODES: dict[int, str] = {
     1009: "a message larger than the largest request body (TABULA_MAX_BODY_BYTES)",
     1011: "the server failed (the error is logged)",
     4400: "the first message was not a readable hello",
-    4401: "the hello's token is no token of this game",
+    4401: (
+        "the hello's token is no token of this game, or its key is refused; or, with the reason"
+        " `key-revoked`, the player's key the socket was opened with was replaced or her handle"
+        " retired"
+    ),
     4404: "no such game",
     4408: "no hello within the first seconds",
     4409: "too slow a reader: a push could not be sent for too long",

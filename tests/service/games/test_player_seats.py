@@ -311,3 +311,110 @@ def test_a_record_seating_an_unregistered_handle_is_not_imported(api: TestClient
     assert reply.status_code == 422, reply.text
     problem = reply.json()
     assert problem["type"].endswith("/unknown-player") and problem["first_bad_event"] == 1
+
+
+class Table:
+    """A running sorry game seating Ann (seat 0, a registered player) and Bob (seat 1, a free
+    seat), with Ann's key, the creator's tokens and Cid's key (a player with no seat here)."""
+
+    def __init__(self, api: TestClient[Any], **body: Any) -> None:
+        book: PlayerBook = api.app.state.players
+        self.api, self.key, self.cid = api, book.register("ann").key, book.register("cid").key
+        created = new_game(api, {"player": "ann"}, {"name": "Bob"}, **body).json()
+        self.id, self.referee = created["id"], created["tokens"]["referee"]
+        self.tokens = created["tokens"]["seats"]
+
+    def post(self, path: str, token: str | None, body: Any = None) -> Any:
+        headers = auth(token) if token else {}
+        return self.api.post(f"/games/{self.id}{path}", json=body or {}, headers=headers)
+
+    def others(self) -> list[tuple[str | None, int]]:
+        """Every caller but Ann, with the status its write for her seat is refused with."""
+        return [(self.referee, 403), (self.tokens[1], 403), (self.cid, 403), (None, 401)]
+
+
+def test_nobody_without_anns_key_plays_her_seat_and_her_key_does(api: TestClient[Any]) -> None:
+    table = Table(api)
+    for token, status in table.others():
+        reply = table.post("/moves", token, {"move": "draw", "seat": 0})
+        assert reply.status_code == status, (token, reply.text)
+    assert api.get(f"/games/{table.id}").json()["version"] == 1
+    legal = api.get(f"/games/{table.id}/legal-moves", headers=auth(table.key)).json()
+    assert [move["id"] for move in legal["moves"]] == ["draw"]  # her seat's, as its token's
+    played = table.post("/moves", table.key, {"move": "draw"})
+    assert played.status_code == 200, played.text
+    assert [event["by"] for event in played.json()["events"]][:1] == [0]
+
+
+def test_nobody_without_anns_key_hands_her_seat_over(api: TestClient[Any]) -> None:
+    table = Table(api)
+    path = "/seats/0/bot"
+    for token, status in table.others():
+        reply = table.post(path, token, {"bot": "greedy"})
+        assert reply.status_code == status, (token, reply.text)
+    assert "belongs to the player `ann`" in table.post(path, table.referee, {"bot": "greedy"}).text
+    handed = table.post(path, table.key, {"bot": "greedy", "reason": "a call"})
+    assert handed.status_code == 200, handed.text
+    event = handed.json()["events"][0]
+    assert (event["type"], event["by"]) == ("SeatHandedOver", 0)
+    url = f"/games/{table.id}{path}"
+    assert api.delete(url, headers=auth(table.referee)).status_code == 403
+    assert api.delete(url, headers=auth(table.cid)).status_code == 403
+    back = api.delete(url, headers=auth(table.key))
+    assert back.status_code == 200, back.text
+    assert back.json()["events"][0]["by"] == 0
+
+
+def test_ann_hands_no_seat_but_hers_over(api: TestClient[Any]) -> None:
+    table = Table(api)
+    reply = table.post("/seats/1/bot", table.key, {"bot": "greedy"})
+    assert reply.status_code == 403, reply.text
+    assert table.post("/seats/1/bot", table.referee, {"bot": "greedy"}).status_code == 200
+
+
+def test_the_referee_neither_adjudicates_nor_undoes_for_ann(api: TestClient[Any]) -> None:
+    table = Table(api, allow_undo=True)
+    for body in (
+        {"kind": "forfeit", "reason": "gone", "seat": 0},
+        {"kind": "agreement", "reason": "a draw", "winners": [1]},
+        {"kind": "penalty", "reason": "slow", "seat": 0},
+    ):
+        reply = table.post("/adjudicate", table.referee, body)
+        assert reply.status_code == 403, reply.text
+    for _ in range(100):  # play until Ann has made a decision
+        seat = api.get(f"/games/{table.id}").json()["to_act"][0]["seat"]
+        token = table.key if seat == 0 else table.tokens[1]
+        move = api.get(f"/games/{table.id}/legal-moves", headers=auth(token)).json()["moves"][0]
+        events = table.post("/moves", token, {"move": move["id"]}).json()["events"]
+        if any(e["type"] == "MovePlayed" and e["by"] == 0 for e in events):
+            break
+    refused = table.post("/undo", table.referee, {"reason": "not his"})
+    assert refused.status_code == 403 and "undoes none of its decisions" in refused.text
+    undone = table.post("/undo", table.key, {"reason": "mine"})  # the game allows undo
+    assert undone.status_code == 200, undone.text
+    assert undone.json()["events"][0]["by"] == 0
+
+
+def test_a_rotated_key_is_refused_at_once_and_the_new_one_plays(api: TestClient[Any]) -> None:
+    table = Table(api)
+    book: PlayerBook = api.app.state.players
+    new = book.rotate(Player("ann"))
+    old = table.post("/moves", table.key, {"move": "draw"})
+    assert old.status_code == 401 and old.json()["type"].endswith("/key-refused"), old.text
+    assert api.get(f"/games/{table.id}", headers=auth(table.key)).status_code == 401
+    assert table.post("/moves", new, {"move": "draw"}).status_code == 200
+
+
+def test_her_key_reads_her_hand_as_her_seat_does(api: TestClient[Any]) -> None:
+    book: PlayerBook = api.app.state.players
+    key = book.register("ann").key
+    seats = [{"player": "ann"}, {"name": "Bob"}]
+    body = {"ruleset": "sorry-hand", "seats": seats, "seed": seed_for_test(), "rated": False}
+    created = api.post("/games", json={**body, "allow_hints": True}).json()
+    game_id = created["id"]
+    hers = api.get(f"/games/{game_id}", headers=auth(key)).json()
+    spectator = api.get(f"/games/{game_id}").json()
+    assert hers != spectator  # her hand shows to her key, not to a spectator
+    bob = api.get(f"/games/{game_id}", headers=auth(created["tokens"]["seats"][1])).json()
+    assert hers != bob
+    assert api.get(f"/games/{game_id}/hints", headers=auth(key)).status_code == 200
