@@ -18,7 +18,8 @@ const game = await ok(
     body: { ruleset: "race35", seats: [{ name: "Ann" }, { name: "Bob" }] },
   }),
 );
-const seats = game.tokens.seats.map((token) => tabula({ baseUrl, token }));
+// A seat of a registered player has no token (null): her own key plays it.
+const seats = game.tokens.seats.map((token) => tabula({ baseUrl, token: token ?? undefined }));
 const path = { game_id: game.id };
 console.log(`game ${game.id}, seed commitment ${game.seed_commitment}`);
 
