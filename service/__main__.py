@@ -1,5 +1,5 @@
 """``python -m service``: serve the API, export its OpenAPI document, verify records, rebuild
-the games' summaries and the ratings read from them."""
+the games' summaries and the ratings read from them, and keep the apps (frontends)."""
 
 from __future__ import annotations
 
@@ -16,6 +16,8 @@ import msgspec
 
 from service.settings import Settings
 from service.usecases.games.records import GameRecord, verify_record
+from service.usecases.players.records import verify_player
+from service.usecases.players.wire import PLAYER_FORMAT, PlayerRecord
 from service.usecases.tournaments.records import verify_tournament
 from service.usecases.tournaments.wire import TOURNAMENT_FORMAT, TournamentRecord
 
@@ -109,14 +111,38 @@ def add_commands(commands: Any, defaults: Settings) -> None:
         "database, replacing the one kept there.",
     )
     analyse.add_argument("game", help="the game's id")
+    add_verify(commands)
+    add_apps(commands, defaults)
+
+
+def add_verify(commands: Any) -> None:
+    """``verify FILE...``: records checked offline."""
     verify = commands.add_parser(
-        "verify", help="check exported game and tournament records offline"
+        "verify", help="check exported game, tournament and player records offline"
     )
     verify.add_argument(
         "records",
         nargs="+",
-        help="game records (/export), archives (/archive) or tournament records (/record)",
+        help="game records (/export), archives (/archive), tournament records (/record) or "
+        "players' records (/players/{handle}/record)",
     )
+
+
+def add_apps(commands: Any, defaults: Settings) -> None:
+    """``apps add NAME``, ``apps list``, ``apps revoke NAME``: the operator's frontends."""
+    apps = commands.add_parser(
+        "apps",
+        help="the apps (frontends with their own users): add, list, revoke",
+        description="Register a frontend that vouches for its own users (its players are "
+        "NAME:handle), list the apps, or revoke one, on the database the options name.",
+    )
+    actions = apps.add_subparsers(dest="apps_command", required=True)
+    server = [server_options(defaults, default_values=False)]
+    add = actions.add_parser("add", parents=server, help="register an app; print its key once")
+    add.add_argument("name", help="2 to 32 lower-case letters, digits and -")
+    actions.add_parser("list", parents=server, help="every app: name, registered at, revoked")
+    revoke = actions.add_parser("revoke", parents=server, help="revoke an app's key at once")
+    revoke.add_argument("name")
 
 
 def server_options(defaults: Settings, *, default_values: bool) -> argparse.ArgumentParser:
@@ -204,6 +230,33 @@ def rebuild_ratings(settings: Settings, summaries_first: bool) -> int:
     return 0
 
 
+def apps_command(settings: Settings, action: str, name: str | None) -> int:
+    """Run ``apps add|list|revoke`` on the database the settings name (an app's key is
+    printed once, by ``add``); 1 with the refusal's detail when refused."""
+    from service.core.refusal import Refusal
+    from service.store import open_store
+    from service.usecases.players.apps import Apps
+    from service.usecases.writer import Writer
+
+    store = open_store(settings.database, settings.synchronous, settings.database_url)
+    try:
+        apps = Apps(Writer(store))
+        if action == "add":
+            print(apps.add(name or ""))
+        elif action == "revoke":
+            apps.revoke(name or "")
+            print(f"app {name} revoked: its key no longer works")
+        else:
+            for app in apps.listed():
+                print(f"{app.name}\t{app.registered_at}\t{'revoked' if app.revoked else 'active'}")
+    except Refusal as refusal:
+        print(f"tabula: {refusal.detail}", file=sys.stderr)
+        return 1
+    finally:
+        store.close()
+    return 0
+
+
 def verify_files(paths: list[str]) -> int:
     """Verify each record, archive or tournament record file; one verdict per record (a
     tournament's, then each of its games'); 1 when any fails."""
@@ -219,18 +272,22 @@ def verify_files(paths: list[str]) -> int:
             if isinstance(record, TournamentRecord):
                 failed += not report_tournament(name, record)
                 records += [(f"{name}#{game.game_id}", game) for game in record.games]
+            elif isinstance(record, PlayerRecord):
+                failed += not report_player(name, record)
             else:
                 failed += not report(name, record)
     return 1 if failed else 0
 
 
-def read_records(path: str) -> list[tuple[str, GameRecord | TournamentRecord]]:
-    """The records in a file: one game record, an archive of them (``records``), or a
-    tournament's record (its games' records within)."""
+def read_records(path: str) -> list[tuple[str, GameRecord | TournamentRecord | PlayerRecord]]:
+    """The records in a file: one game record, an archive of them (``records``), a
+    tournament's record (its games' records within) or a player's."""
     with open(path, "rb") as file:
         document = msgspec.json.decode(file.read())
     if isinstance(document, dict) and document.get("format") == TOURNAMENT_FORMAT:
         return [(path, msgspec.convert(document, TournamentRecord))]
+    if isinstance(document, dict) and document.get("format") == PLAYER_FORMAT:
+        return [(path, msgspec.convert(document, PlayerRecord))]
     if isinstance(document, dict) and "records" in document:
         archive = msgspec.convert(document["records"], list[GameRecord])
         return [(f"{path}#{record.game_id}", record) for record in archive]
@@ -259,6 +316,20 @@ def report_tournament(name: str, record: TournamentRecord) -> bool:
     print(
         f"{name}: valid tournament ({state}): {verdict.events} events, chain intact, "
         f"{verdict.games} games, each a table of it with its result"
+    )
+    return True
+
+
+def report_player(name: str, record: PlayerRecord) -> bool:
+    """Print the verdict on a player's record."""
+    verdict = verify_player(record)
+    if not verdict.valid:
+        print(f"{name}: INVALID: {verdict.problem}")
+        return False
+    retired = ", retired" if verdict.retired else ""
+    print(
+        f"{name}: valid player record of {record.handle}: {verdict.events} events, chain "
+        f"intact, {verdict.keys} keys issued{retired}"
     )
     return True
 
@@ -293,6 +364,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.command == "verify":
         return verify_files(args.records)
+    if args.command == "apps":
+        return apps_command(args.settings, args.apps_command, getattr(args, "name", None))
     if args.command == "rebuild-summaries":
         return rebuild_summaries(args.settings)
     if args.command in ("rebuild-ratings", "ratings"):

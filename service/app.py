@@ -32,6 +32,7 @@ from service.api.games import BoardController, GameController, MetaController
 from service.api.limits import Limits, cors_config, import_limits
 from service.api.metrics import Metrics, metrics_route
 from service.api.pages import catalogue, lobby, play_page, static_asset, tournament_page
+from service.api.players import PlayersController
 from service.api.problems import handle
 from service.api.ratings import RatingsController
 from service.api.rounds import RoundsController
@@ -52,6 +53,7 @@ from service.usecases.games import records, summaries
 from service.usecases.games.commands import Commands
 from service.usecases.games.creation import Creation
 from service.usecases.games.figures import Figures, Tally
+from service.usecases.games.players import PlayerGames
 from service.usecases.games.queries import Queries
 from service.usecases.games.repository import MAX_LIVE_GAMES, Repository
 from service.usecases.owners import BotShare
@@ -113,6 +115,7 @@ ROUTES: list[ControllerRouterHandler] = [
     RatingsController,
     TournamentsController,
     BotsController,
+    PlayersController,
     docs_asset,
     lobby,
     play_page,
@@ -167,14 +170,17 @@ class UseCases:
     figures: Figures
     players: PlayerBook
     apps: Apps
+    player_games: PlayerGames
 
     def catch_up(self) -> None:
-        """Bring the derived data (every rule set's ratings, the standings without a tag) up
-        to date with the summaries: what the app runs once in the background as it starts,
-        so that the first reads after many games were added find little left to fold."""
+        """Bring the derived data (every rule set's ratings, the standings without a tag, the
+        players' games) up to date with the summaries: what the app runs once in the
+        background as it starts, so that the first reads after many games were added find
+        little left to fold."""
         for ruleset in self.ratings.folds:
             self.ratings.caught_up(ruleset)
         self.standings.rows(self.queries.now())
+        self.player_games.caught_up()
 
 
 def bootstrap(
@@ -212,7 +218,7 @@ def bootstrap(
     ratings = Ratings(store, now, cursors)
     return UseCases(
         store, writer, games, commands, queries, ratings, standings, tournaments, analyses,
-        hints, figures, players, Apps(writer),
+        hints, figures, players, Apps(writer), PlayerGames(store, now),
     )  # fmt: skip
 
 
@@ -262,6 +268,8 @@ def dependencies(cases: UseCases) -> dict[str, Provide]:
         "tournaments": given(cases.tournaments),
         "analyses": given(cases.analyses),
         "hints": given(cases.hints),
+        "players": given(cases.players),
+        "player_games": given(cases.player_games),
     }
 
 

@@ -189,6 +189,12 @@ class Client(Acting):
     tournament_standings = sync(Routes.tournament_standings)
     withdraw = sync(Routes.withdraw)
     export_tournament = sync(Routes.export_tournament)
+    register_player = sync(Routes.register_player)
+    me = sync(Routes.me)
+    rotate_key = sync(Routes.rotate_key)
+    retire_handle = sync(Routes.retire_handle)
+    mint_player_key = sync(Routes.mint_player_key)
+    player_record = sync(Routes.player_record)
 
 
 class AsyncClient(Acting):
@@ -309,6 +315,12 @@ class AsyncClient(Acting):
     tournament_standings = asynchronous(Routes.tournament_standings)
     withdraw = asynchronous(Routes.withdraw)
     export_tournament = asynchronous(Routes.export_tournament)
+    register_player = asynchronous(Routes.register_player)
+    me = asynchronous(Routes.me)
+    rotate_key = asynchronous(Routes.rotate_key)
+    retire_handle = asynchronous(Routes.retire_handle)
+    mint_player_key = asynchronous(Routes.mint_player_key)
+    player_record = asynchronous(Routes.player_record)
 
 
 class SyncStream:

@@ -45,8 +45,11 @@ from tabula_client.wire import (
     CreateGame,
     GameAnalysis,
     Hints,
+    Me,
     MyTable,
+    NewKey,
     Progress,
+    Registered,
     RoundPairedReply,
     RuleSetDetail,
     TournamentCreatedReply,
@@ -101,6 +104,12 @@ OPERATIONS = {
     "getHints": "hints",
     "handSeatToBot": "hand_to_bot",
     "handSeatBack": "hand_back",
+    "registerPlayer": "register_player",
+    "getMe": "me",
+    "rotateKey": "rotate_key",
+    "retireHandle": "retire_handle",
+    "mintPlayerKey": "mint_player_key",
+    "getPlayerRecord": "player_record",
 }
 """The method of ``Routes``, ``Client`` and ``AsyncClient`` for each operation id of
 openapi.json (a test checks that none is missing)."""
@@ -441,6 +450,40 @@ class Routes:
         path = _tournament_path(tournament_id, "record")
         return self._call("GET", path, _decoder(dict[str, Any]))
 
+    def register_player(self, handle: str) -> Call[Registered]:
+        """``POST /players``: register a handle; the reply holds the player's key, its only
+        copy (``with_token(key)`` acts as the player). With an app's key the handle is the
+        app's player, ``<app>:<handle>``."""
+        return self._call("POST", "/players", _decoder(Registered), json={"handle": handle})
+
+    def me(self) -> Call[Me]:
+        """``GET /me`` (a player's key): the handle, ratings, latest games, tournaments and
+        invitations."""
+        return self._call("GET", "/me", _decoder(Me))
+
+    def rotate_key(self) -> Call[NewKey]:
+        """``POST /me/keys`` (a player's key): a new key; the one sent stops working at
+        once."""
+        return self._call("POST", "/me/keys", _decoder(NewKey), json={})
+
+    def retire_handle(self) -> Call[None]:
+        """``DELETE /me`` (a player's key): retire the handle; its key stops working and it is
+        never registered again."""
+        return self._call("DELETE", "/me", _nothing)
+
+    def mint_player_key(self, handle: str) -> Call[NewKey]:
+        """``POST /players/{handle}/keys`` (an app's key): a new key for one of the app's
+        players (``<app>:<handle>``); the player's key before it stops working."""
+        path = "/players/" + quote(handle, safe="") + "/keys"
+        return self._call("POST", path, _decoder(NewKey), json={})
+
+    def player_record(self, handle: str) -> Call[dict[str, Any]]:
+        """``GET /players/{handle}/record`` (the player's key or its app's): the player's
+        log as the server sent it (decoded JSON: written back out as it is, it verifies with
+        ``python -m service verify``)."""
+        path = "/players/" + quote(handle, safe="") + "/record"
+        return self._call("GET", path, _decoder(dict[str, Any]))
+
     def _write(
         self,
         game_id: str,
@@ -637,6 +680,11 @@ def _ok(response: httpx.Response) -> httpx.Response:
 
 def _text(response: httpx.Response) -> str:
     return _ok(response).text
+
+
+def _nothing(response: httpx.Response) -> None:
+    """No body (204): only the check that the request was taken."""
+    _ok(response)
 
 
 def _decoder(model: type[T]) -> Callable[[httpx.Response], T]:

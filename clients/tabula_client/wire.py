@@ -450,6 +450,10 @@ class HintsShownEvent(EventOutBase, frozen=True, kw_only=True, tag='HintsShown')
     data: HintsShownData
 
 
+class KeyRequest(msgspec.Struct, frozen=True, kw_only=True):
+    """``KeyRequest``."""
+
+
 class Leaderboard(msgspec.Struct, frozen=True, kw_only=True):
     """``Leaderboard``."""
 
@@ -471,6 +475,16 @@ class LudoView(GameViewBase, frozen=True, kw_only=True, tag='ludo'):
     colours: list[str] = []
     sixes_in_a_row: int
     tries_left: int
+
+
+class Me(msgspec.Struct, frozen=True, kw_only=True):
+    """``Me``."""
+
+    games: list[GameSummary] = []
+    handle: str
+    invitations: list[dict[str, Any]] = []
+    ratings: list[MyRating] = []
+    tournaments: list[dict[str, Any]] = []
 
 
 class Move(msgspec.Struct, frozen=True, kw_only=True):
@@ -513,6 +527,18 @@ class MoveUndoneEvent(EventOutBase, frozen=True, kw_only=True, tag='MoveUndone')
     data: MoveUndoneData
 
 
+class MyRating(msgspec.Struct, frozen=True, kw_only=True):
+    """``MyRating``."""
+
+    games: int
+    mu: float
+    ordinal: float
+    rank: int
+    ruleset: str
+    sigma: float
+    wins: int
+
+
 class MyTable(msgspec.Struct, frozen=True, kw_only=True):
     """``MyTable``."""
 
@@ -527,6 +553,12 @@ class MyTable(msgspec.Struct, frozen=True, kw_only=True):
     table: int | None = None
     tournament_id: str
     withdrawn: bool
+
+
+class NewKey(msgspec.Struct, frozen=True, kw_only=True):
+    """``NewKey``."""
+
+    key: str
 
 
 class Outcome(msgspec.Struct, frozen=True, kw_only=True):
@@ -616,11 +648,33 @@ class Player(msgspec.Struct, frozen=True, kw_only=True):
     rulesets: list[PlayerRuleset] = []
 
 
+class PlayerEventOut(msgspec.Struct, frozen=True, kw_only=True):
+    """``PlayerEventOut``."""
+
+    at: str
+    by: int | str
+    data: dict[str, Any] = {}
+    hash: str
+    prev_hash: str
+    stream_id: str
+    type: str
+    version: int
+
+
 class PlayerOut(msgspec.Struct, frozen=True, kw_only=True):
     """``PlayerOut``."""
 
     name: str
     withdrawn: bool
+
+
+class PlayerRecord(msgspec.Struct, frozen=True, kw_only=True):
+    """``PlayerRecord``."""
+
+    events: list[PlayerEventOut] = []
+    format: str = 'tabula-player-record'
+    format_version: int = 1
+    handle: str
 
 
 class PlayerRegisteredData(msgspec.Struct, frozen=True, kw_only=True):
@@ -759,6 +813,19 @@ class Rating(msgspec.Struct, frozen=True, kw_only=True):
     rank: int
     sigma: float
     wins: int
+
+
+class Register(msgspec.Struct, frozen=True, kw_only=True):
+    """``Register``."""
+
+    handle: str
+
+
+class Registered(msgspec.Struct, frozen=True, kw_only=True):
+    """``Registered``."""
+
+    handle: str
+    key: str
 
 
 class RoundClosedData(msgspec.Struct, frozen=True, kw_only=True):

@@ -10,6 +10,7 @@ looks like a Latin one ("ace" or "BOP" in Cyrillic letters) is refused too: it w
 a Latin handle. A colon appears only in an app's namespaced handle ``<app>:<handle>``, which
 only that app registers.
 
+In an app's namespace the handle may be as short as one character (an app's own user id).
 An app's name is 2 to 32 lower-case ASCII letters, digits and ``-``, starting with a letter,
 and no reserved word: it is the namespace of its players' handles and a part of its key.
 """
@@ -72,9 +73,10 @@ def check_handle(text: str, app: str = "") -> str:
             "holds a colon: only an app's namespaced handle (`<app>:<handle>`) has one, and "
             "only that app's key registers it"
         )
-    if not MIN_LENGTH <= len(handle) <= MAX_LENGTH:
+    least = 1 if app else MIN_LENGTH  # an app's own user ids may be short ("ludoclub:7")
+    if not least <= len(handle) <= MAX_LENGTH:
         count = f"{len(handle)} character{'' if len(handle) == 1 else 's'}"
-        raise BadHandle(f"has {count}: a handle has {MIN_LENGTH} to {MAX_LENGTH}")
+        raise BadHandle(f"has {count}: a handle has {least} to {MAX_LENGTH}")
     for char in handle:
         check_character(char)
     check_marks(handle)

@@ -24,6 +24,7 @@ from litestar.openapi.spec import (
     Reference,
     RequestBody,
     Schema,
+    SecurityScheme,
 )
 
 from domain.events import EVENT_TYPES
@@ -116,6 +117,7 @@ def finish(document: OpenAPI, strict: Iterable[type[msgspec.Struct]]) -> OpenAPI
     fields do not look valid), and every ``oneOf`` of tagged Structs names its discriminator
     (the rule set of a state view, the type of an event)."""
     describe_events(document)
+    secure(document)
     schemas = (document.components.schemas if document.components else None) or {}
     for struct in strict:
         if struct.__name__ in schemas:
@@ -124,6 +126,81 @@ def finish(document: OpenAPI, strict: Iterable[type[msgspec.Struct]]) -> OpenAPI
         tag_union(holder, schemas)
     require_what_is_sent(document, schemas)
     return document
+
+
+SCHEMES = {
+    "playerKey": SecurityScheme(
+        type="http",
+        scheme="bearer",
+        bearer_format="tabula_pk_<player id>_<secret>",
+        description="A registered player's key (`POST /players`, `POST /me/keys`, or minted "
+        "by the player's app): acts for the seats that belong to the player, in games and on "
+        "the game socket, and on the player's own routes (`/me`). A rotated key is refused at "
+        "once (401 `key-refused`).",
+    ),
+    "appKey": SecurityScheme(
+        type="http",
+        scheme="bearer",
+        bearer_format="tabula_ak_<app name>_<secret>",
+        description="An app's key (`python -m service apps add NAME`): registers players in "
+        "the app's namespace (`NAME:handle`) and mints their keys; it never acts in a game.",
+    ),
+    "gameToken": SecurityScheme(
+        type="http",
+        scheme="bearer",
+        description="A game's seat token or referee token, from the reply that created the "
+        "game (or from a tournament): the seat's own moves, or the referee's routes.",
+    ),
+    "tournamentToken": SecurityScheme(
+        type="http",
+        scheme="bearer",
+        description="A tournament's director token or a player's token, from the reply that "
+        "created the tournament.",
+    ),
+}
+Need = dict[str, list[str]]
+"""One way to be let in: a scheme's name (no scopes)."""
+OPEN: Need = {}  # no credential: the route is open to anyone
+PLAYER: Need = {"playerKey": []}
+APP: Need = {"appKey": []}
+GAME: Need = {"gameToken": []}
+TOURNAMENT: Need = {"tournamentToken": []}
+SECURITY: dict[str, list[Need]] = {
+    "registerPlayer": [OPEN, APP],
+    "getMe": [PLAYER],
+    "rotateKey": [PLAYER],
+    "retireHandle": [PLAYER],
+    "mintPlayerKey": [APP],
+    "getPlayerRecord": [PLAYER, APP],
+    "postChance": [GAME],
+    "adjudicate": [GAME],
+}
+"""The routes whose credentials are not their path's (``security_of``)."""
+
+
+def secure(document: OpenAPI) -> None:
+    """Describe every kind of bearer (``SCHEMES``) and which each route takes: a game's
+    routes a seat's or referee's token or a player's key (reads also none), a tournament's its
+    tokens, the players' routes as ``SECURITY`` says; the rest are open."""
+    if document.components is not None:
+        document.components.security_schemes = dict(SCHEMES)
+    for path, item in (document.paths or {}).items():
+        for method in ("get", "post", "delete"):
+            operation: Operation | None = getattr(item, method)
+            if operation is not None:
+                operation.security = security_of(path, method, operation.operation_id or "")
+
+
+def security_of(path: str, method: str, operation_id: str) -> list[Need] | None:
+    """The credentials a route takes (any one of them), or None for an open route."""
+    if operation_id in SECURITY:
+        return SECURITY[operation_id]
+    reads = [OPEN] if method == "get" else []
+    if path.startswith("/games/{game_id}"):
+        return [*reads, GAME, PLAYER]
+    if path.startswith("/tournaments/{tournament_id}"):
+        return [*reads, TOURNAMENT]
+    return None
 
 
 def require_what_is_sent(document: OpenAPI, schemas: dict[str, Schema]) -> None:

@@ -33,13 +33,22 @@ export function botSeat(name: string, level: string): SeatSpec {
   return { name, bot: level };
 }
 
-/** The client of one caller: a seat's, the referee's, or a spectator's (no token). */
+/** A registered handle and the player's key, its only copy (`POST /players`). */
+export type Registered = Schemas["Registered"];
+/** `GET /me`: the player's handle, ratings, latest games, tournaments and invitations. */
+export type Me = Schemas["Me"];
+/** A new key, its only copy (`POST /me/keys`, `POST /players/{handle}/keys`). */
+export type NewKey = Schemas["NewKey"];
+
+/** The client of one caller: a seat's, the referee's, a player's, an app's, or a spectator's
+ * (no token). */
 export type Tabula = Client<paths>;
 
 export interface TabulaOptions {
   /** The service's root, e.g. `http://127.0.0.1:8000`. */
   baseUrl: string;
-  /** A seat's or the referee's token (from `POST /games`); none for a spectator. */
+  /** A seat's or the referee's token (from `POST /games`), a player's key (`POST /players`,
+   * `POST /me/keys`) or an app's key; none for a spectator. */
   token?: string | undefined;
   /** Another `fetch` (tests, proxies); defaults to the global one. */
   fetch?: typeof globalThis.fetch;

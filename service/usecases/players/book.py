@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-import msgspec
+from msgspec.structs import astuple
 
 from domain.players.events import PLAYER_EVENTS, HandleRetired, KeyIssued, PlayerRegistered
 from domain.players.handles import (
@@ -30,6 +30,7 @@ from service.core.actor import App, Player
 from service.core.refusal import Refusal, refuse
 from service.usecases.players import keys
 from service.usecases.players.folds import Folds, appending
+from service.usecases.players.wire import PlayerEventOut, PlayerRecord, Registered
 from service.usecases.writer import Conflict, Writer
 
 PLAYER_ID = re.compile(f"[0-9a-f]{{{ID_LENGTH}}}")
@@ -39,13 +40,6 @@ KEY_REFUSED = (
 )
 
 Changed = Callable[[], None]
-
-
-class Issued(msgspec.Struct, frozen=True):
-    """A handle as registered and its key (shown this once)."""
-
-    handle: str
-    key: str
 
 
 class PlayerBook:
@@ -69,7 +63,7 @@ class PlayerBook:
         found = self.find(handle)
         return found.handle if found is not None and not found.retired else None
 
-    def register(self, text: str, app: App | None = None) -> Issued:
+    def register(self, text: str, app: App | None = None) -> Registered:
         """Register a handle (in ``app``'s namespace when an app asks) with its first key:
         422 ``bad-handle`` saying why a handle breaks the rules, 409 ``handle-taken`` when its
         canonical form is registered (or was, and retired)."""
@@ -77,7 +71,7 @@ class PlayerBook:
         try:
             handle = check_handle(text, namespace)
         except BadHandle as bad:
-            raise refuse("bad-handle", f"`{text}` {bad}", field="handle") from None
+            raise refuse("bad-handle", f"`{text}` {bad}", pointer="/handle") from None
         secret = keys.new_secret()
         events = [PlayerRegistered(handle, namespace), KeyIssued(1, keys.digest(secret))]
         by = f"app:{namespace}" if namespace else PLAYER
@@ -86,7 +80,7 @@ class PlayerBook:
             self.writer.commit([append], PLAYER)
         except Conflict:
             raise self.taken(handle) from None
-        return Issued(handle, keys.player_key(player_id(handle), secret))
+        return Registered(handle, keys.player_key(player_id(handle), secret))
 
     def taken(self, handle: str) -> Refusal:
         """The 409 of registering a handle whose canonical form is registered."""
@@ -141,6 +135,18 @@ class PlayerBook:
         if not keys.matches(taken.secret if taken else key, stored) or state is None:
             raise refuse("key-refused", KEY_REFUSED)
         return Player(state.handle)
+
+    def record(self, handle: str, reader: Player | App) -> PlayerRecord:
+        """The player's log, for the player (its key) or its app: 404 for no such handle,
+        403 for anyone else."""
+        found = self.find(handle)
+        if found is None:
+            raise refuse("player-not-found", f"no registered player `{handle}`")
+        mine = isinstance(reader, Player) and player_stream(reader.handle) == player_stream(handle)
+        if not mine and not (isinstance(reader, App) and namespace_of(found.handle) == reader.name):
+            raise refuse("forbidden", "a player's record is the player's to read, or its app's")
+        events = self.store.read(player_stream(found.handle))
+        return PlayerRecord(found.handle, [PlayerEventOut(*astuple(e)) for e in events])
 
     def held(self, player: Player) -> tuple[int, PlayerState]:
         """The player's version and state, for a change: 401 once the handle is retired."""
