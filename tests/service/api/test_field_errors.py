@@ -352,7 +352,7 @@ def test_a_body_over_the_limit_names_the_limit_and_its_setting(tmp_path: Path) -
 
 GAME = {
     "ruleset": "race35",
-    "seats": [{"name": "Ann", "bot": "random"}, {}],
+    "seats": [{"name": "Ann", "bot": "random", "player": "ann"}, {}],  # each field, for the sweep
     "options": {},
     "chance": "server",
     "seed": "s",
