@@ -18,13 +18,12 @@ from domain.events import GameCreated, SeatPlayer
 from domain.registry import RULESETS
 from domain.replay import Replay
 from service.core import chance
-from service.core.actor import Actor, Player
+from service.core.actor import Actor
 from service.core.commands import Adjudicate, Command, HandOver, PlayMove, PostChance, Undo
 from service.core.luck import Seeded
 from service.core.referee import Batch, judge, open_game
 from service.core.refusal import Refusal
 from service.core.rejudge import Entry, rejudge
-from service.usecases.players.book import PlayerBook
 from tests.service.conftest import auth, seed_for_test
 
 SEED = "player-seats"
@@ -186,11 +185,28 @@ def test_a_log_with_a_players_own_hand_over_verifies_and_a_referees_does_not() -
         rejudge(forged, SEED)
 
 
-def register(api: TestClient[Any], *handles: str) -> None:
-    """Register players in the app's own book."""
-    book: PlayerBook = api.app.state.players
+def register(api: TestClient[Any], *handles: str) -> list[str]:
+    """Register players (``POST /players``): their keys."""
+    keys = []
     for handle in handles:
-        book.register(handle)
+        reply = api.post("/players", json={"handle": handle})
+        assert reply.status_code == 201, reply.text
+        keys.append(reply.json()["key"])
+    return keys
+
+
+def rotate(api: TestClient[Any], key: str) -> str:
+    """A player's new key (``POST /me/keys``)."""
+    reply = api.post("/me/keys", headers=auth(key))
+    assert reply.status_code == 200, reply.text
+    new: str = reply.json()["key"]
+    return new
+
+
+def retire(api: TestClient[Any], key: str) -> None:
+    """A player retires her handle (``DELETE /me``)."""
+    reply = api.delete("/me", headers=auth(key))
+    assert reply.status_code < 300, reply.text
 
 
 def new_game(api: TestClient[Any], *seats: dict[str, Any], **body: Any) -> Any:
@@ -232,11 +248,7 @@ def test_a_free_seats_game_has_no_players_in_its_first_event(api: TestClient[Any
 def test_a_seat_names_only_a_registered_player_who_has_not_retired(api: TestClient[Any]) -> None:
     detail = refused(new_game(api, {"player": "zed"}, {}), "unknown-player", "/seats/0/player")
     assert "`zed` names no registered player" in detail
-    register(api, "ann")
-    book: PlayerBook = api.app.state.players
-    from service.core.actor import Player
-
-    book.retire(Player("ann"))
+    retire(api, *register(api, "ann"))
     refused(new_game(api, {}, {"player": "ann"}), "unknown-player", "/seats/1/player")
 
 
@@ -301,12 +313,11 @@ def test_an_imported_record_keeps_its_players_seats(api: TestClient[Any]) -> Non
 
 
 def test_a_record_seating_an_unregistered_handle_is_not_imported(api: TestClient[Any]) -> None:
-    register(api, "ann")
+    (key,) = register(api, "ann")
     created = new_game(api, {"player": "ann"}, {"name": "Bob"}, **UNSEEDED).json()
     export = api.get(f"/games/{created['id']}/export", headers=auth(created["tokens"]["referee"]))
     record = export.json()
-    book: PlayerBook = api.app.state.players
-    book.retire(Player("ann"))
+    retire(api, key)
     reply = api.post("/games/import", json=record)
     assert reply.status_code == 422, reply.text
     problem = reply.json()
@@ -318,8 +329,8 @@ class Table:
     seat), with Ann's key, the creator's tokens and Cid's key (a player with no seat here)."""
 
     def __init__(self, api: TestClient[Any], **body: Any) -> None:
-        book: PlayerBook = api.app.state.players
-        self.api, self.key, self.cid = api, book.register("ann").key, book.register("cid").key
+        self.api = api
+        self.key, self.cid = register(api, "ann", "cid")
         created = new_game(api, {"player": "ann"}, {"name": "Bob"}, **body).json()
         self.id, self.referee = created["id"], created["tokens"]["referee"]
         self.tokens = created["tokens"]["seats"]
@@ -397,8 +408,7 @@ def test_the_referee_neither_adjudicates_nor_undoes_for_ann(api: TestClient[Any]
 
 def test_a_rotated_key_is_refused_at_once_and_the_new_one_plays(api: TestClient[Any]) -> None:
     table = Table(api)
-    book: PlayerBook = api.app.state.players
-    new = book.rotate(Player("ann"))
+    new = rotate(api, table.key)
     old = table.post("/moves", table.key, {"move": "draw"})
     assert old.status_code == 401 and old.json()["type"].endswith("/key-refused"), old.text
     assert api.get(f"/games/{table.id}", headers=auth(table.key)).status_code == 401
@@ -406,8 +416,7 @@ def test_a_rotated_key_is_refused_at_once_and_the_new_one_plays(api: TestClient[
 
 
 def test_her_key_reads_her_hand_as_her_seat_does(api: TestClient[Any]) -> None:
-    book: PlayerBook = api.app.state.players
-    key = book.register("ann").key
+    (key,) = register(api, "ann")
     seats = [{"player": "ann"}, {"name": "Bob"}]
     body = {"ruleset": "sorry-hand", "seats": seats, "seed": seed_for_test(), "rated": False}
     created = api.post("/games", json={**body, "allow_hints": True}).json()

@@ -12,22 +12,16 @@ import pytest
 from litestar.exceptions import WebSocketDisconnect
 from litestar.testing import TestClient
 
-from service.core.actor import Player
 from service.usecases.players.book import PlayerBook
 from tests.service.conftest import auth, seed_for_test
+from tests.service.games.test_player_seats import register, retire, rotate
 from tests.service.live.test_socket import Socket, opened
-
-
-def book_of(api: TestClient[Any]) -> PlayerBook:
-    book: PlayerBook = api.app.state.players
-    return book
 
 
 def ann_and_bob(api: TestClient[Any]) -> tuple[str, dict[str, Any], str]:
     """Ann's key, a sorry game whose seat 0 is hers (seat 1 a free seat, Bob), and the key of
     Cid, a registered player with no seat in it."""
-    key = book_of(api).register("ann").key
-    cid = book_of(api).register("cid").key
+    key, cid = register(api, "ann", "cid")
     body = {"ruleset": "sorry", "seats": [{"player": "ann"}, {"name": "Bob"}]}
     reply = api.post("/games", json={**body, "seed": seed_for_test()})
     assert reply.status_code == 201, reply.text
@@ -92,9 +86,9 @@ def test_a_replaced_key_closes_every_socket_opened_with_it(
         with opened(api, game_id) as watching:
             Socket(watching).hello(referee)
             if change == "rotate":
-                book_of(api).rotate(Player("ann"))
+                rotate(api, key)
             else:
-                book_of(api).retire(Player("ann"))
+                retire(api, key)
             for session in (first, second):
                 closed = closed_with(session)
                 assert (closed.code, closed.detail) == (4401, "key-revoked")
@@ -119,7 +113,7 @@ def test_a_write_checks_the_key_when_the_news_of_its_change_is_missed(
         socket = Socket(session)
         socket.hello(key)
         socket.until(1)
-        book_of(api).rotate(Player("ann"))  # another process's rotation, its news lost
+        rotate(api, key)  # as another process's rotation, its news lost
         socket.send({"type": "play", "ref": "r1", "move": "draw", "expected_version": 1})
         closed = closed_with(session)
         assert (closed.code, closed.detail) == (4401, "key-revoked")
@@ -127,8 +121,8 @@ def test_a_write_checks_the_key_when_the_news_of_its_change_is_missed(
 
 
 def test_the_new_key_opens_her_seat_again(api: TestClient[Any]) -> None:
-    _, created, _ = ann_and_bob(api)
-    new = book_of(api).rotate(Player("ann"))
+    key, created, _ = ann_and_bob(api)
+    new = rotate(api, key)
     with opened(api, created["id"]) as session:
         assert Socket(session).hello(new)["seat"] == 0
     assert api.get(f"/games/{created['id']}/legal-moves", headers=auth(new)).status_code == 200
