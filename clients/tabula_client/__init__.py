@@ -46,7 +46,10 @@ from tabula_client.models import (
     Health,
     Leaderboard,
     LegalMoves,
+    Me,
     Move,
+    MyRating,
+    NewKey,
     Pending,
     Piece,
     Player,
@@ -55,6 +58,7 @@ from tabula_client.models import (
     Problem,
     RatedGame,
     Rating,
+    Registered,
     RuleSetInfo,
     Seat,
     Standing,
@@ -72,6 +76,7 @@ from tabula_client.routes import (
     StreamCall,
     bot_seat,
     next_cursor,
+    player_seat,
 )
 from tabula_client.socket import AsyncGameSocket, GameSocket, SocketClosed
 
@@ -104,7 +109,10 @@ __all__ = [
     "Health",
     "Leaderboard",
     "LegalMoves",
+    "Me",
     "Move",
+    "MyRating",
+    "NewKey",
     "NotFound",
     "PayloadTooLarge",
     "Pending",
@@ -117,6 +125,7 @@ __all__ = [
     "RateLimited",
     "RatedGame",
     "Rating",
+    "Registered",
     "Routes",
     "RuleSetInfo",
     "Seat",
@@ -138,4 +147,5 @@ __all__ = [
     "play_game_async",
     "play_game_flow",
     "play_table_flow",
+    "player_seat",
 ]

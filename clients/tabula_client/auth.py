@@ -8,7 +8,8 @@ import httpx
 
 
 class BearerAuth(httpx.Auth):
-    """Sends ``Authorization: Bearer <token>`` (a seat's or the referee's token)."""
+    """Sends ``Authorization: Bearer <token>`` (a seat's, the referee's or a tournament's
+    token, a player's key or an app's key): the only place a key travels, never a URL."""
 
     def __init__(self, token: str) -> None:
         self.token = token

@@ -53,18 +53,20 @@ def asynchronous(
 
 
 class Acting:
-    """What both clients share: the routes they send, acting with one token."""
+    """What both clients share: the routes they send, acting with one token or key."""
 
     routes: Routes
     _owns_http: bool
 
     @property
     def token(self) -> str | None:
-        """The bearer token this client acts with."""
+        """The bearer this client acts with: a token, a player's key or an app's key."""
         return self.routes.token
 
     def with_token(self, token: str | None) -> Self:
-        """A client acting with ``token`` over the same connection pool (close the original)."""
+        """A client acting with ``token`` (a token or a key; None: a spectator) over the same
+        connection pool (close the original). After ``rotate_key`` or ``mint_player_key``,
+        ``with_token(new.key)`` acts with the new key."""
         clone = copy.copy(self)
         clone.routes = self.routes.with_token(token)
         clone._owns_http = False
@@ -72,7 +74,10 @@ class Acting:
 
 
 class Client(Acting):
-    """A synchronous Tabula client acting with one token (or none, as a spectator)."""
+    """A synchronous Tabula client acting with one token or key (or none, as a spectator):
+    ``token`` is a seat's, the referee's or a tournament's token, a registered player's key
+    (``tabula_pk_...``: she plays the seats that belong to her) or an app's key
+    (``tabula_ak_...``: it registers its players and mints their keys)."""
 
     def __init__(
         self,
@@ -143,7 +148,8 @@ class Client(Acting):
             runner.close()
 
     def socket(self, game_id: str, *, after: int = 0) -> GameSocket:
-        """The game's WebSocket with this client's token (open it with ``with``)."""
+        """The game's WebSocket with this client's token or player's key (open it with
+        ``with``)."""
         return GameSocket(self.routes.base_url, game_id, self.token, after=after)
 
     def follow(self, game_id: str, *, after: int = 0) -> Iterator[StoredEvent]:
@@ -269,7 +275,8 @@ class AsyncClient(Acting):
             runner.close()
 
     def socket(self, game_id: str, *, after: int = 0) -> AsyncGameSocket:
-        """The game's WebSocket with this client's token (open it with ``async with``)."""
+        """The game's WebSocket with this client's token or player's key (open it with
+        ``async with``)."""
         return AsyncGameSocket(self.routes.base_url, game_id, self.token, after=after)
 
     def follow(self, game_id: str, *, after: int = 0) -> AsyncIterator[StoredEvent]:

@@ -136,7 +136,9 @@ class StreamCall:
 
 
 class Routes:
-    """Builds the call for every operation; never does I/O."""
+    """Builds the call for every operation; never does I/O. Every call carries the one
+    bearer the routes act with: a seat's, the referee's or a tournament's token, a registered
+    player's key or an app's key (none: a spectator, or a player registering herself)."""
 
     def __init__(
         self, base_url: str = DEFAULT_URL, *, token: str | None = None, timeout: float = 10.0
@@ -174,9 +176,10 @@ class Routes:
     def create_game(
         self, ruleset: str, seats: Sequence[SeatLike], **settings: Unpack[GameSettings]
     ) -> Call[CreatedGame]:
-        """``POST /games``: a new game; the reply holds every token, once. A seat is a name,
-        or ``{"name": "Robin", "bot": "<level>"}`` for a seat a server bot plays
-        (``bot_seat``)."""
+        """``POST /games``: a new game; the reply holds every token, once. A seat is a guest's
+        name, ``{"name": "Robin", "bot": "<level>"}`` for a seat a server bot plays
+        (``bot_seat``), or ``{"player": "<handle>"}`` for a registered player's seat
+        (``player_seat``), which her key plays: its place in ``tokens.seats`` is ``None``."""
         body = game_body(ruleset, seats, **settings)
         return self._call("POST", "/games", _decoder(CreatedGame), json=body)
 
@@ -579,12 +582,19 @@ class GameSettings(TypedDict, total=False):
 
 
 SeatLike = str | Mapping[str, Any]
-"""A seat of a new game: its player's name, or ``{"name": ..., "bot": <level>}``."""
+"""A seat of a new game: a guest's name, ``{"name": ..., "bot": <level>}`` (``bot_seat``) or
+``{"player": <handle>}`` (``player_seat``)."""
 
 
 def bot_seat(name: str, level: str) -> dict[str, str]:
     """A seat a server bot of ``level`` (``GET /bots``) plays."""
     return {"name": name, "bot": level}
+
+
+def player_seat(handle: str) -> dict[str, str]:
+    """A seat that belongs to the registered player ``handle``: named for her handle, played
+    with her key (the creator's reply holds no token for it: ``None`` in ``tokens.seats``)."""
+    return {"player": handle}
 
 
 def game_body(

@@ -1,9 +1,10 @@
 """Live play over a game's WebSocket: ``GameSocket`` (sync) and ``AsyncGameSocket``.
 
-One connection carries a seat's (or the referee's, or a spectator's) view of one game: every
-event the caller may see, pushed as it is appended, and the caller's moves, each answered once
-it is stored. A dropped connection is opened again with the last version seen, so nothing is
-missed and nothing comes twice (the server's log is the buffer).
+One connection carries a seat's (opened with its token or its player's key), the referee's or
+a spectator's view of one game: every event the caller may see, pushed as it is appended, and
+the caller's moves, each answered once it is stored. A dropped connection is opened again with
+the last version seen, so nothing is missed and nothing comes twice (the server's log is the
+buffer).
 
 >>> with GameSocket("http://127.0.0.1:8000", game_id, token) as live:  # doctest: +SKIP
 ...     played = live.play("draw", expected_version=live.version)
@@ -68,13 +69,26 @@ Incoming = Welcome | Events | SocketPlayed | Refused | Pong
 decoder = msgspec.json.Decoder(Incoming)
 
 
+KEY_REVOKED = "key-revoked"
+"""The reason of a 4401 close after the player's key the socket was opened with was replaced
+(``rotate_key``, an app's ``mint_player_key``) or her handle retired."""
+
+
 class SocketClosed(Exception):
-    """The server closed the socket with ``code`` (4401: not a token of this game, 4404: no
-    such game, 4409: too slow a reader, 4429: too many sockets, or messages; see the manual)."""
+    """The server closed the socket with ``code`` (4401: not a token of this game, a key
+    refused, or with the reason ``key-revoked`` a player's key replaced since; 4404: no such
+    game, 4409: too slow a reader, 4429: too many sockets, or messages; see the manual). A
+    close the server chose (4400-4499) is not retried."""
 
     def __init__(self, code: int | None, reason: str) -> None:
         super().__init__(f"socket closed: {code} {reason}".strip())
         self.code, self.reason = code, reason
+
+    @property
+    def key_revoked(self) -> bool:
+        """Whether the player's key the socket was opened with stopped working: open it
+        again with her new key."""
+        return self.code == 4401 and self.reason == KEY_REVOKED
 
 
 class Session:
