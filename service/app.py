@@ -215,7 +215,8 @@ def bootstrap(
     analyses = Analyses(games, now, analysis_workers, analyses_per_client)
     hints = HintGiver(games, commands)
     figures = Figures(games, moves, now)
-    ratings = Ratings(store, now, cursors)
+    ratings = Ratings(store, now, cursors, players.seated)  # lists registered players only
+    writer.followers.append(ratings.follow)  # a retired handle leaves the leaderboards
     return UseCases(
         store, writer, games, commands, queries, ratings, standings, tournaments, analyses,
         hints, figures, players, Apps(writer), PlayerGames(store, now),

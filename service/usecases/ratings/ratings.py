@@ -25,8 +25,9 @@ from typing import Any
 import msgspec
 from openskill.models import PlackettLuce
 
+from domain.players.events import HandleRetired
 from domain.registry import RULESETS
-from eventstore import DerivedRow, EventStore
+from eventstore import Appending, DerivedRow, EventStore
 from service.clock import Clock
 from service.core.refusal import Refusal, refuse
 from service.usecases.cursors import Cursors
@@ -140,6 +141,13 @@ class Ratings:
         for fold in self.folds.values():
             fold.hide(handle)
 
+    def follow(self, append: Appending) -> Callable[[], object] | None:
+        """The writer's follower: a player's stream just given ``HandleRetired`` takes that
+        handle off every leaderboard (``retire``; ``rebuild`` hides one a crash left)."""
+        if not any(event.type == HandleRetired.__name__ for event in append.events):
+            return None
+        return lambda: self.retire(registered(self.store, append.stream_id))
+
     def rebuild(self) -> Iterator[tuple[str, list[Rating]]]:
         """Drop every rule set's ratings and fold them again from the games (their summaries,
         and the logs of those that may count) under the rule; each rule set's whole board."""
@@ -213,6 +221,12 @@ class Ratings:
             found += [rating(r.key, len(found) + i + 1, r.document) for i, r in enumerate(rows)]
             after = (rows[-1].score, rows[-1].key)
         return found
+
+
+def registered(store: EventStore, stream_id: str) -> str:
+    """The handle a player's stream registered (its first event's, ``PlayerRegistered``)."""
+    first = store.read(stream_id, until=1)
+    return str(first[0].data["handle"]) if first else ""
 
 
 def not_found(name: str) -> Refusal:

@@ -1,12 +1,12 @@
 """Games whose seats belong to registered players, for the ratings' tests.
 
-``seated`` makes such a game the way a game with ``{"player": ...}`` seats is stored: its
-``GameCreated`` names the seats' players (``players``), and each seat acts for itself (an
-event's ``by`` is the seat number). It creates the game with free names through the API and
-copies its first events at once into a new game whose ``GameCreated`` names the players,
-with the same secrets: the creation's seat tokens play the copy, through the app, as the
-players' keys will. ``relabelled`` copies a whole game's log the same way (its players, its
-bots from the start, its chance), to check which finished games count.
+``seated`` registers the players (or gives a registered one a new key) and creates a game
+with ``{"player": handle}`` seats through the API: its reply holds each player's key where a
+seat's token would be, so the helpers that play a game by seat tokens play it with the
+players' keys (each event ``by`` that seat). ``relabelled`` copies a finished game's log
+into a new game whose ``GameCreated`` says other things (its players, its bots from the
+start, its chance) or whose stream is marked imported: the variations of a log the rule of
+which games count reads, which creation would refuse to make.
 """
 
 from __future__ import annotations
@@ -18,7 +18,10 @@ from typing import Any
 from litestar.testing import TestClient
 
 from eventstore import Appending, EventStore, NewEvent, StoredEvent
+from service.core.actor import Player
+from service.core.refusal import Refusal
 from service.usecases.games.summaries import save_from_log
+from service.usecases.players.book import PlayerBook
 from tests.service.conftest import auth
 
 By = Callable[[StoredEvent], int | str]
@@ -30,6 +33,30 @@ def store_of(api: TestClient[Any]) -> EventStore:
     return store
 
 
+KEYS: dict[str, str] = {}
+"""The latest key handed out of each handle (of whichever test's database)."""
+
+
+def key_of(api: TestClient[Any], handle: str) -> str:
+    """A key of the registered player ``handle``: the one handed out before if it still
+    works, else the key of a registration now, or a new key of the registered player."""
+    book: PlayerBook = api.app.state.players
+    known = KEYS.get(handle)
+    if known is not None:
+        try:
+            book.authenticate(known)
+            return known
+        except Refusal:
+            pass
+    try:
+        key = book.register(handle).key
+    except Refusal as refusal:
+        assert refusal.slug == "handle-taken", refusal.detail
+        key = book.rotate(Player(handle))
+    KEYS[handle] = key
+    return key
+
+
 def seated(
     api: TestClient[Any],
     ruleset: str,
@@ -37,15 +64,17 @@ def seated(
     guests: tuple[int, ...] = (),
     **body: Any,
 ) -> dict[str, Any]:
-    """A new game whose seats are named ``handles`` and belong to the registered players of
-    those handles, but for the seats in ``guests`` (free names); its creation reply (the new
-    game's id, the seat and referee tokens)."""
-    seats = [{"name": handle} for handle in handles]
+    """A new game whose seats belong to the registered players ``handles`` (registered if
+    need be), but for the seats in ``guests`` (free names); its creation reply, each
+    player's key in ``tokens.seats`` at the player's seat."""
+    keys = {seat: key_of(api, h) for seat, h in enumerate(handles) if seat not in guests}
+    seats = [{"player": h} if seat in keys else {"name": h} for seat, h in enumerate(handles)]
     reply = api.post("/games", json={"ruleset": ruleset, "seats": seats, **body})
     assert reply.status_code == 201, reply.text
     created: dict[str, Any] = reply.json()
-    players = {seat: handle for seat, handle in enumerate(handles) if seat not in guests}
-    return {**created, "id": relabelled(store_of(api), created["id"], players)}
+    for seat, key in keys.items():
+        created["tokens"]["seats"][seat] = key
+    return created
 
 
 def relabelled(
