@@ -19,7 +19,7 @@ const game = await ok(
   }),
 );
 // A seat of a registered player has no token (null): her own key plays it.
-const seats = game.tokens.seats.map((token) => tabula({ baseUrl, token: token ?? undefined }));
+const seats = game.tokens.seats.map((token) => tabula({ baseUrl, token }));
 const path = { game_id: game.id };
 console.log(`game ${game.id}, seed commitment ${game.seed_commitment}`);
 

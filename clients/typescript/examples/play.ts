@@ -66,7 +66,7 @@ async function main(): Promise<void> {
     }),
   );
   const game_id = created.id;
-  const seats = created.tokens.seats.map((token) => tabula({ baseUrl, token: token ?? undefined }));
+  const seats = created.tokens.seats.map((token) => tabula({ baseUrl, token }));
   console.log(`game ${game_id} (${ruleset}, seats ${names.join(", ")})`);
 
   // Follow the game as a spectator while it is played; the stream ends when it finishes.

@@ -25,7 +25,8 @@ export type LegalMoves = Schemas["LegalMoves"];
 export type RuleSetName = CreateGame["ruleset"];
 /** A bot level from `GET /bots`: its name, description, version and the rule sets it plays. */
 export type BotInfo = Schemas["BotInfo"];
-/** A seat of a new game: a person's (`{ name }`) or a server bot's (`{ name, bot }`). */
+/** A seat of a new game: a guest's (`{ name }`), a server bot's (`{ name, bot }`) or a
+ * registered player's (`{ player }`, `playerSeat` in players.ts: her key plays it). */
 export type SeatSpec = Schemas["SeatSpec"];
 
 /** A seat the server's bot of `level` (a name from `GET /bots`) plays. */
@@ -48,8 +49,9 @@ export interface TabulaOptions {
   /** The service's root, e.g. `http://127.0.0.1:8000`. */
   baseUrl: string;
   /** A seat's or the referee's token (from `POST /games`), a player's key (`POST /players`,
-   * `POST /me/keys`) or an app's key; none for a spectator. */
-  token?: string | undefined;
+   * `POST /me/keys`) or an app's key; none (or null: a seat of a registered player has no
+   * token) for a spectator or a player registering herself. */
+  token?: string | null | undefined;
   /** Another `fetch` (tests, proxies); defaults to the global one. */
   fetch?: typeof globalThis.fetch;
 }

@@ -16,8 +16,9 @@
  * A connection that drops is opened again with the last version seen (waiting longer each
  * time: `backoff`), so every event comes once, in order; a write whose answer the drop cut
  * off is rejected, and may be sent again with the same `idempotencyKey`. A close the server
- * chose (codes 4400-4499: a bad hello, a token of no seat, no such game, too slow a reader,
- * too many sockets) is not retried. Browsers have `WebSocket`; in Node 20 pass one (`ws`).
+ * chose (codes 4400-4499: a bad hello, a token of no seat, a key refused or, with the reason
+ * `key-revoked`, replaced since (`keyRevoked`), no such game, too slow a reader, too many
+ * sockets) is not retried. Browsers have `WebSocket`; in Node 20 pass one (`ws`).
  */
 
 import type { GameEvent, LegalMoves } from "./client.js";
@@ -86,6 +87,10 @@ export interface SocketOptions {
 
 const BACKOFF = [100, 200, 500, 1000, 2000, 5000];
 
+/** The reason of a 4401 close after the player's key the socket was opened with was replaced
+ * (`POST /me/keys`, an app's `POST /players/{handle}/keys`) or her handle retired. */
+export const KEY_REVOKED = "key-revoked";
+
 /** A socket closed for good, with the server's close code when it chose to close it. */
 export class SocketClosed extends Error {
   constructor(
@@ -94,6 +99,12 @@ export class SocketClosed extends Error {
   ) {
     super(`socket closed: ${code} ${reason}`.trim());
     this.name = "SocketClosed";
+  }
+
+  /** Whether the player's key the socket was opened with stopped working (4401
+   * `key-revoked`): connect again with her new key. */
+  get keyRevoked(): boolean {
+    return this.code === 4401 && this.reason === KEY_REVOKED;
   }
 }
 
@@ -293,8 +304,8 @@ export class GameSocket {
   }
 }
 
-/** Open a game's socket as `token`'s caller (null: a spectator); handlers given in `options`
- * are set before the first frame comes. */
+/** Open a game's socket as `token`'s caller (a token, or a player's key: her seat; null: a
+ * spectator); handlers given in `options` are set before the first frame comes. */
 export async function connect(
   baseUrl: string,
   gameId: string,
