@@ -17,6 +17,7 @@ from eventstore import DerivedRow
 from service.app import create_app
 from service.core.actor import Player
 from service.settings import Settings
+from service.usecases.games.summaries import players_in
 from service.usecases.ratings.fold import RULES
 from service.usecases.ratings.rule import RULE_VERSION
 from tests.clocks import ManualClock
@@ -40,6 +41,15 @@ def history(api: TestClient[Any], name: str) -> list[str]:
         return []
     assert reply.status_code == 200, reply.text
     return [game["game_id"] for ruleset in reply.json()["rulesets"] for game in ruleset["history"]]
+
+
+def test_a_summary_names_the_player_each_seat_belongs_to(api: TestClient[Any]) -> None:
+    created = seated(api, "race35", ["ann", "Mallory"], guests=(1,), seed="summary")
+    row = store_of(api).summary(created["id"])
+    assert row is not None and row.summary.document["players"] == ["ann", None]
+    assert players_in(row.summary.document) == ["ann", None]
+    kept_before = {"seats": ["Ann", "Mallory"], "winners": [], "pieces_home": {}}
+    assert players_in(kept_before) == [None, None]  # a summary from before: guests
 
 
 def test_the_ann_attack_fails(api: TestClient[Any]) -> None:
