@@ -58,6 +58,9 @@ class GameCreated(Event, frozen=True, omit_defaults=True):
     """Whether a seat may ask for hints (left out when false; never in a rated game)."""
     players: tuple[SeatPlayer, ...] = ()
     """The seats that belong to registered players, by handle (left out when none)."""
+    absent: dict[str, Any] | None = None
+    """What happens to a seat that must act and is away too long (``after`` seconds, ``then``:
+    ``bot:<level>``, ``forfeit`` or ``pass``); left out when none."""
 
 
 class CardDrawn(Event, frozen=True):
