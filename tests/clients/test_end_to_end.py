@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import secrets
 from collections import Counter
 
 import httpx
@@ -13,15 +14,19 @@ from tabula_client import (
     CreatedGame,
     NotFound,
     RandomBot,
+    Rating,
     StoredEvent,
     Unauthorized,
     Unprocessable,
     next_cursor,
     play_game,
+    play_table_flow,
+    player_seat,
 )
 from tabula_client.wire import Race35View
 
 from tests.clients.logs import whole_log
+from tests.waiting import wait_until
 
 
 def new_game(client: Client, *names: str, **tags: str) -> CreatedGame:
@@ -187,24 +192,42 @@ def test_games_page_by_page(client: Client) -> None:
 
 
 def test_ratings_and_a_players_history_through_the_client(client: Client) -> None:
-    # the server is shared by the session's tests: names of this test's own
-    ann, bob = "Ann (ratings)", "Bob (ratings)"
-    rated = [client.create_game("race35", [ann, bob], auto_chance=True) for _ in range(2)]
-    client.create_game("race35", [ann, bob], auto_chance=True, rated=False)
-    board, cursor = {}, None
-    while True:
-        page = client.ratings("race35", limit=3, cursor=cursor)
-        board |= {rating.name: rating for rating in page.ratings}
-        if (cursor := next_cursor(page)) is None:
-            break
-    assert board[ann].games == board[bob].games == 2
-    assert board[ann].wins + board[bob].wins == 2
+    # the server is shared by the session's tests: handles of this test's own; only games
+    # between registered players, played with their keys, are rated
+    suffix = secrets.token_hex(4)
+    ann, bob = f"ann-{suffix}", f"bob-{suffix}"
+    keys = [client.register_player(handle).key for handle in (ann, bob)]
+    seats = [player_seat(ann), player_seat(bob)]
+    options: dict[str, object] = {"special_squares": {}}
+    rated = [client.create_game("race35", seats, options=options) for _ in range(2)]
+    unrated = client.create_game("race35", seats, options=options, rated=False)
+    for game in (*rated, unrated):
+        referee = client.routes.with_token(game.tokens.referee)
+        client.run(play_table_flow(referee, game.id, keys))
+
+    def board() -> dict[str, Rating]:
+        found: dict[str, Rating] = {}
+        cursor = None
+        while True:
+            page = client.ratings("race35", limit=3, cursor=cursor)
+            found |= {rating.name: rating for rating in page.ratings}
+            if (cursor := next_cursor(page)) is None:
+                return found
+
+    def rated_both() -> dict[str, Rating]:
+        found = board()
+        counted = ann in found and bob in found and found[ann].games == found[bob].games == 2
+        return found if counted else {}
+
+    both = wait_until(rated_both, message="the two rated games never reached the leaderboard")
+    assert both[ann].games == both[bob].games == 2
+    assert both[ann].wins + both[bob].wins == 2
     player = client.player(ann)
     (race35,) = player.rulesets
-    assert race35.ruleset == "race35" and race35.rating == board[ann]
+    assert race35.ruleset == "race35" and race35.rating == both[ann]
     assert [game.game_id for game in race35.history] == [game.id for game in rated]
     with pytest.raises(NotFound) as missing:
-        client.player("Nobody (ratings)")
+        client.player(f"nobody-{suffix}")
     assert missing.value.problem.slug == "player-not-found"
     with pytest.raises(BadRequest) as unknown:
         client.ratings("chess")
