@@ -55,6 +55,25 @@ def test_case_and_width_do_not_make_another_handle(text: str) -> None:
     assert player_stream(text.upper()) == player_stream(text.lower()) == player_stream(wide.lower())
 
 
+CYRILLIC_TWINS = {"a": "\u0430", "e": "\u0435", "o": "\u043e", "p": "\u0440", "c": "\u0441"}
+
+
+@given(
+    st.text(alphabet="abcdefghijklmnopqrstuvwxyz0123456789_", min_size=2, max_size=31),
+    st.sampled_from(sorted(CYRILLIC_TWINS)),
+    st.data(),
+)
+def test_a_latin_handle_with_a_cyrillic_twin_letter_is_refused(
+    latin: str, letter: str, data: st.DataObject
+) -> None:
+    at = data.draw(st.integers(0, len(latin)))
+    handle = latin[:at] + CYRILLIC_TWINS[letter] + latin[at:]
+    if not any(c.isalpha() for c in latin):  # all Cyrillic letters: the look-alike rule
+        assert "Latin" in refusal(handle)
+        return
+    assert "mixes scripts" in refusal(handle)
+
+
 def test_a_cyrillic_letter_among_latin_ones_is_refused() -> None:
     assert "mixes scripts" in refusal("\u0430nn")  # Cyrillic a, then Latin nn
     assert "Cyrillic" in refusal("\u0430nn")

@@ -33,6 +33,7 @@ from service.core.commands import (
 from service.core.fields import pointer, written
 from service.settings import Settings
 from service.usecases.games.records import GameRecord
+from service.usecases.players.wire import KeyRequest, Register
 from service.usecases.tournaments.wire import CreateTournament, PairRound, Withdraw
 from tests.service.api.test_bad_input import expect_problem
 from tests.service.conftest import auth, create
@@ -423,6 +424,8 @@ BODIES: dict[str, dict[str, Any]] = {
     "PairRound": {"expected_version": 1},
     "SeatToBot": {"bot": "random", "reason": "r", "expected_version": 1},
     "Withdraw": {"player": "Ann", "reason": "r"},
+    "Register": {"handle": "ann"},
+    "KeyRequest": {},
 }
 """A body of every type a route decodes, each field given, that decodes (a valid shape)."""
 
@@ -440,6 +443,8 @@ TYPES = {
         PairRound,
         Withdraw,
         SeatToBot,
+        Register,
+        KeyRequest,
     )
 }
 WRONG: list[Any] = [12345, "wrong", [], {}]
@@ -455,6 +460,7 @@ def json_routes(app: Litestar) -> list[tuple[str, str]]:
             if data is not None:
                 path = route.path.replace("{game_id:str}", "g0")
                 path = path.replace("{tournament_id:str}", "t0").replace("{seat:int}", "0")
+                path = path.replace("{handle:str}", "ann")
                 routes.append((path, data.annotation.__name__))
     return sorted(routes)
 
