@@ -15,13 +15,14 @@ export class Problem extends Error {
   }
 }
 
-/** A GET or POST to the API, with the token when there is one; the decoded JSON reply. */
-export async function call(path, { token = null, body = undefined } = {}) {
+/** A call to the API (a GET, or a POST with a body, unless `method` says otherwise), with the
+ * token when there is one; the decoded JSON reply (an empty text for none). */
+export async function call(path, { token = null, body = undefined, method = undefined } = {}) {
   const headers = { Accept: "application/json" };
   if (token) headers.Authorization = `Bearer ${token}`;
   if (body !== undefined) headers["Content-Type"] = "application/json";
   const reply = await fetch(path, {
-    method: body === undefined ? "GET" : "POST",
+    method: method ?? (body === undefined ? "GET" : "POST"),
     headers,
     body: body === undefined ? undefined : JSON.stringify(body),
   });

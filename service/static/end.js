@@ -1,27 +1,35 @@
 // The play page's end banner: once a game is over, "play again" (a new game of the same rule
 // set, options and seats, people and computers alike), the rule set's rules and the way back
 // to the lobby. A seat's page goes straight to its own seat of the new game when it is the
-// only person at the table; otherwise the banner lists each person's link to send on.
+// only person at the table; otherwise the banner lists each person's link to send on. A seat
+// that belongs to a registered player belongs to them again, and its link carries no token
+// (the player plays it with their own key).
 
 import { call } from "./api.js";
 import { element } from "./dom.js";
 import { t } from "./i18n.js";
 import { problemWords, rulesetTitle } from "./lobby-words.js";
 
-const playLink = (id, token, seat) => `${location.origin}/games/${id}/play#token=${encodeURIComponent(token)}&seat=${seat}`;
+const playLink = (id, token, seat) => `${location.origin}/games/${id}/play#${token ? `token=${encodeURIComponent(token)}&` : ""}seat=${seat}`;
 
-/** The body of `POST /games` for the same game again. */
-export function againBody(view) {
+/** The body of `POST /games` for the same game again; `players`: the seats that belong to
+ * registered players (`GameCreated.players`). */
+export function againBody(view, players = []) {
+  const handles = new Map(players.map((p) => [p.seat, p.handle]));
+  const seat = (s) => {
+    if (handles.has(s.seat)) return { player: handles.get(s.seat) };
+    return s.bot ? { name: s.name, bot: s.bot } : { name: s.name };
+  };
   return {
     ruleset: view.ruleset,
-    seats: view.seats.map((s) => (s.bot ? { name: s.name, bot: s.bot } : { name: s.name })),
+    seats: view.seats.map(seat),
     options: view.options,
     chance: view.chance_mode,
   };
 }
 
 async function playAgain(view, me, banner) {
-  const made = againBody(view);
+  const made = againBody(view, me.players);
   const said = banner.querySelector(".message");
   said.textContent = "";
   try {
@@ -34,7 +42,7 @@ async function playAgain(view, me, banner) {
     banner.querySelector(".links")?.remove();
     banner.append(element("div", { className: "links", id: "again-links" },
       element("p", { text: t("end.links") }),
-      ...people.map((i) => element("a", { href: playLink(created.id, created.tokens.seats[i], i), id: `again-seat-${i}`, text: t("lobby.playAs", { name: made.seats[i].name }) })),
+      ...people.map((i) => element("a", { href: playLink(created.id, created.tokens.seats[i], i), id: `again-seat-${i}`, text: t("lobby.playAs", { name: made.seats[i].player ?? made.seats[i].name }) })),
       element("a", { href: playLink(created.id, created.tokens.referee, "referee"), id: "again-referee", text: t("lobby.referee") })));
   } catch (error) {
     said.textContent = problemWords(error);

@@ -1,19 +1,24 @@
-// The lobby: the rule sets first (each with its board's picture, one line on what it is and
-// its rules), then a form to create a game (each seat a person or a computer opponent; then
-// one link per seat and one for the referee, each carrying its token in the URL fragment, or
-// straight to the one person's play page), the games in play to watch and the tournaments.
-// Each part is a section made by one function in SECTIONS (tournaments: lobby-tournaments.js).
+// The lobby: who plays from this browser (a guest, or a registered player: lobby-player.js),
+// the rule sets (each with its board's picture, one line on what it is and its rules), then a
+// form to create a game (each seat a person, the player signed in here, or a computer
+// opponent; then one link per seat and one for the referee, each carrying its token in the URL
+// fragment (the player's own seat's link carries none: the play page uses the key kept in this
+// browser), or straight to the one person's play page), the games in play to watch and the
+// tournaments. Each part is a section made by one function (tournaments: lobby-tournaments.js).
 
 import { call } from "./api.js";
 import { $, element } from "./dom.js";
 import { language, loadLanguage, t } from "./i18n.js";
+import { playerSection } from "./lobby-player.js";
 import { tournamentsSection } from "./lobby-tournaments.js";
 import {
   botMeaning, botName, optionMeaning, optionName, optionValueName, problemWords, rulesElements, rulesetSummary, rulesetTitle,
 } from "./lobby-words.js";
+import { signedIn } from "./player.js";
 
 const NAMES = ["Ann", "Bob", "Cat", "Dan", "Eve", "Fay"];
 const PERSON = "";
+const ME = ":me"; // the seat of the player signed in here (no bot level has a colon)
 /** What happens to a seat whose time runs out (a computer level besides), and its words. */
 const TIMEOUTS = { random_move: "lobby.timeout.random_move", pass: "lobby.timeout.pass", forfeit: "lobby.timeout.forfeit" };
 
@@ -94,35 +99,61 @@ function optionValue(control) {
   return JSON.parse(control.value);
 }
 
-/** One seat: who plays it (a person, or a computer at a level that plays the rule set) and
- * its name. */
-function seatField(i, kept, bots) {
+/** One seat: who plays it (a person, the player signed in here, `me`, or a computer at a level
+ * that plays the rule set) and its name (the player's handle for their seat). */
+function seatField(i, kept, bots, me) {
   const number = i + 1;
+  const mine = me && kept.bot === ME;
   const who = element("select", { id: `seat-${i}-bot`, name: `seat-${i}-bot` },
-    element("option", { value: PERSON, text: t("lobby.person") }),
+    ...(me ? [element("option", { value: ME, selected: mine, text: t("lobby.you", { handle: me.handle }) })] : []),
+    element("option", { value: PERSON, selected: !mine && !kept.bot, text: t("lobby.person") }),
     ...bots.map((b) => element("option", { value: b.name, selected: b.name === kept.bot, text: t("lobby.computer", { level: botName(b) }) })));
+  const name = element("input", { type: "text", id: `seat-${i}`, name: `seat-${i}`, maxlength: 64, value: kept.name ?? NAMES[i], required: true });
   const meaning = element("span", { className: "hint", id: `seat-${i}-meaning` });
   const explain = () => {
     const bot = bots.find((b) => b.name === who.value);
-    meaning.textContent = bot ? botMeaning(bot) : "";
+    meaning.textContent = bot ? botMeaning(bot) : who.value === ME ? t("lobby.youMeaning") : "";
+    if (who.value === ME) name.value = me.handle;
+    else if (name.readOnly) name.value = NAMES[i];
+    name.readOnly = who.value === ME;
   };
-  who.onchange = explain;
+  who.onchange = () => {
+    if (who.value === ME) mineOnly(who);
+    explain();
+  };
   explain();
   return element("div", { className: "seat-row" },
-    element("label", { for: `seat-${i}` }, element("span", { text: t("lobby.seatName", { number }) }),
-      element("input", { type: "text", id: `seat-${i}`, name: `seat-${i}`, maxlength: 64, value: kept.name ?? NAMES[i], required: true })),
+    element("label", { for: `seat-${i}` }, element("span", { text: t("lobby.seatName", { number }) }), name),
     element("label", { for: `seat-${i}-bot` }, element("span", { text: t("lobby.seatWho", { number }) }), who, meaning));
 }
 
+/** The player sits at one seat only: choosing it for `chosen` makes any other a person's. */
+function mineOnly(chosen) {
+  for (const other of chosen.form.querySelectorAll("#seats select")) {
+    if (other !== chosen && other.value === ME) {
+      other.value = PERSON;
+      other.dispatchEvent(new Event("change"));
+    }
+  }
+}
+
+/** The seats' fields, each keeping what it held; the player signed in here sits at the first
+ * person's seat unless they sit at another already. */
 function seatFields(form, ruleset, bots) {
   const count = Number(form.elements.players.value);
   const seats = form.querySelector("#seats");
   const kept = [...seats.querySelectorAll(".seat-row")].map((row) => ({
     name: row.querySelector("input").value, bot: row.querySelector("select").value,
   }));
+  const me = signedIn();
+  const wanted = Array.from({ length: count }, (_, i) => kept[i] || {});
+  if (me && !wanted.some((k) => k.bot === ME)) {
+    const first = wanted.find((k) => !k.bot);
+    if (first) first.bot = ME;
+  }
   const playing = bots.filter((b) => b.rulesets.includes(ruleset.name));
   seats.replaceChildren(element("legend", { text: t("lobby.seats") }),
-    ...Array.from({ length: count }, (_, i) => seatField(i, kept[i] || {}, playing)));
+    ...wanted.map((k, i) => seatField(i, me || k.bot !== ME ? k : { bot: PERSON }, playing, me)));
 }
 
 function optionFields(form, ruleset) {
@@ -152,10 +183,12 @@ function clockOf(form) {
 }
 
 function seatsOf(form) {
+  const me = signedIn();
   return Array.from({ length: Number(form.elements.players.value) }, (_, i) => {
     const bot = form.elements[`seat-${i}-bot`].value;
     const name = form.elements[`seat-${i}`].value.trim();
-    return bot === PERSON ? { name } : { name, bot };
+    if (bot === ME && me) return { player: me.handle };
+    return bot === PERSON || bot === ME ? { name } : { name, bot };
   });
 }
 
@@ -170,9 +203,12 @@ function body(form) {
   return made;
 }
 
-/** Where `created`'s seat `seat` (or the referee) plays. */
+/** Where `created`'s seat `seat` (or the referee) plays: with its token in the fragment, or,
+ * for a registered player's seat (no token), with none (the player's key stays in their
+ * browser). */
 export function playLink(created, token, seat) {
-  return `${location.origin}/games/${created.id}/play#token=${encodeURIComponent(token)}&seat=${seat}`;
+  const page = `${location.origin}/games/${created.id}/play`;
+  return token ? `${page}#token=${encodeURIComponent(token)}&seat=${seat}` : `${page}#seat=${seat}`;
 }
 
 /** The links to a created game: one per person's seat, the referee's and the viewer. */
@@ -184,9 +220,11 @@ export function linksOf(created, seats) {
       element("input", { type: "text", readonly: true, value: url, "aria-label": t("lobby.copy", { label }) }));
   };
   const people = created.tokens.seats.map((token, i) => [token, i]).filter(([, i]) => !seats[i].bot);
+  const players = seats.some((s) => s.player);
   return element("div", { className: "links", id: "links" },
     element("p", { text: t("lobby.linksHelp") }),
-    ...people.map(([token, i]) => link(t("lobby.playAs", { name: seats[i].name }), token, i, `link-seat-${i}`)),
+    ...(players ? [element("p", { text: t("lobby.linksPlayer") })] : []),
+    ...people.map(([token, i]) => link(t("lobby.playAs", { name: seats[i].player ?? seats[i].name }), token, i, `link-seat-${i}`)),
     link(t("lobby.referee"), created.tokens.referee, "referee", "link-referee"),
     element("a", { href: `/games/${created.id}/view`, text: t("lobby.watch") }));
 }
@@ -194,7 +232,7 @@ export function linksOf(created, seats) {
 /** Why the form cannot be sent as it is (an empty name), or null. */
 function refused(form) {
   const seats = seatsOf(form);
-  const empty = seats.findIndex((s) => !s.name);
+  const empty = seats.findIndex((s) => !s.name && !s.player);
   if (empty >= 0) {
     form.elements[`seat-${empty}`].setAttribute("aria-invalid", "true");
     form.elements[`seat-${empty}`].focus();
@@ -265,6 +303,7 @@ function createSection(all, bots, parent) {
   };
   form.elements.ruleset.onchange = setUp;
   form.elements.players.onchange = () => seatFields(form, chosen(), bots);
+  refreshSeats = () => seatFields(form, chosen(), bots);
   form.oninput = (changed) => changed.target.removeAttribute("aria-invalid");
   form.onsubmit = (submit) => {
     submit.preventDefault();
@@ -275,6 +314,7 @@ function createSection(all, bots, parent) {
 }
 
 let refreshGames = () => {};
+let refreshSeats = () => {}; // the form's seats again, after someone signs in or out
 
 function gamesSection(all, bots, parent) {
   const part = section("games", t("lobby.games"), parent);
@@ -303,6 +343,9 @@ function columns(all, bots) {
 (async () => {
   await loadLanguage();
   const [all, bots] = await Promise.all([rulesets(), call("/bots").then((b) => b.bots)]);
+  const player = section("player", t("player.heading"));
+  player.className = "player";
+  playerSection(player, () => refreshSeats());
   rulesetsSection(all);
   columns(all, bots);
   document.body.dataset.ready = "true";

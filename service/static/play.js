@@ -1,9 +1,12 @@
 // The play page: one seat (or the referee) at a game. The token comes in the URL fragment
 // (`#token=...&seat=N`), is kept in sessionStorage and taken out of the address bar; it is
-// sent only as the Authorization header (or in the socket's hello). The page hears the game's
-// events on its WebSocket and plays its moves there, or, where no socket can be opened, follows
-// the event stream and POSTs its moves; it reads the state, the board and the caller's legal
-// moves again after each event. `data-transport` on the body says which ("socket", "stream").
+// sent only as the Authorization header (or in the socket's hello). A seat that belongs to a
+// registered player has no token: its link is `#seat=N` (or none), and the page plays it with
+// the key of the player signed in in this browser (player.js), when the game seats them. The
+// page hears the game's events on its WebSocket and plays its moves there, or, where no socket
+// can be opened, follows the event stream and POSTs its moves; it reads the state, the board
+// and the caller's legal moves again after each event. `data-transport` on the body says which
+// ("socket", "stream").
 
 import { boardSvg, call, follow } from "./api.js";
 import { playOnBoard, showBoard } from "./board.js";
@@ -14,13 +17,15 @@ import { openSocket } from "./live.js";
 import { renderSeats, tickClocks } from "./table.js";
 import { cardFace, showChance } from "./faces.js";
 import { linkTournament, renderTeams } from "./teams.js";
+import { signedIn } from "./player.js";
 import { cardName, describeMove, problemText, rulesetName, seatName, whoseTurn } from "./words.js";
 
 const gameId = location.pathname.split("/")[2];
 const CHANCE = new Set(["draw", "roll", "deal"]);
 const $ = (id) => document.getElementById(id);
 
-/** The caller's token and seat: from the fragment (then kept for this tab), else as kept. */
+/** The caller's token and seat: from the fragment (then kept for this tab), else as kept;
+ * `asked`, the seat a link without a token names (a registered player's). */
 function caller() {
   const key = `tabula:${gameId}`;
   const fragment = new URLSearchParams(location.hash.slice(1));
@@ -30,8 +35,37 @@ function caller() {
     history.replaceState(null, "", location.pathname + location.search);
   }
   const kept = JSON.parse(sessionStorage.getItem(key) || "{}");
-  const seat = /^\d+$/.test(kept.seat || "") ? Number(kept.seat) : null;
-  return { token: kept.token || null, seat, referee: kept.seat === "referee" };
+  const number = (text) => (/^\d+$/.test(text || "") ? Number(text) : null);
+  const asked = number(fragment.get("seat"));
+  return { token: kept.token || null, seat: number(kept.seat), referee: kept.seat === "referee", asked, players: [] };
+}
+
+/** The game's seats that belong to registered players (`GameCreated.players`), read with
+ * `token` (or as a spectator); null when the log cannot be read so. */
+async function playersOf(token) {
+  const first = (await call(`/games/${gameId}/events?limit=1`, { token })).events[0];
+  return first && first.type === "GameCreated" ? first.data.players || [] : null;
+}
+
+/** Without a token, the player signed in here plays their seat of this game with their key;
+ * otherwise, when the link names a registered player's seat, the page says whose it is. */
+async function asPlayer() {
+  const player = signedIn();
+  if (me.token) return;
+  if (player) {
+    try {
+      const mine = ((await playersOf(player.key)) || []).find((p) => p.handle === player.handle);
+      if (mine) {
+        Object.assign(me, { token: player.key, seat: mine.seat, player: player.handle });
+        return;
+      }
+    } catch (error) { // 403: the game does not seat this player; 401: the key no longer works
+      if (error.status === 401) say(t("play.keyRefused"));
+    }
+  }
+  me.players = await playersOf(null).catch(() => null) || [];
+  const asked = me.players.find((p) => p.seat === me.asked);
+  if (asked) say(t("play.signInAs", { handle: asked.handle }));
 }
 
 const me = caller();
@@ -219,10 +253,12 @@ async function play(move) {
   await loadLanguage();
   $("view-link").href = `/games/${gameId}/view`;
   $("analyse-link").href = `/games/${gameId}/view#analysis`;
-  if (!me.token) say(t("play.noToken"));
+  await asPlayer();
+  if (!me.token && !$("message").textContent) say(t("play.noToken"));
   await refresh();
   if (!state) return;
   readLog(gameId, me.token).then((log) => {
+    me.players = log.find((e) => e.type === "GameCreated")?.data.players || [];
     account.history(log);
     linkTournament($("tournament-link"), log);
   }, () => account.history([]));
