@@ -28,6 +28,7 @@ from service.api.streams import StreamSlots
 from service.core.refusal import Refusal, refuse
 from service.settings import Settings
 from service.usecases.games.queries import Queries
+from service.usecases.players.keys import PLAYER_KEY
 
 Clock = Callable[[], float]
 CORS_HEADERS = ["Authorization", "Content-Type", "Idempotency-Key", "Last-Event-ID", "X-Request-ID"]
@@ -243,11 +244,19 @@ def client_of(connection: ASGIConnection[Any, Any, Any, Any]) -> str:
 
 def writer_of(connection: ASGIConnection[Any, Any, Any, Any]) -> str:
     """The key of the write rate limit: the verified caller. A token of the game's referee or
-    of one of its seats is that seat of that game, however the header spells it; anything else
-    (no token, a malformed header, a token of no seat, no such game) is the client's address,
-    so made-up tokens share one budget instead of bringing a new one each."""
+    of one of its seats is that seat of that game, however the header spells it; a player's
+    key this process has checked before is that player (in that game, on a game's route);
+    anything else (no token, a malformed header, a token of no seat, no such game, a key not
+    checked here yet) is the client's address, so made-up tokens share one budget instead of
+    bringing a new one each."""
     token = bearer_token(connection.headers.get("authorization"))
     game_id = connection.path_params.get("game_id")
+    if token is not None and token.startswith(PLAYER_KEY):
+        player = connection.app.state.players.known(token)
+        if player is not None:
+            where = f"game:{game_id}:" if game_id is not None else ""
+            return f"{where}player:{player.handle}"
+        return "client:" + client_of(connection)
     if token is not None and game_id is not None:
         queries: Queries = connection.app.state.queries
         role = queries.caller(game_id, token)

@@ -148,6 +148,18 @@ class PlayerBook:
         events = self.store.read(player_stream(found.handle))
         return PlayerRecord(found.handle, [PlayerEventOut(*astuple(e)) for e in events])
 
+    def known(self, key: str) -> Player | None:
+        """The player whose key ``key`` was when this process last read the player, without
+        asking the store (None: unknown here, or no match). Not an authentication: a key
+        replaced meanwhile by another process may still match; the write limit keys on it."""
+        taken = keys.parsed(key, keys.PLAYER_KEY)
+        if taken is None or not PLAYER_ID.fullmatch(taken.holder):
+            return None
+        state = self.folds.cached(PLAYER_PREFIX + taken.holder)
+        if state is None or not state.keyed or not keys.matches(taken.secret, state.digest):
+            return None
+        return Player(state.handle)
+
     def held(self, player: Player) -> tuple[int, PlayerState]:
         """The player's version and state, for a change: 401 once the handle is retired."""
         held = self.folds.state(player_stream(player.handle))

@@ -31,6 +31,13 @@ class Folds(Generic[S]):
         self._folds: OrderedDict[str, tuple[int, S]] = OrderedDict()
         self._lock = threading.Lock()
 
+    def cached(self, stream_id: str) -> S | None:
+        """The stream's state as this process last read it, without asking the store (None:
+        not kept): what may be stale, for what a stale answer cannot harm."""
+        with self._lock:
+            held = self._folds.get(stream_id)
+        return held[1] if held is not None else None
+
     def state(self, stream_id: str) -> tuple[int, S] | None:
         """The stream's version and state now (None: no such stream)."""
         with self._lock:

@@ -4,12 +4,15 @@ handle never registered again; every wrong key gets one answer."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
 from litestar.exceptions import WebSocketDisconnect
 from litestar.testing import TestClient
 
+from service.app import create_app
+from service.settings import Settings
 from tests.service.conftest import auth
 from tests.service.players.conftest import refused, register, seated_game
 
@@ -117,3 +120,20 @@ def test_a_game_token_still_plays_as_before(api: TestClient[Any]) -> None:
         403,
         "forbidden",
     )  # a player with no seat in the game
+
+
+def test_a_players_writes_spend_her_own_budget(tmp_path: Path) -> None:
+    settings = Settings(
+        database=str(tmp_path / "t.db"), log_level="warning", write_rate=0.001, write_burst=3
+    )
+    with TestClient(create_app(settings)) as api:
+        book = api.app.state.players
+        ann, bea = book.register("ann").key, book.register("bea").key
+        seats = [{"player": "ann"}, {"player": "bea"}]
+        body = {"ruleset": "race35", "seats": seats, "options": {"special_squares": {}}}
+        game = api.post("/games", json=body).json()["id"]
+        path = f"/games/{game}/moves"
+        moves = [api.post(path, json={"move": "roll"}, headers=auth(k)) for k in (ann, bea) * 3]
+        moves.append(api.post(path, json={"move": "roll"}, headers=auth(ann)))
+    assert [reply.status_code for reply in moves[:6]] == [200] * 6  # two budgets of three
+    assert refused(moves[6]) == (429, "rate-limited")
