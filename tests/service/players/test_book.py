@@ -7,11 +7,13 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from structlog.testing import capture_logs
 
 from eventstore import SqliteEventStore
 from service.app import UseCases, bootstrap
 from service.core.actor import App, Player
 from service.core.refusal import Refusal
+from service.usecases.games import summaries
 
 
 @pytest.fixture
@@ -73,3 +75,11 @@ def test_an_app_key_checks_until_revoked(cases: UseCases) -> None:
     cases.apps.revoke("ludoclub")
     assert slug(lambda: cases.apps.authenticate(key)) == "key-refused"
     assert [(a.name, a.revoked) for a in cases.apps.listed()] == [("ludoclub", True)]
+
+
+def test_players_and_apps_streams_need_no_summary(cases: UseCases) -> None:
+    cases.players.register("ann")
+    cases.apps.add("ludoclub")
+    with capture_logs() as logged:
+        assert summaries.fill(cases.store) == 0  # as at every start: nothing to summarise
+    assert logged == []
