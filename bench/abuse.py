@@ -443,12 +443,30 @@ def bogus_tokens(target: Target, stop: threading.Event) -> Seen:
 
 RATED_GAMES = 40
 """Rated games finished before the undo attack, so that its rule set has ratings to fold."""
+RATED_PLAYERS = 12
+"""The registered players those games seat, two at a time."""
+FORFEIT_CLOCK = {"per_decision": 1.0, "on_timeout": "forfeit"}
+"""The clock of those games: once both players have acted, whoever is to act runs out of
+time and forfeits (the server's decision, which the rule of ratings counts)."""
+UNDO_RULESET = "sorry"
+"""The rule set of the undo attack's games: a race35 game has no decision to undo (every
+move follows from the throw), a Sorry! game's moves are mostly the player's choice."""
+MOVES_AT_MOST = 5_000
+"""Actions played at most to finish a game of the undo attack (a Sorry! game of two takes
+about 400)."""
+UNDO_ADDRESS = "127.0.0.4"
+"""The undo attack's client address: a creation budget of its own (registrations and games
+count against it), which the floods before it leave spent on 127.0.0.1."""
+UNDO_TRIES = 5
+"""Games played to their end at most until one ends with a decision its player may undo
+(the last move of a game may be the only one the card allows, which nobody decided)."""
 
 
 def as_referee(
     conn: http.client.HTTPConnection, method: str, path: str, token: str, body: Any = None
 ) -> tuple[int, Any]:
-    """One JSON request with the referee's token: its status and decoded body."""
+    """One JSON request with the referee's token (or another bearer: a player's key): its
+    status and decoded body."""
     headers = {"Authorization": f"Bearer {token}"}
     data = None if body is None else json.dumps(body).encode()
     if data is not None:
@@ -459,51 +477,143 @@ def as_referee(
     return reply.status, json.loads(raw) if raw else None
 
 
-def rated_sorry(conn: http.client.HTTPConnection, names: list[str], stop: Any) -> dict[str, Any]:
-    """A new rated Sorry! game (automatic draws, undo allowed), waiting out the budget."""
-    body = {"ruleset": "sorry", "seats": [{"name": n} for n in names], "auto_chance": True}
-    body["allow_undo"] = True
-    status, created = as_referee(conn, "POST", "/games", "", body)
-    while status == 429 and not stop.wait(1):  # an attack before spent the address's budget
-        status, created = as_referee(conn, "POST", "/games", "", body)
-    return dict(created) if status == 201 else {}
+def budgeted(conn: http.client.HTTPConnection, path: str, body: Any, stop: Any) -> Any:
+    """The reply of a creating ``POST`` (a game, a registration), waiting out the address's
+    creation budget (an attack before spent it); None when refused or once ``stop`` is set."""
+    data = json.dumps(body).encode()
+    status, created = call(conn, "POST", path, data)
+    while status == 429 and not stop.wait(1):
+        status, created = call(conn, "POST", path, data)
+    return json.loads(created) if status == 201 else None
+
+
+def rated_game(
+    conn: http.client.HTTPConnection, keys: dict[str, str], stop: Any, **body: Any
+) -> dict[str, Any]:
+    """A new rated ``UNDO_RULESET`` game whose seats belong to the registered players
+    ``keys`` (handle: key), in that order; its creation reply with each player's key at her
+    seat in ``tokens.seats`` (where the service gives none), or {}."""
+    seats = [{"player": handle} for handle in keys]
+    created = budgeted(conn, "/games", {"ruleset": UNDO_RULESET, "seats": seats, **body}, stop)
+    if not created:
+        return {}
+    created["tokens"]["seats"] = list(keys.values())
+    return dict(created)
+
+
+def play_first(conn: http.client.HTTPConnection, created: dict[str, Any]) -> int | None:
+    """Whoever is to act plays its first legal move (a draw, a move) with its own key; the
+    seat that acted, None when the game is over."""
+    game, keys = f"/games/{created['id']}", created["tokens"]["seats"]
+    state = as_referee(conn, "GET", game, keys[0])[1]
+    if state["status"] != "active":
+        return None
+    seat = state["to_act"][0]["seat"]
+    legal = as_referee(conn, "GET", f"{game}/legal-moves", keys[seat])[1]
+    as_referee(conn, "POST", f"{game}/moves", keys[seat], {"move": legal["moves"][0]["id"]})
+    return int(seat)
+
+
+def finished_by(conn: http.client.HTTPConnection, created: dict[str, Any], stop: Any) -> int | None:
+    """Play the game to its end, each seat with its own key; the seat that acted last (None
+    if it would not end, or once ``stop`` is set)."""
+    last = None
+    for _ in range(MOVES_AT_MOST):
+        if stop.is_set():
+            return None
+        acted = play_first(conn, created)
+        if acted is None:
+            return last
+        last = acted
+    return None
+
+
+def rated_players(conn: http.client.HTTPConnection, stop: Any) -> list[tuple[str, str]]:
+    """``RATED_PLAYERS`` and two more new registered players (handle, key), each
+    registered by herself; [] once ``stop`` is set. The handles are new to the server (one
+    given with ``--url`` may have met the attack before)."""
+    suffix = os.urandom(3).hex()
+    players = []
+    for n in range(RATED_PLAYERS + 2):
+        registered = budgeted(conn, "/players", {"handle": f"p{n}-{suffix}"}, stop)
+        if not registered:
+            return []
+        players.append((str(registered["handle"]), str(registered["key"])))
+    return players
+
+
+def season(conn: http.client.HTTPConnection, players: list[tuple[str, str]], stop: Any) -> bool:
+    """``RATED_GAMES`` rated games of two registered players each: both act (a roll, a move,
+    with their own keys), then the clock forfeits whoever is to act; whether they were all
+    started before ``stop``."""
+    for n in range(RATED_GAMES):
+        pair = dict([players[n % len(players)], players[(n + 5) % len(players)]])
+        created = rated_game(conn, pair, stop, clock=FORFEIT_CLOCK)
+        if not created or stop.is_set():
+            return False
+        acted: set[int] = set()
+        while len(acted) < 2 and (seat := play_first(conn, created)) is not None:
+            acted.add(seat)
+    return True
+
+
+def undoable_finish(
+    conn: http.client.HTTPConnection, two: dict[str, str], stop: Any, seen: Seen
+) -> tuple[str, str] | None:
+    """A rated game of the two registered players ``two`` (handle: key), undo allowed,
+    played to its end whose finishing decision its player undid and made again (so that it
+    is finished, and may be undone again); its path and the finisher's key. At most
+    ``UNDO_TRIES`` games, each refusal of the undo recorded in ``seen``; None when every
+    game's end was no decision to undo, or once ``stop`` is set."""
+    for _ in range(UNDO_TRIES):
+        created = rated_game(conn, two, stop, allow_undo=True)
+        finisher = finished_by(conn, created, stop) if created else None
+        if finisher is None:
+            return None
+        game, key = f"/games/{created['id']}", created["tokens"]["seats"][finisher]
+        status, undone = as_referee(conn, "POST", f"{game}/undo", key, {"reason": "bench"})
+        if status == 200:
+            finished_by(conn, created, stop)
+            return game, key
+        seen.add(f"{status} {undone.get('type', '').rsplit('/', 1)[-1]}")
+    return None
 
 
 def undo_the_finish(target: Target, stop: threading.Event) -> Seen:
-    """One referee ending a rated game (a decision, then an agreement), undoing it (which
-    reopens the game) and ending it again, over and over, reading the rule set's ratings
-    after each round; 40 rated games of the rule set are finished first. Each finish and
-    each reopening changes the ratings (refolded from that game on)."""
-    seen, agreement = Seen(), {"kind": "agreement", "reason": "bench", "winners": [0]}
-    conn = http.client.HTTPConnection(target.host, target.port, timeout=60)
-    for n in range(RATED_GAMES):
-        created = rated_sorry(conn, [f"P{n % 12}", f"P{(n + 5) % 12}"], stop)
-        if not created:
-            return seen
-        path = f"/games/{created['id']}/adjudicate"
-        as_referee(conn, "POST", path, created["tokens"]["referee"], agreement)
-    created = rated_sorry(conn, ["Ann", "Bob"], stop)
-    if not created:
+    """Two registered players finish a rated Sorry! game (undo allowed) with their own keys;
+    the one whose decision finished it undoes it with her key (which reopens the game) and
+    makes it again, over and over, reading the rule set's ratings after each round. First
+    40 rated games of twelve registered players are finished (each player acts, then the
+    clock forfeits whoever is to act), so that the rule set has ratings to fold. It all
+    comes from an address of its own (``UNDO_ADDRESS``).
+
+    The referee takes no part: it ends no game whose seats belong to players and undoes none
+    of their decisions. A player undoes her own latest decision where the game allows it,
+    the one that finished the game too. Each finish and each reopening changes the ratings
+    (refolded from that game on): the first finish rates the game; undone after its end
+    (its seed revealed) it never counts again, so each later finish is folded and left out."""
+    seen = Seen()
+    conn = from_address(target, UNDO_ADDRESS)
+    players = rated_players(conn, stop)
+    if not players or not season(conn, players[:RATED_PLAYERS], stop):
         return seen
-    game, referee = f"/games/{created['id']}", created["tokens"]["referee"]
+    finished = undoable_finish(conn, dict(players[RATED_PLAYERS:]), stop, seen)
+    if finished is None:
+        return seen
+    game, key = finished
     while not stop.is_set():
         began = time.monotonic()
         try:
-            _, state = as_referee(conn, "GET", game, referee)
-            _, legal = as_referee(conn, "GET", f"{game}/legal-moves", referee)
-            seat = state["to_act"][0]["seat"]
-            move = next(m["id"] for m in legal["moves"] if m.get("seat", seat) == seat)
-            steps = [
-                as_referee(conn, "POST", f"{game}/moves", referee, {"move": move, "seat": seat}),
-                as_referee(conn, "POST", f"{game}/adjudicate", referee, agreement),
-                as_referee(conn, "POST", f"{game}/undo", referee, {"reason": "bench"}),
-                as_referee(conn, "GET", "/ratings?ruleset=sorry", referee),
-            ]
+            steps = [as_referee(conn, "POST", f"{game}/undo", key, {"reason": "bench"})]
+            _, legal = as_referee(conn, "GET", f"{game}/legal-moves", key)
+            move = {"move": legal["moves"][0]["id"]}
+            steps.append(as_referee(conn, "POST", f"{game}/moves", key, move))
+            steps.append(as_referee(conn, "GET", f"/ratings?ruleset={UNDO_RULESET}", key))
             outcome = str(max(status for status, _ in steps))  # the worst of the round
-        except (OSError, http.client.HTTPException, KeyError, StopIteration, TypeError):
+        except (OSError, http.client.HTTPException, KeyError, IndexError, TypeError):
             outcome = "failed"
             conn.close()
-            conn = http.client.HTTPConnection(target.host, target.port, timeout=60)
+            conn = from_address(target, UNDO_ADDRESS)
         seen.add(outcome, 0, time.monotonic() - began)
     conn.close()
     return seen
