@@ -165,13 +165,18 @@ class Hand(msgspec.Struct, frozen=True, omit_defaults=True):
 
 
 class SeatView(msgspec.Struct, frozen=True):
-    """A seat at the table: its number, its player's name, its colour and the level of the bot
-    playing it (null for a person)."""
+    """A seat at the table: its number, its player's name, its colour, the level of the bot
+    playing it (null for a person), whether its player is at the table now (``present``: a
+    socket or stream of the seat open, or seen lately; the service fills it in) and, in a game
+    with an absence rule, when the seat is timed out for being away (``absent_until``, UTC;
+    null while it is present or need not act)."""
 
     seat: int
     name: str
     colour: str
     bot: str | None = None
+    present: bool = False
+    absent_until: str | None = None
 
 
 class ClockView(msgspec.Struct, frozen=True):

@@ -56,6 +56,8 @@ from service.usecases.games.figures import Figures, Tally
 from service.usecases.games.players import PlayerGames
 from service.usecases.games.queries import Queries
 from service.usecases.games.repository import MAX_LIVE_GAMES, Repository
+from service.usecases.live.absence import Absences
+from service.usecases.live.presence import PRESENCE_SECONDS, Presence
 from service.usecases.owners import BotShare
 from service.usecases.players.apps import Apps
 from service.usecases.players.book import PlayerBook
@@ -171,6 +173,13 @@ class UseCases:
     players: PlayerBook
     apps: Apps
     player_games: PlayerGames
+    presence: Presence
+    absences: Absences
+
+    def enforce_due(self) -> int:
+        """Every clock run out and every absence lasted its time by now, enforced (what the
+        clocks' sweeper does); how many seats were timed out."""
+        return self.commands.enforce_due() + self.absences.enforce_due()
 
     def catch_up(self) -> None:
         """Bring the derived data (every rule set's ratings, the standings without a tag, the
@@ -191,15 +200,19 @@ def bootstrap(
     analyses_per_client: int = 1,
     bot_games_per_owner: int = 0,
     cursor_key: str = "",
+    presence_seconds: float = PRESENCE_SECONDS,
 ) -> UseCases:
     """Every use case over ``store``, on the clock ``now`` (which should be the store's too:
     ``service.clock``), the tournaments' results following the writer's commits. Games
     without a summary (a database written before summaries existed) are summarised from
-    their logs first. Page cursors are sealed with ``cursor_key`` (``Cursors``)."""
+    their logs first. Page cursors are sealed with ``cursor_key`` (``Cursors``); a seat stays
+    present ``presence_seconds`` after it was last seen (``Presence``)."""
     summaries.fill(store)
     cursors = Cursors(cursor_key)
     writer = Writer(store)
-    games = Repository(writer, max_live)
+    presence = Presence(now, presence_seconds)
+    games = Repository(writer, max_live, presence.seen)
+    absences = Absences(presence, games, now)
     players = PlayerBook(writer)
     writer.followers.append(players.follow)
     moves = Tally()
@@ -208,7 +221,9 @@ def bootstrap(
     standings = KeptStandings(store)
     verifications: records.Kept[tuple[str, int], records.Verification]
     verifications = records.Kept(records.VERIFICATIONS_KEPT)
-    queries = Queries(games, now, standings.rows, verifications, records.Documents(), cursors)
+    queries = Queries(
+        games, now, standings.rows, verifications, records.Documents(), cursors, absences
+    )
     log = TournamentLog(writer)
     tournaments = Tournaments(commands, log, Results(log, now), cursors)
     writer.followers.append(tournaments.results.follow)
@@ -219,7 +234,7 @@ def bootstrap(
     writer.followers.append(ratings.follow)  # a retired handle leaves the leaderboards
     return UseCases(
         store, writer, games, commands, queries, ratings, standings, tournaments, analyses,
-        hints, figures, players, Apps(writer), PlayerGames(store, now),
+        hints, figures, players, Apps(writer), PlayerGames(store, now), presence, absences,
     )  # fmt: skip
 
 
@@ -236,7 +251,7 @@ class Workers:
     follower, the bots' driver, and the derived data's catch-up at start."""
 
     def __init__(self, cases: UseCases, clock: Clock) -> None:
-        self.sweeper = Sweeper(cases.commands.enforce_due, clock)
+        self.sweeper = Sweeper(cases.enforce_due, clock)
         self.follower = Sweeper(
             cases.tournaments.results.sweep, clock, interval=1.0, name="results-follower"
         )
@@ -274,6 +289,23 @@ def dependencies(cases: UseCases) -> dict[str, Provide]:
     }
 
 
+def app_state(cases: UseCases, limits: Limits, metrics: Metrics | None, workers: Workers) -> State:
+    """What the routes and the game socket find in the app's ``state``."""
+    return State(
+        {
+            "limits": limits,
+            "commands": cases.commands,
+            "queries": cases.queries,
+            "metrics": metrics,
+            "figures": cases.figures,
+            "workers": workers,
+            "players": cases.players,
+            "apps": cases.apps,
+            "presence": cases.presence,
+        }
+    )
+
+
 def create_app(
     settings: Settings | None = None, store: EventStore | None = None, clock: Clock | None = None
 ) -> Litestar:
@@ -292,8 +324,8 @@ def create_app(
         analyses_per_client=settings.analyses_per_client,
         bot_games_per_owner=settings.max_bot_games_per_client,
         cursor_key=settings.cursor_key,
+        presence_seconds=settings.presence_seconds,
     )
-    commands, queries = cases.commands, cases.queries
     workers = Workers(cases, clock)
     limits = Limits(settings)
     # Metrics only with a token to read them: no route and no per-request timing otherwise.
@@ -305,18 +337,7 @@ def create_app(
         middleware=[import_limits, bodies.check_bodies],
         request_max_body_size=settings.max_body_bytes,
         cors_config=cors_config(settings),
-        state=State(
-            {
-                "limits": limits,
-                "commands": commands,
-                "queries": queries,
-                "metrics": metrics,
-                "figures": cases.figures,
-                "workers": workers,
-                "players": cases.players,
-                "apps": cases.apps,
-            }
-        ),
+        state=app_state(cases, limits, metrics, workers),
         openapi_config=openapi_config(),
         on_startup=[workers.start],
         on_shutdown=[workers.stop, store.close],

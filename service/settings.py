@@ -46,6 +46,11 @@ class Settings(msgspec.Struct, frozen=True):
     Memory: ``max_live_games`` games are kept in memory as projections; beyond it the least
     recently used are forgotten and loaded again (from their latest snapshot) when next used.
 
+    Presence: a seat is present while a game socket or event stream opened as the seat is
+    open in this process, and for ``presence_seconds`` after it was last seen (any request
+    for the game made as the seat, its last connection closing); a table's absence rule
+    counts a seat's time away from then (``docs/guides/presence.md``).
+
     Costly work, per caller (the client address; the write limit keys on the verified caller):
     ``create_rate`` games created a second with bursts of ``create_burst`` (a batch counts each
     table), ``import_rate`` imports a second with bursts of ``import_burst``, and at most
@@ -104,6 +109,7 @@ class Settings(msgspec.Struct, frozen=True):
     write_burst: int = 30
     cors_origins: str = ""
     max_live_games: int = 10_000
+    presence_seconds: float = 60.0
     create_rate: float = 1.0
     create_burst: int = 60
     import_rate: float = 0.1

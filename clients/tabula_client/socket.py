@@ -65,7 +65,18 @@ class Pong(msgspec.Struct, tag="pong", frozen=True):
     ref: str | None = None
 
 
-Incoming = Welcome | Events | SocketPlayed | Refused | Pong
+class SeatPresence(msgspec.Struct, frozen=True):
+    seat: int
+    present: bool
+
+
+class Presence(msgspec.Struct, tag="presence", frozen=True):
+    """The table's present seats changed: every seat's presence, in seat order."""
+
+    seats: list[SeatPresence]
+
+
+Incoming = Welcome | Events | SocketPlayed | Refused | Pong | Presence
 decoder = msgspec.json.Decoder(Incoming)
 
 
@@ -100,6 +111,8 @@ class Session:
         self.url = f"{'wss' if scheme == 'https' else 'ws'}://{rest}/games/{game_id}/socket"
         self.token, self.version = token, after
         self.welcome: Welcome | None = None
+        self.presence: Presence | None = None
+        """The latest ``presence`` the server pushed (None before the first)."""
         self.pending: deque[StoredEvent] = deque()
         self.refs = 0
 
@@ -119,6 +132,8 @@ class Session:
         message = decoder.decode(frame)
         if isinstance(message, Welcome):
             self.welcome = message
+        elif isinstance(message, Presence):
+            self.presence = message
         elif isinstance(message, Events):
             self.keep(message.events)
         elif isinstance(message, Refused):

@@ -67,6 +67,13 @@ class GameViewBase(ViewMixin, msgspec.Struct, frozen=True, kw_only=True, tag_fie
         return str(self.__struct_config__.tag)
 
 
+class Absence(msgspec.Struct, frozen=True, kw_only=True):
+    """``Absence``."""
+
+    after: float
+    then: str
+
+
 class Adjudicate(msgspec.Struct, frozen=True, kw_only=True):
     """``Adjudicate``."""
 
@@ -202,6 +209,7 @@ class CreateBatch(msgspec.Struct, frozen=True, kw_only=True):
 class CreateGame(msgspec.Struct, frozen=True, kw_only=True):
     """``CreateGame``."""
 
+    absent: Absence | None = None
     allow_hints: bool = False
     allow_undo: bool = False
     auto_chance: bool = False
@@ -328,6 +336,7 @@ class GameAnalysis(msgspec.Struct, frozen=True, kw_only=True):
 class GameCreatedData(msgspec.Struct, frozen=True, kw_only=True):
     """Every setting of a game, so its log alone says how it was played (and an exported record imports with nothing lost)."""
 
+    absent: dict[str, Any] | None = None
     allow_hints: bool = False
     allow_undo: bool = False
     auto_chance: bool = False
@@ -947,9 +956,11 @@ class SeatToBot(msgspec.Struct, frozen=True, kw_only=True):
 class SeatView(msgspec.Struct, frozen=True, kw_only=True):
     """``SeatView``."""
 
+    absent_until: str | None = None
     bot: str | None = None
     colour: str
     name: str
+    present: bool = False
     seat: int
 
 

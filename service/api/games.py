@@ -28,7 +28,7 @@ from service.api.documents import document, json_stream
 from service.api.identity import game_caller
 from service.api.limits import IMPORT, client_of, create_limit, write_limit
 from service.api.pages import VIEWER_PAGE, game_page
-from service.api.streams import closing, stream_slot
+from service.api.streams import attended, closing, stream_slot
 from service.api.writes import WRITES, WriteDep
 from service.core.commands import CreateGame, PlayMove, PostChance, Undo
 from service.core.refusal import refuse
@@ -170,14 +170,16 @@ class GameController(Controller):
         self,
         request: AnyRequest,
         queries: QueriesDep,
-        status: FromQuery[Literal["active", "finished"] | None] = None,
+        status: FromQuery[Literal["gathering", "active", "finished", "closed"] | None] = None,
         ruleset: FromQuery[str | None] = None,
         tag: FromQuery[str | None] = None,
         limit: Annotated[int | None, QueryParameter(ge=1)] = None,
         cursor: FromQuery[str | None] = None,
         format: FromQuery[Literal["json", "ndjson"]] = "json",
     ) -> Response[GameList | bytes]:
-        """A page of games, oldest first, filtered by status, rule set or tag (``key:value``),
+        """A page of games, oldest first, filtered by status (``gathering``: a table waiting
+        for players, ``closed``: one that closed before it started), rule set or tag
+        (``key:value``),
         with their winners; as NDJSON with ``format=ndjson`` or ``Accept:
         application/x-ndjson``. At most ``limit`` games (the largest page by default); the
         next page is at ``next`` (and in the ``Link`` header, ``rel="next"``), whose
@@ -351,6 +353,8 @@ class GameController(Controller):
             after = int(last_event_id)
         viewer = queries.following(game_id, game_caller(request), after)
         events = stream.game_events(queries, game_id, viewer, after)
+        if isinstance(viewer, int):  # the seat is present while its stream runs
+            events = attended(request, game_id, viewer, events)
         return ServerSentEvent(closing(request, sse(events)))
 
     @get("/{game_id:str}/events", operation_id="listEvents", sync_to_thread=True, responses=READ)

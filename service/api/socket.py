@@ -24,6 +24,10 @@ gives the app a message that was already waiting only after the other connection
 socket whose messages came by the thousand in one read does not hold the event loop for all
 of them.
 
+A seat's socket makes the seat present while it is open (``service.usecases.live.presence``),
+and every socket is sent ``presence`` whenever the table's present seats change (not the
+change its own opening makes: ``GET /games/{id}`` shows the seats' presence).
+
 A socket opened with a registered player's key (``service.api.identity``) is that player's
 seat's for as long as the key is the player's latest: when the key is replaced or the handle
 retired, by this process or another, the socket closes (4401, reason ``key-revoked``). The
@@ -37,6 +41,7 @@ from __future__ import annotations
 import asyncio
 import math
 import time
+from collections.abc import Callable
 from contextlib import suppress
 from typing import Any, Literal
 
@@ -62,7 +67,9 @@ from service.api.socket_messages import (
     Play,
     Played,
     Pong,
+    Presence,
     Refused,
+    SeatPresence,
     ServerMessage,
     UndoRequest,
     Welcome,
@@ -73,6 +80,7 @@ from service.core.actor import GameCaller, Player
 from service.core.refusal import Refusal, refuse
 from service.usecases.games.commands import Commands
 from service.usecases.games.queries import Queries
+from service.usecases.live import presence
 from service.usecases.live.feed import Feed
 from service.usecases.live.stream import seconds_until
 from service.usecases.players.book import PlayerBook
@@ -146,6 +154,10 @@ class Session:
         self.feed: Feed | None = None
         self.watch: KeyWatch | None = None
         """A player's socket: her key, watched."""
+        self.presence: presence.Presence = state.presence
+        self.seats = 0  # how many the table has
+        self.leave: Callable[[], None] | None = None
+        """A seat's socket: the end of its presence (when the socket closes)."""
         settings = self.limits.settings
         budget = (socket.scope.get("extensions") or {}).get(BUDGET)  # the protocol's: its pings
         self.budget: MessageBudget = (
@@ -202,6 +214,8 @@ class Session:
             await self.watch.check()  # a change between the hello's check and the watch
         self.feed = Feed(self.queries, self.game_id, self.role, message.after)
         seat = self.role if isinstance(self.role, int) else None
+        if seat is not None:
+            self.leave = self.presence.attend(self.game_id, seat)
         await self.send(Welcome(role_name(self.role), seat, version))
 
     def join(self, hello: Hello) -> tuple[GameCaller, Viewer, int]:
@@ -209,7 +223,10 @@ class Session:
         role and the game's version (on a worker thread: a key is checked in the store)."""
         state = self.socket.app.state
         caller = in_game(resolve(state.players, state.apps, hello.token))
-        return (caller, *self.queries.joining(self.game_id, caller, hello.after))
+        joined = self.queries.joining(self.game_id, caller, hello.after)
+        with self.queries.games.game(self.game_id, fresh=False) as game:
+            self.seats = len(game.created.seats)
+        return (caller, *joined)
 
     async def run(self) -> None:
         """Push the log's news and answer the caller's messages, until either ends (each in
@@ -219,6 +236,7 @@ class Session:
             async with anyio.create_task_group() as tasks:
                 tasks.start_soon(self.push)
                 tasks.start_soon(self.answer)
+                tasks.start_soon(self.tell_presence)
                 if self.watch is not None:
                     tasks.start_soon(self.watch.run)
         except ExceptionGroup as group:  # the first reason to close, not the group
@@ -254,6 +272,29 @@ class Session:
                     continue
                 async with feed.hold():  # a write of this socket's in flight answers first
                     read = news.beyond(feed.cursor)
+
+    async def tell_presence(self) -> None:
+        """Send ``presence`` whenever the table's present seats change, until the socket
+        closes (the news comes from any thread: ``Presence.watch``)."""
+        loop, changed = asyncio.get_running_loop(), asyncio.Event()
+
+        def heard() -> None:
+            with suppress(RuntimeError):  # the loop has closed
+                loop.call_soon_threadsafe(changed.set)
+
+        unwatch = self.presence.watch(self.game_id, heard)
+        try:
+            told = self.presence.present(self.game_id)
+            while True:
+                await changed.wait()
+                changed.clear()
+                present = self.presence.present(self.game_id)
+                if present != told:
+                    seats = [SeatPresence(seat, seat in present) for seat in range(self.seats)]
+                    await self.send(Presence(seats))
+                    told = present
+        finally:
+            unwatch()
 
     async def answer(self) -> None:
         """Answer the caller's messages until the socket closes, each within the budget."""
@@ -399,6 +440,8 @@ async def game_socket(socket: WebSocket[Any, Any, Any], game_id: FromPath[str]) 
     except Closed as closed:
         code, reason = closed.code, closed.reason
     finally:
+        if session.leave is not None:
+            session.leave()
         slots.release(client)
         if session.watch is not None:
             session.watch.stop()

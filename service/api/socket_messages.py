@@ -1,8 +1,9 @@
 """The messages of ``GET /games/{id}/socket``: JSON text frames, told apart by ``type``.
 
 The client says ``hello`` first, then plays (``play``, ``undo``, ``chance``) and may ``ping``;
-the server says ``welcome``, pushes ``events``, answers each write with ``played`` or
-``refused`` (matched by the client's ``ref``) and each ping with ``pong``. ``python -m service
+the server says ``welcome``, pushes ``events`` and, whenever the table's present seats
+change, ``presence``, answers each write with ``played`` or ``refused`` (matched by the
+client's ``ref``) and each ping with ``pong``. ``python -m service
 socket-schema`` prints the JSON Schema of every message (``openapi/socket.schema.json``).
 """
 
@@ -123,7 +124,22 @@ class Pong(msgspec.Struct, tag="pong"):
     ref: str | None = None
 
 
-ServerMessage = Welcome | Events | Played | Refused | Pong
+class SeatPresence(msgspec.Struct):
+    """Whether a seat's player is at the table now, as ``GET /games/{id}`` shows it."""
+
+    seat: int
+    present: bool
+
+
+class Presence(msgspec.Struct, tag="presence"):
+    """The table's present seats changed (a seat's socket or stream opened, a request made as
+    the seat, or the time since it was last seen ran out): every seat of the table, in seat
+    order. Presence is this server process's: it is never an event of the log."""
+
+    seats: list[SeatPresence]
+
+
+ServerMessage = Welcome | Events | Played | Refused | Pong | Presence
 
 CLOSE_CODES: dict[int, str] = {
     1000: "normal closure (either side)",

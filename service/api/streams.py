@@ -10,20 +10,22 @@ with ``Retry-After``, answered by the app's exception handler before any stream 
 
 The handler registers its event generator with ``closing``; the middleware closes it in the
 same ``finally``, so the stream's subscription to the store ends with the response too, not
-whenever the garbage collector finds the generator.
+whenever the garbage collector finds the generator. A seat's stream of its game makes the
+seat present while it runs (``attended``), ending with it the same way.
 """
 
 from __future__ import annotations
 
 import threading
 from collections.abc import AsyncGenerator
-from contextlib import suppress
+from contextlib import aclosing, suppress
 from typing import Any, TypeVar
 
 from litestar import Litestar, Request
 from litestar.types import ASGIApp, Receive, Scope, Send
 
 from service.core.refusal import refuse
+from service.usecases.live.presence import Presence
 
 Item = TypeVar("Item")
 CLOSING = "tabula.stream"
@@ -117,3 +119,17 @@ def closing(
     """``events``, to be closed by ``stream_slot`` when the request ends."""
     request.scope["state"][CLOSING] = events
     return events
+
+
+async def attended(
+    request: Request[Any, Any, Any], game_id: str, seat: int, items: AsyncGenerator[Item, None]
+) -> AsyncGenerator[Item, None]:
+    """``items``, the seat present at its game's table while they stream (``Presence``)."""
+    presence: Presence = request.app.state.presence
+    leave = presence.attend(game_id, seat)
+    try:
+        async with aclosing(items):
+            async for item in items:
+                yield item
+    finally:
+        leave()

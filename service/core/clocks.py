@@ -7,6 +7,11 @@ passes (``pass``: a pending move's card or throw is forfeited), a random legal m
 (``random_move``, the default), a forfeit (``forfeit``: every other seat wins) or the seat is
 handed to a bot (``bot:<level>``), which plays it from then on.
 
+A table's absence rule (``Absence``, ``absent`` in ``CreateGame``) times a seat out the same
+way, with the rule's ``then`` as the consequence, when the seat must act and has not been at
+the table (``service.usecases.live.presence``) for ``after`` seconds; its consequence's reason
+says so (``ABSENT``), which tells it from a clock's when the log is judged again.
+
 Time never runs backwards on a game's clocks: an event stamped before the latest one seen
 (the service's clock set back) counts as at that latest time, and a moment before a seat's
 turn began uses none of its time, so a clock set back runs nobody out and, once it catches
@@ -20,14 +25,26 @@ from typing import Annotated, Literal
 
 import msgspec
 
-from domain.events import CardDrawn, CardExchanged, CardsDealt, DiceRolled, Event, MovePlayed
+from domain.events import (
+    CardDrawn,
+    CardExchanged,
+    CardsDealt,
+    DiceRolled,
+    Event,
+    GameCreated,
+    MovePlayed,
+)
 from domain.model import ClockView, Pending
 from domain.replay import Replay
-from service.core.fields import ON_TIMEOUT
+from service.core.fields import ON_ABSENCE, ON_TIMEOUT
 
 Consequence = Literal["pass", "random_move", "forfeit"]
 OnTimeout = Annotated[str, msgspec.Meta(pattern=ON_TIMEOUT)]
 """``on_timeout``: a consequence, or ``bot:<level>`` (the seat is handed to that bot)."""
+OnAbsence = Annotated[str, msgspec.Meta(pattern=ON_ABSENCE)]
+"""``then``: ``pass``, ``forfeit``, or ``bot:<level>`` (the seat is handed to that bot)."""
+ABSENT = "was absent for"
+"""What the reason of an absence's consequence says (``absence_reason``)."""
 
 
 class Clock(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -37,6 +54,40 @@ class Clock(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     total: float | None = None
     increment: float = 0.0
     on_timeout: OnTimeout = "random_move"
+
+
+class Absence(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """A table's absence rule: a seat that must act and has been away for ``after`` seconds
+    is timed out as ``then`` says: handed to a bot (``bot:<level>``), every other seat winning
+    (``forfeit``) or its turn passed (``pass``)."""
+
+    after: Annotated[float, msgspec.Meta(gt=0)]
+    then: OnAbsence
+
+
+def absence_of(created: GameCreated) -> Absence | None:
+    """A game's absence rule, if it has one."""
+    return None if created.absent is None else msgspec.convert(created.absent, Absence)
+
+
+def absence_reason(absence: Absence) -> str:
+    """The reason an absence's consequence gives: ``was absent for 60 s``."""
+    return f"{ABSENT} {absence.after:g} s"
+
+
+def by_absence(created: GameCreated, consequence: str, reason: str | None) -> bool:
+    """Whether a recorded ``TimeExpired`` with ``consequence``, followed by an event giving
+    ``reason`` (None: none follows that gives one, a random move or chance), was the absence
+    rule's rather than the clock's: the only one the game has, else what the reason says,
+    else the consequence the clock could not have had."""
+    if created.absent is None:
+        return False
+    if created.clock is None:
+        return True
+    if reason is not None:
+        return ABSENT in reason
+    on_timeout = msgspec.convert(created.clock, Clock).on_timeout
+    return consequence != on_timeout and (consequence, on_timeout) != ("random_move", "pass")
 
 
 def clock_fault(clock: Clock) -> str | None:

@@ -10,7 +10,7 @@ import msgspec
 
 from domain.model import Step
 from domain.registry import RULESETS
-from service.core.clocks import Clock
+from service.core.clocks import Absence, Clock
 from service.core.delay import SpectatorDelay
 from service.core.fields import PRINTABLE
 
@@ -50,7 +50,8 @@ class CreateGame(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """``POST /games``; ``auto_chance`` and ``allow_undo`` may also be given in ``options``;
     ``rated`` says whether the result counts towards the players' ratings; ``allow_hints``
     lets each seat ask for its moves ranked (``GET /games/{id}/hints``: only in unrated games
-    outside tournaments)."""
+    outside tournaments); ``absent`` says what happens to a seat that must act and has been
+    away for ``after`` seconds (``then``: ``bot:<level>``, ``forfeit`` or ``pass``)."""
 
     ruleset: RulesetName
     seats: SeatList
@@ -64,6 +65,7 @@ class CreateGame(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     rated: bool = True
     spectator_delay: SpectatorDelay | None = None
     allow_hints: bool = False
+    absent: Absence | None = None
 
 
 class CreateBatch(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -128,11 +130,13 @@ class HandOver(msgspec.Struct, frozen=True):
 
 
 class Timeout(msgspec.Struct, frozen=True):
-    """The server's: ``seat`` ran out of time (the use case has checked its clock);
-    ``version``: that of the bot level the clock hands the seat to, if it does."""
+    """The server's: ``seat`` ran out of time (the use case has checked its clock) or, with
+    ``absent``, was away too long (the table's absence rule; the use case has checked its
+    presence); ``version``: that of the bot level the seat is handed to, if it is."""
 
     seat: int
     version: int = 0
+    absent: bool = False
 
 
 class ShowHints(msgspec.Struct, frozen=True):

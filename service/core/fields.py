@@ -37,9 +37,12 @@ board's SVG ill-formed XML. It ends with a lookahead for no character at all rat
 read it alike."""
 ON_TIMEOUT = r"^(pass|random_move|forfeit|bot:[a-z0-9_-]+)$"
 """A clock's ``on_timeout``: a consequence, or ``bot:<level>`` (the seat goes to that bot)."""
+ON_ABSENCE = r"^(pass|forfeit|bot:[a-z0-9_-]+)$"
+"""An absence rule's ``then``: a consequence, or ``bot:<level>`` (the seat goes to that bot)."""
 PATTERNS = {
     repr(PRINTABLE): "a control character (U+0000 to U+001F, U+007F to U+009F) is not allowed",
     repr(ON_TIMEOUT): "not one of `pass`, `random_move`, `forfeit` or `bot:<level>` (GET /bots)",
+    repr(ON_ABSENCE): "not one of `pass`, `forfeit` or `bot:<level>` (GET /bots)",
 }
 """What a string that does not match a pattern of ours lacks, in words (msgspec gives the
 pattern's repr)."""

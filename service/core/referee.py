@@ -43,7 +43,7 @@ from domain.events import (
 from domain.model import CHANCE_KINDS, ChanceNeed, Deal, Draw, Pending, Roll
 from domain.replay import Frame, Replay
 from service.core.actor import Actor, Role
-from service.core.clocks import Clock
+from service.core.clocks import Clock, absence_of, absence_reason
 from service.core.commands import (
     Adjudicate,
     Command,
@@ -87,7 +87,7 @@ def judge(replay: Replay, actor: Role | Actor, command: Command, luck: Luck) -> 
     if isinstance(command, Timeout):
         if actor != "server":
             raise refuse("forbidden", "only the server's clock times a seat out")
-        return follow(replay, timeout(replay, command.seat, luck, command.version), luck)
+        return follow(replay, timeout(replay, command, luck), luck)
     if actor == "server":
         raise refuse("forbidden", "the server only acts on its own")
     if actor == "bot" and not isinstance(command, PlayMove):
@@ -410,29 +410,30 @@ def not_for_player(replay: Replay, seat: int, act: str) -> None:
         raise refuse("forbidden", f"{why}; only the player's key acts for it")
 
 
-def timeout(replay: Replay, seat: int, luck: Luck, version: int = 0) -> Batch:
-    """What a seat running out of time causes, as the game's clock says.
+def timeout(replay: Replay, command: Timeout, luck: Luck) -> Batch:
+    """What a seat running out of time causes, as the game's clock says; or, for a seat away
+    too long (``command.absent``), as the game's absence rule says, the reason saying so.
 
     A pending draw, deal or roll is made for the seat whatever the clock says (chance is
     never skipped). ``pass`` forfeits a pending move's card or throw as when no move exists;
     a pending exchange or discard cannot be passed, so it gets a random legal choice.
     ``bot:<level>`` hands the seat to that bot (of the level's ``version``), which plays on.
     """
-    rules, state, created = replay.rules, replay.state, replay.created
+    rules, state, created, seat = replay.rules, replay.state, replay.created, command.seat
     kinds = {p.kind for p in rules.to_act(state) if p.seat == seat}
-    if created.clock is None or not kinds or state.finished:
+    consequence, why = timed_out(created, command.absent)
+    if consequence is None or not kinds or state.finished:
         raise refuse("not-your-turn", f"seat {seat} is not on a clock now")
-    consequence = msgspec.convert(created.clock, Clock).on_timeout
     if consequence == "pass" and "move" not in kinds:
         consequence = "random_move"
     expired: Batch = [("server", TimeExpired(seat, consequence))]
     if consequence == "forfeit":
         others = tuple(s for s in range(len(created.seats)) if s != seat)
-        return [*expired, ("server", GameFinished(others, f"seat {seat} ran out of time"))]
+        return [*expired, ("server", GameFinished(others, f"seat {seat} {why}"))]
     if consequence == "pass":
-        return [*expired, ("server", TurnPassed(seat, "ran out of time: the turn passes"))]
+        return [*expired, ("server", TurnPassed(seat, f"{why}: the turn passes"))]
     if (level := timeout_bot(consequence)) is not None and replay.bot_of(seat) != level:
-        handed = SeatHandedOver(seat, level, version, "ran out of time")
+        handed = SeatHandedOver(seat, level, command.version, why)
         return [*expired, ("server", handed)]
     move = luck.pick(replay.version, rules.legal_moves(state, seat))
     if move.id in CHANCE_KINDS:
@@ -441,6 +442,17 @@ def timeout(replay: Replay, seat: int, luck: Luck, version: int = 0) -> Batch:
         outcome = luck.outcome(replay.chance_count, need, seat)
         return [*expired, *(("server", event) for event in drawn(need, outcome))]
     return [*expired, *(("server", e) for e in rules.decide(state, seat, move.id))]
+
+
+def timed_out(created: GameCreated, absent: bool) -> tuple[str | None, str]:
+    """The consequence of a seat's time out (None: the game has no such rule) and the reason
+    its events give: the clock's ``on_timeout``, or the absence rule's ``then``."""
+    if absent:
+        absence = absence_of(created)
+        return (absence.then, absence_reason(absence)) if absence else (None, "")
+    if created.clock is None:
+        return None, ""
+    return msgspec.convert(created.clock, Clock).on_timeout, "ran out of time"
 
 
 def follow(replay: Replay, batch: Batch, luck: Luck) -> Verdict:

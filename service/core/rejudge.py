@@ -33,6 +33,7 @@ from domain.model import GameError
 from domain.replay import CHANCE_EVENTS, Replay
 from service.core import chance
 from service.core.actor import Actor
+from service.core.clocks import by_absence
 from service.core.commands import (
     Adjudicate,
     Command,
@@ -120,7 +121,9 @@ def command_of(replay: Replay, entry: Entry, log: Sequence[Entry], at: int) -> C
         if isinstance(event, TimeExpired):
             following = log[at + 1].event if at + 1 < len(log) else None
             handed = isinstance(following, SeatHandedOver) and following.seat == event.seat
-            return Timeout(event.seat, following.version if handed else 0)  # type: ignore[union-attr]
+            reason = getattr(following, "reason", None)
+            absent = by_absence(replay.created, event.consequence, reason)
+            return Timeout(event.seat, following.version if handed else 0, absent)  # type: ignore[union-attr]
         raise Invalid(version, f"{describe(event)} by the server, which nothing caused")
     match event:
         case MovePlayed(seat=seat, move=move):

@@ -4,9 +4,11 @@ game, a clock or a hand-over names a level)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import bots
 from domain.events import SeatBot
+from service.core.clocks import Absence
 from service.core.fields import Path, bad_field
 
 BOT_PREFIX = "bot:"
@@ -55,3 +57,13 @@ def seat_bots(
         for seat, name in enumerate(levels)
         if name is not None
     )
+
+
+def absence_rule(absence: Absence | None, ruleset: str) -> dict[str, Any] | None:
+    """A new game's absence rule as ``GameCreated`` records it, the level of the bot its
+    ``then`` hands a seat to checked."""
+    if absence is None:
+        return None
+    if (level := timeout_bot(absence.then)) is not None:
+        seated(("absent", "then"), level, ruleset)
+    return {"after": absence.after, "then": absence.then}

@@ -692,6 +692,11 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** Absence */
+        Absence: {
+            after: number;
+            then: string;
+        };
         /** Adjudicate */
         Adjudicate: {
             expected_version?: number | null;
@@ -849,6 +854,7 @@ export interface components {
         };
         /** CreateGame */
         CreateGame: {
+            absent?: components["schemas"]["Absence"] | null;
             /** @default false */
             allow_hints?: boolean;
             /** @default false */
@@ -1012,6 +1018,7 @@ export interface components {
          *     record imports with nothing lost).
          */
         GameCreatedData: {
+            absent?: Record<string, never> | null;
             /** @default false */
             allow_hints?: boolean;
             /** @default false */
@@ -1806,9 +1813,12 @@ export interface components {
         };
         /** SeatView */
         SeatView: {
+            absent_until: string | null;
             bot: string | null;
             colour: string;
             name: string;
+            /** @default false */
+            present: boolean;
             seat: number;
         };
         /** SeedRevealed */
@@ -2252,7 +2262,7 @@ export interface operations {
     listGames: {
         parameters: {
             query?: {
-                status?: "active" | "finished" | null;
+                status?: "gathering" | "active" | "finished" | "closed" | null;
                 ruleset?: string | null;
                 tag?: string | null;
                 limit?: number | null;

@@ -44,7 +44,8 @@ export type ServerMessage =
   | { type: "events"; events: GameEvent[] }
   | SocketPlayed
   | { type: "refused"; ref: string | null; problem: Record<string, unknown> }
-  | { type: "pong"; ref: string | null };
+  | { type: "pong"; ref: string | null }
+  | { type: "presence"; seats: { seat: number; present: boolean }[] };
 
 export type ClientMessage =
   | { type: "hello"; token: string | null; after: number }

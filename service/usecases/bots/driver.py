@@ -102,13 +102,14 @@ def seats_a_bot(events: Sequence[NewEvent]) -> bool:
 
 def owned_games(events: Sequence[NewEvent]) -> bool:
     """Whether appending ``events``, which seat no bot, makes the game its writer's all the
-    same (``BotShare.seated``): it creates a game whose clock hands a seat out of time to a
-    bot (only a creation's first event can)."""
+    same (``BotShare.seated``): it creates a game whose clock hands a seat out of time, or
+    whose absence rule an absent seat, to a bot (only a creation's first event can)."""
     first = events[0] if events else None
     if first is None or first.type != "GameCreated":
         return False
     on_timeout = (first.data.get("clock") or {}).get("on_timeout", "")
-    return timeout_bot(on_timeout) is not None
+    then = (first.data.get("absent") or {}).get("then", "")
+    return timeout_bot(on_timeout) is not None or timeout_bot(then) is not None
 
 
 def plays(replay: Replay) -> bool:

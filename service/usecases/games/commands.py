@@ -247,10 +247,11 @@ class Commands:
 
 def with_bots(games: Sequence[CreateGame]) -> int:
     """How many of ``games`` seat a bot from the start, or have a clock that hands a seat out
-    of time to one."""
+    of time, or an absence rule that hands an absent seat, to one."""
     return sum(
         any(seat.bot for seat in game.seats)
         or (game.clock is not None and timeout_bot(game.clock.on_timeout) is not None)
+        or (game.absent is not None and timeout_bot(game.absent.then) is not None)
         for game in games
     )
 

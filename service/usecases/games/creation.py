@@ -26,7 +26,7 @@ from domain.registry import RULESETS
 from domain.replay import Replay
 from domain.ruleset import RuleSet
 from service.core import chance
-from service.core.clocks import clock_fault
+from service.core.clocks import absence_of, clock_fault
 from service.core.commands import CreateBatch, CreateGame, SeatSpec
 from service.core.delay import delay_fault, parse_delay
 from service.core.fields import bad_field
@@ -34,7 +34,7 @@ from service.core.luck import Seeded
 from service.core.names import normal as normal_name
 from service.core.referee import Batch, open_game
 from service.core.refusal import Refusal, refuse
-from service.core.seating import seat_bots
+from service.core.seating import absence_rule, seat_bots
 from service.usecases import tokens
 from service.usecases.games.records import GameRecord, judged_record
 from service.usecases.games.repository import NewGame, Repository, Secrets
@@ -100,7 +100,8 @@ class Creation:
             )
         try:
             parse_delay(replay.created.spectator_delay)
-        except ValueError as error:
+            absence_of(replay.created)
+        except ValueError as error:  # msgspec's ValidationError is one
             raise refuse("invalid-record", f"event 1: {error}", first_bad_event=1) from None
         self.check_players(replay.created)
         seed = record.seed or tokens.new_seed()
@@ -169,6 +170,7 @@ class Creation:
         if players and command.rated and command.chance == "external":
             raise bad_field(("chance",), EXTERNAL_RATED, "bad-setup")
         bots = seat_bots([s.bot for s in command.seats], on_timeout, rules.NAME)
+        absent = absence_rule(command.absent, rules.NAME)
         names = seat_names(command.seats, players)
         clock = msgspec.to_builtins(command.clock) if command.clock else None
         delay = command.spectator_delay
@@ -188,6 +190,7 @@ class Creation:
             bots,
             command.allow_hints,
             players,
+            absent=absent,
         )
 
     def seat_players(self, seats: Sequence[SeatSpec]) -> tuple[SeatPlayer, ...]:

@@ -24,7 +24,14 @@ from service.core.refusal import Refusal, refuse
 from service.usecases.cursors import Cursors
 from service.usecases.games import listings, records
 from service.usecases.games.repository import Game, Repository
-from service.usecases.games.views import Sight, event_out, moves_for, sight, state_view
+from service.usecases.games.views import (
+    Attendance,
+    Sight,
+    event_out,
+    moves_for,
+    sight,
+    state_view,
+)
 from service.usecases.replies import EventOut, EventPage, GameSummary, LegalMoves, Played
 
 T = TypeVar("T")
@@ -46,8 +53,10 @@ class Queries:
         verifications: Verifications,
         documents: records.Documents,
         cursors: Cursors,
+        attendance: Attendance | None = None,
     ) -> None:
         self.games = games
+        self.attendance = attendance  # each seat's presence in the state views
         self.store = games.store
         self.now = now  # the time a delay in seconds is measured at
         self.standing_rows = standing_rows
@@ -58,7 +67,8 @@ class Queries:
     def state(self, game_id: str, token: GameCaller, at: int | None = None) -> GameView:
         """The state after event ``at`` (the current one without ``at``) as the caller sees it."""
         game, replay, seen = self.game_at(game_id, at, token)
-        return state_view(game, replay, seen.viewer, self.now(), seen.finished)
+        now = self.now()
+        return state_view(game, replay, seen.viewer, now, seen.finished, self.attendance)
 
     def game_at(
         self, game_id: str, at: int | None, token: GameCaller = None
@@ -255,7 +265,7 @@ class Queries:
         moves = moves_for(game, viewer)
         if not with_state:
             return Played(game.version, events, moves)
-        view = state_view(game, game.replay, viewer, self.now())
+        view = state_view(game, game.replay, viewer, self.now(), attendance=self.attendance)
         return Played(game.version, events, moves, view)
 
 

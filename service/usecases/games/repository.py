@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections import OrderedDict, deque
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from datetime import datetime
 from itertools import islice
@@ -59,12 +59,20 @@ class Secrets(msgspec.Struct, frozen=True):
     seed: str
 
 
+Seen = Callable[["Game", Viewer], None]
+"""Told of each caller a game finds to be one of its seats or its referee (``Game.role``):
+the tables' presence (``service.usecases.live.presence``)."""
+
+
 class Game:
     """One game's projection: its replay, secrets, clock and a lock serialising its writes."""
 
-    def __init__(self, game_id: str, replay: Replay, secrets: Secrets) -> None:
+    def __init__(
+        self, game_id: str, replay: Replay, secrets: Secrets, seen: Seen | None = None
+    ) -> None:
         self.id = game_id
         self.secrets = secrets
+        self.seen = seen
         self.lock = threading.RLock()
         self.replay = replay
         self.clock: ClockState | None = None
@@ -122,7 +130,15 @@ class Game:
 
     def role(self, token: str | Player | None) -> Viewer:
         """Who a bearer token, or a registered player, is in this game: a player is the seat
-        that belongs to them (refused with 403 when none does); a wrong token is refused."""
+        that belongs to them (refused with 403 when none does); a wrong token is refused. A
+        seat or the referee found is ``seen``."""
+        role = self._identified(token)
+        if role is not None and self.seen is not None:
+            self.seen(self, role)
+        return role
+
+    def _identified(self, token: str | Player | None) -> Viewer:
+        """``role``'s answer."""
         if token is None:
             return None
         if isinstance(token, Player):
@@ -176,10 +192,13 @@ def new_events(batch: Sequence[tuple[Actor, Event]]) -> list[NewEvent]:
 class Repository:
     """Games over one event store: load, cache, catch up, snapshot, append."""
 
-    def __init__(self, writer: Writer, max_live: int = MAX_LIVE_GAMES) -> None:
+    def __init__(
+        self, writer: Writer, max_live: int = MAX_LIVE_GAMES, seen: Seen | None = None
+    ) -> None:
         self.writer = writer
         self.store = writer.store
         self.max_live = max_live
+        self.seen = seen  # given to every game loaded (``Game.role``)
         self._games: OrderedDict[str, Game] = OrderedDict()  # least recently used first
         self._lock = threading.Lock()
         self._background: set[asyncio.Task[None]] = set()  # snapshot saves not waited for
@@ -246,7 +265,7 @@ class Repository:
         private = self.store.private(game_id)
         if private is None or "seed" not in private:  # none, or a tournament's stream
             raise refuse("game-not-found", f"no game with id {game_id!r}")
-        game = Game(game_id, self.fold(game_id), msgspec.convert(private, Secrets))
+        game = Game(game_id, self.fold(game_id), msgspec.convert(private, Secrets), self.seen)
         if game.created.clock is not None:
             game.clock = self._clock_of(game)
         delay = parse_delay(game.created.spectator_delay)

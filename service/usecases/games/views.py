@@ -9,8 +9,9 @@ spectator of a game with a delay (``service.core.delay``) sees it only up to the
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
-from typing import NamedTuple, cast
+from typing import NamedTuple, Protocol, cast
 
 import msgspec
 
@@ -32,6 +33,15 @@ class Sight(NamedTuple):
     finished: bool
 
 
+class Attendance(Protocol):
+    """Who is at a game's table now, as this process sees it (its presence and absence:
+    ``service.usecases.live``)."""
+
+    def at_table(self, game: Game, now: datetime) -> Sequence[tuple[bool, str | None]]:
+        """Each seat's ``present`` and ``absent_until`` on ``game`` (held, locked) at ``now``."""
+        ...
+
+
 def sight(game: Game, viewer: Viewer, now: datetime) -> Sight:
     """How far ``viewer`` sees ``game`` (held under its lock) at ``now``: live, except a
     spectator of a game with a delay."""
@@ -42,22 +52,37 @@ def sight(game: Game, viewer: Viewer, now: datetime) -> Sight:
 
 
 def state_view(
-    game: Game, replay: Replay, viewer: Viewer, now: datetime, public: bool | None = None
+    game: Game,
+    replay: Replay,
+    viewer: Viewer,
+    now: datetime,
+    public: bool | None = None,
+    attendance: Attendance | None = None,
 ) -> GameView:
     """The public model of a game at ``replay``'s version, as ``viewer`` may see it at
-    ``now`` (its clocks' time left): the rule set's view with the table's fields filled in.
-    ``public``: whether the viewer sees the game finished (by default, whether it has
-    finished)."""
+    ``now`` (its clocks' time left): the rule set's view with the table's fields filled in,
+    each seat's presence from ``attendance`` (its ``absent_until`` only in the view of the
+    game as it is now). ``public``: whether the viewer sees the game finished (by default,
+    whether it has finished)."""
     public = game.finished if public is None else public
     created = replay.created
     shown = replay.rules.view(replay.state, "referee" if public else viewer)
     colours = {p.seat: p.id.rsplit("-", 1)[0] for p in shown.pieces}
+    seated = attendance.at_table(game, now) if attendance is not None else None
+    current = replay is game.replay
     view = msgspec.structs.replace(
         shown,
         game_id=game.id,
         version=replay.version,
         seats=[
-            SeatView(seat, name, colours.get(seat, COLOURS[seat]), replay.bot_of(seat))
+            SeatView(
+                seat,
+                name,
+                colours.get(seat, COLOURS[seat]),
+                replay.bot_of(seat),
+                seated is not None and seated[seat][0],
+                seated[seat][1] if seated is not None and current else None,
+            )
             for seat, name in enumerate(created.seats)
         ],
         options=created.options,

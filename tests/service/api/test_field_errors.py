@@ -364,6 +364,7 @@ GAME = {
     "clock": {"per_decision": 30.0, "total": 600.0, "increment": 1.0, "on_timeout": "pass"},
     "rated": True,
     "spectator_delay": {"seconds": 30, "moves": 2},  # both: one field each for the sweep
+    "absent": {"after": 60.0, "then": "forfeit"},
 }
 EVENT = {
     "game_id": "g",

@@ -42,10 +42,13 @@ class Socket:
         return self.receive()
 
     def until(self, version: int) -> list[dict[str, Any]]:
-        """The events pushed until ``version`` has come."""
+        """The events pushed until ``version`` has come (a seat's coming or going meanwhile,
+        ``presence``, is passed over)."""
         events: list[dict[str, Any]] = []
         while not events or events[-1]["version"] < version:
             message = self.receive()
+            if message["type"] == "presence":
+                continue
             assert message["type"] == "events", message
             events.extend(message["events"])
         return events
