@@ -579,6 +579,9 @@ class GameSettings(TypedDict, total=False):
     """``{"moves": N}`` or ``{"seconds": N}``: how far behind live spectators see the game."""
     allow_hints: bool
     """Whether each seat may ask for hints (only with ``rated=False``)."""
+    absent: Mapping[str, Any] | None
+    """``{"after": 60, "then": "bot:<level>" | "forfeit" | "pass"}``: what happens to a seat
+    that must act and has been away ``after`` seconds."""
 
 
 SeatLike = str | Mapping[str, Any]
@@ -614,7 +617,7 @@ def game_body(
         "allow_undo": settings.get("allow_undo", False),
         "tags": dict(settings.get("tags") or {}),
     }
-    for optional in ("seed", "clock", "rated", "spectator_delay", "allow_hints"):
+    for optional in ("seed", "clock", "rated", "spectator_delay", "allow_hints", "absent"):
         if settings.get(optional) is not None:
             body[optional] = settings[optional]
     return body
