@@ -2,12 +2,19 @@
 with the number of games in the database.
 
 The database is filled directly through the event store (no HTTP, ``synchronous=OFF``, many
-threads so that the group commit batches them): for each size, finished games and one running
-game in a hundred, interleaved. Each game is a copy of one of a few template games played
-through the use cases (Sorry!, Ludo, Parchís, Sorry! with a hand, Partners: a few random
-moves, then a forfeit or an agreement, or left running), under a new id, with its own seat
-names (from a pool of 600 players) and tags (``league`` of 1,000 games in creation order,
-``round``), appended with the summary the service writes for it. Then the real server
+threads so that the group commit batches them): first the players, 600 and ``regular``, each
+registered as by ``POST /players``; then for each size, finished games and one running game in
+a hundred, interleaved. Each game is a copy of one of a few template games played through the
+use cases, rated, every seat a registered player's (``{"player": handle}``), with the server's
+chance and a clock (Sorry!, Ludo, Parchís, Sorry! with a hand, Partners: each player plays
+random moves as herself, a ``Player(handle)`` caller, until every seat has acted, then a few
+more; then the clock runs out for whoever is to act, who forfeits: the server's decision. Or
+left running). A copy has a new id, its seats given to players of the pool (``GameCreated``'s
+players and seat names, the summary's) and its own tags (``league`` of 1,000 games in
+creation order, ``round``), and is appended with the summary the service writes for it. So
+every finished game counts for ratings as the service's rule says (the ratings' ``rule.py``):
+its players are on the leaderboard and it is in their histories (the script stops before
+timing when the Ludo leaderboard is empty or ``regular`` has no rating). Then the real server
 (``python -m service`` over the file) is started and timed over HTTP, each read ``--reads``
 times, median in milliseconds:
 
@@ -16,8 +23,8 @@ times, median in milliseconds:
 - standings: ``GET /standings?tag=league:L0`` (1,000 finished games);
 - open a game: ``GET /games/{id}`` of a random finished game (most not in memory yet);
 - ratings: ``GET /ratings?ruleset=ludo&limit=100`` (the first page of the leaderboard);
-- a player: ``GET /players/regular?limit=100``, a player of one game in twenty among the
-  first 1,000 and of none after (the same history at every size);
+- a player: ``GET /players/regular?limit=100``, the ratings and history of a player of one
+  game in twenty among the first 1,000 and of none after (the same history at every size);
 - all standings: ``GET /standings`` without a tag (every finished game, 600 names).
 
 Ratings and the standings without a tag are derived data the server keeps in the store and
@@ -47,16 +54,21 @@ import time  # noqa: E402
 import uuid  # noqa: E402
 from collections.abc import Callable  # noqa: E402
 from concurrent.futures import ThreadPoolExecutor  # noqa: E402
+from datetime import UTC, datetime, timedelta  # noqa: E402
 from typing import Any, NamedTuple  # noqa: E402
 
 import httpx  # noqa: E402
 
 from bench.harness import percentile, server  # noqa: E402
 from eventstore import Appending, EventStore, NewEvent, SqliteEventStore, Summary  # noqa: E402
-from service.app import bootstrap  # noqa: E402
-from service.core.commands import Adjudicate, CreateGame, PlayMove, SeatSpec  # noqa: E402
+from service.app import UseCases, bootstrap  # noqa: E402
+from service.core.actor import Player  # noqa: E402
+from service.core.clocks import Clock  # noqa: E402
+from service.core.commands import CreateGame, PlayMove, SeatSpec  # noqa: E402
 from service.usecases.cursors import Cursors  # noqa: E402
 from service.usecases.games.summaries import summary_of  # noqa: E402
+from service.usecases.players.book import PlayerBook  # noqa: E402
+from service.usecases.writer import Writer  # noqa: E402
 
 PLAYERS = [f"player-{n:03}" for n in range(600)]
 REGULAR = "regular"
@@ -65,63 +77,86 @@ LEAGUE = 1_000
 """Games per league tag (the tag filter's and the standings' selection)."""
 RULESETS = [("sorry", 2), ("ludo", 4), ("parchis", 3), ("sorry-hand", 2), ("partners", 4)]
 RUNNING_EVERY = 100
+CLOCK = Clock(per_decision=86_400, on_timeout="forfeit")
+"""The templates' clock: a day a decision (no copy left running runs out while the server is
+timed), and whoever runs out forfeits: every other seat wins."""
 
 
 class Template(NamedTuple):
-    """A game played for real, to copy: its events, secrets and summary (with seat names
-    T0, T1, ...)."""
+    """A game played for real, to copy: its events, secrets, stream meta and summary (with
+    seats that belong to the registered players T0, T1, ...)."""
 
     events: list[NewEvent]
     private: dict[str, Any]
+    meta: dict[str, Any]
     summary: Summary
+
+
+def template_handle(seat: int) -> str:
+    """The registered player a template seats at ``seat``."""
+    return f"T{seat}"
+
+
+def play_one(cases: UseCases, game_id: str, rng: random.Random) -> int:
+    """Whoever is to act plays a random legal move (a draw, a roll, a move) as the
+    registered player the seat belongs to; that seat."""
+    with cases.games.game(game_id) as game:
+        state, rules = game.replay.state, game.rules
+        seat = rules.to_act(state)[0].seat
+        move = rng.choice(rules.legal_moves(state, seat)).id
+    cases.commands.play(game_id, Player(template_handle(seat)), PlayMove(move=move), None)
+    return seat
+
+
+def played(cases: UseCases, n: int, rng: random.Random) -> Template:
+    """Template ``n``: a rated game of registered players, each seat's moves played by its
+    player (random ones); unless it is left running (one in four), every seat acts, a few
+    more moves are played, then the clock runs out for whoever is to act, who forfeits."""
+    ruleset, players = RULESETS[n % len(RULESETS)]
+    seats = [SeatSpec(player=template_handle(seat)) for seat in range(players)]
+    game_id = cases.commands.create(CreateGame(ruleset, seats, clock=CLOCK)).id
+    acted: set[int] = set()
+    while n % 4 != 3 and len(acted) < players:
+        acted.add(play_one(cases, game_id, rng))
+    for _ in range(rng.randrange(0, 8)):
+        play_one(cases, game_id, rng)
+    if n % 4 != 3:
+        later = datetime.now(UTC) + timedelta(seconds=2 * (CLOCK.per_decision or 0))
+        cases.commands.enforce_clock(game_id, later)
+    with cases.games.game(game_id) as game:
+        summary = summary_of(game.replay)
+    stored, stream = cases.store.read(game_id), cases.store.stream(game_id)
+    private = cases.store.private(game_id) or {}
+    events = [NewEvent(e.type, dict(e.data), e.by) for e in stored]
+    return Template(events, private, dict(stream.meta) if stream else {}, summary)
 
 
 def templates(rng: random.Random) -> tuple[list[Template], list[Template]]:
     """Finished and running template games, played through the use cases in memory."""
     cases = bootstrap(SqliteEventStore(":memory:"))
+    for seat in range(max(players for _, players in RULESETS)):
+        cases.players.register(template_handle(seat))
     finished: list[Template] = []
     running: list[Template] = []
     for n in range(20):
-        ruleset, players = RULESETS[n % len(RULESETS)]
-        seats = [SeatSpec(f"T{seat}") for seat in range(players)]
-        created = cases.commands.create(CreateGame(ruleset, seats, auto_chance=True))
-        game_id, referee = created.id, created.tokens.referee
-        for _ in range(rng.randrange(0, 8)):
-            with cases.games.game(game_id) as game:
-                state, rules = game.replay.state, game.rules
-                seat = rules.to_act(state)[0].seat
-                move = rng.choice(rules.legal_moves(state, seat)).id
-            cases.commands.play(game_id, referee, PlayMove(move=move, seat=seat), None)
-        if n % 4 != 3:
-            seat = n % players
-            if ruleset == "partners":  # a team wins
-                ending = Adjudicate("agreement", "bench", winners=[seat % 2, seat % 2 + 2])
-            elif n % 2:
-                ending = Adjudicate("agreement", "bench", winners=[seat])
-            else:
-                ending = Adjudicate("forfeit", "bench", seat=seat)
-            cases.commands.adjudicate(game_id, referee, ending, None)
-        with cases.games.game(game_id) as game:
-            summary = summary_of(game.replay)
-        stored = cases.store.read(game_id)
-        private = cases.store.private(game_id) or {}
-        events = [NewEvent(e.type, dict(e.data), e.by) for e in stored]
-        (finished if summary.status == "finished" else running).append(
-            Template(events, private, summary)
-        )
+        template = played(cases, n, rng)
+        (finished if template.summary.status == "finished" else running).append(template)
     return finished, running
 
 
 def renamed(summary: Summary, names: list[str], tags: dict[str, str]) -> Summary:
-    """A template's summary with its seats' names and tags replaced."""
-    by = {f"T{seat}": name for seat, name in enumerate(names)}
+    """A template's summary with its seats (and the players they belong to: the names are
+    handles) and tags replaced."""
+    by = {template_handle(seat): name for seat, name in enumerate(names)}
     document = summary.document
     return Summary(
         summary.kind,
         summary.status,
         tags,
         {
+            **document,
             "seats": names,
+            "players": names,
             "winners": [by[w] for w in document["winners"]],
             "pieces_home": {by[k]: v for k, v in document["pieces_home"].items()},
         },
@@ -129,25 +164,38 @@ def renamed(summary: Summary, names: list[str], tags: dict[str, str]) -> Summary
 
 
 def copy(store: EventStore, template: Template, index: int, rng: random.Random) -> None:
-    """Append game number ``index`` as a copy of ``template`` with new names and tags."""
+    """Append game number ``index`` as a copy of ``template`` with new players and tags."""
     players = len(template.summary.document["seats"])
     names = rng.sample(PLAYERS, players)
     if index < LEAGUE and index % 20 == 0:
         names[0] = REGULAR
     tags = {"league": f"L{index // LEAGUE}", "round": str(index % 40)}
     first = template.events[0]
-    created = NewEvent(first.type, {**first.data, "seats": names, "tags": tags}, first.by)
-    meta = {"ruleset": template.summary.kind, "seats": names, "tags": tags}
+    seated = [{"seat": seat, "handle": name} for seat, name in enumerate(names)]
+    data = {**first.data, "seats": names, "players": seated, "tags": tags}
+    meta = {**template.meta, "seats": names, "tags": tags}
     store.append(
         Appending(
             uuid.uuid4().hex,
-            [created, *template.events[1:]],
+            [NewEvent(first.type, data, first.by), *template.events[1:]],
             0,
             meta=meta,
             private=template.private,
             summary=renamed(template.summary, names, tags),
         ),
     )
+
+
+def register(path: Path) -> None:
+    """Register every player the copies seat (``PLAYERS`` and ``REGULAR``), each by herself
+    (the keys are not kept: the reads timed need none)."""
+    store = SqliteEventStore(path, synchronous="OFF")
+    try:
+        book = PlayerBook(Writer(store))
+        for handle in [*PLAYERS, REGULAR]:
+            book.register(handle)
+    finally:
+        store.close()
 
 
 def fill(
@@ -225,6 +273,19 @@ def timed_ms(action: Callable[[], httpx.Response], times: int) -> float:
     return 1000 * percentile(spent, 0.5)
 
 
+def rated(client: httpx.Client, ratings: dict[str, str | int]) -> None:
+    """Fail unless the leaderboard timed lists players and the player timed has rated games:
+    the fill's games must count for ratings, or the reads would time an empty board and a
+    404."""
+    board = client.get("/ratings", params=ratings).json()["ratings"]
+    player = client.get(f"/players/{REGULAR}")
+    if not board or player.status_code != 200:
+        raise RuntimeError(
+            f"the filled games are not rated: {len(board)} on the board,"
+            f" {player.status_code} for {REGULAR}"
+        )
+
+
 def measure(path: Path, reads: int, rng: random.Random) -> tuple[float, list[float]]:
     """The seconds the first derived reads take to catch up, and the seven reads against a
     server over the database, in milliseconds."""
@@ -232,13 +293,14 @@ def measure(path: Path, reads: int, rng: random.Random) -> tuple[float, list[flo
     os.environ["TABULA_CURSOR_KEY"] = CURSOR_KEY  # the server the harness starts takes it
     with server(path) as (url, _), httpx.Client(base_url=url, timeout=3600) as client:
         league = {"tag": "league:L0"}
-        ratings = {"ruleset": "ludo", "limit": 100}
+        ratings: dict[str, str | int] = {"ruleset": "ludo", "limit": 100}
         client.get("/games", params={"limit": 1})  # the first request warms the server up
         began = time.perf_counter()
         for ruleset, _ in RULESETS:
             client.get("/ratings", params={"ruleset": ruleset, "limit": 1})
         client.get("/standings")
         caught_up = time.perf_counter() - began
+        rated(client, ratings)
         return caught_up, [
             timed_ms(lambda: client.get("/games", params={"limit": 100, "cursor": cursor}), reads),
             timed_ms(lambda: client.get("/games", params={"limit": 100, **league}), reads),
@@ -264,6 +326,7 @@ def main(argv: list[str] | None = None) -> None:
     rows: list[list[float]] = []
     with tempfile.TemporaryDirectory() as folder:
         path, done, running = Path(folder) / "season.db", 0, 0
+        register(path)
         for size in sorted(args.sizes):
             began = time.perf_counter()
             running += fill(path, done, size, kinds, rng)
