@@ -674,6 +674,7 @@ class PlayerOut(msgspec.Struct, frozen=True, kw_only=True):
     """``PlayerOut``."""
 
     name: str
+    player: bool
     withdrawn: bool
 
 
@@ -687,9 +688,10 @@ class PlayerRecord(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class PlayerRegisteredData(msgspec.Struct, frozen=True, kw_only=True):
-    """``PlayerRegisteredData``."""
+    """A player of the tournament. ``player``: the name is a registered player's handle (as registered), whose key plays her tables; no token of the tournament acts for her (left out for a guest, so logs of guests hash as before)."""
 
     name: str
+    player: bool = False
 
 
 class PlayerRegisteredEvent(TournamentEventOutBase, frozen=True, kw_only=True, tag='PlayerRegistered'):
@@ -711,7 +713,8 @@ class PlayerSpec(msgspec.Struct, frozen=True, kw_only=True):
     """``PlayerSpec``."""
 
     bot: str | None = None
-    name: str
+    name: str = ''
+    player: str | None = None
 
 
 class PlayerStanding(msgspec.Struct, frozen=True, kw_only=True):
@@ -732,7 +735,7 @@ class PlayerToken(msgspec.Struct, frozen=True, kw_only=True):
     """``PlayerToken``."""
 
     name: str
-    token: str
+    token: str | None = None
 
 
 class PlayerWithdrawnData(msgspec.Struct, frozen=True, kw_only=True):

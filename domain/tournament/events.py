@@ -39,8 +39,13 @@ class TournamentCreated(TournamentEvent, frozen=True, omit_defaults=True):
     """The players bots play, by name: the level of each (left out when none)."""
 
 
-class PlayerRegistered(TournamentEvent, frozen=True):
+class PlayerRegistered(TournamentEvent, frozen=True, omit_defaults=True):
+    """A player of the tournament. ``player``: the name is a registered player's handle (as
+    registered), whose key plays her tables; no token of the tournament acts for her (left
+    out for a guest, so logs of guests hash as before)."""
+
     name: str
+    player: bool = False
 
 
 class PlayerWithdrawn(TournamentEvent, frozen=True):

@@ -50,6 +50,9 @@ class Tournament(msgspec.Struct, frozen=True):
     players: tuple[str, ...] = ()
     withdrawn: tuple[str, ...] = ()
     rounds: tuple[Round, ...] = ()
+    handles: tuple[str, ...] = ()
+    """The players who are registered players (their names are their handles), in
+    registration order."""
 
     @property
     def active(self) -> tuple[str, ...]:
@@ -81,10 +84,11 @@ def apply(state: Tournament, event: TournamentEvent) -> Tournament:
     """The reducer: the tournament after ``event`` (checked, so a record cannot skip a step)."""
     replace = msgspec.structs.replace
     match event:
-        case PlayerRegistered(name=name):
+        case PlayerRegistered(name=name, player=player):
             if name in state.players:
                 raise BadEvent(f"player {name!r} is registered already")
-            return replace(state, players=(*state.players, name))
+            handles = (*state.handles, name) if player else state.handles
+            return replace(state, players=(*state.players, name), handles=handles)
         case PlayerWithdrawn(name=name):
             if name not in state.active:
                 raise BadEvent(f"player {name!r} is not an active player")

@@ -154,8 +154,8 @@ SCHEMES = {
     "tournamentToken": SecurityScheme(
         type="http",
         scheme="bearer",
-        description="A tournament's director token or a player's token, from the reply that "
-        "created the tournament.",
+        description="A tournament's director token or a guest player's token, from the reply "
+        "that created the tournament (a registered player uses her key instead).",
     ),
 }
 Need = dict[str, list[str]]
@@ -174,6 +174,12 @@ SECURITY: dict[str, list[Need]] = {
     "getPlayerRecord": [PLAYER, APP],
     "postChance": [GAME],
     "adjudicate": [GAME],
+    "myTable": [TOURNAMENT, PLAYER],  # a guest's token or a registered player's key
+    "withdrawPlayer": [TOURNAMENT, PLAYER],
+    "joinTable": [OPEN, PLAYER],  # a guest joins with no credential, a player with her key
+    "declineInvitation": [PLAYER],
+    "startTable": [GAME],
+    "cancelTable": [GAME],
 }
 """The routes whose credentials are not their path's (``security_of``)."""
 
@@ -181,7 +187,8 @@ SECURITY: dict[str, list[Need]] = {
 def secure(document: OpenAPI) -> None:
     """Describe every kind of bearer (``SCHEMES``) and which each route takes: a game's
     routes a seat's or referee's token or a player's key (reads also none), a tournament's its
-    tokens, the players' routes as ``SECURITY`` says; the rest are open."""
+    tokens, the players' routes and a tournament's player routes as ``SECURITY`` says; the
+    rest are open."""
     if document.components is not None:
         document.components.security_schemes = dict(SCHEMES)
     for path, item in (document.paths or {}).items():

@@ -13,6 +13,8 @@ What each caller may do where (the scopes, ``docs/guides/identity.md``):
 
 - a game route: a token, or a player (``Game.role`` makes them the seat that belongs to
   them, 403 when none does); an app never acts in a game (403);
+- a tournament's routes: its tokens; a tournament's player routes (``/me``, withdrawals)
+  also a registered player's key (her entry, 403 when she has none);
 - the player's own routes (``/me``): a player's key only;
 - an app's routes (registering and minting keys for its namespace): an app's key only.
 """
@@ -109,6 +111,16 @@ def token_only(who: Bearer) -> str | None:
 def tournament_caller(connection: AnyConnection) -> str | None:
     """The caller of a tournament's route, a token of it (on a worker thread)."""
     return token_only(caller(connection))
+
+
+def tournament_player(connection: AnyConnection) -> GameCaller:
+    """The caller of a tournament's player routes (``/me``, withdrawals), on a worker
+    thread: a token of it, or a registered player (her key: her entry); an app is 403."""
+    who = caller(connection)
+    if isinstance(who, App):
+        why = f"the app `{who.name}` acts in a tournament only with its player's key"
+        raise refuse("forbidden", why)
+    return who
 
 
 def player_of(who: Bearer) -> Player:

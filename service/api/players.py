@@ -4,6 +4,7 @@ players and a player's record. Who the caller is comes from ``service.api.identi
 
 from __future__ import annotations
 
+import msgspec
 from litestar import Controller, delete, get, post
 from litestar.di import NamedDependency
 from litestar.params import FromPath, JSONBody
@@ -13,6 +14,7 @@ from service.api.deps import AnyRequest
 from service.api.identity import app_of, caller, player_of
 from service.api.limits import create_limit, write_limit
 from service.api.ratings import RatingsDep
+from service.api.tournaments import TournamentsDep
 from service.core.actor import App, Player
 from service.core.refusal import Refusal, refuse
 from service.usecases.games.players import PlayerGames
@@ -32,6 +34,7 @@ PlayersDep = NamedDependency[PlayerBook]
 PlayerGamesDep = NamedDependency[PlayerGames]
 Handle = FromPath[str]
 GAMES_SHOWN = 100  # a player's latest games in ``GET /me``
+TOURNAMENTS_SHOWN = 100  # and tournaments
 MINE = problems(400, 401, 403)
 KEYS = problems(400, 401, 403, 409, 429)
 
@@ -64,13 +67,17 @@ class PlayersController(Controller):
         request: AnyRequest,
         ratings: RatingsDep,
         player_games: PlayerGamesDep,
+        tournaments: TournamentsDep,
     ) -> Me:
         """The player whose key this is: the handle, its rating in each rule set it played
-        rated games of, its latest games (running and finished, newest first), and its
-        tournaments and invitations (filled by the tournaments and the meeting place)."""
+        rated games of, its latest games (running and finished, newest first), its latest
+        tournaments (those it was entered in by handle, newest first, each as ``GET
+        /tournaments`` lists it) and invitations (filled by the meeting place)."""
         player = player_of(caller(request))
         games = player_games.latest(player.handle, GAMES_SHOWN)
-        return Me(player.handle, ratings_of(ratings, player), games, [], [])
+        entered = tournaments.played_by(player.handle, TOURNAMENTS_SHOWN)
+        listed = [msgspec.to_builtins(each) for each in entered]
+        return Me(player.handle, ratings_of(ratings, player), games, listed, [])
 
     @post(
         "/me/keys",

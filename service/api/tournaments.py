@@ -16,7 +16,7 @@ from service.api.apidoc import problems
 from service.api.deps import AnyRequest, limits_of
 from service.api.documents import document, json_stream
 from service.api.games import next_page
-from service.api.identity import tournament_caller
+from service.api.identity import tournament_caller, tournament_player
 from service.api.limits import client_of, create_limit, write_limit
 from service.usecases.tournaments.tournaments import Tournaments
 from service.usecases.tournaments.wire import (
@@ -111,8 +111,10 @@ class TournamentsController(Controller):
     def me(
         self, tournament_id: TournamentId, request: AnyRequest, tournaments: TournamentsDep
     ) -> MyTable:
-        """A player's (their token's) table, seat and seat token in the latest round."""
-        return tournaments.me(tournament_id, tournament_caller(request))
+        """A player's table, seat and seat token in the latest round: a guest's (their
+        token's), or a registered player's (her key's: she plays the table with it, and no
+        seat token is shown)."""
+        return tournaments.me(tournament_id, tournament_player(request))
 
     @get(
         "/{tournament_id:str}/standings",
@@ -141,9 +143,10 @@ class TournamentsController(Controller):
         request: AnyRequest,
         tournaments: TournamentsDep,
     ) -> TournamentView:
-        """Pair a player no more (the director's, or the player's own); a game in play goes
-        on (the director may adjudicate it)."""
-        return tournaments.withdraw(tournament_id, tournament_caller(request), data)
+        """Pair a player no more (the director's, or the player's own: a guest's token, a
+        registered player's key); a game in play goes on (the director may adjudicate it,
+        but for a registered player's seat)."""
+        return tournaments.withdraw(tournament_id, tournament_player(request), data)
 
     @get(
         "/{tournament_id:str}/record",

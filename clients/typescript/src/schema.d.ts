@@ -1484,6 +1484,7 @@ export interface components {
         /** PlayerOut */
         PlayerOut: {
             name: string;
+            player: boolean;
             withdrawn: boolean;
         };
         /** PlayerRecord */
@@ -1495,9 +1496,16 @@ export interface components {
             format_version: number;
             handle: string;
         };
-        /** PlayerRegistered */
+        /**
+         * PlayerRegistered
+         * @description A player of the tournament. ``player``: the name is a registered player's handle (as
+         *     registered), whose key plays her tables; no token of the tournament acts for her (left
+         *     out for a guest, so logs of guests hash as before).
+         */
         PlayerRegisteredData: {
             name: string;
+            /** @default false */
+            player?: boolean;
         };
         /** PlayerRegisteredEvent */
         PlayerRegisteredEvent: {
@@ -1524,7 +1532,9 @@ export interface components {
         /** PlayerSpec */
         PlayerSpec: {
             bot?: string | null;
-            name: string;
+            /** @default  */
+            name?: string;
+            player?: string | null;
         };
         /** PlayerStanding */
         PlayerStanding: {
@@ -1541,7 +1551,7 @@ export interface components {
         /** PlayerToken */
         PlayerToken: {
             name: string;
-            token: string;
+            token: string | null;
         };
         /**
          * PlayerWithdrawn

@@ -180,6 +180,7 @@ def tournament_summary(state: Tournament) -> Summary:
         "seats_per_table": created.seats_per_table,
         "rounds": created.rounds,
         "rounds_paired": len(state.rounds),
+        "handles": list(state.handles),  # its registered players: what GET /me finds it by
     }
     return Summary(TOURNAMENT, state.status, {}, document)
 

@@ -52,8 +52,9 @@ class MyRating(msgspec.Struct, frozen=True):
 
 class Me(msgspec.Struct, frozen=True):
     """``GET /me``: the player's handle, ratings, latest games (running and finished, newest
-    first), tournaments and what waits for them (invitations); the last two are filled by
-    the tournaments and the meeting place."""
+    first), latest tournaments (those she was entered in by handle, newest first, each as
+    ``GET /tournaments`` lists it: ``id``, ``name``, ``status``, ...) and what waits for
+    her (invitations, filled by the meeting place)."""
 
     handle: str
     ratings: list[MyRating]

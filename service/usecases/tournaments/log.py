@@ -21,6 +21,7 @@ import msgspec
 from domain.tournament.events import TournamentEvent, event_data, parse_event
 from domain.tournament.state import Tournament, apply, fold
 from eventstore import Appending, EventStore, NewEvent
+from service.core.actor import GameCaller, Player
 from service.core.refusal import refuse
 from service.usecases import tokens
 from service.usecases.games.summaries import tournament_summary
@@ -40,8 +41,14 @@ class Loaded(msgspec.Struct, frozen=True):
     director: str
     players: tuple[str, ...]
 
-    def role(self, token: str | None) -> str | int | None:
-        """``director``, a player's index, or None without a token; a wrong token is 401."""
+    def role(self, token: GameCaller) -> str | int | None:
+        """``director``, a player's index, or None without a token; a wrong token is 401. A
+        registered player (her key checked) is her entry's index (403 when she has none)."""
+        if isinstance(token, Player):
+            if token.handle not in self.state.handles:
+                why = f"`{token.handle}` is no player of tournament {self.id}"
+                raise refuse("forbidden", why)
+            return self.state.players.index(token.handle)
         if token is None:
             return None
         role = tokens.identify(token, self.director, list(self.players))

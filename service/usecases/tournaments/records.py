@@ -1,8 +1,8 @@
 """A tournament's record checked offline: its own log (format, versions and hash chain, every
 event folded by the domain's reducer), every game record it holds (verified as any game
 record is), and that the two agree: each game is a table of the tournament with its players
-in its seat order, of its rule set and tagged with its id, and each recorded result is the
-game's own.
+in its seat order (a registered player's seat hers, ``GameCreated.players``), of its rule set
+and tagged with its id, and each recorded result is the game's own.
 
 A finished tournament's record must hold every table's game; a running one's (the
 director's) holds the games finished so far."""
@@ -116,6 +116,9 @@ def check_game(
         yield f"seats {list(created.seats)} are not the table's {list(seats)}"
     if created.tags.get("tournament") != record.tournament_id:
         yield "its game is not tagged with this tournament"
+    owners = {player.seat: player.handle for player in created.players}
+    if owners != {seat: name for seat, name in enumerate(seats) if name in state.handles}:
+        yield "its players' seats are not the tournament's registered players"
     if result is None:
         return
     document = summary_of(replay).document

@@ -3,8 +3,11 @@ folded by the domain's pure reducer (``domain.tournament``).
 
 The director pairs a round (``pair``): the domain plans it, the round's games are created as
 one batch (``Creation.create_batch``) and ``RoundPaired`` names them. The director's token is
-the referee token of every table and each player's token is their seat's token at every table
-they sit at, so nobody needs a new token per game. A round's games and its ``RoundPaired``
+the referee token of every table and each guest's token is their seat's token at every table
+they sit at, so nobody needs a new token per game. A registered player (entered by handle)
+has no token: her tables seat her as her player's seat (``SeatSpec(player=...)``), which
+only her key acts for, and her key is her link to the tournament's ``/me`` and
+withdrawals. A round's games and its ``RoundPaired``
 are one transaction: all stored, or none. Results come from the games through the results
 follower (``results``), never through a read; a reader of a finished table never
 waits for a director.
@@ -31,29 +34,31 @@ from domain.tournament.rounds import Plan, plan_round
 from domain.tournament.standings import standings, table_points
 from domain.tournament.state import Round, Tournament, fold
 from eventstore import Summarised, SummaryQuery
+from service.core.actor import GameCaller
 from service.core.clocks import Clock
 from service.core.commands import CreateBatch, CreateGame, SeatSpec
 from service.core.delay import SpectatorDelay, delay_fault
-from service.core.fields import Path, bad_field
+from service.core.fields import bad_field
 from service.core.names import distinct, normal
 from service.core.refusal import Refusal, refuse
 from service.core.seating import seated
 from service.usecases import tokens
 from service.usecases.cursors import Cursors
 from service.usecases.games.commands import Commands, with_bots
-from service.usecases.games.creation import Holders, find
+from service.usecases.games.creation import EXTERNAL_RATED, Holders, find
 from service.usecases.games.records import streamed_record
 from service.usecases.games.repository import new_game
 from service.usecases.games.summaries import TOURNAMENT, tournament_summary
 from service.usecases.games.views import sight
 from service.usecases.replies import TournamentEventOut, wire
+from service.usecases.tournaments.entries import check_seated, entered
 from service.usecases.tournaments.log import DIRECTOR, Loaded, TournamentLog, appending
+from service.usecases.tournaments.players import PlayerTournaments
 from service.usecases.tournaments.results import Results
 from service.usecases.tournaments.wire import (
     CreateTournament,
     MyTable,
     PlayerOut,
-    PlayerSpec,
     PlayerToken,
     RoundOut,
     RoundPairedReply,
@@ -70,13 +75,19 @@ from service.usecases.tournaments.wire import (
 
 
 def table_game(
-    created: TournamentCreated, tournament_id: str, round_: int, table: int, seats: Sequence[str]
+    created: TournamentCreated,
+    tournament_id: str,
+    round_: int,
+    table: int,
+    seats: Sequence[str],
+    handles: Sequence[str] = (),
 ) -> CreateGame:
     """The game-creation command of one table: the one place where the tournament's settings
-    become its games' (``rated`` and ``spectator_delay`` included, as given)."""
+    become its games' (``rated`` and ``spectator_delay`` included, as given); a registered
+    player (``handles``) sits as her player's seat."""
     return CreateGame(
         ruleset=created.ruleset,
-        seats=[SeatSpec(name, created.bots.get(name)) for name in seats],
+        seats=[table_seat(created, name, handles) for name in seats],
         options=dict(created.options),
         chance="external" if created.chance == "external" else "server",
         clock=msgspec.convert(created.clock, Clock) if created.clock else None,
@@ -90,12 +101,12 @@ def table_game(
     )
 
 
-def player_name(name: str, path: Path) -> str:
-    """A registered player's name as kept (``names.normal``); empty once trimmed is refused."""
-    kept = normal(name, path)
-    if not kept:
-        raise bad_field(path, "a player's name needs a character other than spaces")
-    return kept
+def table_seat(created: TournamentCreated, name: str, handles: Sequence[str]) -> SeatSpec:
+    """A player's seat at a table: a registered player's by her handle, a guest's by name
+    (played by the bot the tournament gives it, if any)."""
+    if name in handles:
+        return SeatSpec(player=name)
+    return SeatSpec(name, created.bots.get(name))
 
 
 class Tournaments:
@@ -111,22 +122,22 @@ class Tournaments:
         self.results = results
         self.cursors = cursors  # the seal of the listing's page cursors
         self.load = self.log.load
+        self.roster = commands.creation.roster  # the registered players, as tables seat them
+        self.entries = PlayerTournaments(self.store)
 
     def create(self, body: CreateTournament) -> TournamentCreatedReply:
-        """Check and store a new tournament; its tokens are shown only in this reply."""
-        kept = [
-            PlayerSpec(player_name(p.name, ("players", i, "name")), p.bot)
-            for i, p in enumerate(body.players)
-        ]
-        body = msgspec.structs.replace(body, players=kept)
+        """Check and store a new tournament; its tokens are shown only in this reply (none
+        for a registered player, whose key is her link)."""
+        body = msgspec.structs.replace(body, players=entered(body.players, self.roster))
         created = self.settings(body)
         director = tokens.new_token()
-        players = [tokens.new_token() for _ in body.players]
+        players = [None if p.player else tokens.new_token() for p in body.players]
         private = {
             "director": tokens.token_hash(director),
-            "players": [tokens.token_hash(t) for t in players],
+            "players": ["" if t is None else tokens.token_hash(t) for t in players],
         }
-        events = [created, *(PlayerRegistered(p.name) for p in body.players)]
+        registered = (PlayerRegistered(p.name, p.player is not None) for p in body.players)
+        events = [created, *registered]
         tournament_id = uuid.uuid4().hex
         meta = {"kind": TOURNAMENT, "name": created.name, "ruleset": created.ruleset}
         summary = tournament_summary(fold(events))
@@ -142,6 +153,8 @@ class Tournaments:
         distinct(((("players", i, "name"), name) for i, name in enumerate(names)), "registered")
         if body.spectator_delay is not None and (fault := delay_fault(body.spectator_delay)):
             raise bad_field(("spectator_delay",), fault)
+        if body.rated and body.chance == "external" and any(p.player for p in body.players):
+            raise bad_field(("chance",), EXTERNAL_RATED, "bad-setup")
         rules, seats = find(body.ruleset), body.seats_per_table
         bots = {p.name: p.bot for p in body.players if p.bot is not None}
         for index, player in enumerate(body.players):
@@ -227,6 +240,7 @@ class Tournaments:
                 )
             state = loaded.state
             count = check_can_pair(state)
+            check_seated(state, self.roster)
             if spend is not None and not spent:  # before pairing, which costs more than a 429
                 spend(count)
                 spent.append(count)  # once, though a conflict makes the write try again
@@ -244,8 +258,9 @@ class Tournaments:
 
         return self.log.retried(tournament_id, write)
 
-    def withdraw(self, tournament_id: str, token: str | None, body: Withdraw) -> TournamentView:
-        """Pair a player no more (the director, or the player themselves)."""
+    def withdraw(self, tournament_id: str, token: GameCaller, body: Withdraw) -> TournamentView:
+        """Pair a player no more (the director, or the player themselves: a guest with their
+        token, a registered player with her key)."""
 
         def write(loaded: Loaded) -> TournamentView:
             state, role = loaded.state, loaded.role(token)
@@ -285,6 +300,11 @@ class Tournaments:
         following = self.cursors.make(rows[-1].created_at, rows[-1].stream_id) if more else None
         return [listed(row) for row in rows], following
 
+    def played_by(self, handle: str, limit: int) -> list[TournamentListed]:
+        """The ``limit`` latest tournaments the registered player ``handle`` entered, newest
+        first, each as ``GET /tournaments`` lists it."""
+        return [listed(row) for row in self.entries.latest(handle, limit)]
+
     def view(self, tournament_id: str) -> TournamentView:
         return view(self.load(tournament_id))
 
@@ -294,8 +314,9 @@ class Tournaments:
         closed = sum(r.closed for r in state.rounds)
         return TournamentStandings(tournament_id, state.status, closed, standings(state))
 
-    def me(self, tournament_id: str, token: str | None) -> MyTable:
-        """The caller's (a player's) table, seat and seat token in the latest round."""
+    def me(self, tournament_id: str, token: GameCaller) -> MyTable:
+        """The caller's (a player's) table, seat and seat token in the latest round: a
+        registered player (her key) has no seat token, her key plays the table."""
         loaded = self.load(tournament_id)
         role = loaded.role(token)
         if role is None:
@@ -321,7 +342,7 @@ class Tournaments:
                     table=table.table,
                     game_id=table.game_id,
                     seat=table.seats.index(name),
-                    seat_token=token,
+                    seat_token=token if isinstance(token, str) else None,
                     game_status="finished" if finished else "active",
                 )
         return base
@@ -371,14 +392,15 @@ def round_batch(loaded: Loaded, plan: Plan) -> CreateBatch:
     created = loaded.state.created
     return CreateBatch(
         [
-            table_game(created, loaded.id, plan.round, n, seats)
+            table_game(created, loaded.id, plan.round, n, seats, loaded.state.handles)
             for n, seats in enumerate(plan.tables, start=1)
         ]
     )
 
 
 def holders(loaded: Loaded, plan: Plan) -> list[Holders]:
-    """Who holds each table's tokens: the director referees, the players sit as themselves."""
+    """Who holds each table's tokens: the director referees, the guests sit as themselves
+    (a registered player's seat has no token: its hash is empty, which no token matches)."""
     hashes = dict(zip(loaded.state.players, loaded.players, strict=True))
     return [
         Holders(loaded.director, tuple(hashes[name] for name in seats)) for seats in plan.tables
@@ -446,7 +468,7 @@ def view(loaded: Loaded) -> TournamentView:
         created.rated,
         created.spectator_delay,
         created.teams,
-        [PlayerOut(name, name in state.withdrawn) for name in state.players],
+        [PlayerOut(name, name in state.withdrawn, name in state.handles) for name in state.players],
         [round_out(state, r) for r in state.rounds],
     )
 

@@ -24,12 +24,15 @@ PlayerName = Annotated[SeatName, msgspec.Meta(min_length=1)]
 
 
 class PlayerSpec(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    """A registered player: a name unique in the tournament (at most 64 characters);
-    ``bot``: the level of the bot (``GET /bots``) that plays this player's seat at every
-    table, or null for a person."""
+    """A player of the tournament: a guest by ``name``, unique in the tournament (at most 64
+    characters), or a registered player by ``player``, the handle (``POST /players``) whose
+    key plays the player's tables (named for the handle as registered; a ``name`` beside it
+    must be that handle). ``bot``: the level of the bot (``GET /bots``) that plays a guest's
+    seat at every table, or null for a person."""
 
-    name: PlayerName
+    name: SeatName = ""
     bot: str | None = None
+    player: SeatName | None = None
 
 
 class CreateTournament(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -72,13 +75,17 @@ class Withdraw(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
 
 
 class PlayerToken(msgspec.Struct, frozen=True):
+    """A player's link: their token, or null for a registered player (her key plays her
+    tables and reads ``/me``; nobody else holds a token for her)."""
+
     name: str
-    token: str
+    token: str | None
 
 
 class TournamentTokens(msgspec.Struct, frozen=True):
-    """The director's token (the referee of every table) and each player's (their seat at
-    every table they play), shown only in the creation's reply."""
+    """The director's token (the referee of every table) and each guest's (their seat at
+    every table they play; null for a registered player), shown only in the creation's
+    reply."""
 
     director: str
     players: list[PlayerToken]
@@ -111,8 +118,12 @@ class RoundOut(msgspec.Struct, frozen=True):
 
 
 class PlayerOut(msgspec.Struct, frozen=True):
+    """A player of the tournament; ``player``: a registered player, whose name is her handle
+    (her key plays her tables), rather than a guest."""
+
     name: str
     withdrawn: bool
+    player: bool
 
 
 class TournamentView(msgspec.Struct, frozen=True):
@@ -176,7 +187,8 @@ class RoundPairedReply(msgspec.Struct, frozen=True):
 class MyTable(msgspec.Struct, frozen=True):
     """``GET /tournaments/{id}/me``: where the player sits in the latest round. ``seat_token``
     is the token to play that game with (the player's own token: one link for the whole
-    event); ``bye`` when the player sits this round out."""
+    event), null for a registered player, who plays it with her key; ``bye`` when the player
+    sits this round out."""
 
     tournament_id: str
     name: str

@@ -410,7 +410,7 @@ BODIES: dict[str, dict[str, Any]] = {
     "CreateTournament": {
         "name": "Club night",
         "ruleset": "race35",
-        "players": [{"name": "Ann", "bot": "random"}, {"name": "Bob"}],
+        "players": [{"name": "Ann", "bot": "random", "player": "Ann"}, {"name": "Bob"}],
         "format": "swiss",
         "rounds": 1,
         "seats_per_table": 2,

@@ -33,5 +33,8 @@ def test_each_route_says_which_credential_it_takes() -> None:
     assert security("post", "/games/{game_id}/moves") == [{"gameToken": []}, {"playerKey": []}]
     assert security("get", "/games/{game_id}") == [{}, {"gameToken": []}, {"playerKey": []}]
     assert security("post", "/games/{game_id}/chance") == [{"gameToken": []}]
-    assert security("get", "/tournaments/{tournament_id}/me") == [{}, {"tournamentToken": []}]
+    mine = [{"tournamentToken": []}, {"playerKey": []}]  # a guest's token or a player's key
+    assert security("get", "/tournaments/{tournament_id}/me") == mine
+    assert security("post", "/tournaments/{tournament_id}/withdrawals") == mine
+    assert security("get", "/tournaments/{tournament_id}") == [{}, {"tournamentToken": []}]
     assert security("get", "/health") is None
