@@ -117,7 +117,9 @@ class Session:
         self.refs = 0
 
     def hello(self) -> bytes:
-        return msgspec.json.encode({"type": "hello", "token": self.token, "after": self.version})
+        """The hello, asking for ``presence`` (kept in ``presence``)."""
+        hello = {"type": "hello", "token": self.token, "after": self.version, "presence": True}
+        return msgspec.json.encode(hello)
 
     def write(self, kind: str, body: dict[str, Any]) -> tuple[str, bytes]:
         """A write's message and its ref (members left out when None)."""

@@ -25,8 +25,9 @@ socket whose messages came by the thousand in one read does not hold the event l
 of them.
 
 A seat's socket makes the seat present while it is open (``service.usecases.live.presence``),
-and every socket is sent ``presence`` whenever the table's present seats change (not the
-change its own opening makes: ``GET /games/{id}`` shows the seats' presence).
+and every socket whose hello asked for it (``"presence": true``) is sent ``presence`` whenever
+the table's present seats change (not the change its own opening makes: ``GET /games/{id}``
+shows the seats' presence). A socket that did not ask gets no message it did not know of.
 
 A socket opened with a registered player's key (``service.api.identity``) is that player's
 seat's for as long as the key is the player's latest: when the key is replaced or the handle
@@ -156,6 +157,7 @@ class Session:
         """A player's socket: her key, watched."""
         self.presence: presence.Presence = state.presence
         self.seats = 0  # how many the table has
+        self.tells_presence = False  # the hello asked for presence messages
         self.leave: Callable[[], None] | None = None
         """A seat's socket: the end of its presence (when the socket closes)."""
         settings = self.limits.settings
@@ -213,6 +215,7 @@ class Session:
             self.watch = KeyWatch(self.socket.app.state.players, self.token, message.token)
             await self.watch.check()  # a change between the hello's check and the watch
         self.feed = Feed(self.queries, self.game_id, self.role, message.after)
+        self.tells_presence = message.presence
         seat = self.role if isinstance(self.role, int) else None
         if seat is not None:
             self.leave = self.presence.attend(self.game_id, seat)
@@ -236,7 +239,8 @@ class Session:
             async with anyio.create_task_group() as tasks:
                 tasks.start_soon(self.push)
                 tasks.start_soon(self.answer)
-                tasks.start_soon(self.tell_presence)
+                if self.tells_presence:
+                    tasks.start_soon(self.tell_presence)
                 if self.watch is not None:
                     tasks.start_soon(self.watch.run)
         except ExceptionGroup as group:  # the first reason to close, not the group

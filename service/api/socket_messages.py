@@ -28,11 +28,13 @@ Version = Annotated[int, msgspec.Meta(ge=0)]
 
 
 class Hello(msgspec.Struct, tag="hello", forbid_unknown_fields=True):
-    """The first message: who is calling (a seat's or the referee's token, or none for a
-    spectator) and the last version the caller has seen (0 for the whole log)."""
+    """The first message: who is calling (a seat's or the referee's token, a player's key, or
+    none for a spectator), the last version the caller has seen (0 for the whole log) and
+    whether to be sent ``presence`` when the table's present seats change."""
 
     token: str | None = None
     after: Version = 0
+    presence: bool = False
 
 
 class Play(msgspec.Struct, tag="play", forbid_unknown_fields=True):

@@ -56,12 +56,34 @@ def test_a_seats_socket_makes_it_present_and_tells_the_other_sockets(
     assert present(api, game_id) == [False, False]
     with opened(api, game_id) as watching:
         spectator = Socket(watching)
-        spectator.hello(None)
+        spectator.hello(None, presence=True)
         with opened(api, game_id) as seat:
             assert Socket(seat).hello(seats[1])["role"] == "seat"
             told = next_presence(spectator)
             assert told == [{"seat": 0, "present": False}, {"seat": 1, "present": True}]
             assert present(api, game_id) == [False, True]
+
+
+def test_a_socket_that_did_not_ask_for_presence_is_sent_only_what_it_knew_of(
+    clocked: TestClient[Any],
+) -> None:
+    """Presence is asked for in the hello: a frontend written before it meets no new message."""
+    api = clocked
+    created = create(api, "ludo", players=2)
+    game_id, seats = created["id"], created["tokens"]["seats"]
+    with opened(api, game_id) as watching:
+        version = api.get(f"/games/{game_id}").json()["version"]
+        spectator = Socket(watching)
+        spectator.hello(None, after=version)
+        with opened(api, game_id) as seat:
+            player = Socket(seat)
+            player.hello(seats[0], after=version)
+            moves = api.get(f"/games/{game_id}/legal-moves", headers=auth(seats[0])).json()
+            played = player.play("r1", moves["moves"][0]["id"], version)
+            assert played["type"] == "played", played
+            pushed = spectator.receive()
+            assert pushed["type"] == "events", pushed
+            assert present(api, game_id) == [True, False]
 
 
 def test_a_closed_socket_leaves_its_seat_present_for_presence_seconds(
@@ -72,7 +94,7 @@ def test_a_closed_socket_leaves_its_seat_present_for_presence_seconds(
     game_id, seats = created["id"], created["tokens"]["seats"]
     with opened(api, game_id) as watching:
         spectator = Socket(watching)
-        spectator.hello(None)
+        spectator.hello(None, presence=True)
         with opened(api, game_id) as seat:
             Socket(seat).hello(seats[0])
             assert next_presence(spectator)[0] == {"seat": 0, "present": True}

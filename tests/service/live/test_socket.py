@@ -37,18 +37,16 @@ class Socket:
         SERVER.validate(message)
         return message
 
-    def hello(self, token: str | None, after: int = 0) -> dict[str, Any]:
-        self.send({"type": "hello", "token": token, "after": after})
+    def hello(self, token: str | None, after: int = 0, presence: bool = False) -> dict[str, Any]:
+        hello = {"type": "hello", "token": token, "after": after}
+        self.send(hello | {"presence": True} if presence else hello)
         return self.receive()
 
     def until(self, version: int) -> list[dict[str, Any]]:
-        """The events pushed until ``version`` has come (a seat's coming or going meanwhile,
-        ``presence``, is passed over)."""
+        """The events pushed until ``version`` has come."""
         events: list[dict[str, Any]] = []
         while not events or events[-1]["version"] < version:
             message = self.receive()
-            if message["type"] == "presence":
-                continue
             assert message["type"] == "events", message
             events.extend(message["events"])
         return events
