@@ -1,11 +1,14 @@
 // The lobby's tournaments: a form to create one (then the director's link and one per
 // player, each token in the URL fragment, as a game's seat links) and the tournaments to
-// follow. The rule set's options keep their defaults here (the API takes any).
+// follow. The player signed in here may enter it by handle (`{"player": handle}`): their link
+// carries no token (the tournament page and their tables use the key kept in this browser).
+// The rule set's options keep their defaults here (the API takes any).
 
 import { call } from "./api.js";
 import { $, element, tournamentLink } from "./dom.js";
 import { t } from "./i18n.js";
 import { problemWords, rulesetTitle } from "./lobby-words.js";
+import { signedIn } from "./player.js";
 
 const NAMES = ["Ann", "Bob", "Cat", "Dan", "Eve", "Fay", "Gus", "Hal"];
 
@@ -26,6 +29,7 @@ function form(all) {
     field("t-seats", t("tournament.seats"), element("input", { type: "number", id: "t-seats", name: "seats", min: 2, max: 6, value: 4 })),
     field("t-players", t("tournament.players"), element("textarea", { id: "t-players", name: "players", rows: 6, text: NAMES.join("\n"), "aria-describedby": "t-players-help" })),
     element("p", { className: "hint", id: "t-players-help", text: t("tournament.playersHelp", { example: "Robin [expert]" }) }),
+    element("div", { id: "t-me-box" }),
     element("button", { type: "submit", className: "primary", id: "create-tournament", text: t("tournament.create") }),
     element("p", { className: "message", id: "tournament-message", role: "alert" }));
   const seatsOf = () => {
@@ -46,15 +50,25 @@ export function player(line) {
   return bot ? { name: bot[1], bot: bot[2] } : { name: line };
 }
 
+/** The player signed in here, offered a place in the tournament (by handle), or nothing. */
+function entryField(made) {
+  const me = signedIn();
+  made.querySelector("#t-me-box").replaceChildren(...(me ? [element("label", { className: "check", for: "t-me" },
+    element("input", { type: "checkbox", id: "t-me", name: "me", checked: true }),
+    element("span", { text: t("tournament.me", { handle: me.handle }) }))] : []));
+}
+
 function body(made) {
   const rounds = made.elements.rounds.value;
+  const me = signedIn();
+  const entered = me && made.elements.me?.checked ? [{ player: me.handle }] : [];
   return {
     name: made.elements.name.value.trim(),
     ruleset: made.elements.ruleset.value,
     format: made.elements.format.value,
     ...(rounds ? { rounds: Number(rounds) } : {}),
     seats_per_table: Number(made.elements.seats.value),
-    players: made.elements.players.value.split("\n").map((n) => n.trim()).filter(Boolean).map(player),
+    players: [...entered, ...made.elements.players.value.split("\n").map((n) => n.trim()).filter(Boolean).map(player)],
   };
 }
 
@@ -65,7 +79,7 @@ function links(created, bots) {
   return element("div", { className: "links", id: "tournament-links" },
     element("p", { text: t("tournament.linksHelp") }),
     link(t("tournament.director"), tournamentLink(created.id, created.tokens.director, "director"), "tournament-director"),
-    ...created.tokens.players.filter((p) => !bots.has(p.name)).map((p, i) => link(t("tournament.player", { name: p.name }), tournamentLink(created.id, p.token, "player"), `tournament-player-${i}`)),
+    ...created.tokens.players.filter((p) => !bots.has(p.name)).map((p, i) => link(t("tournament.player", { name: p.name }), tournamentLink(created.id, p.token, p.token && "player"), `tournament-player-${i}`)),
     element("a", { href: tournamentLink(created.id), text: t("tournament.follow") }));
 }
 
@@ -81,10 +95,12 @@ function listing(part) {
   };
 }
 
-/** Fill the lobby's `part` with the tournament form and the tournaments listed. */
+/** Fill the lobby's `part` with the tournament form and the tournaments listed; the function
+ * returned offers the player signed in here a place again (after a sign-in or out). */
 export function tournamentsSection(part, all) {
   const made = form(all);
   part.append(made);
+  entryField(made);
   const refresh = listing(part);
   made.onsubmit = async (submit) => {
     submit.preventDefault();
@@ -101,4 +117,5 @@ export function tournamentsSection(part, all) {
     }
   };
   refresh();
+  return () => entryField(made);
 }

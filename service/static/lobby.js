@@ -315,6 +315,7 @@ function createSection(all, bots, parent) {
 
 let refreshGames = () => {};
 let refreshSeats = () => {}; // the form's seats again, after someone signs in or out
+let refreshEntry = () => {}; // the tournament form's place for the player, likewise
 
 function gamesSection(all, bots, parent) {
   const part = section("games", t("lobby.games"), parent);
@@ -337,7 +338,7 @@ function columns(all, bots) {
   $("lobby").append(element("div", { className: "lobby-columns" }, left, right));
   createSection(all, bots, left);
   gamesSection(all, bots, right);
-  tournamentsSection(section("tournaments", t("lobby.tournaments"), right), all);
+  refreshEntry = tournamentsSection(section("tournaments", t("lobby.tournaments"), right), all);
 }
 
 (async () => {
@@ -345,7 +346,10 @@ function columns(all, bots) {
   const [all, bots] = await Promise.all([rulesets(), call("/bots").then((b) => b.bots)]);
   const player = section("player", t("player.heading"));
   player.className = "player";
-  playerSection(player, () => refreshSeats());
+  playerSection(player, () => {
+    refreshSeats();
+    refreshEntry();
+  });
   rulesetsSection(all);
   columns(all, bots);
   document.body.dataset.ready = "true";

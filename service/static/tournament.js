@@ -1,12 +1,16 @@
 // A tournament's page: standings, every round's tables (seats by name, each linking to its
 // game's viewer) and, with a token in the URL fragment (`#token=...&as=director|player`,
 // kept in sessionStorage and taken out of the address bar), the director's button to pair
-// the next round or a player's link to their current table. It reads the tournament again
-// every few seconds while it runs (a round's results are recorded when it is read).
+// the next round or a player's link to their current table. A registered player of the
+// tournament has no token: the page reads their table with the key of the player signed in in
+// this browser (player.js), and their table's link carries no secret either. It reads the
+// tournament again every few seconds while it runs (a round's results are recorded when it is
+// read).
 
 import { call } from "./api.js";
 import { $, element } from "./dom.js";
 import { loadLanguage, t } from "./i18n.js";
+import { signedIn } from "./player.js";
 import { names, problemText, rulesetName } from "./words.js";
 
 const id = location.pathname.split("/")[2];
@@ -80,6 +84,14 @@ function directorPart(tour) {
   } else $("pair-status").textContent = t("tournamentPage.canPair", { round: tour.rounds.length + 1 });
 }
 
+/** Without a token, the player signed in here is this tournament's player when it lists
+ * their handle as a registered player's. */
+function asPlayer(tour) {
+  const player = signedIn();
+  if (me.token || !player) return;
+  if (tour.players.some((p) => p.player && p.name === player.handle)) Object.assign(me, { token: player.key, as: "player" });
+}
+
 async function playerPart() {
   if (me.as !== "player") return;
   $("you").hidden = false;
@@ -88,7 +100,8 @@ async function playerPart() {
   if (!mine.round) line.replaceChildren(t("tournamentPage.meNoRound", { name: mine.name }));
   else if (mine.bye) line.replaceChildren(t("tournamentPage.meBye", { name: mine.name, round: mine.round }));
   else if (mine.game_id) {
-    const url = `/games/${mine.game_id}/play#token=${encodeURIComponent(mine.seat_token)}&seat=${mine.seat}`;
+    const token = mine.seat_token ? `token=${encodeURIComponent(mine.seat_token)}&` : ""; // none for a registered player
+    const url = `/games/${mine.game_id}/play#${token}seat=${mine.seat}`;
     const where = { name: mine.name, round: mine.round, table: mine.table, seat: mine.seat + 1 };
     line.replaceChildren(`${t("tournamentPage.meTable", where)} `,
       element("a", { href: url, id: "my-table-link", text: mine.game_status === "finished" ? t("tournamentPage.seeGame") : t("tournamentPage.playTable") }));
@@ -105,6 +118,7 @@ async function refresh() {
       document.title = t("tournamentPage.documentTitle", { name: tour.name });
       $("title").textContent = tour.name;
       $("summary").textContent = summary(tour);
+      asPlayer(tour);
       standingsRows(standings.standings);
       roundsPart(tour.rounds);
       directorPart(tour);

@@ -2,7 +2,8 @@
 lobby (the key kept in the browser's localStorage), creates a game where their seat is
 ``{"player": handle}``, plays it with the key from storage (the seat's link carries no
 secret), shows the key once more, signs out and signs in on another device with the copied
-key, and plays on there; the key is never in an address nor on the console. A guest still
+key, and plays on there; the key is never in an address nor on the console. She enters a
+tournament from the lobby by handle and plays her table with the key. A guest still
 plays with the seat token in the link, exactly as before. A taken or refused handle is said in
 plain words, a handle is retired only once confirmed, and the signed-in lobby has no English
 left in any language."""
@@ -12,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import parse_qs, urlsplit
 
 import httpx
 import pytest
@@ -86,6 +88,16 @@ def pick_handle(page: Page, handle: str) -> str:
     page.wait_for_selector("#signed-in")
     assert page.is_visible("#key-shown")  # shown at once, to copy somewhere safe
     return page.input_value("#key-shown")
+
+
+def bearer(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
+
+
+def token_in(page: Page, link: str) -> dict[str, str]:
+    """The Authorization header of the token in the fragment of the link ``link``."""
+    fragment = urlsplit(page.get_attribute(link, "href") or "").fragment
+    return bearer(parse_qs(fragment)["token"][0])
 
 
 def events_of(url: str, game: str) -> list[dict[str, Any]]:
@@ -307,3 +319,42 @@ def test_the_signed_in_lobby_fits_a_phone_in_every_language_with_no_english_left
         assert not left, left
     assert not serious(page), serious(page)
     assert not device.errors, device.errors
+
+
+def test_a_player_enters_a_tournament_from_the_lobby_and_plays_her_table_with_the_key(
+    url: str, devices: Any
+) -> None:
+    device = devices()
+    page = device.open(url)
+    key = pick_handle(page, "Tess")
+    page.select_option("#t-ruleset", "race35")
+    page.fill("#t-seats", "2")
+    page.fill("#t-players", "Bob")
+    assert page.is_checked("#t-me")  # she enters it by handle
+    page.click("#create-tournament")
+    page.wait_for_selector("#tournament-links")
+    hers = page.get_attribute("#tournament-player-0", "href") or ""
+    assert page.inner_text("#tournament-player-0") == "Player Tess"
+    assert hers.endswith("/view")  # her link carries no token: her key is in her browser
+    tournament = hers.split("/tournaments/")[1].split("/")[0]
+    view = httpx.get(f"{url}/tournaments/{tournament}").json()
+    assert [(p["name"], p["player"]) for p in view["players"]] == [("Tess", True), ("Bob", False)]
+    director, bob = (token_in(page, f"#tournament-{who}") for who in ("director", "player-1"))
+    with httpx.Client(base_url=url, timeout=10) as http:
+        pairing = http.post(f"/tournaments/{tournament}/rounds", json={}, headers=director)
+        assert pairing.status_code == 201, pairing.text
+        page = device.open(hers)  # her page finds her table with the key
+        page.wait_for_selector("#my-table-link")
+        link = page.get_attribute("#my-table-link", "href") or ""
+        assert "token" not in link and key not in link
+        game, seat = link.split("/games/")[1].split("/")[0], int(link.rsplit("seat=", 1)[1])
+        for _ in range(20):  # Bob, with his link's token, until it is her turn
+            if http.get(f"/games/{game}/legal-moves", headers=bearer(key)).json()["moves"]:
+                break
+            moves = http.get(f"/games/{game}/legal-moves", headers=bob).json()["moves"]
+            http.post(f"/games/{game}/moves", json={"move": moves[0]["id"]}, headers=bob)
+    page.click("#my-table-link")
+    page.wait_for_selector("body[data-version]")
+    take_turn(page, url, game, key)
+    assert decided_by(url, game, seat)
+    device.never_showed(key)
