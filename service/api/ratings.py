@@ -34,8 +34,9 @@ class RatingsController(Controller):
     ) -> Response[Leaderboard]:
         """A page of the rule set's ratings, best first (by ordinal, mu - 3 sigma, then name):
         registered players by handle and bots by ``bot:<level>``; a guest (a free name at a
-        seat) is never rated, nor is a retired handle listed. At most ``limit`` (the largest page by default); the next page is at ``next`` (and in
-        the ``Link`` header, ``rel="next"``), whose ``cursor`` is opaque."""
+        seat) is never rated, nor is a retired handle listed. At most ``limit`` (the largest
+        page by default); the next page is at ``next`` (and in the ``Link`` header,
+        ``rel="next"``), whose ``cursor`` is opaque."""
         page = limits_of(request).check_page(limit)
         board = ratings.leaderboard(ruleset, page, cursor)
         if board.next is None:
