@@ -58,6 +58,14 @@ class GameCreated(Event, frozen=True, omit_defaults=True):
     """Whether a seat may ask for hints (left out when false; never in a rated game)."""
     players: tuple[SeatPlayer, ...] = ()
     """The seats that belong to registered players, by handle (left out when none)."""
+    open_seats: tuple[int, ...] = ()
+    """The seats left open for anyone to join (left out when none): the table gathers until
+    they and the invited seats are taken (``domain.tables``)."""
+    invites: tuple[SeatPlayer, ...] = ()
+    """The seats kept for invited registered players, by handle (left out when none)."""
+    listed: bool = True
+    """Whether a gathering table is listed in the lobby (left out when true; false: joined by
+    its link only)."""
     absent: dict[str, Any] | None = None
     """What happens to a seat that must act and is away too long (``after`` seconds, ``then``:
     ``bot:<level>``, ``forfeit`` or ``pass``); left out when none."""
@@ -159,6 +167,50 @@ class HintsShown(Event, frozen=True):
     method: str = ""
 
 
+class SeatTaken(Event, frozen=True, omit_defaults=True):
+    """A gathering table's open or invited seat taken: by the registered player ``player``
+    (her handle: the seat is hers from now on) or by a guest named ``name``, who holds the
+    seat's token whose sha256 hex is ``digest`` (a 256-bit token: its digest is safe to
+    publish)."""
+
+    seat: int
+    name: str
+    player: str = ""
+    digest: str = ""
+
+
+class SeatLeft(Event, frozen=True):
+    """Whoever took ``seat`` by joining left it before the table started: it is open again."""
+
+    seat: int
+
+
+class InvitationDeclined(Event, frozen=True, omit_defaults=True):
+    """The player invited to ``seat`` declined (or, with ``reason`` ``expired``, the
+    invitation ran out of time): the seat is open."""
+
+    seat: int
+    reason: str = ""
+
+
+class TableStarted(Event, frozen=True, omit_defaults=True):
+    """A gathering table starts: its last seat was taken, or its referee filled the open
+    seats with ``bots``. The first chance and the clocks follow."""
+
+    bots: tuple[SeatBot, ...] = ()
+
+
+class TableClosed(Event, frozen=True):
+    """A gathering table closed before it started (``reason``: ``cancelled`` by its referee,
+    ``expired``): the game is over with no result."""
+
+    reason: str
+
+
+TABLE_EVENTS = (SeatTaken, SeatLeft, InvitationDeclined, TableStarted, TableClosed)
+"""What changes who sits at a gathering table: never the rule state (a closed table ends the
+game, with no result)."""
+
 AnyEvent = (
     GameCreated
     | CardDrawn
@@ -175,6 +227,11 @@ AnyEvent = (
     | SeatHandedOver
     | SeedRevealed
     | HintsShown
+    | SeatTaken
+    | SeatLeft
+    | InvitationDeclined
+    | TableStarted
+    | TableClosed
 )
 
 EVENT_TYPES: dict[str, type[Event]] = {
@@ -195,6 +252,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
         SeatHandedOver,
         SeedRevealed,
         HintsShown,
+        *TABLE_EVENTS,
     )
 }
 

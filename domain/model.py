@@ -177,6 +177,19 @@ class SeatView(msgspec.Struct, frozen=True):
     bot: str | None = None
     present: bool = False
     absent_until: str | None = None
+    open: bool = False
+    """While its table gathers: whether anyone may join the seat (its name is "" then)."""
+    invite: str | None = None
+    """While its table gathers: the handle of the invited player the seat is kept for."""
+
+
+class TableView(msgspec.Struct, frozen=True):
+    """A game created with open or invited seats (a table that gathers): whether the lobby
+    lists it, and why it closed before it started (``cancelled``, ``expired``; null while it
+    has not)."""
+
+    listed: bool
+    reason: str | None = None
 
 
 class ClockView(msgspec.Struct, frozen=True):
@@ -204,12 +217,15 @@ class View(msgspec.Struct, frozen=True, kw_only=True, tag_field="ruleset"):
     chance_mode: str = "server"
     seed_commitment: str = ""
     seed: str | None = None
-    status: Literal["active", "finished"]
+    status: Literal["gathering", "active", "finished", "closed"]
+    """``gathering`` while a table's open or invited seats wait for players (nobody acts),
+    ``closed`` for a table that closed before it started (no result)."""
     pieces: list[Piece]
     to_act: list[Pending]
     chance: Outcome | None
     winners: list[int]
     clock: ClockView | None = None
+    table: TableView | None = None
 
 
 def status_of(finished: object) -> Literal["active", "finished"]:

@@ -1,5 +1,10 @@
 """Folding a game's log into its state, undo included (pure).
 
+A game created with open or invited seats gathers (``domain.tables``): its rule state is set
+up for every seat at creation, and ``Replay.gathering`` names the seats still to fill; nobody
+acts while there are any. A table closed before it started ends the game with no result (the
+rule state takes it as a ``GameFinished`` with no winners).
+
 A replay can also start from a snapshot (``Replay.from_snapshot``): one frame with no parents.
 Undo needs the frames before the one it returns to, so pushing an undo that reverts past such
 a root raises ``MissingHistory``; the caller folds again from an earlier snapshot or the start.
@@ -19,12 +24,17 @@ from domain.events import (
     DiceRolled,
     Event,
     GameCreated,
+    GameFinished,
     MovePlayed,
     MoveUndone,
     SeatHandedOver,
+    SeatPlayer,
+    TableClosed,
+    TableStarted,
 )
 from domain.registry import find_ruleset
 from domain.ruleset import RuleSet
+from domain.tables import Table, seated, table_of
 
 CHANCE_EVENTS = (CardDrawn, CardsDealt, DiceRolled)
 
@@ -44,6 +54,9 @@ class Frame(msgspec.Struct, frozen=True):
     by: int | str | None = None
     bots: tuple[str, ...] = ()
     """The level of the bot playing each seat ("" for a person), or () when no bot plays."""
+    table: Table | None = None
+    """Who sits where at a table that gathered (None for a game created with every seat
+    filled)."""
 
     @property
     def chance(self) -> bool:
@@ -69,6 +82,7 @@ class StoredFrame(msgspec.Struct, frozen=True, array_like=True):
     decision: bool
     state: msgspec.Raw
     bots: tuple[str, ...] = ()
+    table: Table | None = None
 
 
 class Replay:
@@ -83,7 +97,7 @@ class Replay:
         self.created = created
         if top is None:
             state = self.rules.setup(created.options, len(created.seats))
-            top = Frame(1, state, 0, False, bots=seated_bots(created))
+            top = Frame(1, state, 0, False, bots=seated_bots(created), table=table_of(created))
         self.top = top
         self.version = version
         self.snapshots: dict[int, Frame] = {}
@@ -97,7 +111,8 @@ class Replay:
         stored = msgspec.msgpack.decode(data, type=StoredFrame)
         state = msgspec.msgpack.decode(stored.state, type=type(replay.state))
         bots = stored.bots or seated_bots(created)  # snapshots saved before bots held none
-        replay.top = Frame(stored.version, state, stored.chance_count, stored.decision, bots=bots)
+        counts = (stored.version, state, stored.chance_count, stored.decision)
+        replay.top = Frame(*counts, bots=bots, table=stored.table)
         replay.version, replay.complete = version, False
         return replay
 
@@ -106,13 +121,52 @@ class Replay:
         top = self.top
         state = msgspec.Raw(msgspec.msgpack.encode(top.state))
         return msgspec.msgpack.encode(
-            StoredFrame(top.version, top.chance_count, top.decision, state, top.bots)
+            StoredFrame(top.version, top.chance_count, top.decision, state, top.bots, top.table)
         )
 
     @property
     def state(self) -> Any:
         """The current state."""
         return self.top.state
+
+    @property
+    def table(self) -> Table | None:
+        """Who sits where, for a game that gathered (None for one created with every seat
+        filled)."""
+        return self.top.table
+
+    @property
+    def gathering(self) -> tuple[int, ...]:
+        """The seats still to fill (open or kept for an invited player) while the table
+        gathers; () when it does not (it started, closed, or never gathered)."""
+        table = self.top.table
+        return () if table is None else table.gathering
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """Each seat's name now ("" for a seat still open)."""
+        table = self.top.table
+        return self.created.seats if table is None else table.names
+
+    @property
+    def players(self) -> tuple[SeatPlayer, ...]:
+        """The seats that belong to registered players now: from the creation, or taken by
+        joining."""
+        table = self.top.table
+        return self.created.players if table is None else table.players
+
+    def seat_of(self, handle: str) -> int | None:
+        """The seat that belongs to the player ``handle`` now, or while the table gathers the
+        seat kept for her invitation; None when neither."""
+        for owned in self.players:
+            if owned.handle == handle:
+                return owned.seat
+        table = self.top.table
+        if table is not None and not table.started and not table.closed:
+            for invite in table.invites:
+                if invite.handle == handle:
+                    return invite.seat
+        return None
 
     def bot_of(self, seat: int) -> str | None:
         """The level of the bot playing ``seat`` now, or None when a person plays it."""
@@ -135,9 +189,10 @@ class Replay:
                 raise MissingHistory(event.reverts, top.version)
         else:
             count = top.chance_count + isinstance(event, CHANCE_EVENTS)
-            state = self.rules.apply(top.state, event)
+            state = self.rules.apply(top.state, ruled(event))
             bots = handed_over(top.bots, event, len(self.created.seats))
-            top = Frame(version, state, count, is_decision(event), top, by, bots)
+            table = top.table if top.table is None else seated(top.table, event)
+            top = Frame(version, state, count, is_decision(event), top, by, bots, table)
         self.top, self.version = top, version
         if version % SNAPSHOT_EVERY == 0:
             self.snapshots[version] = top
@@ -195,12 +250,25 @@ def seated_bots(created: GameCreated) -> tuple[str, ...]:
 
 
 def handed_over(bots: tuple[str, ...], event: Event, seats: int) -> tuple[str, ...]:
-    """Who plays each seat after ``event``: a hand-over changes one seat, nothing else does."""
+    """Who plays each seat after ``event``: a hand-over changes one seat, a table starting
+    with bots seats them, nothing else changes any."""
+    if isinstance(event, TableStarted) and event.bots:
+        levels = list(bots or [""] * seats)
+        for bot in event.bots:
+            levels[bot.seat] = bot.level
+        return tuple(levels)
     if not isinstance(event, SeatHandedOver):
         return bots
     levels = list(bots or [""] * seats)
     levels[event.seat] = event.bot
     return tuple(levels) if any(levels) else ()
+
+
+def ruled(event: Event) -> Event:
+    """``event`` as the rule state takes it: a table closed is a game over with no winners."""
+    if isinstance(event, TableClosed):
+        return GameFinished((), f"the table closed: {event.reason}")
+    return event
 
 
 def is_decision(event: Event) -> bool:

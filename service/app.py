@@ -38,11 +38,13 @@ from service.api.ratings import RatingsController
 from service.api.rounds import RoundsController
 from service.api.socket import game_socket
 from service.api.standings import StandingsController
+from service.api.tables import LobbyController, TablesController
 from service.api.tarpit import slow_refusals
 from service.api.tournaments import TournamentsController
 from service.clock import Clock, clock_of
 from service.core import clocks
 from service.core import commands as command_bodies
+from service.core.tables import TABLE_TIMES, TableTimes
 from service.settings import Settings
 from service.store import open_store
 from service.usecases.analysis.analyses import Analyses
@@ -56,6 +58,7 @@ from service.usecases.games.figures import Figures, Tally
 from service.usecases.games.players import PlayerGames
 from service.usecases.games.queries import Queries
 from service.usecases.games.repository import MAX_LIVE_GAMES, Repository
+from service.usecases.games.tables import Tables
 from service.usecases.live.absence import Absences
 from service.usecases.live.presence import PRESENCE_SECONDS, Presence
 from service.usecases.owners import BotShare
@@ -118,6 +121,8 @@ ROUTES: list[ControllerRouterHandler] = [
     TournamentsController,
     BotsController,
     PlayersController,
+    TablesController,
+    LobbyController,
     docs_asset,
     lobby,
     play_page,
@@ -175,6 +180,7 @@ class UseCases:
     player_games: PlayerGames
     presence: Presence
     absences: Absences
+    tables: Tables
 
     def enforce_due(self) -> int:
         """Every clock run out and every absence lasted its time by now, enforced (what the
@@ -201,17 +207,19 @@ def bootstrap(
     bot_games_per_owner: int = 0,
     cursor_key: str = "",
     presence_seconds: float = PRESENCE_SECONDS,
+    table_times: TableTimes = TABLE_TIMES,
 ) -> UseCases:
     """Every use case over ``store``, on the clock ``now`` (which should be the store's too:
     ``service.clock``), the tournaments' results following the writer's commits. Games
     without a summary (a database written before summaries existed) are summarised from
     their logs first. Page cursors are sealed with ``cursor_key`` (``Cursors``); a seat stays
-    present ``presence_seconds`` after it was last seen (``Presence``)."""
+    present ``presence_seconds`` after it was last seen (``Presence``); a gathering table's
+    invitations and time last as ``table_times`` says."""
     summaries.fill(store)
     cursors = Cursors(cursor_key)
     writer = Writer(store)
     presence = Presence(now, presence_seconds)
-    games = Repository(writer, max_live, presence.seen)
+    games = Repository(writer, max_live, presence.seen, table_times)
     absences = Absences(presence, games, now)
     players = PlayerBook(writer)
     writer.followers.append(players.follow)
@@ -235,6 +243,7 @@ def bootstrap(
     return UseCases(
         store, writer, games, commands, queries, ratings, standings, tournaments, analyses,
         hints, figures, players, Apps(writer), PlayerGames(store, now), presence, absences,
+        Tables(commands, cursors),
     )  # fmt: skip
 
 
@@ -286,6 +295,7 @@ def dependencies(cases: UseCases) -> dict[str, Provide]:
         "hints": given(cases.hints),
         "players": given(cases.players),
         "player_games": given(cases.player_games),
+        "tables": given(cases.tables),
     }
 
 
@@ -325,6 +335,7 @@ def create_app(
         bot_games_per_owner=settings.max_bot_games_per_client,
         cursor_key=settings.cursor_key,
         presence_seconds=settings.presence_seconds,
+        table_times=TableTimes(settings.invite_seconds, settings.open_table_seconds),
     )
     workers = Workers(cases, clock)
     limits = Limits(settings)

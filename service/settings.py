@@ -51,6 +51,11 @@ class Settings(msgspec.Struct, frozen=True):
     for the game made as the seat, its last connection closing); a table's absence rule
     counts a seat's time away from then (``docs/guides/presence.md``).
 
+    Tables: at a table created with open or invited seats (``docs/guides/tables.md``), an
+    invitation waits ``invite_seconds`` (10 minutes) from the table's creation, then its seat
+    opens; a table whose seats are not all taken ``open_table_seconds`` (30 minutes) after its
+    creation closes, with no result.
+
     Costly work, per caller (the client address; the write limit keys on the verified caller):
     ``create_rate`` games created a second with bursts of ``create_burst`` (a batch counts each
     table), ``import_rate`` imports a second with bursts of ``import_burst``, and at most
@@ -109,6 +114,8 @@ class Settings(msgspec.Struct, frozen=True):
     write_burst: int = 30
     cors_origins: str = ""
     max_live_games: int = 10_000
+    invite_seconds: float = 600.0
+    open_table_seconds: float = 1800.0
     presence_seconds: float = 60.0
     create_rate: float = 1.0
     create_burst: int = 60

@@ -45,6 +45,8 @@ from tabula_client.wire import (
     CreateGame,
     GameAnalysis,
     Hints,
+    Joined,
+    Lobby,
     Me,
     MyTable,
     NewKey,
@@ -110,6 +112,12 @@ OPERATIONS = {
     "retireHandle": "retire_handle",
     "mintPlayerKey": "mint_player_key",
     "getPlayerRecord": "player_record",
+    "joinTable": "join_table",
+    "leaveTable": "leave_table",
+    "declineInvitation": "decline_invitation",
+    "startTable": "start_table",
+    "cancelTable": "cancel_table",
+    "getLobby": "lobby",
 }
 """The method of ``Routes``, ``Client`` and ``AsyncClient`` for each operation id of
 openapi.json (a test checks that none is missing)."""
@@ -327,6 +335,91 @@ class Routes:
         headers = {"Idempotency-Key": idempotency_key} if idempotency_key else {}
         path = _game_path(game_id, "seats", str(seat), "bot")
         return self._call("DELETE", path, _decoder(PlayResult), headers=headers)
+
+    def join_table(
+        self,
+        game_id: str,
+        *,
+        seat: int | None = None,
+        name: str = "",
+        idempotency_key: str | None = None,
+    ) -> Call[Joined]:
+        """``POST /games/{id}/join``: a seat of a gathering table (``seat``, else the one
+        kept for the caller's invitation, else the first open one). With a player's key she
+        sits as herself (``token`` is None); with no token a guest sits under ``name`` and
+        ``token`` is her seat's, shown only here."""
+        body: dict[str, Any] = {"name": name} if name else {}
+        if seat is not None:
+            body["seat"] = seat
+        headers = {"Idempotency-Key": idempotency_key} if idempotency_key else {}
+        path = _game_path(game_id, "join")
+        return self._call("POST", path, _decoder(Joined), json=body, headers=headers)
+
+    def leave_table(
+        self,
+        game_id: str,
+        *,
+        expected_version: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> Call[PlayResult]:
+        """``POST /games/{id}/leave``: the seat taken by joining opens again (before the table
+        starts); the state in the reply is a spectator's."""
+        return self._write(game_id, "leave", _with_version({}, expected_version), idempotency_key)
+
+    def decline_invitation(
+        self,
+        game_id: str,
+        *,
+        expected_version: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> Call[PlayResult]:
+        """``POST /games/{id}/decline``: the invited player declines her seat, which opens."""
+        body = _with_version({}, expected_version)
+        return self._write(game_id, "decline", body, idempotency_key)
+
+    def start_table(
+        self,
+        game_id: str,
+        bots: str | None = None,
+        *,
+        expected_version: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> Call[PlayResult]:
+        """``POST /games/{id}/start``: the referee starts a gathering table now, bots of the
+        level ``bots`` in its open seats."""
+        body = _with_version({"bots": bots} if bots else {}, expected_version)
+        return self._write(game_id, "start", body, idempotency_key)
+
+    def cancel_table(
+        self,
+        game_id: str,
+        *,
+        expected_version: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> Call[PlayResult]:
+        """``POST /games/{id}/cancel``: the referee closes a gathering table, with no result."""
+        body = _with_version({}, expected_version)
+        return self._write(game_id, "cancel", body, idempotency_key)
+
+    def lobby(
+        self,
+        *,
+        ruleset: str | None = None,
+        players: int | None = None,
+        rated: bool | None = None,
+        limit: int | None = None,
+        cursor: str | None = None,
+    ) -> Call[Lobby]:
+        """``GET /lobby``: a page of the listed tables with an open seat, the longest waiting
+        first, filtered; ``next`` is the path of the next page (None on the last)."""
+        params: dict[str, str | int | None] = {
+            "ruleset": ruleset,
+            "players": players,
+            "rated": None if rated is None else str(rated).lower(),
+            "limit": limit,
+            "cursor": cursor,
+        }
+        return self._call("GET", "/lobby", _decoder(Lobby), params=params)
 
     def events(self, game_id: str, after: int = 0, limit: int | None = None) -> Call[EventPage]:
         """``GET /games/{id}/events?after=N&limit=M``: the log after version ``after``."""

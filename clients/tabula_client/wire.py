@@ -56,7 +56,8 @@ class GameViewBase(ViewMixin, msgspec.Struct, frozen=True, kw_only=True, tag_fie
     seats: list[SeatView] = []
     seed: str | None = None
     seed_commitment: str = ''
-    status: Literal['active', 'finished']
+    status: Literal['gathering', 'active', 'finished', 'closed']
+    table: TableView | None = None
     to_act: list[Pending] = []
     version: int = 0
     winners: list[int] = []
@@ -137,6 +138,12 @@ class BotList(msgspec.Struct, frozen=True, kw_only=True):
     """``BotList``."""
 
     bots: list[BotInfo] = []
+
+
+class CancelTable(msgspec.Struct, frozen=True, kw_only=True):
+    """``CancelTable``."""
+
+    expected_version: int | None = None
 
 
 class CardDrawnData(msgspec.Struct, frozen=True, kw_only=True):
@@ -222,6 +229,7 @@ class CreateGame(msgspec.Struct, frozen=True, kw_only=True):
     seed: str | None = None
     spectator_delay: SpectatorDelay | None = None
     tags: dict[str, str] = {}
+    unlisted: bool = False
 
 
 class CreateTournament(msgspec.Struct, frozen=True, kw_only=True):
@@ -271,6 +279,12 @@ class DeckShuffledEvent(EventOutBase, frozen=True, kw_only=True, tag='DeckShuffl
     """``DeckShuffledEvent``."""
 
     data: DeckShuffledData
+
+
+class DeclineInvitation(msgspec.Struct, frozen=True, kw_only=True):
+    """``DeclineInvitation``."""
+
+    expected_version: int | None = None
 
 
 class DiceRolledData(msgspec.Struct, frozen=True, kw_only=True):
@@ -343,6 +357,9 @@ class GameCreatedData(msgspec.Struct, frozen=True, kw_only=True):
     bots: list[SeatBotData] = []
     chance: str = 'server'
     clock: dict[str, Any] | None = None
+    invites: list[SeatPlayerData] = []
+    listed: bool = True
+    open_seats: list[int] = []
     options: dict[str, Any] = {}
     players: list[SeatPlayerData] = []
     rated: bool = True
@@ -459,6 +476,34 @@ class HintsShownEvent(EventOutBase, frozen=True, kw_only=True, tag='HintsShown')
     data: HintsShownData
 
 
+class InvitationDeclinedData(msgspec.Struct, frozen=True, kw_only=True):
+    """The player invited to ``seat`` declined (or, with ``reason`` ``expired``, the invitation ran out of time): the seat is open."""
+
+    reason: str = ''
+    seat: int
+
+
+class InvitationDeclinedEvent(EventOutBase, frozen=True, kw_only=True, tag='InvitationDeclined'):
+    """``InvitationDeclinedEvent``."""
+
+    data: InvitationDeclinedData
+
+
+class JoinTable(msgspec.Struct, frozen=True, kw_only=True):
+    """``JoinTable``."""
+
+    name: str = ''
+    seat: int | None = None
+
+
+class Joined(msgspec.Struct, frozen=True, kw_only=True):
+    """``Joined``."""
+
+    seat: int
+    token: str | None = None
+    version: int
+
+
 class KeyRequest(msgspec.Struct, frozen=True, kw_only=True):
     """``KeyRequest``."""
 
@@ -471,11 +516,45 @@ class Leaderboard(msgspec.Struct, frozen=True, kw_only=True):
     ruleset: str
 
 
+class LeaveTable(msgspec.Struct, frozen=True, kw_only=True):
+    """``LeaveTable``."""
+
+    expected_version: int | None = None
+
+
 class LegalMoves(msgspec.Struct, frozen=True, kw_only=True):
     """``LegalMoves``."""
 
     moves: list[Move] = []
     version: int
+
+
+class Lobby(msgspec.Struct, frozen=True, kw_only=True):
+    """``Lobby``."""
+
+    next: str | None = None
+    tables: list[LobbyTable] = []
+
+
+class LobbySeat(msgspec.Struct, frozen=True, kw_only=True):
+    """``LobbySeat``."""
+
+    invite: str | None = None
+    name: str
+    open: bool
+    seat: int
+
+
+class LobbyTable(msgspec.Struct, frozen=True, kw_only=True):
+    """``LobbyTable``."""
+
+    created_at: str
+    id: str
+    options: dict[str, Any] = {}
+    players: int
+    rated: bool
+    ruleset: str
+    seats: list[LobbySeat] = []
 
 
 class LudoView(GameViewBase, frozen=True, kw_only=True, tag='ludo'):
@@ -933,6 +1012,18 @@ class SeatHandedOverEvent(EventOutBase, frozen=True, kw_only=True, tag='SeatHand
     data: SeatHandedOverData
 
 
+class SeatLeftData(msgspec.Struct, frozen=True, kw_only=True):
+    """Whoever took ``seat`` by joining left it before the table started: it is open again."""
+
+    seat: int
+
+
+class SeatLeftEvent(EventOutBase, frozen=True, kw_only=True, tag='SeatLeft'):
+    """``SeatLeftEvent``."""
+
+    data: SeatLeftData
+
+
 class SeatPlayerData(msgspec.Struct, frozen=True, kw_only=True):
     """A seat that belongs to a registered player: only that player acts for it."""
 
@@ -944,8 +1035,25 @@ class SeatSpec(msgspec.Struct, frozen=True, kw_only=True):
     """``SeatSpec``."""
 
     bot: str | None = None
+    invite: str | None = None
     name: str = ''
+    open: bool = False
     player: str | None = None
+
+
+class SeatTakenData(msgspec.Struct, frozen=True, kw_only=True):
+    """A gathering table's open or invited seat taken: by the registered player ``player`` (her handle: the seat is hers from now on) or by a guest named ``name``, who holds the seat's token whose sha256 hex is ``digest`` (a 256-bit token: its digest is safe to publish)."""
+
+    digest: str = ''
+    name: str
+    player: str = ''
+    seat: int
+
+
+class SeatTakenEvent(EventOutBase, frozen=True, kw_only=True, tag='SeatTaken'):
+    """``SeatTakenEvent``."""
+
+    data: SeatTakenData
 
 
 class SeatToBot(msgspec.Struct, frozen=True, kw_only=True):
@@ -962,7 +1070,9 @@ class SeatView(msgspec.Struct, frozen=True, kw_only=True):
     absent_until: str | None = None
     bot: str | None = None
     colour: str
+    invite: str | None = None
     name: str
+    open: bool = False
     present: bool = False
     seat: int
 
@@ -1022,6 +1132,13 @@ class Standings(msgspec.Struct, frozen=True, kw_only=True):
     tag: str | None = None
 
 
+class StartTable(msgspec.Struct, frozen=True, kw_only=True):
+    """``StartTable``."""
+
+    bots: str | None = None
+    expected_version: int | None = None
+
+
 class Status(msgspec.Struct, frozen=True, kw_only=True):
     """``Status``."""
 
@@ -1044,6 +1161,18 @@ class StepData(msgspec.Struct, frozen=True, kw_only=True):
     from_: str = msgspec.field(name='from')
     piece: str
     to: str = ''
+
+
+class TableClosedData(msgspec.Struct, frozen=True, kw_only=True):
+    """A gathering table closed before it started (``reason``: ``cancelled`` by its referee, ``expired``): the game is over with no result."""
+
+    reason: str
+
+
+class TableClosedEvent(EventOutBase, frozen=True, kw_only=True, tag='TableClosed'):
+    """``TableClosedEvent``."""
+
+    data: TableClosedData
 
 
 class TableData(msgspec.Struct, frozen=True, kw_only=True):
@@ -1080,6 +1209,25 @@ class TableOut(msgspec.Struct, frozen=True, kw_only=True):
     status: Literal['active', 'finished']
     table: int
     winners: list[str] = []
+
+
+class TableStartedData(msgspec.Struct, frozen=True, kw_only=True):
+    """A gathering table starts: its last seat was taken, or its referee filled the open seats with ``bots``. The first chance and the clocks follow."""
+
+    bots: list[SeatBotData] = []
+
+
+class TableStartedEvent(EventOutBase, frozen=True, kw_only=True, tag='TableStarted'):
+    """``TableStartedEvent``."""
+
+    data: TableStartedData
+
+
+class TableView(msgspec.Struct, frozen=True, kw_only=True):
+    """``TableView``."""
+
+    listed: bool
+    reason: str | None = None
 
 
 class TimeExpiredData(msgspec.Struct, frozen=True, kw_only=True):
@@ -1243,8 +1391,8 @@ class Withdraw(msgspec.Struct, frozen=True, kw_only=True):
     reason: str = ''
 
 
-EventOut: TypeAlias = AdjudicatedEvent | CardDrawnEvent | CardExchangedEvent | CardsDealtEvent | DeckShuffledEvent | DiceRolledEvent | GameCreatedEvent | GameFinishedEvent | HintsShownEvent | MovePlayedEvent | MoveUndoneEvent | SeatHandedOverEvent | SeedRevealedEvent | TimeExpiredEvent | TurnPassedEvent
-"""Tagged by ``type``: Adjudicated, CardDrawn, CardExchanged, CardsDealt, DeckShuffled, DiceRolled, GameCreated, GameFinished, HintsShown, MovePlayed, MoveUndone, SeatHandedOver, SeedRevealed, TimeExpired, TurnPassed."""
+EventOut: TypeAlias = AdjudicatedEvent | CardDrawnEvent | CardExchangedEvent | CardsDealtEvent | DeckShuffledEvent | DiceRolledEvent | GameCreatedEvent | GameFinishedEvent | HintsShownEvent | InvitationDeclinedEvent | MovePlayedEvent | MoveUndoneEvent | SeatHandedOverEvent | SeatLeftEvent | SeatTakenEvent | SeedRevealedEvent | TableClosedEvent | TableStartedEvent | TimeExpiredEvent | TurnPassedEvent
+"""Tagged by ``type``: Adjudicated, CardDrawn, CardExchanged, CardsDealt, DeckShuffled, DiceRolled, GameCreated, GameFinished, HintsShown, InvitationDeclined, MovePlayed, MoveUndone, SeatHandedOver, SeatLeft, SeatTaken, SeedRevealed, TableClosed, TableStarted, TimeExpired, TurnPassed."""
 
 
 TournamentEventOut: TypeAlias = PlayerRegisteredEvent | PlayerWithdrawnEvent | RoundClosedEvent | RoundPairedEvent | TableFinishedEvent | TournamentCreatedEvent

@@ -179,8 +179,7 @@ class GameController(Controller):
     ) -> Response[GameList | bytes]:
         """A page of games, oldest first, filtered by status (``gathering``: a table waiting
         for players, ``closed``: one that closed before it started), rule set or tag
-        (``key:value``),
-        with their winners; as NDJSON with ``format=ndjson`` or ``Accept:
+        (``key:value``), with their winners; as NDJSON with ``format=ndjson`` or ``Accept:
         application/x-ndjson``. At most ``limit`` games (the largest page by default); the
         next page is at ``next`` (and in the ``Link`` header, ``rel="next"``), whose
         ``cursor`` is opaque."""

@@ -52,6 +52,12 @@ PROBLEMS: dict[str, tuple[int, str]] = {
     "result-final": (409, "A tournament table's result is final"),
     "hints-not-allowed": (403, "Hints are not allowed in this game"),
     "tournament-finished": (409, "Tournament finished"),
+    "table-gathering": (409, "The table is still gathering"),
+    "table-not-gathering": (409, "The table is not gathering"),
+    "seat-taken": (409, "Seat taken"),
+    "table-full": (409, "No open seat"),
+    "already-seated": (409, "Already seated at this table"),
+    "invitations-pending": (409, "Invitations still wait"),
     "payload-too-large": (413, "Request body too large"),
     "unsupported-media-type": (415, "Writes take application/json"),
     "bad-setup": (422, "Bad game setup"),
@@ -147,6 +153,8 @@ def parameter(item: dict[str, Any], request: Request[Any, Any, Any] | None) -> R
     key, source = str(item["key"]), str(item.get("source") or "query")
     signature = request.route_handler.parsed_fn_signature.parameters if request else {}
     allowed = allowed_values(signature[key].annotation, ()) if key in signature else None
+    if source.lower().endswith("query") and key in signature:  # its name in the query
+        key = getattr(signature[key].kwarg_definition, "name", None) or key
     extra: dict[str, Any] = {"header" if source == "header" else "parameter": key}
     if allowed is not None:
         extra["allowed"] = allowed

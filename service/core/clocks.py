@@ -214,5 +214,8 @@ def acted_for(by: int | str, event: Event) -> int | None:
 
 
 def clocked(replay: Replay) -> list[Pending]:
-    """The pending seats whose clocks run: those people play (a bot's seat is on no clock)."""
+    """The pending seats whose clocks run: those people play (a bot's seat is on no clock);
+    none while a table gathers (its clocks start when it does)."""
+    if replay.gathering:
+        return []
     return [p for p in replay.rules.to_act(replay.state) if replay.bot_of(p.seat) is None]

@@ -39,11 +39,16 @@ class SeatSpec(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """A seat: its player's name (``Player <n>`` when empty), at most ``MAX_NAME`` characters,
     none of them a control character; ``bot``: the level of the bot (``GET /bots``) that plays
     it, or null for a person; ``player``: the handle of the registered player the seat
-    belongs to (its name is the handle; only that player's key acts for it)."""
+    belongs to (its name is the handle; only that player's key acts for it). ``open``: the
+    seat is left for anyone to join (``POST /games/{id}/join``); ``invite``: it is kept for
+    the registered player of that handle, who joins or declines it. A game with an open or
+    invited seat gathers until they are taken: nobody acts before."""
 
     name: SeatName = ""
     bot: str | None = None
     player: SeatName | None = None
+    open: bool = False
+    invite: SeatName | None = None
 
 
 class CreateGame(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -66,6 +71,8 @@ class CreateGame(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     spectator_delay: SpectatorDelay | None = None
     allow_hints: bool = False
     absent: Absence | None = None
+    unlisted: bool = False
+    """A table with open seats that ``GET /lobby`` does not list: joined by its link only."""
 
 
 class CreateBatch(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -148,4 +155,88 @@ class ShowHints(msgspec.Struct, frozen=True):
     expected_version: int | None = None
 
 
-Command = PlayMove | Undo | PostChance | Adjudicate | HandOver | Timeout | ShowHints
+class JoinTable(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """``POST /games/{id}/join``: the seat wanted (null: the caller's invited seat, else the
+    first open one) and, for a guest (no player's key), the name to sit under (``Player
+    <n>`` when empty)."""
+
+    seat: int | None = None
+    name: SeatName = ""
+
+
+class TakeSeat(msgspec.Struct, frozen=True):
+    """A seat taken by joining: by the registered player ``player`` (her handle, as her key
+    says), else by a guest named ``name`` who holds the token whose sha256 hex is
+    ``digest``; ``seat`` null: the joiner's invited seat, else the first open one."""
+
+    seat: int | None = None
+    name: str = ""
+    player: str = ""
+    digest: str = ""
+
+
+class LeaveTable(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """``POST /games/{id}/leave``: the caller's seat, taken by joining, is open again (before
+    the table starts)."""
+
+    expected_version: int | None = None
+
+
+class DeclineInvitation(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """``POST /games/{id}/decline``: the invited player declines her seat, which opens."""
+
+    expected_version: int | None = None
+
+
+class StartTable(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """``POST /games/{id}/start``: the referee starts a gathering table now, bots of the
+    level ``bots`` (``GET /bots``) in its open seats (refused while an invitation waits)."""
+
+    bots: str | None = None
+    expected_version: int | None = None
+
+
+class StartWithBots(msgspec.Struct, frozen=True):
+    """The referee starts a gathering table, a bot of ``level`` (of that level's
+    ``version``) in each seat still open then."""
+
+    level: str
+    version: int = 0
+    expected_version: int | None = None
+
+
+class CancelTable(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """``POST /games/{id}/cancel``: the referee closes a gathering table (no result)."""
+
+    expected_version: int | None = None
+
+
+class ExpireInvitations(msgspec.Struct, frozen=True):
+    """The server's: the table's invitations ran out of time (the use case has checked)."""
+
+
+class ExpireTable(msgspec.Struct, frozen=True):
+    """The server's: the gathering table ran out of time (the use case has checked)."""
+
+
+TableCommand = (
+    TakeSeat
+    | LeaveTable
+    | DeclineInvitation
+    | StartWithBots
+    | CancelTable
+    | ExpireInvitations
+    | ExpireTable
+)
+"""What changes who sits at a gathering table (``service.core.tables``)."""
+TABLE_COMMANDS = (
+    TakeSeat,
+    LeaveTable,
+    DeclineInvitation,
+    StartWithBots,
+    CancelTable,
+    ExpireInvitations,
+    ExpireTable,
+)
+
+Command = PlayMove | Undo | PostChance | Adjudicate | HandOver | Timeout | ShowHints | TableCommand

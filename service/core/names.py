@@ -25,6 +25,11 @@ def normal(name: str, path: Path) -> str:
     return kept
 
 
+def canonical(name: str) -> str:
+    """A name as two that show alike compare: NFKC, case folded."""
+    return unicodedata.normalize("NFKC", name).casefold()
+
+
 def distinct(named: Iterable[tuple[Path, str]], what: str) -> None:
     """Refuse a name (with where it is) that equals an earlier one regardless of case
     (``what``: what the name is, "a seat")."""

@@ -16,6 +16,12 @@ the referee's token plays no move for it, hands it to no bot and back, names it 
 adjudication (nor ends its game: a forfeit or an agreement settles every seat's result) and
 undoes none of its decisions; the player hands it to a bot and back (``by`` that seat), and
 the clock's consequences (``by: "server"``) apply as to any seat.
+
+A table that gathers (``domain.tables``: open or invited seats) takes only the commands that
+seat it (``service.core.tables``) and refuses every other with 409 ``table-gathering``: no
+move, draw, undo, adjudication, hand-over or hint, and nothing follows by itself. The seat
+that fills it starts it (``TableStarted`` by the server), and what follows by itself comes in
+the same verdict: the first chance, as in a new game.
 """
 
 from __future__ import annotations
@@ -37,6 +43,7 @@ from domain.events import (
     MoveUndone,
     SeatHandedOver,
     SeedRevealed,
+    TableStarted,
     TimeExpired,
     TurnPassed,
 )
@@ -45,6 +52,7 @@ from domain.replay import Frame, Replay
 from service.core.actor import Actor, Role
 from service.core.clocks import Clock, absence_of, absence_reason
 from service.core.commands import (
+    TABLE_COMMANDS,
     Adjudicate,
     Command,
     HandOver,
@@ -58,6 +66,7 @@ from service.core.fields import Path, bad_field
 from service.core.luck import Luck, possible
 from service.core.refusal import Refusal, refuse
 from service.core.seating import timeout_bot
+from service.core.tables import ready, seating
 
 MAX_AUTOMATIC = 100_000
 """The most automatic steps one command causes. A race35 game with server chance plays itself
@@ -82,8 +91,14 @@ def open_game(created: GameCreated, luck: Luck) -> Verdict:
 def judge(replay: Replay, actor: Role | Actor, command: Command, luck: Luck) -> Verdict:
     """The events ``command`` by ``actor`` causes on the game ``replay``, or a Refusal (or a
     domain GameError from ``decide``) that says why not. ``replay`` is not changed."""
+    if isinstance(command, TABLE_COMMANDS):
+        return follow(replay, seating(replay, actor, command), luck)
     if actor is None:
         raise refuse("unauthorized", "writing needs a seat's or the referee's token")
+    if replay.gathering:
+        seats = ", ".join(map(str, replay.gathering))
+        why = f"the table is gathering: seats {seats} wait for players, and nobody acts before"
+        raise refuse("table-gathering", why, seats=list(replay.gathering))
     if isinstance(command, Timeout):
         if actor != "server":
             raise refuse("forbidden", "only the server's clock times a seat out")
@@ -397,7 +412,7 @@ def hand_over(replay: Replay, actor: Actor, command: HandOver) -> Batch:
 
 def player_of(replay: Replay, seat: int) -> str | None:
     """The handle of the registered player ``seat`` belongs to, or None (a free name)."""
-    for owned in replay.created.players:
+    for owned in replay.players:
         if owned.seat == seat:
             return owned.handle
     return None
@@ -464,10 +479,16 @@ def follow(replay: Replay, batch: Batch, luck: Luck) -> Verdict:
 
 
 def settle(after: Replay, batch: Batch, luck: Luck, was_finished: bool) -> Verdict:
-    """The batch (already folded into ``after``) and what follows it by itself: automatic
-    events, automatic chance, and the seed's reveal when the game ends."""
+    """The batch (already folded into ``after``) and what follows it by itself: a gathering
+    table's start once its last seat is taken, automatic events, automatic chance, and the
+    seed's reveal when the game ends. Nothing follows while a table gathers."""
     batch = list(batch)
+    if ready(after):
+        after.push(after.version + 1, TableStarted(), "server")
+        batch.append(("server", TableStarted()))
     for _ in range(MAX_AUTOMATIC):
+        if after.gathering:
+            break
         step = after.rules.automatic(after.state)
         if not step and not after.state.finished and after.created.auto_chance:
             step = auto_chance(after, luck)

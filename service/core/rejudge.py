@@ -47,6 +47,7 @@ from service.core.commands import (
 from service.core.luck import Luck, Recorded, Seeded
 from service.core.referee import Batch, Verdict, describe, judge, open_game
 from service.core.refusal import Refusal
+from service.core.tables import recorded
 
 
 class Entry(NamedTuple):
@@ -117,6 +118,8 @@ def actor_of(entry: Entry) -> Actor:
 def command_of(replay: Replay, entry: Entry, log: Sequence[Entry], at: int) -> Command:
     """The command that made a recorded act."""
     event, version = entry.event, entry.version
+    if (seating := recorded(event, entry.by)) is not None:
+        return seating
     if entry.by == "server":
         if isinstance(event, TimeExpired):
             following = log[at + 1].event if at + 1 < len(log) else None

@@ -175,6 +175,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/games/{game_id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Cancel */
+        post: operations["cancelTable"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/games/{game_id}/chance": {
         parameters: {
             query?: never;
@@ -186,6 +203,23 @@ export interface paths {
         put?: never;
         /** PostChance */
         post: operations["postChance"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/games/{game_id}/decline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Decline */
+        post: operations["declineInvitation"];
         delete?: never;
         options?: never;
         head?: never;
@@ -260,6 +294,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/games/{game_id}/join": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Join */
+        post: operations["joinTable"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/games/{game_id}/leave": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Leave */
+        post: operations["leaveTable"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/games/{game_id}/legal-moves": {
         parameters: {
             query?: never;
@@ -307,6 +375,23 @@ export interface paths {
         post: operations["handSeatToBot"];
         /** HandBack */
         delete: operations["handSeatBack"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/games/{game_id}/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Start */
+        post: operations["startTable"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -372,6 +457,23 @@ export interface paths {
         };
         /** Health */
         get: operations["health"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/lobby": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Lobby */
+        get: operations["getLobby"];
         put?: never;
         post?: never;
         delete?: never;
@@ -763,6 +865,10 @@ export interface components {
         BotList: {
             bots: components["schemas"]["BotInfo"][];
         };
+        /** CancelTable */
+        CancelTable: {
+            expected_version?: number | null;
+        };
         /** CardDrawn */
         CardDrawnData: {
             card: string;
@@ -880,6 +986,8 @@ export interface components {
             tags?: {
                 [key: string]: string;
             };
+            /** @default false */
+            unlisted?: boolean;
         };
         /** CreateTournament */
         CreateTournament: {
@@ -947,6 +1055,10 @@ export interface components {
             type: "DeckShuffled";
             version: number;
         };
+        /** DeclineInvitation */
+        DeclineInvitation: {
+            expected_version?: number | null;
+        };
         /** DiceRolled */
         DiceRolledData: {
             dice: number[];
@@ -988,7 +1100,7 @@ export interface components {
             /** @default  */
             why?: string;
         };
-        EventOut: components["schemas"]["GameCreatedEvent"] | components["schemas"]["CardDrawnEvent"] | components["schemas"]["CardsDealtEvent"] | components["schemas"]["DiceRolledEvent"] | components["schemas"]["DeckShuffledEvent"] | components["schemas"]["MovePlayedEvent"] | components["schemas"]["TurnPassedEvent"] | components["schemas"]["CardExchangedEvent"] | components["schemas"]["MoveUndoneEvent"] | components["schemas"]["GameFinishedEvent"] | components["schemas"]["AdjudicatedEvent"] | components["schemas"]["TimeExpiredEvent"] | components["schemas"]["SeatHandedOverEvent"] | components["schemas"]["SeedRevealedEvent"] | components["schemas"]["HintsShownEvent"];
+        EventOut: components["schemas"]["GameCreatedEvent"] | components["schemas"]["CardDrawnEvent"] | components["schemas"]["CardsDealtEvent"] | components["schemas"]["DiceRolledEvent"] | components["schemas"]["DeckShuffledEvent"] | components["schemas"]["MovePlayedEvent"] | components["schemas"]["TurnPassedEvent"] | components["schemas"]["CardExchangedEvent"] | components["schemas"]["MoveUndoneEvent"] | components["schemas"]["GameFinishedEvent"] | components["schemas"]["AdjudicatedEvent"] | components["schemas"]["TimeExpiredEvent"] | components["schemas"]["SeatHandedOverEvent"] | components["schemas"]["SeedRevealedEvent"] | components["schemas"]["HintsShownEvent"] | components["schemas"]["SeatTakenEvent"] | components["schemas"]["SeatLeftEvent"] | components["schemas"]["InvitationDeclinedEvent"] | components["schemas"]["TableStartedEvent"] | components["schemas"]["TableClosedEvent"];
         /** EventPage */
         EventPage: {
             events: components["schemas"]["EventOut"][];
@@ -1030,6 +1142,12 @@ export interface components {
             /** @default server */
             chance?: string;
             clock?: Record<string, never> | null;
+            /** @default [] */
+            invites?: components["schemas"]["SeatPlayerData"][];
+            /** @default true */
+            listed?: boolean;
+            /** @default [] */
+            open_seats?: number[];
             options: Record<string, never>;
             /** @default [] */
             players?: components["schemas"]["SeatPlayerData"][];
@@ -1177,6 +1295,43 @@ export interface components {
             type: "HintsShown";
             version: number;
         };
+        /**
+         * InvitationDeclined
+         * @description The player invited to ``seat`` declined (or, with ``reason`` ``expired``, the
+         *     invitation ran out of time): the seat is open.
+         */
+        InvitationDeclinedData: {
+            /** @default  */
+            reason?: string;
+            seat: number;
+        };
+        /** InvitationDeclinedEvent */
+        InvitationDeclinedEvent: {
+            at: string;
+            by: number | string;
+            data: components["schemas"]["InvitationDeclinedData"];
+            game_id: string;
+            hash: string;
+            prev_hash: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "InvitationDeclined";
+            version: number;
+        };
+        /** JoinTable */
+        JoinTable: {
+            /** @default  */
+            name?: string;
+            seat?: number | null;
+        };
+        /** Joined */
+        Joined: {
+            seat: number;
+            token: string | null;
+            version: number;
+        };
         /** KeyRequest */
         KeyRequest: Record<string, never>;
         /** Leaderboard */
@@ -1185,10 +1340,38 @@ export interface components {
             ratings: components["schemas"]["Rating"][];
             ruleset: string;
         };
+        /** LeaveTable */
+        LeaveTable: {
+            expected_version?: number | null;
+        };
         /** LegalMoves */
         LegalMoves: {
             moves: components["schemas"]["Move"][];
             version: number;
+        };
+        /** Lobby */
+        Lobby: {
+            next: string | null;
+            tables: components["schemas"]["LobbyTable"][];
+        };
+        /** LobbySeat */
+        LobbySeat: {
+            invite: string | null;
+            name: string;
+            open: boolean;
+            seat: number;
+        };
+        /** LobbyTable */
+        LobbyTable: {
+            created_at: string;
+            id: string;
+            options: {
+                [key: string]: unknown;
+            };
+            players: number;
+            rated: boolean;
+            ruleset: string;
+            seats: components["schemas"]["LobbySeat"][];
         };
         /** LudoView */
         LudoView: {
@@ -1214,7 +1397,8 @@ export interface components {
             seed_commitment: string;
             sixes_in_a_row: number;
             /** @enum {string} */
-            status: "active" | "finished";
+            status: "gathering" | "active" | "finished" | "closed";
+            table: components["schemas"]["TableView"] | null;
             to_act: components["schemas"]["Pending"][];
             tries_left: number;
             /** @default 0 */
@@ -1360,7 +1544,8 @@ export interface components {
             /** @default  */
             seed_commitment: string;
             /** @enum {string} */
-            status: "active" | "finished";
+            status: "gathering" | "active" | "finished" | "closed";
+            table: components["schemas"]["TableView"] | null;
             to_act: components["schemas"]["Pending"][];
             /** @default 0 */
             version: number;
@@ -1392,7 +1577,8 @@ export interface components {
             seed_commitment: string;
             sixes_in_a_row: number;
             /** @enum {string} */
-            status: "active" | "finished";
+            status: "gathering" | "active" | "finished" | "closed";
+            table: components["schemas"]["TableView"] | null;
             to_act: components["schemas"]["Pending"][];
             /** @default 0 */
             version: number;
@@ -1429,7 +1615,8 @@ export interface components {
             /** @default  */
             seed_commitment: string;
             /** @enum {string} */
-            status: "active" | "finished";
+            status: "gathering" | "active" | "finished" | "closed";
+            table: components["schemas"]["TableView"] | null;
             teams: number[][];
             to_act: components["schemas"]["Pending"][];
             turn: number | null;
@@ -1638,8 +1825,9 @@ export interface components {
             /** @default  */
             seed_commitment: string;
             /** @enum {string} */
-            status: "active" | "finished";
+            status: "gathering" | "active" | "finished" | "closed";
             statuses: components["schemas"]["Status"][];
+            table: components["schemas"]["TableView"] | null;
             to_act: components["schemas"]["Pending"][];
             /** @default 0 */
             version: number;
@@ -1800,6 +1988,28 @@ export interface components {
             version: number;
         };
         /**
+         * SeatLeft
+         * @description Whoever took ``seat`` by joining left it before the table started: it is open again.
+         */
+        SeatLeftData: {
+            seat: number;
+        };
+        /** SeatLeftEvent */
+        SeatLeftEvent: {
+            at: string;
+            by: number | string;
+            data: components["schemas"]["SeatLeftData"];
+            game_id: string;
+            hash: string;
+            prev_hash: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "SeatLeft";
+            version: number;
+        };
+        /**
          * SeatPlayer
          * @description A seat that belongs to a registered player: only that player acts for it.
          */
@@ -1810,9 +2020,42 @@ export interface components {
         /** SeatSpec */
         SeatSpec: {
             bot?: string | null;
+            invite?: string | null;
             /** @default  */
             name?: string;
+            /** @default false */
+            open?: boolean;
             player?: string | null;
+        };
+        /**
+         * SeatTaken
+         * @description A gathering table's open or invited seat taken: by the registered player ``player``
+         *     (her handle: the seat is hers from now on) or by a guest named ``name``, who holds the
+         *     seat's token whose sha256 hex is ``digest`` (a 256-bit token: its digest is safe to
+         *     publish).
+         */
+        SeatTakenData: {
+            /** @default  */
+            digest?: string;
+            name: string;
+            /** @default  */
+            player?: string;
+            seat: number;
+        };
+        /** SeatTakenEvent */
+        SeatTakenEvent: {
+            at: string;
+            by: number | string;
+            data: components["schemas"]["SeatTakenData"];
+            game_id: string;
+            hash: string;
+            prev_hash: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "SeatTaken";
+            version: number;
         };
         /** SeatToBot */
         SeatToBot: {
@@ -1826,7 +2069,10 @@ export interface components {
             absent_until: string | null;
             bot: string | null;
             colour: string;
+            invite: string | null;
             name: string;
+            /** @default false */
+            open: boolean;
             /** @default false */
             present: boolean;
             seat: number;
@@ -1877,7 +2123,8 @@ export interface components {
             /** @default  */
             seed_commitment: string;
             /** @enum {string} */
-            status: "active" | "finished";
+            status: "gathering" | "active" | "finished" | "closed";
+            table: components["schemas"]["TableView"] | null;
             to_act: components["schemas"]["Pending"][];
             turn: number;
             /** @default 0 */
@@ -1909,7 +2156,8 @@ export interface components {
             /** @default  */
             seed_commitment: string;
             /** @enum {string} */
-            status: "active" | "finished";
+            status: "gathering" | "active" | "finished" | "closed";
+            table: components["schemas"]["TableView"] | null;
             to_act: components["schemas"]["Pending"][];
             turn: number;
             /** @default 0 */
@@ -1935,6 +2183,11 @@ export interface components {
             standings: components["schemas"]["Standing"][];
             tag: string | null;
         };
+        /** StartTable */
+        StartTable: {
+            bots?: string | null;
+            expected_version?: number | null;
+        };
         /** Status */
         Status: {
             seat: number;
@@ -1957,6 +2210,29 @@ export interface components {
             piece: string;
             /** @default  */
             to?: string;
+        };
+        /**
+         * TableClosed
+         * @description A gathering table closed before it started (``reason``: ``cancelled`` by its referee,
+         *     ``expired``): the game is over with no result.
+         */
+        TableClosedData: {
+            reason: string;
+        };
+        /** TableClosedEvent */
+        TableClosedEvent: {
+            at: string;
+            by: number | string;
+            data: components["schemas"]["TableClosedData"];
+            game_id: string;
+            hash: string;
+            prev_hash: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "TableClosed";
+            version: number;
         };
         /**
          * Table
@@ -2010,6 +2286,35 @@ export interface components {
             status: "active" | "finished";
             table: number;
             winners: string[];
+        };
+        /**
+         * TableStarted
+         * @description A gathering table starts: its last seat was taken, or its referee filled the open
+         *     seats with ``bots``. The first chance and the clocks follow.
+         */
+        TableStartedData: {
+            /** @default [] */
+            bots?: components["schemas"]["SeatBotData"][];
+        };
+        /** TableStartedEvent */
+        TableStartedEvent: {
+            at: string;
+            by: number | string;
+            data: components["schemas"]["TableStartedData"];
+            game_id: string;
+            hash: string;
+            prev_hash: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "TableStarted";
+            version: number;
+        };
+        /** TableView */
+        TableView: {
+            listed: boolean;
+            reason: string | null;
         };
         /**
          * TimeExpired
@@ -2671,7 +2976,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description version-conflict, handle-taken, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished */
+            /** @description version-conflict, handle-taken, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished, table-gathering, table-not-gathering, seat-taken, table-full, already-seated, invitations-pending */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2941,6 +3246,126 @@ export interface operations {
             };
         };
     };
+    cancelTable: {
+        parameters: {
+            query?: never;
+            header?: {
+                "Idempotency-Key"?: string | null;
+                /** @description `return=minimal` (RFC 7240): the reply leaves out `state` */
+                Prefer?: string | null;
+            };
+            path: {
+                game_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CancelTable"];
+            };
+        };
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Played"];
+                };
+            };
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset, unknown-bot */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthorized, key-refused */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description forbidden, hints-not-allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description game-not-found, tournament-not-found, ruleset-not-found, player-not-found, not-found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description version-conflict, handle-taken, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished, table-gathering, table-not-gathering, seat-taken, table-full, already-seated, invitations-pending */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload-too-large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported-media-type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description bad-setup, unknown-player, bad-handle, illegal-move, invalid-record, idempotency-key-reused */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate-limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     postChance: {
         parameters: {
             query?: never;
@@ -3005,7 +3430,127 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description version-conflict, handle-taken, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished */
+            /** @description version-conflict, handle-taken, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished, table-gathering, table-not-gathering, seat-taken, table-full, already-seated, invitations-pending */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload-too-large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported-media-type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description bad-setup, unknown-player, bad-handle, illegal-move, invalid-record, idempotency-key-reused */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate-limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    declineInvitation: {
+        parameters: {
+            query?: never;
+            header?: {
+                "Idempotency-Key"?: string | null;
+                /** @description `return=minimal` (RFC 7240): the reply leaves out `state` */
+                Prefer?: string | null;
+            };
+            path: {
+                game_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DeclineInvitation"];
+            };
+        };
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Played"];
+                };
+            };
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset, unknown-bot */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthorized, key-refused */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description forbidden, hints-not-allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description game-not-found, tournament-not-found, ruleset-not-found, player-not-found, not-found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description version-conflict, handle-taken, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished, table-gathering, table-not-gathering, seat-taken, table-full, already-seated, invitations-pending */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3316,8 +3861,248 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description version-conflict, handle-taken, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished */
+            /** @description version-conflict, handle-taken, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished, table-gathering, table-not-gathering, seat-taken, table-full, already-seated, invitations-pending */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate-limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    joinTable: {
+        parameters: {
+            query?: never;
+            header?: {
+                "Idempotency-Key"?: string | null;
+                /** @description `return=minimal` (RFC 7240): the reply leaves out `state` */
+                Prefer?: string | null;
+            };
+            path: {
+                game_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["JoinTable"];
+            };
+        };
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Joined"];
+                };
+            };
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset, unknown-bot */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthorized, key-refused */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description forbidden, hints-not-allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description game-not-found, tournament-not-found, ruleset-not-found, player-not-found, not-found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description version-conflict, handle-taken, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished, table-gathering, table-not-gathering, seat-taken, table-full, already-seated, invitations-pending */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload-too-large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported-media-type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description bad-setup, unknown-player, bad-handle, illegal-move, invalid-record, idempotency-key-reused */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate-limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    leaveTable: {
+        parameters: {
+            query?: never;
+            header?: {
+                "Idempotency-Key"?: string | null;
+                /** @description `return=minimal` (RFC 7240): the reply leaves out `state` */
+                Prefer?: string | null;
+            };
+            path: {
+                game_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LeaveTable"];
+            };
+        };
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Played"];
+                };
+            };
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset, unknown-bot */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthorized, key-refused */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description forbidden, hints-not-allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description game-not-found, tournament-not-found, ruleset-not-found, player-not-found, not-found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description version-conflict, handle-taken, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished, table-gathering, table-not-gathering, seat-taken, table-full, already-seated, invitations-pending */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload-too-large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported-media-type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description bad-setup, unknown-player, bad-handle, illegal-move, invalid-record, idempotency-key-reused */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3467,7 +4252,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description version-conflict, handle-taken, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished */
+            /** @description version-conflict, handle-taken, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished, table-gathering, table-not-gathering, seat-taken, table-full, already-seated, invitations-pending */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3589,7 +4374,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description version-conflict, handle-taken, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished */
+            /** @description version-conflict, handle-taken, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished, table-gathering, table-not-gathering, seat-taken, table-full, already-seated, invitations-pending */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3707,7 +4492,127 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description version-conflict, handle-taken, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished */
+            /** @description version-conflict, handle-taken, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished, table-gathering, table-not-gathering, seat-taken, table-full, already-seated, invitations-pending */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload-too-large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported-media-type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description bad-setup, unknown-player, bad-handle, illegal-move, invalid-record, idempotency-key-reused */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate-limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    startTable: {
+        parameters: {
+            query?: never;
+            header?: {
+                "Idempotency-Key"?: string | null;
+                /** @description `return=minimal` (RFC 7240): the reply leaves out `state` */
+                Prefer?: string | null;
+            };
+            path: {
+                game_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["StartTable"];
+            };
+        };
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Played"];
+                };
+            };
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset, unknown-bot */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthorized, key-refused */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description forbidden, hints-not-allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description game-not-found, tournament-not-found, ruleset-not-found, player-not-found, not-found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description version-conflict, handle-taken, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished, table-gathering, table-not-gathering, seat-taken, table-full, already-seated, invitations-pending */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3887,7 +4792,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description version-conflict, handle-taken, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished */
+            /** @description version-conflict, handle-taken, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished, table-gathering, table-not-gathering, seat-taken, table-full, already-seated, invitations-pending */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4012,6 +4917,50 @@ export interface operations {
             };
         };
     };
+    getLobby: {
+        parameters: {
+            query?: {
+                ruleset?: string | null;
+                players?: number | null;
+                rated?: boolean | null;
+                limit?: number | null;
+                cursor?: string | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Lobby"];
+                };
+            };
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset, unknown-bot */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     getMe: {
         parameters: {
             query?: never;
@@ -4111,7 +5060,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description version-conflict, handle-taken, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished */
+            /** @description version-conflict, handle-taken, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished, table-gathering, table-not-gathering, seat-taken, table-full, already-seated, invitations-pending */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4189,7 +5138,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description version-conflict, handle-taken, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished */
+            /** @description version-conflict, handle-taken, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished, table-gathering, table-not-gathering, seat-taken, table-full, already-seated, invitations-pending */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4258,7 +5207,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description version-conflict, handle-taken, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished */
+            /** @description version-conflict, handle-taken, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished, table-gathering, table-not-gathering, seat-taken, table-full, already-seated, invitations-pending */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4374,7 +5323,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description version-conflict, handle-taken, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished */
+            /** @description version-conflict, handle-taken, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished, table-gathering, table-not-gathering, seat-taken, table-full, already-seated, invitations-pending */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5113,7 +6062,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description version-conflict, handle-taken, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished */
+            /** @description version-conflict, handle-taken, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished, table-gathering, table-not-gathering, seat-taken, table-full, already-seated, invitations-pending */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5296,7 +6245,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description version-conflict, handle-taken, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished */
+            /** @description version-conflict, handle-taken, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished, table-gathering, table-not-gathering, seat-taken, table-full, already-seated, invitations-pending */
             409: {
                 headers: {
                     [name: string]: unknown;

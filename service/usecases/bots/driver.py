@@ -91,13 +91,19 @@ def bot_seed(game_id: str, version: int) -> int:
 
 def seats_a_bot(events: Sequence[NewEvent]) -> bool:
     """Whether appending ``events`` seats a bot: a game created with bots, a seat handed to
-    one (a loop, not a generator: every commit asks)."""
+    one, a table started with bots in its open seats (a loop, not a generator: every commit
+    asks)."""
     for event in events:
         if event.type == "SeatHandedOver" or (
-            event.type == "GameCreated" and event.data.get("bots")
+            event.type in ("GameCreated", "TableStarted") and event.data.get("bots")
         ):
             return True
     return False
+
+
+def starts(events: Sequence[NewEvent]) -> bool:
+    """Whether appending ``events`` starts a gathering table (whose bots may play now)."""
+    return any(event.type == "TableStarted" for event in events)
 
 
 def owned_games(events: Sequence[NewEvent]) -> bool:
@@ -113,8 +119,9 @@ def owned_games(events: Sequence[NewEvent]) -> bool:
 
 
 def plays(replay: Replay) -> bool:
-    """Whether a bot plays a seat of the game, and it runs."""
-    return bool(replay.top.bots) and not replay.state.finished
+    """Whether a bot plays a seat of the game, and it runs (a table that gathers does not:
+    nobody acts before it starts)."""
+    return bool(replay.top.bots) and not replay.state.finished and not replay.gathering
 
 
 def bot_key(game_id: str, version: int, seat: int) -> str:
@@ -180,6 +187,7 @@ class BotDriver:
         seating = seats_a_bot(appending.events)
         if seating or owned_games(appending.events):
             self.share.seated(appending.stream_id)
+        seating = seating or starts(appending.events)  # bots seated at its creation play now
         game = None if seating else self.games.held(appending.stream_id)
         if seating or (game is not None and plays(game.replay)):
             self.queue(appending.stream_id)

@@ -3,6 +3,9 @@
 Each write is: find the game, identify the caller (401 before anything else), honour an
 Idempotency-Key (scoped to the caller's token and the route), let the referee core judge the
 command on the game as it is, append the verdict with the version it was judged on.
+
+Joining a table (``TakeSeat``) is the one write without a seat: a guest joins with no token
+(her Idempotency-Keys are scoped to the guests), a registered player with her key.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from service.core.commands import (
     CreateGame,
     PlayMove,
     PostChance,
+    TakeSeat,
     Timeout,
     Undo,
 )
@@ -32,6 +36,7 @@ from service.core.luck import Seeded
 from service.core.referee import judge
 from service.core.refusal import Refusal, refuse
 from service.core.seating import level_version, timeout_bot
+from service.core.tables import expiry as table_expiry
 from service.usecases import tokens
 from service.usecases.games.creation import Creation, Holders, Now
 from service.usecases.games.figures import Tally
@@ -191,6 +196,8 @@ class Commands:
         if caller is SERVER_BOT:
             role: Actor | Viewer = BOT
             scope = SERVER_BOT.value
+        elif isinstance(command, TakeSeat):
+            role, scope = None, joiner_scope(game, caller)
         else:
             role = game.role(caller)
             if role is None or caller is None:
@@ -223,8 +230,8 @@ class Commands:
     def enforce_clock(self, game_id: str, now: datetime | None = None) -> list[StoredEvent]:
         """If a pending seat's time ran out: TimeExpired and its consequence, appended."""
         with self.games.game(game_id, fresh=False) as game:
-            if game.clock is None:
-                return []  # no clock: no need to read the log
+            if game.clock is None and not game.replay.gathering:
+                return []  # no clock, no table gathering: no need to read the log
         with self.games.game(game_id) as game:
             judged = self.expiry(game, now or self.now())
         if judged is None:
@@ -233,7 +240,14 @@ class Commands:
 
     def expiry(self, game: Game, now: datetime) -> Judged | None:
         """The verdict of a pending seat's time running out on the game (held, locked), if
-        it has: TimeExpired and its consequence."""
+        it has: TimeExpired and its consequence; of a gathering table, its invitations or
+        its own time running out."""
+        if game.replay.gathering and game.born is not None:
+            ran_out = table_expiry(game.replay, game.born, now, self.games.tables)
+            if ran_out is None:
+                return None
+            verdict = judge(game.replay, "server", ran_out, Seeded(game.secrets.seed))
+            return Judged(game, game.version, game.replay, verdict, now)
         if game.clock is None or game.finished:
             return None
         expired = game.clock.expired(now)
@@ -243,6 +257,21 @@ class Commands:
         timeout = Timeout(expired[0], to_bot)
         verdict = judge(game.replay, "server", timeout, Seeded(game.secrets.seed))
         return Judged(game, game.version, game.replay, verdict, now)
+
+
+def joiner_scope(game: Game, caller: Caller) -> str:
+    """Whom a joiner's Idempotency-Keys are scoped to: a registered player, or the guests
+    (no token: a guest's key stands for her until she holds her seat's token). A token of
+    the game is refused: its holder sits at the table already, or is its referee."""
+    if isinstance(caller, Player):
+        return f"player:{caller.handle}"
+    if isinstance(caller, str):
+        role = game.role(caller)
+        if role == "referee":
+            why = "the referee's token joins no seat: join with a player's key, or as a guest"
+            raise refuse("forbidden", why)
+        raise refuse("already-seated", f"this token holds seat {role} at this table already")
+    return "guests"
 
 
 def with_bots(games: Sequence[CreateGame]) -> int:

@@ -8,11 +8,15 @@ A seat may belong to a registered player (``{"player": "ann"}``): the ``Roster``
 handle names a player who has not retired it, the seat is named for the handle as registered,
 and no token is given out for it (its place in the reply's tokens is null): only the player's
 key acts for it.
+
+A seat may be left open (``{"open": true}``) or kept for an invited registered player
+(``{"invite": "bob"}``): the game is a table that gathers until they are taken
+(``service.core.tables``), and no token is given out for them either: whoever joins gets
+hers then.
 """
 
 from __future__ import annotations
 
-import unicodedata
 import uuid
 from collections.abc import Callable, Sequence
 from datetime import datetime
@@ -31,6 +35,7 @@ from service.core.commands import CreateBatch, CreateGame, SeatSpec
 from service.core.delay import delay_fault, parse_delay
 from service.core.fields import bad_field
 from service.core.luck import Seeded
+from service.core.names import canonical
 from service.core.names import normal as normal_name
 from service.core.referee import Batch, open_game
 from service.core.refusal import Refusal, refuse
@@ -103,14 +108,16 @@ class Creation:
             absence_of(replay.created)
         except ValueError as error:  # msgspec's ValidationError is one
             raise refuse("invalid-record", f"event 1: {error}", first_bad_event=1) from None
-        self.check_players(replay.created)
+        self.check_players(replay)
         seed = record.seed or tokens.new_seed()
         return self.store_new(replay, batch, seed, {"imported_from": record.game_id})
 
-    def check_players(self, created: GameCreated) -> None:
-        """A record's players' seats stay theirs: each handle must be one a new game could
-        seat (a registered player's, as registered, not retired), in a game it could create."""
-        for owned in created.players:
+    def check_players(self, replay: Replay) -> None:
+        """A record's players' seats stay theirs: each handle (of a seat that belongs to a
+        player, or is kept for one invited) must be one a new game could seat (a registered
+        player's, as registered, not retired), in a game it could create."""
+        created = replay.created
+        for owned in {*replay.players, *created.players, *created.invites}:
             if self.roster.seated(owned.handle) != owned.handle:
                 why = f"event 1: seat {owned.seat} belongs to `{owned.handle}`, " + NOT_REGISTERED
                 raise refuse("unknown-player", why, first_bad_event=1)
@@ -167,11 +174,12 @@ class Creation:
                 raise bad_field(("tags", key), "a tag may not hold a NUL character")
         on_timeout = command.clock.on_timeout if command.clock is not None else None
         players = self.seat_players(command.seats)
+        open_seats, invites = self.seat_invites(command.seats, players)
         if players and command.rated and command.chance == "external":
             raise bad_field(("chance",), EXTERNAL_RATED, "bad-setup")
         bots = seat_bots([s.bot for s in command.seats], on_timeout, rules.NAME)
         absent = absence_rule(command.absent, rules.NAME)
-        names = seat_names(command.seats, players)
+        names = seat_names(command.seats, (*players, *invites))
         clock = msgspec.to_builtins(command.clock) if command.clock else None
         delay = command.spectator_delay
         return GameCreated(
@@ -191,6 +199,9 @@ class Creation:
             command.allow_hints,
             players,
             absent=absent,
+            open_seats=open_seats,
+            invites=invites,
+            listed=not (command.unlisted and (open_seats or invites)),
         )
 
     def seat_players(self, seats: Sequence[SeatSpec]) -> tuple[SeatPlayer, ...]:
@@ -219,6 +230,38 @@ class Creation:
             players.append(SeatPlayer(seat, handle))
         return tuple(players)
 
+    def seat_invites(
+        self, seats: Sequence[SeatSpec], players: Sequence[SeatPlayer]
+    ) -> tuple[tuple[int, ...], tuple[SeatPlayer, ...]]:
+        """The seats left open and those kept for invited players (each handle as
+        registered), checked: such a seat names nobody else (no name, bot or player, and
+        not both), an invited handle is a registered player's (422 ``unknown-player``), and
+        one seat a player."""
+        open_seats: list[int] = []
+        invites: list[SeatPlayer] = []
+        taken = {player.handle for player in players}
+        for seat, spec in enumerate(seats):
+            if not spec.open and spec.invite is None:
+                continue
+            given = [k for k in ("name", "bot", "player") if getattr(spec, k)]
+            if given or (spec.open and spec.invite is not None):
+                field = given[0] if given else "invite"
+                why = "an open or invited seat is whoever joins it: give it no other field"
+                raise bad_field(("seats", seat, field), why, "bad-setup")
+            if spec.open:
+                open_seats.append(seat)
+                continue
+            path = ("seats", seat, "invite")
+            handle = self.roster.seated(normal_name(spec.invite or "", path))
+            if handle is None:
+                raise bad_field(path, f"`{spec.invite}` {NOT_REGISTERED}", "unknown-player")
+            if handle in taken:
+                why = f"`{handle}` has a seat at this table already: one seat a player"
+                raise bad_field(path, why, "bad-setup")
+            taken.add(handle)
+            invites.append(SeatPlayer(seat, handle))
+        return tuple(open_seats), tuple(invites)
+
     def store_new(
         self,
         after: Replay,
@@ -246,7 +289,8 @@ class Creation:
         created = after.created
         seats: list[str | None]
         if holders is None:
-            owned = {player.seat for player in created.players}
+            owned = {player.seat for player in (*created.players, *created.invites)}
+            owned.update(created.open_seats)
             referee = tokens.new_token()
             seats = [None if s in owned else tokens.new_token() for s in range(len(created.seats))]
             hashes = ["" if token is None else tokens.token_hash(token) for token in seats]
@@ -268,11 +312,6 @@ EXTERNAL_RATED = (
 )
 
 
-def canonical(name: str) -> str:
-    """A name as two that show alike compare: NFKC, case folded."""
-    return unicodedata.normalize("NFKC", name).casefold()
-
-
 def seat_names(seats: Sequence[SeatSpec], players: Sequence[SeatPlayer]) -> tuple[str, ...]:
     """Each seat's name: its player's handle, else the name given (``Player <n>`` when none);
     a free name may not pass for a player of the game (422)."""
@@ -280,8 +319,8 @@ def seat_names(seats: Sequence[SeatSpec], players: Sequence[SeatPlayer]) -> tupl
     taken = {canonical(handle): seat for seat, handle in handles.items()}
     names = []
     for seat, spec in enumerate(seats):
-        if seat in handles:
-            names.append(handles[seat])
+        if seat in handles or spec.open:
+            names.append(handles.get(seat, ""))  # an open seat is named by whoever joins it
             continue
         name = normal_name(spec.name, ("seats", seat, "name"))
         if name and canonical(name) in taken:

@@ -6,11 +6,15 @@ caught up from the log on each use. Every ``SNAPSHOT_EVERY`` versions the fold i
 snapshot beside the log; loading a game and ``replay_at`` start from the latest snapshot that
 serves and fold only the events after it (an undo reaching before that snapshot makes them
 fold from an earlier one).
+
+A game's next deadline is stored with each append: when a seat's clock runs out, or while its
+table gathers (``service.core.tables``) when its invitations or the table itself do.
 """
 
 from __future__ import annotations
 
 import asyncio
+import hmac
 import threading
 from collections import OrderedDict, deque
 from collections.abc import Callable, Iterable, Sequence
@@ -40,6 +44,8 @@ from service.core.clocks import Clock, ClockState, acted_for, clocked, parse_at
 from service.core.delay import Timeline, parse_delay
 from service.core.referee import Batch, Verdict
 from service.core.refusal import refuse
+from service.core.tables import TABLE_TIMES, TableTimes
+from service.core.tables import deadline as table_deadline
 from service.usecases import tokens
 from service.usecases.games import summaries
 from service.usecases.writer import Writer
@@ -81,6 +87,8 @@ class Game:
         """A game with a spectator delay: its events' times and moves."""
         self.delayed: Replay | None = None
         """The replay last made for its spectators (``Repository.behind``)."""
+        self.born: datetime | None = None
+        """When the game was created, for a table that gathered (its time runs from it)."""
         self.recent: deque[StoredEvent] = deque(maxlen=RECENT)
         """The latest stored events this process has seen, consecutive versions (so the
         live sockets of the game are sent its news without reading the log)."""
@@ -138,21 +146,39 @@ class Game:
         return role
 
     def _identified(self, token: str | Player | None) -> Viewer:
-        """``role``'s answer."""
+        """``role``'s answer: a player is the seat that belongs to them, or while the table
+        gathers the seat kept for their invitation; a guest's token is the seat she joined
+        (its digest is in her ``SeatTaken``) while she holds it."""
         if token is None:
             return None
         if isinstance(token, Player):
-            for seat in self.created.players:
-                if seat.handle == token.handle:
-                    return seat.seat
-            raise refuse("forbidden", f"no seat of game {self.id} belongs to {token.handle}")
+            seat = self.replay.seat_of(token.handle)
+            if seat is None:
+                raise refuse("forbidden", f"no seat of game {self.id} belongs to {token.handle}")
+            return seat
         if token in self.known:  # a write asks three times: its rate limit, judging, reply
             return self.known[token]
         role = tokens.identify(token, self.secrets.referee, self.secrets.seats)
+        if role is None and (role := self.guest(token)) is not None:
+            return role  # not kept: she may leave the seat
         if role is None:
             raise refuse("unauthorized", f"the token is not valid for game {self.id}")
         self.known[token] = role  # at most the referee's and one per seat
         return role
+
+    def guest(self, token: str) -> int | None:
+        """The seat a guest took by joining with ``token`` (its digest in the seating), if
+        she holds it now; only a seat given no token at the creation is a guest's."""
+        table = self.replay.table
+        if table is None:
+            return None
+        presented = tokens.token_hash(token)
+        found = None
+        for seat, digest in enumerate(table.guests):
+            held = digest and not self.secrets.seats[seat]
+            if held and hmac.compare_digest(presented, digest):
+                found = seat
+        return found
 
 
 class Use:
@@ -193,11 +219,16 @@ class Repository:
     """Games over one event store: load, cache, catch up, snapshot, append."""
 
     def __init__(
-        self, writer: Writer, max_live: int = MAX_LIVE_GAMES, seen: Seen | None = None
+        self,
+        writer: Writer,
+        max_live: int = MAX_LIVE_GAMES,
+        seen: Seen | None = None,
+        tables: TableTimes = TABLE_TIMES,
     ) -> None:
         self.writer = writer
         self.store = writer.store
         self.max_live = max_live
+        self.tables = tables  # how long a gathering table's invitations and time last
         self.seen = seen  # given to every game loaded (``Game.role``)
         self._games: OrderedDict[str, Game] = OrderedDict()  # least recently used first
         self._lock = threading.Lock()
@@ -266,6 +297,8 @@ class Repository:
         if private is None or "seed" not in private:  # none, or a tournament's stream
             raise refuse("game-not-found", f"no game with id {game_id!r}")
         game = Game(game_id, self.fold(game_id), msgspec.convert(private, Secrets), self.seen)
+        if game.replay.table is not None:
+            game.born = parse_at(self.store.read(game_id, until=1)[0].at)
         if game.created.clock is not None:
             game.clock = self._clock_of(game)
         delay = parse_delay(game.created.spectator_delay)
@@ -392,7 +425,7 @@ class Repository:
 
     def commit(self, judged: Judged, key: str | None, fingerprint: str) -> AppendResult:
         """Store a judged verdict and adopt the game it leaves (see ``appending``)."""
-        result = self.writer.commit([appending(judged, key, fingerprint)])[0]
+        result = self.writer.commit([appending(judged, key, fingerprint, self.tables)])[0]
         game = judged.game
         with game.lock:
             self.adopt(game, judged.version, judged.verdict, result.events)
@@ -403,7 +436,7 @@ class Repository:
     async def commit_async(self, judged: Judged, key: str | None, fingerprint: str) -> AppendResult:
         """``commit`` awaited, the event loop going on while the append commits; the
         snapshots it makes due are saved in the background."""
-        result = await self.writer.commit_async(appending(judged, key, fingerprint))
+        result = await self.writer.commit_async(appending(judged, key, fingerprint, self.tables))
         game = judged.game
         with game.lock:
             self.adopt(game, judged.version, judged.verdict, result.events)
@@ -415,7 +448,7 @@ class Repository:
     def commit_new(self, games: Sequence[NewGame], now: datetime) -> None:
         """Store new games' first events, all in one transaction (all or none); a timed
         game's clocks start ``now``."""
-        self.writer.commit([new_game(game, now) for game in games])
+        self.writer.commit([new_game(game, now, self.tables) for game in games])
 
     def adopt(
         self, game: Game, version: int, verdict: Verdict, stored: Sequence[StoredEvent]
@@ -471,10 +504,12 @@ class NewGame(NamedTuple):
     meta: dict[str, Any]
 
 
-def appending(judged: Judged, key: str | None, fingerprint: str) -> Appending:
+def appending(
+    judged: Judged, key: str | None, fingerprint: str, tables: TableTimes = TABLE_TIMES
+) -> Appending:
     """The append of a judged verdict, at the version it was judged on, with the key and its
-    fingerprint and the game's next deadline; a verdict that finishes or reopens the game
-    writes its summary with it."""
+    fingerprint and the game's next deadline (a gathering table's as ``tables`` says); a
+    verdict that finishes or reopens the game, or seats someone, writes its summary with it."""
     after = judged.verdict.after
     changed = summaries.changes_status(judged.before, after)
     return Appending(
@@ -483,13 +518,14 @@ def appending(judged: Judged, key: str | None, fingerprint: str) -> Appending:
         judged.version,
         key,
         fingerprint=fingerprint,
-        deadline=next_deadline(judged.game, judged.verdict, judged.at),
+        deadline=next_deadline(judged.game, judged.verdict, judged.at, tables),
         summary=summaries.summary_of(after) if changed else None,
     )
 
 
-def new_game(game: NewGame, now: datetime) -> Appending:
-    """The append creating a game: its events, meta, secrets, first deadline and summary."""
+def new_game(game: NewGame, now: datetime, tables: TableTimes = TABLE_TIMES) -> Appending:
+    """The append creating a game: its events, meta, secrets, first deadline (a gathering
+    table's as ``tables`` says) and summary."""
     created = game.after.created
     listed = {"ruleset": created.ruleset, "seats": list(created.seats), "tags": created.tags}
     return Appending(
@@ -498,13 +534,17 @@ def new_game(game: NewGame, now: datetime) -> Appending:
         0,
         meta=listed | game.meta,
         private=msgspec.to_builtins(game.secrets),
-        deadline=first_deadline(game.after, now),
+        deadline=first_deadline(game.after, now, tables),
         summary=summaries.summary_of(game.after),
     )
 
 
-def first_deadline(game: Replay, now: datetime) -> str | None:
-    """When the first seat of a new timed game runs out, its clocks starting ``now``."""
+def first_deadline(game: Replay, now: datetime, tables: TableTimes = TABLE_TIMES) -> str | None:
+    """When the first seat of a new timed game runs out, its clocks starting ``now``; for a
+    table that gathers, when its invitations or its time run out."""
+    if game.gathering:
+        moment = table_deadline(game, now, tables)
+        return iso_timestamp(moment) if moment is not None else None
     if game.created.clock is None:
         return None
     clock = ClockState(msgspec.convert(game.created.clock, Clock), len(game.created.seats))
@@ -513,9 +553,15 @@ def first_deadline(game: Replay, now: datetime) -> str | None:
     return iso_timestamp(moment) if moment is not None else None
 
 
-def next_deadline(game: Game, verdict: Verdict, now: datetime) -> str | None:
+def next_deadline(
+    game: Game, verdict: Verdict, now: datetime, tables: TableTimes = TABLE_TIMES
+) -> str | None:
     """When the first pending seat of a timed game runs out once ``verdict`` is stored (as if
-    stored ``now``); None for an untimed or finished game."""
+    stored ``now``), or while its table gathers, its invitations or its time; None for an
+    untimed or finished game."""
+    if verdict.after.gathering and game.born is not None:
+        moment = table_deadline(verdict.after, game.born, tables)
+        return iso_timestamp(moment) if moment is not None else None
     if game.clock is None:
         return None
     trial = game.clock.copy()

@@ -2,14 +2,21 @@
 log (the store's ``Summary``: kind = the rule set, status, tags, and a document of seat names,
 winners and pieces home per name, whether the game is rated, its teams as lists of seats, the
 handle of the registered player each seat belongs to (``players``: null for a free name), and
-the level of the bot playing each seat when bots play).
+the level of the bot playing each seat when bots play; for a game created with open or
+invited seats, its ``table``: whether the lobby lists it, its options, the seats open and
+kept for invited players, and why it closed if it did).
+
+A table's status is ``gathering`` while its seats wait for players (``GET /lobby`` reads
+those summaries) and ``closed`` if it closed before it started, else a game's: ``active``,
+``finished``.
 
 When it is written: in the transaction of the append that creates a game, and of every append
 that changes its status (the move, clock or adjudication that finishes it; the undo that
-reopens it). Moves in between write none, so a running game's summary carries no result: no
-winners and no pieces home (a live position is ``GET /games/{id}``); its version comes from
-the log's head when listed. The store stamps the summary with the time of the append that
-wrote it, which for a finished game is when it finished.
+reopens it) or who sits at it (a seat taken, left or handed over). Moves in between write
+none, so a running game's summary carries no result: no winners and no pieces home (a live
+position is ``GET /games/{id}``); its version comes from the log's head when listed. The
+store stamps the summary with the time of the append that wrote it, which for a finished
+game is when it finished.
 
 It is derived data: ``from_log`` makes it again from a game's events, and ``rebuild`` drops
 every summary and makes them all again; ``fill`` summarises the games that have none (those
@@ -32,6 +39,7 @@ import structlog
 from domain.events import GameCreated, parse_event
 from domain.model import View, status_of
 from domain.replay import Replay
+from domain.tables import Table
 from domain.tournament import events as tournament_events
 from domain.tournament.state import Tournament, fold
 from eventstore import EventStore, StoredEvent, Summarised, Summary, SummaryQuery
@@ -42,6 +50,7 @@ UNSUMMARISED = ("player-", "app-")
 """The streams that have no summary (no listing shows them): the registered players' and
 apps' (``service/usecases/players/``); every game's and tournament's id is 32 hex digits."""
 FINISHED = "finished"  # the status ``status_of`` gives a finished game
+GATHERING, CLOSED = "gathering", "closed"  # a table's status before it starts, or if it never does
 TOURNAMENT = "tournament"  # the ``kind`` in a tournament stream's meta
 PAGE = 1000
 """Summaries read at a time by standings, archives and ``fill``."""
@@ -52,7 +61,7 @@ SAVE_ATTEMPTS = 5
 def summary_of(replay: Replay) -> Summary:
     """The summary of a game as ``replay`` leaves it: its result once it has finished."""
     created = replay.created
-    names = list(created.seats)
+    names = list(replay.names)
     home = dict.fromkeys(names, 0)
     view = replay.rules.view(replay.state, None)
     finished = bool(replay.state.finished)
@@ -65,19 +74,42 @@ def summary_of(replay: Replay) -> Summary:
         "pieces_home": home,
         "rated": created.rated,
         "teams": teams_of(view, len(names)),
-        "players": seat_players(created),
+        "players": seat_players(replay),
     }
     if created.spectator_delay is not None:
         document["spectator_delay"] = created.spectator_delay
     if replay.top.bots:
         document["bots"] = list(replay.top.bots)
-    return Summary(created.ruleset, status_of(finished), dict(created.tags), document)
+    if (table := replay.table) is not None:
+        document["table"] = table_document(table, created)
+    return Summary(created.ruleset, status_word(replay), dict(created.tags), document)
 
 
-def seat_players(created: GameCreated) -> list[str | None]:
-    """Per seat, the handle of the registered player it belongs to, or None (a free name)."""
-    handles: list[str | None] = [None] * len(created.seats)
-    for seat in created.players:
+def status_word(replay: Replay) -> str:
+    """A game's status in its summary: ``gathering``, ``closed``, ``active`` or ``finished``."""
+    table = replay.table
+    if table is not None and table.closed:
+        return CLOSED
+    return GATHERING if replay.gathering else status_of(replay.state.finished)
+
+
+def table_document(table: Table, created: GameCreated) -> dict[str, Any]:
+    """What the lobby reads of a table: listed or not, its options, its seats open and kept
+    for invited players (``[seat, handle]`` pairs), why it closed ("" while it has not)."""
+    return {
+        "listed": table.listed,
+        "options": created.options,
+        "open": list(table.open) if not table.started else [],
+        "invites": [[invite.seat, invite.handle] for invite in table.invites],
+        "closed": table.closed,
+    }
+
+
+def seat_players(replay: Replay) -> list[str | None]:
+    """Per seat, the handle of the registered player it belongs to now, or None (a free
+    name, or a seat still open)."""
+    handles: list[str | None] = [None] * len(replay.created.seats)
+    for seat in replay.players:
         handles[seat.seat] = seat.handle
     return handles
 
@@ -97,22 +129,24 @@ def teams_of(view: View, seats: int) -> list[list[int]]:
 
 
 def changes_status(before: Replay, after: Replay) -> bool:
-    """Whether going from ``before`` to ``after`` finishes or reopens the game, or hands a seat
-    to a bot or back (the summary says which seats bots play, so a restart finds them)."""
+    """Whether going from ``before`` to ``after`` finishes or reopens the game, hands a seat
+    to a bot or back (the summary says which seats bots play, so a restart finds them), or
+    changes who sits at a gathering table (the lobby shows its seats)."""
     finishes = bool(before.state.finished) != bool(after.state.finished)
-    return finishes or before.top.bots != after.top.bots
+    return finishes or before.top.bots != after.top.bots or before.table != after.table
 
 
 def game_summary(row: Summarised, now: datetime) -> GameSummary:
     """A stored summary as the API lists a game at ``now``: a game whose end its spectators'
     delay still hides is listed as running, with no result."""
     summary, document = row.summary, row.summary.document
-    finished = summary.status == FINISHED and not end_hidden(row, now)
+    hidden = summary.status == FINISHED and end_hidden(row, now)
+    finished = summary.status == FINISHED and not hidden
     seats = list(document["seats"])
     return GameSummary(
         id=row.stream_id,
         ruleset=summary.kind,
-        status=summary.status if finished else status_of(False),
+        status=status_of(False) if hidden else summary.status,
         version=row.version,
         seats=seats,
         created_at=row.created_at,
@@ -142,6 +176,7 @@ def from_log(events: Iterable[StoredEvent]) -> tuple[Summary, str, int]:
     replay: Replay | None = None
     changed_at, finished = "", False
     bots: tuple[str, ...] = ()
+    table: Table | None = None
     for stored in events:
         event = parse_event(stored.type, stored.data)
         if replay is None:
@@ -150,8 +185,9 @@ def from_log(events: Iterable[StoredEvent]) -> tuple[Summary, str, int]:
             replay, changed_at = Replay(event), stored.at
         else:
             replay.push(stored.version, event, stored.by)
-        if bool(replay.state.finished) != finished or replay.top.bots != bots:
-            finished, bots, changed_at = bool(replay.state.finished), replay.top.bots, stored.at
+        if (bool(replay.state.finished), replay.top.bots, replay.table) != (finished, bots, table):
+            finished, bots, table = bool(replay.state.finished), replay.top.bots, replay.table
+            changed_at = stored.at
     if replay is None:
         raise ValueError("no events: no game")
     return summary_of(replay), changed_at, replay.version

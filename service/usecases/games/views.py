@@ -16,7 +16,7 @@ from typing import NamedTuple, Protocol, cast
 import msgspec
 
 from domain.events import event_data, no_secrets, parse_event
-from domain.model import COLOURS, Move, SeatView, Viewer
+from domain.model import COLOURS, Move, SeatView, TableView, View, Viewer
 from domain.registry import GameView
 from domain.replay import Replay
 from eventstore import StoredEvent
@@ -83,7 +83,7 @@ def state_view(
                 seated is not None and seated[seat][0],
                 seated[seat][1] if seated is not None and current else None,
             )
-            for seat, name in enumerate(created.seats)
+            for seat, name in enumerate(replay.names)
         ],
         options=created.options,
         chance_mode=created.chance,
@@ -91,14 +91,38 @@ def state_view(
         seed=game.secrets.seed if public else None,
         clock=game.clock.view(now) if game.clock and replay is game.replay else None,
     )
-    return cast(GameView, view)
+    return cast(GameView, tabled(view, replay))
+
+
+def tabled(view: View, replay: Replay) -> View:
+    """``view`` of a game that gathered, with its table's part: the seats open and kept for
+    invited players, ``status`` ``gathering`` (nobody to act) or ``closed``, and ``table``."""
+    table = replay.table
+    if table is None:
+        return view
+    gathering = bool(replay.gathering)
+    seats = [
+        msgspec.structs.replace(
+            seat,
+            open=gathering and seat.seat in table.open,
+            invite=table.invited(seat.seat) if gathering else None,
+        )
+        for seat in view.seats
+    ]
+    status = "closed" if table.closed else "gathering" if gathering else view.status
+    to_act = [] if gathering else view.to_act
+    shown = TableView(table.listed, table.closed or None)
+    return msgspec.structs.replace(view, seats=seats, status=status, to_act=to_act, table=shown)
 
 
 def moves_for(game: Game, viewer: Viewer, replay: Replay | None = None) -> list[Move]:
     """The caller's legal moves now (or in ``replay``): a seat's own, every pending seat's for
-    the referee, and for a spectator too unless the moves would name hidden cards."""
+    the referee, and for a spectator too unless the moves would name hidden cards; none while
+    the table gathers."""
     replay = game.replay if replay is None else replay
     rules, state = replay.rules, replay.state
+    if replay.gathering:
+        return []
     if isinstance(viewer, int):
         seats = [viewer]
     elif viewer is None and rules.redact is not no_secrets:

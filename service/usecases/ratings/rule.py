@@ -17,7 +17,11 @@ A game counts when its log shows it was played by the people (and bots) it is ke
   is whoever created it, not a neutral party;
 - nothing was undone once the seed was revealed (``SeedRevealed``, as the game finished): a
   game reopened then goes on with every card and die to come known;
-- it was played here, not imported (a record's events say nothing of whose key made them).
+- it was played here, not imported (a record's events say nothing of whose key made them);
+- a table that gathered counts as if created with whoever took its seats (``SeatTaken``: a
+  player's seat is hers, a guest's leaves the game out) and the bots it started with
+  (``TableStarted``); joining, leaving and starting are nobody's part in the game, and a
+  table closed before it started (``TableClosed``) never counts.
 
 A player's rating is kept by handle; a bot's by ``bot:<level>``, one rating per level, which
 every rated game against it anchors. ``RULE_VERSION`` names this rule in the rows folded under
@@ -29,7 +33,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from domain.events import GameCreated, MoveUndone, SeatHandedOver, SeedRevealed, parse_event
+from domain.events import (
+    TABLE_EVENTS,
+    GameCreated,
+    MoveUndone,
+    SeatHandedOver,
+    SeatLeft,
+    SeatTaken,
+    SeedRevealed,
+    TableClosed,
+    TableStarted,
+    parse_event,
+)
 from eventstore import StoredEvent, StreamInfo
 
 RULE_VERSION = 2
@@ -40,6 +55,10 @@ BOT = "bot:"
 app's namespaced one, and ``bot`` is reserved."""
 REFEREE = "referee"
 """The ``by`` of the referee's events (and of every game's creation)."""
+
+
+TABLE_NAMES = frozenset(event.__name__ for event in TABLE_EVENTS)
+"""The stored types of a gathering table's events."""
 
 
 def bot_key(level: str) -> str:
@@ -78,8 +97,19 @@ def rating_keys(events: Sequence[StoredEvent], stream: StreamInfo | None) -> lis
     keys: list[str | None] = [None] * len(created.seats)
     for player in created.players:
         keys[player.seat] = player.handle
-    bots = {bot.seat for bot in created.bots if keys[bot.seat] is None}
-    for bot in created.bots:
+    seated = [*created.bots]
+    for stored in events[1:]:
+        match parse_event(stored.type, stored.data) if stored.type in TABLE_NAMES else None:
+            case SeatTaken(seat=seat, player=handle):
+                keys[seat] = handle or None
+            case SeatLeft(seat=seat):
+                keys[seat] = None
+            case TableStarted(bots=started):
+                seated += started
+            case TableClosed():
+                return None
+    bots = {bot.seat for bot in seated if keys[bot.seat] is None}
+    for bot in seated:
         if bot.seat in bots:
             keys[bot.seat] = bot_key(bot.level)
     acted = took_part(events[1:], bots)
@@ -97,6 +127,8 @@ def took_part(events: Sequence[StoredEvent], bots: set[int]) -> set[int] | None:
     revealed = False
     for stored in events:
         by, kind = stored.by, stored.type
+        if kind in TABLE_NAMES:
+            continue  # seating the table is nobody's part in the game
         if by == REFEREE or by in bots or (revealed and kind == MoveUndone.__name__):
             return None
         if kind == SeatHandedOver.__name__ and stored.data.get("seat") in bots:

@@ -23,11 +23,16 @@ from service.app import create_app
 from service.core.commands import (
     MAX_NAME,
     Adjudicate,
+    CancelTable,
     CreateBatch,
     CreateGame,
+    DeclineInvitation,
+    JoinTable,
+    LeaveTable,
     PlayMove,
     PostChance,
     SeatToBot,
+    StartTable,
     Undo,
 )
 from service.core.fields import pointer, written
@@ -353,7 +358,10 @@ def test_a_body_over_the_limit_names_the_limit_and_its_setting(tmp_path: Path) -
 
 GAME = {
     "ruleset": "race35",
-    "seats": [{"name": "Ann", "bot": "random", "player": "ann"}, {}],  # each field, for the sweep
+    "seats": [  # each field, for the sweep
+        {"name": "Ann", "bot": "random", "player": "ann", "open": False, "invite": "bob"},
+        {},
+    ],
     "options": {},
     "chance": "server",
     "seed": "s",
@@ -365,6 +373,7 @@ GAME = {
     "rated": True,
     "spectator_delay": {"seconds": 30, "moves": 2},  # both: one field each for the sweep
     "absent": {"after": 60.0, "then": "forfeit"},
+    "unlisted": False,
 }
 EVENT = {
     "game_id": "g",
@@ -427,6 +436,11 @@ BODIES: dict[str, dict[str, Any]] = {
     "Withdraw": {"player": "Ann", "reason": "r"},
     "Register": {"handle": "ann"},
     "KeyRequest": {},
+    "JoinTable": {"seat": 1, "name": "Zed"},
+    "LeaveTable": {"expected_version": 1},
+    "DeclineInvitation": {"expected_version": 1},
+    "StartTable": {"bots": "random", "expected_version": 1},
+    "CancelTable": {"expected_version": 1},
 }
 """A body of every type a route decodes, each field given, that decodes (a valid shape)."""
 
@@ -446,6 +460,11 @@ TYPES = {
         SeatToBot,
         Register,
         KeyRequest,
+        JoinTable,
+        LeaveTable,
+        DeclineInvitation,
+        StartTable,
+        CancelTable,
     )
 }
 WRONG: list[Any] = [12345, "wrong", [], {}]
