@@ -36,6 +36,7 @@ from service.api.players import PlayersController
 from service.api.problems import handle
 from service.api.ratings import RatingsController
 from service.api.rounds import RoundsController
+from service.api.seeks import SeeksController
 from service.api.socket import game_socket
 from service.api.standings import StandingsController
 from service.api.tables import LobbyController, TablesController
@@ -66,6 +67,9 @@ from service.usecases.players.apps import Apps
 from service.usecases.players.book import PlayerBook
 from service.usecases.ratings.ratings import Ratings
 from service.usecases.ratings.standings import KeptStandings
+from service.usecases.seeks import wire as seek_bodies
+from service.usecases.seeks.log import SeekLog
+from service.usecases.seeks.seeks import SEEK_SECONDS, Seeks
 from service.usecases.sweeper import Sweeper
 from service.usecases.tournaments import wire
 from service.usecases.tournaments.log import TournamentLog
@@ -123,6 +127,7 @@ ROUTES: list[ControllerRouterHandler] = [
     PlayersController,
     TablesController,
     LobbyController,
+    SeeksController,
     docs_asset,
     lobby,
     play_page,
@@ -181,11 +186,14 @@ class UseCases:
     presence: Presence
     absences: Absences
     tables: Tables
+    seeks: Seeks
 
     def enforce_due(self) -> int:
-        """Every clock run out and every absence lasted its time by now, enforced (what the
-        clocks' sweeper does); how many seats were timed out."""
-        return self.commands.enforce_due() + self.absences.enforce_due()
+        """Every clock run out and every absence lasted its time by now, enforced, and every
+        shape of seeks whose deadline came settled (what the clocks' sweeper does); how many
+        seats were timed out and shapes settled."""
+        timed_out = self.commands.enforce_due() + self.absences.enforce_due()
+        return timed_out + self.seeks.enforce_due()
 
     def catch_up(self) -> None:
         """Bring the derived data (every rule set's ratings, the standings without a tag, the
@@ -208,13 +216,14 @@ def bootstrap(
     cursor_key: str = "",
     presence_seconds: float = PRESENCE_SECONDS,
     table_times: TableTimes = TABLE_TIMES,
+    seek_seconds: float = SEEK_SECONDS,
 ) -> UseCases:
     """Every use case over ``store``, on the clock ``now`` (which should be the store's too:
     ``service.clock``), the tournaments' results following the writer's commits. Games
     without a summary (a database written before summaries existed) are summarised from
     their logs first. Page cursors are sealed with ``cursor_key`` (``Cursors``); a seat stays
     present ``presence_seconds`` after it was last seen (``Presence``); a gathering table's
-    invitations and time last as ``table_times`` says."""
+    invitations and time last as ``table_times`` says; a seek waits ``seek_seconds``."""
     summaries.fill(store)
     cursors = Cursors(cursor_key)
     writer = Writer(store)
@@ -240,10 +249,11 @@ def bootstrap(
     figures = Figures(games, moves, now)
     ratings = Ratings(store, now, cursors, players.seated)  # lists registered players only
     writer.followers.append(ratings.follow)  # a retired handle leaves the leaderboards
+    seeks = Seeks(SeekLog(writer), creation, ratings.ordinal, now, seek_seconds)
     return UseCases(
         store, writer, games, commands, queries, ratings, standings, tournaments, analyses,
         hints, figures, players, Apps(writer), PlayerGames(store, now), presence, absences,
-        Tables(commands, cursors),
+        Tables(commands, cursors), seeks,
     )  # fmt: skip
 
 
@@ -296,6 +306,7 @@ def dependencies(cases: UseCases) -> dict[str, Provide]:
         "players": given(cases.players),
         "player_games": given(cases.player_games),
         "tables": given(cases.tables),
+        "seeks": given(cases.seeks),
     }
 
 
@@ -336,6 +347,7 @@ def create_app(
         cursor_key=settings.cursor_key,
         presence_seconds=settings.presence_seconds,
         table_times=TableTimes(settings.invite_seconds, settings.open_table_seconds),
+        seek_seconds=settings.seek_seconds,
     )
     workers = Workers(cases, clock)
     limits = Limits(settings)
@@ -355,7 +367,7 @@ def create_app(
         logging_config=None,
         debug=False,
     )
-    finish(app.openapi_schema, strict_structs(command_bodies, clocks, wire))
+    finish(app.openapi_schema, strict_structs(command_bodies, clocks, wire, seek_bodies))
     # Around the whole app, not as route middleware: a request to an unknown path is logged
     # and answered with an X-Request-ID and the security headers like every other, and its
     # 404 counts against the client's refusals. The request logger times each request and

@@ -56,6 +56,9 @@ class Settings(msgspec.Struct, frozen=True):
     opens; a table whose seats are not all taken ``open_table_seconds`` (30 minutes) after its
     creation closes, with no result.
 
+    Quick play: a seek waits ``seek_seconds`` (2 minutes) from its posting (or its owner's
+    feed renewing it) unless matched into a table (``docs/guides/quick-play.md``).
+
     Costly work, per caller (the client address; the write limit keys on the verified caller):
     ``create_rate`` games created a second with bursts of ``create_burst`` (a batch counts each
     table), ``import_rate`` imports a second with bursts of ``import_burst``, and at most
@@ -117,6 +120,7 @@ class Settings(msgspec.Struct, frozen=True):
     invite_seconds: float = 600.0
     open_table_seconds: float = 1800.0
     presence_seconds: float = 60.0
+    seek_seconds: float = 120.0
     create_rate: float = 1.0
     create_burst: int = 60
     import_rate: float = 0.1

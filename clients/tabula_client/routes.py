@@ -50,10 +50,12 @@ from tabula_client.wire import (
     Me,
     MyTable,
     NewKey,
+    NewSeek,
     Progress,
     Registered,
     RoundPairedReply,
     RuleSetDetail,
+    SeekView,
     TournamentCreatedReply,
     TournamentList,
     TournamentStandings,
@@ -118,6 +120,9 @@ OPERATIONS = {
     "startTable": "start_table",
     "cancelTable": "cancel_table",
     "getLobby": "lobby",
+    "postSeek": "post_seek",
+    "getSeek": "seek",
+    "cancelSeek": "cancel_seek",
 }
 """The method of ``Routes``, ``Client`` and ``AsyncClient`` for each operation id of
 openapi.json (a test checks that none is missing)."""
@@ -420,6 +425,40 @@ class Routes:
             "cursor": cursor,
         }
         return self._call("GET", "/lobby", _decoder(Lobby), params=params)
+
+    def post_seek(
+        self,
+        ruleset: str,
+        players: int,
+        *,
+        rated: bool = False,
+        options: Mapping[str, Any] | None = None,
+        bots_after: float | None = None,
+        bots: str = "greedy",
+        name: str = "",
+    ) -> Call[NewSeek]:
+        """``POST /seeks``: ask for a table of ``players`` seats of ``ruleset`` (quick play),
+        with the client's player's key, or with no token as a guest seated under ``name``
+        (the reply's ``secret``, shown only here, reads the seek and is her seat's token once
+        matched). ``bots_after``: seconds after which bots of level ``bots`` fill the seats
+        nobody took."""
+        body: dict[str, Any] = {"ruleset": ruleset, "players": players, "rated": rated}
+        body["options"] = dict(options or {})
+        if bots_after is not None:
+            body["bots_after"] = {"seconds": bots_after, "level": bots}
+        if name:
+            body["name"] = name
+        return self._call("POST", "/seeks", _decoder(NewSeek), json=body)
+
+    def seek(self, seek_id: str) -> Call[SeekView]:
+        """``GET /seeks/{id}``: the seek, for its owner (the player's key or the guest's
+        secret): waiting, matched (its ``game_id`` and ``seat``), expired or cancelled."""
+        return self._call("GET", f"/seeks/{quote(seek_id, safe='')}", _decoder(SeekView))
+
+    def cancel_seek(self, seek_id: str) -> Call[SeekView]:
+        """``DELETE /seeks/{id}``: the owner cancels a waiting seek."""
+        path = f"/seeks/{quote(seek_id, safe='')}"
+        return self._call("DELETE", path, _decoder(SeekView))
 
     def events(self, game_id: str, after: int = 0, limit: int | None = None) -> Call[EventPage]:
         """``GET /games/{id}/events?after=N&limit=M``: the log after version ``after``."""

@@ -140,6 +140,13 @@ class BotList(msgspec.Struct, frozen=True, kw_only=True):
     bots: list[BotInfo] = []
 
 
+class BotsAfter(msgspec.Struct, frozen=True, kw_only=True):
+    """``BotsAfter``."""
+
+    level: str = 'greedy'
+    seconds: float
+
+
 class CancelTable(msgspec.Struct, frozen=True, kw_only=True):
     """``CancelTable``."""
 
@@ -649,6 +656,13 @@ class NewKey(msgspec.Struct, frozen=True, kw_only=True):
     key: str
 
 
+class NewSeek(msgspec.Struct, frozen=True, kw_only=True):
+    """``NewSeek``."""
+
+    id: str
+    secret: str | None = None
+
+
 class Outcome(msgspec.Struct, frozen=True, kw_only=True):
     """``Outcome``."""
 
@@ -848,6 +862,17 @@ class PostChance(msgspec.Struct, frozen=True, kw_only=True):
     dice: list[int] | None = None
     expected_version: int | None = None
     hands: list[list[str]] | None = None
+
+
+class PostSeek(msgspec.Struct, frozen=True, kw_only=True):
+    """``PostSeek``."""
+
+    bots_after: BotsAfter | None = None
+    name: str = ''
+    options: dict[str, Any] = {}
+    players: int
+    rated: bool = False
+    ruleset: Literal['ludo', 'parchis', 'parchis-2dice', 'partners', 'race35', 'sorry', 'sorry-hand']
 
 
 class Problem(msgspec.Struct, frozen=True, kw_only=True):
@@ -1087,6 +1112,19 @@ class SeedRevealedEvent(EventOutBase, frozen=True, kw_only=True, tag='SeedReveal
     """``SeedRevealedEvent``."""
 
     data: SeedRevealedData
+
+
+class SeekView(msgspec.Struct, frozen=True, kw_only=True):
+    """``SeekView``."""
+
+    expires_at: str | None = None
+    game_id: str | None = None
+    id: str
+    players: int
+    rated: bool
+    ruleset: str
+    seat: int | None = None
+    status: Literal['waiting', 'matched', 'expired', 'cancelled']
 
 
 class SorryHandView(GameViewBase, frozen=True, kw_only=True, tag='sorry-hand'):

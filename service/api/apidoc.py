@@ -180,6 +180,9 @@ SECURITY: dict[str, list[Need]] = {
     "declineInvitation": [PLAYER],
     "startTable": [GAME],
     "cancelTable": [GAME],
+    "postSeek": [OPEN, PLAYER],  # a guest seeks with no credential, a player with her key
+    "getSeek": [PLAYER, GAME],  # the player's key, or the guest's secret (her seat's token)
+    "cancelSeek": [PLAYER, GAME],
 }
 """The routes whose credentials are not their path's (``security_of``)."""
 

@@ -653,6 +653,41 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/seeks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** PostSeek */
+        post: operations["postSeek"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/seeks/{seek_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** GetSeek */
+        get: operations["getSeek"];
+        put?: never;
+        post?: never;
+        /** CancelSeek */
+        delete: operations["cancelSeek"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/standings": {
         parameters: {
             query?: never;
@@ -864,6 +899,12 @@ export interface components {
         /** BotList */
         BotList: {
             bots: components["schemas"]["BotInfo"][];
+        };
+        /** BotsAfter */
+        BotsAfter: {
+            /** @default greedy */
+            level?: string;
+            seconds: number;
         };
         /** CancelTable */
         CancelTable: {
@@ -1509,6 +1550,11 @@ export interface components {
         NewKey: {
             key: string;
         };
+        /** NewSeek */
+        NewSeek: {
+            id: string;
+            secret: string | null;
+        };
         /** Outcome */
         Outcome: {
             card?: string | null;
@@ -1779,6 +1825,20 @@ export interface components {
             dice?: number[] | null;
             expected_version?: number | null;
             hands?: string[][] | null;
+        };
+        /** PostSeek */
+        PostSeek: {
+            bots_after?: components["schemas"]["BotsAfter"] | null;
+            /** @default  */
+            name?: string;
+            options?: {
+                [key: string]: unknown;
+            };
+            players: number;
+            /** @default false */
+            rated?: boolean;
+            /** @enum {string} */
+            ruleset: "ludo" | "parchis" | "parchis-2dice" | "partners" | "race35" | "sorry" | "sorry-hand";
         };
         /** Problem */
         Problem: {
@@ -2095,6 +2155,18 @@ export interface components {
              */
             type: "SeedRevealed";
             version: number;
+        };
+        /** SeekView */
+        SeekView: {
+            expires_at: string | null;
+            game_id: string | null;
+            id: string;
+            players: number;
+            rated: boolean;
+            ruleset: string;
+            seat: number | null;
+            /** @enum {string} */
+            status: "waiting" | "matched" | "expired" | "cancelled";
         };
         /** SorryHandView */
         SorryHandView: {
@@ -2892,7 +2964,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description game-not-found, tournament-not-found, ruleset-not-found, player-not-found, not-found */
+            /** @description game-not-found, tournament-not-found, seek-not-found, ruleset-not-found, player-not-found, not-found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2967,7 +3039,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description game-not-found, tournament-not-found, ruleset-not-found, player-not-found, not-found */
+            /** @description game-not-found, tournament-not-found, seek-not-found, ruleset-not-found, player-not-found, not-found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2976,7 +3048,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description version-conflict, handle-taken, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished, table-gathering, table-not-gathering, seat-taken, table-full, already-seated, invitations-pending */
+            /** @description version-conflict, handle-taken, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished, table-gathering, table-not-gathering, seat-taken, table-full, already-seated, invitations-pending, already-seeking, seek-not-waiting */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3088,7 +3160,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description game-not-found, tournament-not-found, ruleset-not-found, player-not-found, not-found */
+            /** @description game-not-found, tournament-not-found, seek-not-found, ruleset-not-found, player-not-found, not-found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3164,7 +3236,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description game-not-found, tournament-not-found, ruleset-not-found, player-not-found, not-found */
+            /** @description game-not-found, tournament-not-found, seek-not-found, ruleset-not-found, player-not-found, not-found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3226,7 +3298,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description game-not-found, tournament-not-found, ruleset-not-found, player-not-found, not-found */
+            /** @description game-not-found, tournament-not-found, seek-not-found, ruleset-not-found, player-not-found, not-found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3301,7 +3373,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description game-not-found, tournament-not-found, ruleset-not-found, player-not-found, not-found */
+            /** @description game-not-found, tournament-not-found, seek-not-found, ruleset-not-found, player-not-found, not-found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3310,7 +3382,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description version-conflict, handle-taken, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished, table-gathering, table-not-gathering, seat-taken, table-full, already-seated, invitations-pending */
+            /** @description version-conflict, handle-taken, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished, table-gathering, table-not-gathering, seat-taken, table-full, already-seated, invitations-pending, already-seeking, seek-not-waiting */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3421,7 +3493,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description game-not-found, tournament-not-found, ruleset-not-found, player-not-found, not-found */
+            /** @description game-not-found, tournament-not-found, seek-not-found, ruleset-not-found, player-not-found, not-found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3430,7 +3502,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description version-conflict, handle-taken, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished, table-gathering, table-not-gathering, seat-taken, table-full, already-seated, invitations-pending */
+            /** @description version-conflict, handle-taken, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished, table-gathering, table-not-gathering, seat-taken, table-full, already-seated, invitations-pending, already-seeking, seek-not-waiting */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3541,7 +3613,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description game-not-found, tournament-not-found, ruleset-not-found, player-not-found, not-found */
+            /** @description game-not-found, tournament-not-found, seek-not-found, ruleset-not-found, player-not-found, not-found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3550,7 +3622,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description version-conflict, handle-taken, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished, table-gathering, table-not-gathering, seat-taken, table-full, already-seated, invitations-pending */
+            /** @description version-conflict, handle-taken, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished, table-gathering, table-not-gathering, seat-taken, table-full, already-seated, invitations-pending, already-seeking, seek-not-waiting */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3647,7 +3719,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description game-not-found, tournament-not-found, ruleset-not-found, player-not-found, not-found */
+            /** @description game-not-found, tournament-not-found, seek-not-found, ruleset-not-found, player-not-found, not-found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3709,7 +3781,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description game-not-found, tournament-not-found, ruleset-not-found, player-not-found, not-found */
+            /** @description game-not-found, tournament-not-found, seek-not-found, ruleset-not-found, player-not-found, not-found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3785,7 +3857,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description game-not-found, tournament-not-found, ruleset-not-found, player-not-found, not-found */
+            /** @description game-not-found, tournament-not-found, seek-not-found, ruleset-not-found, player-not-found, not-found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3852,7 +3924,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description game-not-found, tournament-not-found, ruleset-not-found, player-not-found, not-found */
+            /** @description game-not-found, tournament-not-found, seek-not-found, ruleset-not-found, player-not-found, not-found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3861,7 +3933,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description version-conflict, handle-taken, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished, table-gathering, table-not-gathering, seat-taken, table-full, already-seated, invitations-pending */
+            /** @description version-conflict, handle-taken, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished, table-gathering, table-not-gathering, seat-taken, table-full, already-seated, invitations-pending, already-seeking, seek-not-waiting */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3945,7 +4017,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description game-not-found, tournament-not-found, ruleset-not-found, player-not-found, not-found */
+            /** @description game-not-found, tournament-not-found, seek-not-found, ruleset-not-found, player-not-found, not-found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3954,7 +4026,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description version-conflict, handle-taken, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished, table-gathering, table-not-gathering, seat-taken, table-full, already-seated, invitations-pending */
+            /** @description version-conflict, handle-taken, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished, table-gathering, table-not-gathering, seat-taken, table-full, already-seated, invitations-pending, already-seeking, seek-not-waiting */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4065,7 +4137,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description game-not-found, tournament-not-found, ruleset-not-found, player-not-found, not-found */
+            /** @description game-not-found, tournament-not-found, seek-not-found, ruleset-not-found, player-not-found, not-found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4074,7 +4146,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description version-conflict, handle-taken, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished, table-gathering, table-not-gathering, seat-taken, table-full, already-seated, invitations-pending */
+            /** @description version-conflict, handle-taken, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished, table-gathering, table-not-gathering, seat-taken, table-full, already-seated, invitations-pending, already-seeking, seek-not-waiting */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4168,7 +4240,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description game-not-found, tournament-not-found, ruleset-not-found, player-not-found, not-found */
+            /** @description game-not-found, tournament-not-found, seek-not-found, ruleset-not-found, player-not-found, not-found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4243,7 +4315,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description game-not-found, tournament-not-found, ruleset-not-found, player-not-found, not-found */
+            /** @description game-not-found, tournament-not-found, seek-not-found, ruleset-not-found, player-not-found, not-found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4252,7 +4324,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description version-conflict, handle-taken, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished, table-gathering, table-not-gathering, seat-taken, table-full, already-seated, invitations-pending */
+            /** @description version-conflict, handle-taken, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished, table-gathering, table-not-gathering, seat-taken, table-full, already-seated, invitations-pending, already-seeking, seek-not-waiting */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4365,7 +4437,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description game-not-found, tournament-not-found, ruleset-not-found, player-not-found, not-found */
+            /** @description game-not-found, tournament-not-found, seek-not-found, ruleset-not-found, player-not-found, not-found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4374,7 +4446,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description version-conflict, handle-taken, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished, table-gathering, table-not-gathering, seat-taken, table-full, already-seated, invitations-pending */
+            /** @description version-conflict, handle-taken, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished, table-gathering, table-not-gathering, seat-taken, table-full, already-seated, invitations-pending, already-seeking, seek-not-waiting */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4483,7 +4555,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description game-not-found, tournament-not-found, ruleset-not-found, player-not-found, not-found */
+            /** @description game-not-found, tournament-not-found, seek-not-found, ruleset-not-found, player-not-found, not-found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4492,7 +4564,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description version-conflict, handle-taken, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished, table-gathering, table-not-gathering, seat-taken, table-full, already-seated, invitations-pending */
+            /** @description version-conflict, handle-taken, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished, table-gathering, table-not-gathering, seat-taken, table-full, already-seated, invitations-pending, already-seeking, seek-not-waiting */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4603,7 +4675,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description game-not-found, tournament-not-found, ruleset-not-found, player-not-found, not-found */
+            /** @description game-not-found, tournament-not-found, seek-not-found, ruleset-not-found, player-not-found, not-found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4612,7 +4684,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description version-conflict, handle-taken, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished, table-gathering, table-not-gathering, seat-taken, table-full, already-seated, invitations-pending */
+            /** @description version-conflict, handle-taken, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished, table-gathering, table-not-gathering, seat-taken, table-full, already-seated, invitations-pending, already-seeking, seek-not-waiting */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4708,7 +4780,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description game-not-found, tournament-not-found, ruleset-not-found, player-not-found, not-found */
+            /** @description game-not-found, tournament-not-found, seek-not-found, ruleset-not-found, player-not-found, not-found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4783,7 +4855,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description game-not-found, tournament-not-found, ruleset-not-found, player-not-found, not-found */
+            /** @description game-not-found, tournament-not-found, seek-not-found, ruleset-not-found, player-not-found, not-found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4792,7 +4864,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description version-conflict, handle-taken, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished, table-gathering, table-not-gathering, seat-taken, table-full, already-seated, invitations-pending */
+            /** @description version-conflict, handle-taken, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished, table-gathering, table-not-gathering, seat-taken, table-full, already-seated, invitations-pending, already-seeking, seek-not-waiting */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4877,7 +4949,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description game-not-found, tournament-not-found, ruleset-not-found, player-not-found, not-found */
+            /** @description game-not-found, tournament-not-found, seek-not-found, ruleset-not-found, player-not-found, not-found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5060,7 +5132,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description version-conflict, handle-taken, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished, table-gathering, table-not-gathering, seat-taken, table-full, already-seated, invitations-pending */
+            /** @description version-conflict, handle-taken, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished, table-gathering, table-not-gathering, seat-taken, table-full, already-seated, invitations-pending, already-seeking, seek-not-waiting */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5138,7 +5210,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description version-conflict, handle-taken, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished, table-gathering, table-not-gathering, seat-taken, table-full, already-seated, invitations-pending */
+            /** @description version-conflict, handle-taken, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished, table-gathering, table-not-gathering, seat-taken, table-full, already-seated, invitations-pending, already-seeking, seek-not-waiting */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5207,7 +5279,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description version-conflict, handle-taken, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished, table-gathering, table-not-gathering, seat-taken, table-full, already-seated, invitations-pending */
+            /** @description version-conflict, handle-taken, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished, table-gathering, table-not-gathering, seat-taken, table-full, already-seated, invitations-pending, already-seeking, seek-not-waiting */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5314,7 +5386,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description game-not-found, tournament-not-found, ruleset-not-found, player-not-found, not-found */
+            /** @description game-not-found, tournament-not-found, seek-not-found, ruleset-not-found, player-not-found, not-found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5323,7 +5395,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description version-conflict, handle-taken, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished, table-gathering, table-not-gathering, seat-taken, table-full, already-seated, invitations-pending */
+            /** @description version-conflict, handle-taken, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished, table-gathering, table-not-gathering, seat-taken, table-full, already-seated, invitations-pending, already-seeking, seek-not-waiting */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5399,7 +5471,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description game-not-found, tournament-not-found, ruleset-not-found, player-not-found, not-found */
+            /** @description game-not-found, tournament-not-found, seek-not-found, ruleset-not-found, player-not-found, not-found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5452,7 +5524,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description game-not-found, tournament-not-found, ruleset-not-found, player-not-found, not-found */
+            /** @description game-not-found, tournament-not-found, seek-not-found, ruleset-not-found, player-not-found, not-found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5569,7 +5641,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description game-not-found, tournament-not-found, ruleset-not-found, player-not-found, not-found */
+            /** @description game-not-found, tournament-not-found, seek-not-found, ruleset-not-found, player-not-found, not-found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5621,8 +5693,265 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description game-not-found, tournament-not-found, ruleset-not-found, player-not-found, not-found */
+            /** @description game-not-found, tournament-not-found, seek-not-found, ruleset-not-found, player-not-found, not-found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postSeek: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PostSeek"];
+            };
+        };
+        responses: {
+            /** @description Document created, URL follows */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NewSeek"];
+                };
+            };
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset, unknown-bot */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthorized, key-refused */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description forbidden, hints-not-allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description version-conflict, handle-taken, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished, table-gathering, table-not-gathering, seat-taken, table-full, already-seated, invitations-pending, already-seeking, seek-not-waiting */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload-too-large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported-media-type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description bad-setup, unknown-player, bad-handle, illegal-move, invalid-record, idempotency-key-reused */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate-limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getSeek: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                seek_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SeekView"];
+                };
+            };
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset, unknown-bot */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthorized, key-refused */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description forbidden, hints-not-allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description game-not-found, tournament-not-found, seek-not-found, ruleset-not-found, player-not-found, not-found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    cancelSeek: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                seek_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SeekView"];
+                };
+            };
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset, unknown-bot */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthorized, key-refused */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description forbidden, hints-not-allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description game-not-found, tournament-not-found, seek-not-found, ruleset-not-found, player-not-found, not-found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description version-conflict, handle-taken, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished, table-gathering, table-not-gathering, seat-taken, table-full, already-seated, invitations-pending, already-seeking, seek-not-waiting */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate-limited */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5848,7 +6177,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description game-not-found, tournament-not-found, ruleset-not-found, player-not-found, not-found */
+            /** @description game-not-found, tournament-not-found, seek-not-found, ruleset-not-found, player-not-found, not-found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5915,7 +6244,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description game-not-found, tournament-not-found, ruleset-not-found, player-not-found, not-found */
+            /** @description game-not-found, tournament-not-found, seek-not-found, ruleset-not-found, player-not-found, not-found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5982,7 +6311,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description game-not-found, tournament-not-found, ruleset-not-found, player-not-found, not-found */
+            /** @description game-not-found, tournament-not-found, seek-not-found, ruleset-not-found, player-not-found, not-found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6053,7 +6382,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description game-not-found, tournament-not-found, ruleset-not-found, player-not-found, not-found */
+            /** @description game-not-found, tournament-not-found, seek-not-found, ruleset-not-found, player-not-found, not-found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6062,7 +6391,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description version-conflict, handle-taken, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished, table-gathering, table-not-gathering, seat-taken, table-full, already-seated, invitations-pending */
+            /** @description version-conflict, handle-taken, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished, table-gathering, table-not-gathering, seat-taken, table-full, already-seated, invitations-pending, already-seeking, seek-not-waiting */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6165,7 +6494,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description game-not-found, tournament-not-found, ruleset-not-found, player-not-found, not-found */
+            /** @description game-not-found, tournament-not-found, seek-not-found, ruleset-not-found, player-not-found, not-found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6236,7 +6565,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description game-not-found, tournament-not-found, ruleset-not-found, player-not-found, not-found */
+            /** @description game-not-found, tournament-not-found, seek-not-found, ruleset-not-found, player-not-found, not-found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6245,7 +6574,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description version-conflict, handle-taken, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished, table-gathering, table-not-gathering, seat-taken, table-full, already-seated, invitations-pending */
+            /** @description version-conflict, handle-taken, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished, table-gathering, table-not-gathering, seat-taken, table-full, already-seated, invitations-pending, already-seeking, seek-not-waiting */
             409: {
                 headers: {
                     [name: string]: unknown;

@@ -283,8 +283,10 @@ class Repository:
             return self._games.get(game_id)
 
     def due(self, now: datetime) -> list[str]:
-        """The games whose deadline (a clock running out) has come by ``now``."""
-        return [game_id for game_id, _ in self.store.due(iso_timestamp(now))]
+        """The games whose deadline (a clock running out) has come by ``now`` (another
+        stream's deadline, the seeks', is its own sweep's)."""
+        due = self.store.due(iso_timestamp(now))
+        return [game_id for game_id, _ in due if not game_id.startswith(summaries.UNSUMMARISED)]
 
     def live(self) -> int:
         """How many games are held in memory."""

@@ -46,9 +46,10 @@ from eventstore import EventStore, StoredEvent, Summarised, Summary, SummaryQuer
 from service.core.clocks import parse_at
 from service.usecases.replies import GameSummary
 
-UNSUMMARISED = ("player-", "app-")
-"""The streams that have no summary (no listing shows them): the registered players' and
-apps' (``service/usecases/players/``); every game's and tournament's id is 32 hex digits."""
+UNSUMMARISED = ("player-", "app-", "seek")
+"""The streams that have no summary (no listing shows them) and are no game's: the registered
+players' and apps' (``service/usecases/players/``), the seeks' (``service/usecases/seeks/``);
+every game's and tournament's id is 32 hex digits."""
 FINISHED = "finished"  # the status ``status_of`` gives a finished game
 GATHERING, CLOSED = "gathering", "closed"  # a table's status before it starts, or if it never does
 TOURNAMENT = "tournament"  # the ``kind`` in a tournament stream's meta

@@ -161,6 +161,14 @@ class Ratings:
         fold.catch_up(self.now())
         return fold
 
+    def ordinal(self, ruleset: str, handle: str) -> float:
+        """A player's ordinal (mu - 3 sigma) in the rule set now; a player with no rated game
+        of it has a new name's (0). What quick play pairs rated seeks by."""
+        row = get(self.store, self.caught_up(ruleset).ratings, handle)
+        if row is None or row.document is None:
+            return MODEL.rating().ordinal()
+        return float(row.document["mu"]) - 3 * float(row.document["sigma"])
+
     def leaderboard(self, ruleset: str, limit: int, cursor: str | None) -> Leaderboard:
         """A page of the rule set's ratings, best first, with the next page's cursor in
         ``next`` (None on the last; the edge makes it a link). The cursor names the last
