@@ -151,3 +151,17 @@ def test_an_app_or_a_token_posts_no_seek(api: Api) -> None:
     assert refused(reply) == (403, "forbidden")
     reply = api.post("/seeks", json=LUDO4 | {"name": "x"}, headers=auth(register(api, "ann")))
     assert refused(reply) == (422, "bad-setup")
+
+
+def test_a_player_who_retired_her_handle_is_not_seated(api: Api) -> None:
+    ann, bob = register(api, "ann"), register(api, "bob")
+    seek(api, ann, players=2)
+    assert api.delete("/me", headers=auth(ann)).status_code in (200, 204)
+    his = seek(api, bob, players=2)
+    assert read(api, his["id"], bob)["status"] == "waiting"
+    guest = seek(api, players=2)
+    view = read(api, guest["id"], guest["secret"])
+    assert view["status"] == "matched"
+    assert read(api, his["id"], bob)["game_id"] == view["game_id"]
+    names = [seat["name"] for seat in api.get(f"/games/{view['game_id']}").json()["seats"]]
+    assert names == ["bob", "Guest 2"]

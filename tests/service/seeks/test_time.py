@@ -5,7 +5,9 @@ sit by rating, the allowed distance widening with the wait."""
 from __future__ import annotations
 
 from tests.clocks import ManualClock
+from tests.service.conftest import auth
 from tests.service.seeks.seeking import Api, read, register, seek, swept
+from tests.waiting import wait_until
 
 SEEK_SECONDS = 120  # the seek_seconds setting's default
 
@@ -84,3 +86,24 @@ def test_rated_seeks_sit_with_the_nearest_rating_the_window_widening_with_the_wa
     eve, fay = (read(clocked, posted[h]["id"], keys[h]) for h in ("eve", "fay"))
     assert eve["status"] == "matched" and eve["game_id"] == fay["game_id"]
     assert (eve["seat"], fay["seat"]) == (0, 1)
+
+
+def test_the_bots_a_seek_is_seated_with_play_their_seats(clocked: Api, clock: ManualClock) -> None:
+    key = register(clocked, "ann")
+    posted = seek(clocked, key, players=2, bots_after={"seconds": 5, "level": "random"})
+    clock.advance(5)
+    swept(clocked, clock)
+    game_id = read(clocked, posted["id"], key)["game_id"]
+
+    def bot_played() -> bool:
+        """Ann plays while it is her turn (Ludo's first turn has three tries); has the bot
+        played?"""
+        state = clocked.get(f"/games/{game_id}").json()
+        if state["to_act"] and state["to_act"][0]["seat"] == 0:
+            legal = clocked.get(f"/games/{game_id}/legal-moves", headers=auth(key)).json()
+            body = {"move": legal["moves"][0]["id"], "expected_version": legal["version"]}
+            clocked.post(f"/games/{game_id}/moves", json=body, headers=auth(key))
+        events = clocked.get(f"/games/{game_id}/events").json()["events"]
+        return any(event["by"] == "bot" for event in events)
+
+    wait_until(bot_played, message="the bot never played its seat")
