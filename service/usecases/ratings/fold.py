@@ -131,10 +131,15 @@ class RulesetFold:
 
     def catch_up(self, now: datetime) -> None:
         """Fold every game finished since the last read (and every change before it); rows
-        folded under another rule are dropped first (``reset``)."""
+        folded under another rule are dropped first (``dropped``). Nothing folded yet is
+        nothing to drop: the first page folded records the rule (a start writes nothing)."""
         if not self.ruled:
             with self.lock:
-                while self.rule_of() != rule.RULE_VERSION and not self.dropped():
+                while (
+                    self.rule_of() != rule.RULE_VERSION
+                    and self.store.derived_mark(self.ratings) > 0
+                    and not self.dropped()
+                ):
                     pass
                 self.ruled = True
 
