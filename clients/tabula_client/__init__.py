@@ -75,7 +75,9 @@ from tabula_client.routes import (
     Routes,
     StreamCall,
     bot_seat,
+    invite_seat,
     next_cursor,
+    open_seat,
     player_seat,
 )
 from tabula_client.socket import AsyncGameSocket, GameSocket, SocketClosed
@@ -142,7 +144,9 @@ __all__ = [
     "Unprocessable",
     "Verification",
     "bot_seat",
+    "invite_seat",
     "next_cursor",
+    "open_seat",
     "play_game",
     "play_game_async",
     "play_game_flow",

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Generic, Literal, TypedDict, TypeVar, Unpack
+from typing import Any, Final, Generic, Literal, TypedDict, TypeVar, Unpack
 from urllib.parse import quote
 
 import httpx
@@ -714,11 +714,14 @@ class GameSettings(TypedDict, total=False):
     absent: Mapping[str, Any] | None
     """``{"after": 60, "then": "bot:<level>" | "forfeit" | "pass"}``: what happens to a seat
     that must act and has been away ``after`` seconds."""
+    unlisted: bool
+    """A table with open seats kept out of ``GET /lobby``: joined by its link only."""
 
 
 SeatLike = str | Mapping[str, Any]
-"""A seat of a new game: a guest's name, ``{"name": ..., "bot": <level>}`` (``bot_seat``) or
-``{"player": <handle>}`` (``player_seat``)."""
+"""A seat of a new game: a guest's name, ``{"name": ..., "bot": <level>}`` (``bot_seat``),
+``{"player": <handle>}`` (``player_seat``), ``{"open": true}`` (``open_seat``) or
+``{"invite": <handle>}`` (``invite_seat``)."""
 
 
 def bot_seat(name: str, level: str) -> dict[str, str]:
@@ -730,6 +733,29 @@ def player_seat(handle: str) -> dict[str, str]:
     """A seat that belongs to the registered player ``handle``: named for her handle, played
     with her key (the creator's reply holds no token for it: ``None`` in ``tokens.seats``)."""
     return {"player": handle}
+
+
+def open_seat() -> dict[str, bool]:
+    """A seat left open: whoever joins the table first takes it (``join_table``)."""
+    return {"open": True}
+
+
+def invite_seat(handle: str) -> dict[str, str]:
+    """A seat kept for the registered player ``handle``: hers to join or decline, until her
+    invitation runs out."""
+    return {"invite": handle}
+
+
+OPTIONAL_SETTINGS: Final = (
+    "seed",
+    "clock",
+    "rated",
+    "spectator_delay",
+    "allow_hints",
+    "absent",
+    "unlisted",
+)
+"""The settings ``game_body`` sends only when given."""
 
 
 def game_body(
@@ -749,7 +775,7 @@ def game_body(
         "allow_undo": settings.get("allow_undo", False),
         "tags": dict(settings.get("tags") or {}),
     }
-    for optional in ("seed", "clock", "rated", "spectator_delay", "allow_hints", "absent"):
+    for optional in OPTIONAL_SETTINGS:
         if settings.get(optional) is not None:
             body[optional] = settings[optional]
     return body
@@ -839,7 +865,7 @@ def _decoder(model: type[T]) -> Callable[[httpx.Response], T]:
     return parse
 
 
-def next_cursor(page: GameList | Leaderboard | TournamentList) -> str | None:
+def next_cursor(page: GameList | Leaderboard | TournamentList | Lobby) -> str | None:
     """The ``cursor`` of the page after ``page`` (None on the last)."""
     if page.next is None:
         return None

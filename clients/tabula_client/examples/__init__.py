@@ -1,0 +1,1 @@
+"""Runnable examples of the client (``python -m tabula_client.examples.<name> --help``)."""
