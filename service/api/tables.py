@@ -11,7 +11,7 @@ from litestar import Controller, Response, get, post
 from litestar.di import NamedDependency
 from litestar.params import FromQuery, JSONBody, QueryParameter
 
-from service.api.apidoc import PlayedLinks, problems
+from service.api.apidoc import problems
 from service.api.deps import AnyRequest, GameId, limits_of, written
 from service.api.games import WRITE, next_page
 from service.api.limits import client_of, write_limit
@@ -68,7 +68,6 @@ class TablesController(Controller):
         sync_to_thread=True,
         before_request=write_limit,
         responses=WRITE,
-        operation_class=PlayedLinks,
     )
     def leave(
         self, game_id: GameId, data: JSONBody[LeaveTable], tables: TablesDep, write: WriteDep
@@ -84,7 +83,6 @@ class TablesController(Controller):
         sync_to_thread=True,
         before_request=write_limit,
         responses=WRITE,
-        operation_class=PlayedLinks,
     )
     def decline(
         self, game_id: GameId, data: JSONBody[DeclineInvitation], tables: TablesDep, write: WriteDep
@@ -100,7 +98,6 @@ class TablesController(Controller):
         sync_to_thread=True,
         before_request=write_limit,
         responses=WRITE,
-        operation_class=PlayedLinks,
     )
     def start(
         self,
@@ -125,7 +122,6 @@ class TablesController(Controller):
         sync_to_thread=True,
         before_request=write_limit,
         responses=WRITE,
-        operation_class=PlayedLinks,
     )
     def cancel(
         self, game_id: GameId, data: JSONBody[CancelTable], tables: TablesDep, write: WriteDep

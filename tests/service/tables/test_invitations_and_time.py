@@ -10,6 +10,7 @@ from litestar.testing import TestClient
 
 from tests.clocks import ManualClock
 from tests.service.conftest import auth
+from tests.service.live.test_socket import Socket
 from tests.service.tables.conftest import join, refused, register, state, swept, table, types
 from tests.waiting import wait_until
 
@@ -188,3 +189,25 @@ def test_the_referee_cancels_a_gathering_table(api: TestClient[Any]) -> None:
     assert refused(again) == (409, "table-not-gathering")
     move = api.post(f"/games/{game}/moves", json={"move": "roll"}, headers=referee)
     assert refused(move)[0] == 409
+
+
+def test_a_joiners_socket_is_told_as_the_table_gathers_and_closes(
+    clocked: TestClient[Any], clock: ManualClock
+) -> None:
+    api = clocked
+    game = table(api, [{"name": "Host"}, OPEN, OPEN])["id"]
+    guest = join(api, game, name="Zed")
+    with api.websocket_connect(f"/games/{game}/socket") as session:
+        socket = Socket(session)
+        welcome = socket.hello(guest["token"])
+        assert (welcome["type"], welcome["seat"]) == ("welcome", 1)
+        assert [e["type"] for e in socket.until(2)] == ["GameCreated", "SeatTaken"]
+        assert refused(api.post(f"/games/{game}/join", json={"seat": 1}))[1] == "seat-taken"
+        clock.advance(OPEN_TABLE_SECONDS + 1)
+        closed, revealed = socket.until(4)
+        assert revealed["type"] == "SeedRevealed"
+        assert (closed["type"], closed["by"], closed["data"]) == (
+            "TableClosed",
+            "server",
+            {"reason": "expired"},
+        )

@@ -7,6 +7,7 @@ from typing import Any
 
 from litestar.testing import TestClient
 
+from service.usecases.games import summaries
 from tests.service.conftest import auth
 from tests.service.tables.conftest import join, refused, register, table
 
@@ -84,3 +85,17 @@ def test_the_lobby_comes_a_page_at_a_time(api: TestClient[Any]) -> None:
         assert reply.headers["link"] == f'<{page["next"]}>; rel="next"'
         reply = api.get(page["next"])
     assert seen == made
+
+
+def test_a_tables_summary_made_again_from_its_log_is_the_one_kept(api: TestClient[Any]) -> None:
+    ann = register(api, "ann")
+    game = table(api, [{"name": "Host"}, OPEN, OPEN, {"invite": "ann"}])["id"]
+    join(api, game, name="Zed")
+    join(api, game, ann)
+    store = api.app.state.queries.store
+    kept = store.summary(game)
+    assert kept is not None
+    made, at, _ = summaries.from_log(store.read(game))
+    assert made == kept.summary and at == kept.updated_at
+    assert made.status == "gathering" and made.document["players"] == [None, None, None, "ann"]
+    assert made.document["table"]["open"] == [2]
