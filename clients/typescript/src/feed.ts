@@ -1,0 +1,211 @@
+/**
+ * A registered player's feed over `GET /me/socket`: what concerns her across every game that
+ * names her, pushed as notes (`invitation`, `rematch`, `seek-matched`, `game-started`,
+ * `your-turn`, `game-finished`), each with its game, version and her seat there.
+ *
+ *     const feed = await connectFeed(baseUrl, key, { WebSocket, onNote: (note) => show(note) });
+ *     for await (const note of feed.notes()) {
+ *       if (note.kind === "your-turn") await play(note.game_id, note.seat);
+ *     }
+ *
+ * The socket keeps the game socket's conventions: her key goes in the first message (`hello`,
+ * with `after`, the id of the last note she has seen, or null for the notes that stand now),
+ * never in the URL; the server answers `welcome` with her handle, then pushes each `note`.
+ * A dropped connection is opened again after the last note's id (waiting longer each time:
+ * `backoff`), so each note comes once, in order (the feed is made again from the games' logs).
+ * A close the server chose (4400-4499: a bad hello, a key refused or replaced, `key-revoked`,
+ * too many sockets) is not retried. While her feed is open, her waiting seeks stay alive.
+ */
+
+import { SocketClosed, type WebSocketConstructor, type WebSocketLike } from "./socket.js";
+
+export type NoteKind = "invitation" | "seek-matched" | "game-started" | "your-turn" | "game-finished" | "rematch";
+
+/** Something that concerns the player in one game, derived from one event of its log. */
+export interface Note {
+  /** `<at>/<game id>/<version>/<rank>`: ids compare as text in the order the notes come. */
+  id: string;
+  kind: NoteKind;
+  game_id: string;
+  version: number;
+  at: string;
+  ruleset: string;
+  /** Her seat in that game (the one kept for her, for an invitation). */
+  seat: number;
+  /** `your-turn`: what her seat must do. */
+  pending?: string[];
+  /** `game-finished`: the winning seats. */
+  winners?: number[];
+  /** `game-finished` of a table that never started: why it closed (`cancelled`, `expired`). */
+  closed?: string;
+  /** `rematch` (and its `game-started`): the game this one is the rematch of. */
+  rematch_of?: string | null;
+  /** `seek-matched`: the seek that sat her, when known. */
+  seek?: string | null;
+}
+
+export interface FeedWelcome {
+  type: "welcome";
+  handle: string;
+}
+
+export type FeedServerMessage =
+  | FeedWelcome
+  | { type: "note"; note: Note }
+  | { type: "pong"; ref: string | null }
+  | { type: "refused"; ref: string | null; problem: Record<string, unknown> };
+
+export type FeedClientMessage = { type: "hello"; token: string; after: string | null } | { type: "ping"; ref?: string };
+
+export interface FeedOptions {
+  /** The id of the last note already seen (null or left out: the notes that stand now). */
+  after?: string | null;
+  /** The WebSocket class; the global one by default (Node 20: the `ws` package). */
+  WebSocket?: WebSocketConstructor;
+  /** Milliseconds to wait before each reconnect; after the last, give up. */
+  backoff?: number[];
+  /** Called with each note, once, in order; without it, `notes()` and `next()` hand them out. */
+  onNote?: (note: Note) => void;
+  /** Called once the feed is closed for good. */
+  onClosed?: (error: SocketClosed) => void;
+}
+
+const BACKOFF = [100, 200, 500, 1000, 2000, 5000];
+
+/** A player's feed session; `connectFeed` opens one. */
+export class PlayerFeed {
+  /** The id of the last note received (where a reconnect resumes). */
+  lastId: string | null;
+  handle: string | undefined;
+  private readonly queue: Note[] = [];
+  private waiter: (() => void) | undefined;
+  private closedFor: SocketClosed | undefined;
+  private socket: WebSocketLike | undefined;
+  private attempt = 0;
+  private closing = false;
+
+  constructor(
+    readonly url: string,
+    readonly key: string,
+    private readonly options: FeedOptions = {},
+  ) {
+    this.lastId = options.after ?? null;
+  }
+
+  /** Open the connection and say hello; resolves with the welcome. */
+  open(): Promise<FeedWelcome> {
+    const Socket = this.options.WebSocket ?? (globalThis as { WebSocket?: WebSocketConstructor }).WebSocket;
+    if (Socket === undefined) {
+      throw new Error("no WebSocket here: pass one in options.WebSocket (Node 20: the ws package)");
+    }
+    const socket = new Socket(this.url);
+    this.socket = socket;
+    let welcomed = false;
+    return new Promise<FeedWelcome>((resolve, reject) => {
+      socket.onopen = () => this.send({ type: "hello", token: this.key, after: this.lastId });
+      socket.onmessage = (event) => {
+        const message = JSON.parse(String(event.data)) as FeedServerMessage;
+        if (message.type === "welcome") {
+          welcomed = true;
+          this.handle = message.handle;
+          this.attempt = 0;
+          resolve(message);
+        } else if (message.type === "note") {
+          this.take(message.note);
+        }
+      };
+      socket.onerror = () => undefined; // a close follows
+      socket.onclose = (event) => {
+        const closed = new SocketClosed(event.code, event.reason);
+        if (!welcomed) {
+          reject(closed);
+        }
+        this.dropped(socket, closed);
+      };
+    });
+  }
+
+  /** Every note as it comes, each once, until the feed is closed for good (then it throws
+   * the close, unless `close()` ended it). One reader at a time. */
+  async *notes(): AsyncGenerator<Note> {
+    for (;;) {
+      const note = this.queue.shift();
+      if (note !== undefined) {
+        yield note;
+        continue;
+      }
+      if (this.closedFor !== undefined) {
+        if (this.closing) return;
+        throw this.closedFor;
+      }
+      await new Promise<void>((resolve) => (this.waiter = resolve));
+    }
+  }
+
+  /** The next note that `matches` (notes before it are passed over); rejects when the feed
+   * closes for good first. */
+  async next(matches: (note: Note) => boolean = () => true): Promise<Note> {
+    for await (const note of this.notes()) {
+      if (matches(note)) {
+        return note;
+      }
+    }
+    throw this.closedFor ?? new SocketClosed(1000, "closed");
+  }
+
+  /** Close for good. */
+  close(): void {
+    this.closing = true;
+    this.socket?.close(1000, "bye");
+  }
+
+  private send(message: FeedClientMessage): void {
+    this.socket?.send(JSON.stringify(message));
+  }
+
+  private take(note: Note): void {
+    if (this.lastId !== null && note.id <= this.lastId) {
+      return; // seen before a reconnect
+    }
+    this.lastId = note.id;
+    if (this.options.onNote === undefined) {
+      this.queue.push(note);
+      this.wake();
+    } else {
+      this.options.onNote(note);
+    }
+  }
+
+  private wake(): void {
+    const waiter = this.waiter;
+    this.waiter = undefined;
+    waiter?.();
+  }
+
+  private dropped(socket: WebSocketLike, closed: SocketClosed): void {
+    if (this.socket !== socket) {
+      return;
+    }
+    const backoff = this.options.backoff ?? BACKOFF;
+    const chosen = closed.code >= 4400 && closed.code < 4500;
+    if (this.closing || chosen || this.attempt >= backoff.length) {
+      this.closedFor = closed;
+      this.options.onClosed?.(closed);
+      this.wake();
+      return;
+    }
+    const wait = backoff[this.attempt] ?? 0;
+    this.attempt += 1;
+    setTimeout(() => {
+      this.open().catch(() => undefined); // its close comes back here
+    }, wait);
+  }
+}
+
+/** Open the player's feed with her key (`after`: the last note's id she has seen). */
+export async function connectFeed(baseUrl: string, key: string, options: FeedOptions = {}): Promise<PlayerFeed> {
+  const root = baseUrl.replace(/\/+$/, "").replace(/^http/, "ws");
+  const feed = new PlayerFeed(`${root}/me/socket`, key, options);
+  await feed.open();
+  return feed;
+}
