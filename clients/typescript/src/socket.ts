@@ -48,7 +48,7 @@ export type ServerMessage =
   | { type: "presence"; seats: { seat: number; present: boolean }[] };
 
 export type ClientMessage =
-  | { type: "hello"; token: string | null; after: number }
+  | { type: "hello"; token: string | null; after: number; presence?: boolean }
   | {
       type: "play";
       ref: string;
@@ -84,6 +84,16 @@ export interface SocketOptions {
   onEvents?: (events: GameEvent[]) => void;
   /** Called once the socket is closed for good. */
   onClosed?: (error: SocketClosed) => void;
+  /** Called with every seat's presence each time the set of present seats changes (asked
+   * for in the hello when given; a socket is not told of the change its own opening makes:
+   * `GET /games/{id}` says each seat's `present` at the start). */
+  onPresence?: (seats: SeatPresence[]) => void;
+}
+
+/** Whether a seat is present (connected, or seen within the server's `presence_seconds`). */
+export interface SeatPresence {
+  seat: number;
+  present: boolean;
 }
 
 const BACKOFF = [100, 200, 500, 1000, 2000, 5000];
@@ -177,7 +187,8 @@ export class GameSocket {
     const socket = new Socket(this.url);
     this.socket = socket;
     return new Promise<Welcome>((resolve, reject) => {
-      socket.onopen = () => this.send({ type: "hello", token: this.token, after: this.version });
+      const presence = this.options.onPresence === undefined ? {} : { presence: true };
+      socket.onopen = () => this.send({ type: "hello", token: this.token, after: this.version, ...presence });
       socket.onmessage = (event) => {
         const message = JSON.parse(String(event.data)) as ServerMessage;
         if (message.type === "welcome") {
@@ -258,6 +269,8 @@ export class GameSocket {
       this.answered(message.ref)?.resolve(message);
     } else if (message.type === "refused" && message.ref !== null) {
       this.answered(message.ref)?.reject(problemOf(message.problem));
+    } else if (message.type === "presence") {
+      this.options.onPresence?.(message.seats);
     }
   }
 

@@ -159,4 +159,24 @@ describe("GameSocket", () => {
     };
     assert.equal(closed?.code, 4409);
   });
+
+  test("onPresence asks for presence in the hello and is handed each presence message", async () => {
+    opened.length = 0;
+    const told: boolean[][] = [];
+    const connecting = connect("http://x", "g", "t", {
+      WebSocket: FakeSocket,
+      onPresence: (seats) => told.push(seats.map((s) => s.present)),
+    });
+    await tick();
+    assert.deepEqual(opened[0]!.sent[0], { type: "hello", token: "t", after: 0, presence: true });
+    opened[0]!.push({ type: "welcome", role: "seat", seat: 0, version: 1 });
+    await connecting;
+    opened[0]!.push({ type: "presence", seats: [{ seat: 0, present: true }, { seat: 1, present: false }] });
+    assert.deepEqual(told, [[true, false]]);
+    const plain = connect("http://x", "g", null, { WebSocket: FakeSocket });
+    await tick();
+    assert.deepEqual(opened[1]!.sent[0], { type: "hello", token: null, after: 0 }); // none asked
+    opened[1]!.push({ type: "welcome", role: "spectator", seat: null, version: 1 });
+    await plain;
+  });
 });
