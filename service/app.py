@@ -28,6 +28,7 @@ from service.api.analysis import AnalysisController
 from service.api.apidoc import finish, strict_structs
 from service.api.bots import BotsController
 from service.api.docs import DocsPage, docs_asset
+from service.api.feed import FeedController, feed_socket
 from service.api.games import BoardController, GameController, MetaController
 from service.api.limits import Limits, cors_config, import_limits
 from service.api.metrics import Metrics, metrics_route
@@ -61,6 +62,8 @@ from service.usecases.games.queries import Queries
 from service.usecases.games.repository import MAX_LIVE_GAMES, Repository
 from service.usecases.games.tables import Tables
 from service.usecases.live.absence import Absences
+from service.usecases.live.discovery import SWEEP_SECONDS
+from service.usecases.live.player_feed import Feeds, SeekOf
 from service.usecases.live.presence import PRESENCE_SECONDS, Presence
 from service.usecases.owners import BotShare
 from service.usecases.players.apps import Apps
@@ -70,6 +73,7 @@ from service.usecases.ratings.standings import KeptStandings
 from service.usecases.seeks import wire as seek_bodies
 from service.usecases.seeks.log import SeekLog
 from service.usecases.seeks.seeks import SEEK_SECONDS, Seeks
+from service.usecases.seeks.shapes import PREFIX as SEEKS_PREFIX
 from service.usecases.sweeper import Sweeper
 from service.usecases.tournaments import wire
 from service.usecases.tournaments.log import TournamentLog
@@ -128,6 +132,7 @@ ROUTES: list[ControllerRouterHandler] = [
     TablesController,
     LobbyController,
     SeeksController,
+    FeedController,
     docs_asset,
     lobby,
     play_page,
@@ -135,6 +140,7 @@ ROUTES: list[ControllerRouterHandler] = [
     static_asset,
     catalogue,
     game_socket,
+    feed_socket,
 ]
 """Every route of the app (``GET /metrics`` too, when a token is set)."""
 
@@ -186,6 +192,7 @@ class UseCases:
     presence: Presence
     absences: Absences
     tables: Tables
+    feeds: Feeds
     seeks: Seeks
 
     def enforce_due(self) -> int:
@@ -204,6 +211,7 @@ class UseCases:
             self.ratings.caught_up(ruleset)
         self.standings.rows(self.queries.now())
         self.player_games.caught_up()
+        self.feeds.named.caught_up()
 
 
 def bootstrap(
@@ -250,11 +258,24 @@ def bootstrap(
     ratings = Ratings(store, now, cursors, players.seated)  # lists registered players only
     writer.followers.append(ratings.follow)  # a retired handle leaves the leaderboards
     seeks = Seeks(SeekLog(writer), creation, ratings.ordinal, now, seek_seconds)
+    feeds = Feeds(store, now, seat_seek(seeks), seeks.renew)
+    writer.followers.append(feeds.discovery.follow)  # a game new to a player wakes her feeds
     return UseCases(
         store, writer, games, commands, queries, ratings, standings, tournaments, analyses,
         hints, figures, players, Apps(writer), PlayerGames(store, now), presence, absences,
-        Tables(commands, cursors), seeks,
+        Tables(commands, cursors), feeds, seeks,
     )  # fmt: skip
+
+
+def seat_seek(seeks: Seeks) -> SeekOf:
+    """Where a player's feed finds the seek a quick play table's seat was matched from: the
+    fold of the seeks' shape (the table's ``quick-play`` tag names it)."""
+
+    def seek_of(shape: str, game_id: str, seat: int) -> str | None:
+        ended = seeks.log.held(SEEKS_PREFIX + shape).closed.values()
+        return next((c.seek.id for c in ended if (c.game_id, c.seat) == (game_id, seat)), None)
+
+    return seek_of
 
 
 def drive_bots(cases: UseCases, workers: int = 2, resume_every: float = RESUME_EVERY) -> BotDriver:
@@ -275,17 +296,22 @@ class Workers:
             cases.tournaments.results.sweep, clock, interval=1.0, name="results-follower"
         )
         self.driver = drive_bots(cases)
+        self.discovery = Sweeper(
+            cases.feeds.discovery.sweep, clock, interval=SWEEP_SECONDS, name="feed-discovery"
+        )
         self.cases = cases
 
     def start(self) -> None:
         self.sweeper.start()
         self.follower.start()
+        self.discovery.start()
         self.driver.start()
         in_background("catch up", self.cases.catch_up)
 
     def stop(self) -> None:
         self.sweeper.stop()
         self.follower.stop()
+        self.discovery.stop()
         self.driver.stop()
 
 
@@ -323,6 +349,7 @@ def app_state(cases: UseCases, limits: Limits, metrics: Metrics | None, workers:
             "players": cases.players,
             "apps": cases.apps,
             "presence": cases.presence,
+            "feeds": cases.feeds,
         }
     )
 

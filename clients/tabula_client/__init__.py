@@ -31,6 +31,7 @@ from tabula_client.errors import (
     Unauthorized,
     Unprocessable,
 )
+from tabula_client.feed import AsyncPlayerFeed, Note, PlayerFeed
 from tabula_client.flows import Flow
 from tabula_client.models import (
     Archive,
@@ -88,6 +89,7 @@ __all__ = [
     "Archive",
     "AsyncClient",
     "AsyncGameSocket",
+    "AsyncPlayerFeed",
     "Audit",
     "BadRequest",
     "BatchCreated",
@@ -116,11 +118,13 @@ __all__ = [
     "MyRating",
     "NewKey",
     "NotFound",
+    "Note",
     "PayloadTooLarge",
     "Pending",
     "Piece",
     "PlayResult",
     "Player",
+    "PlayerFeed",
     "PlayerRuleset",
     "Problem",
     "RandomBot",

@@ -19,6 +19,7 @@ from typing import Any, Concatenate, ParamSpec, Self, TypeVar
 import httpx
 
 from tabula_client import flows
+from tabula_client.feed import AsyncPlayerFeed, PlayerFeed
 from tabula_client.flows import Done, Emit, Flow, Open, Read, Runner, Wait
 from tabula_client.models import StoredEvent
 from tabula_client.routes import DEFAULT_URL, Call, Routes, StreamCall
@@ -151,6 +152,13 @@ class Client(Acting):
         """The game's WebSocket with this client's token or player's key (open it with
         ``with``)."""
         return GameSocket(self.routes.base_url, game_id, self.token, after=after)
+
+    def feed(self, *, after: str | None = None) -> PlayerFeed:
+        """The player's feed with this client's player's key (open it with ``with``): the
+        notes after the note id ``after``, or with none those that stand now, then each as it
+        comes; a dropped connection resumes after the greatest id received
+        (``tabula_client.feed``)."""
+        return PlayerFeed(self.routes.base_url, self.token or "", after=after)
 
     def follow(self, game_id: str, *, after: int = 0) -> Iterator[StoredEvent]:
         """The game's events after version ``after`` as they happen, until it has finished;
@@ -287,6 +295,11 @@ class AsyncClient(Acting):
         """The game's WebSocket with this client's token or player's key (open it with
         ``async with``)."""
         return AsyncGameSocket(self.routes.base_url, game_id, self.token, after=after)
+
+    def feed(self, *, after: str | None = None) -> AsyncPlayerFeed:
+        """The player's feed with this client's player's key (open it with ``async
+        with``); as ``Client.feed``."""
+        return AsyncPlayerFeed(self.routes.base_url, self.token or "", after=after)
 
     def follow(self, game_id: str, *, after: int = 0) -> AsyncIterator[StoredEvent]:
         """The game's events after version ``after`` as they happen, until it has finished;

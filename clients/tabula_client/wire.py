@@ -53,6 +53,8 @@ class GameViewBase(ViewMixin, msgspec.Struct, frozen=True, kw_only=True, tag_fie
     game_id: str = ''
     options: dict[str, Any] = {}
     pieces: list[Piece] = []
+    rematch: str | None = None
+    rematch_of: str | None = None
     seats: list[SeatView] = []
     seed: str | None = None
     seed_commitment: str = ''
@@ -105,6 +107,10 @@ class Archive(msgspec.Struct, frozen=True, kw_only=True):
     format: str = 'tabula-archive'
     format_version: int = 1
     records: list[GameRecord] = []
+
+
+class AskRematch(msgspec.Struct, frozen=True, kw_only=True):
+    """``AskRematch``."""
 
 
 class Audit(msgspec.Struct, frozen=True, kw_only=True):
@@ -370,6 +376,7 @@ class GameCreatedData(msgspec.Struct, frozen=True, kw_only=True):
     options: dict[str, Any] = {}
     players: list[SeatPlayerData] = []
     rated: bool = True
+    rematch_of: str = ''
     ruleset: str
     ruleset_version: int = 1
     seats: list[str] = []
@@ -428,6 +435,8 @@ class GameSummary(msgspec.Struct, frozen=True, kw_only=True):
     id: str
     pieces_home: dict[str, int] = {}
     rated: bool = True
+    rematch: str | None = None
+    rematch_of: str | None = None
     ruleset: str
     seats: list[str] = []
     status: str
@@ -942,6 +951,14 @@ class Registered(msgspec.Struct, frozen=True, kw_only=True):
 
     handle: str
     key: str
+
+
+class Rematched(msgspec.Struct, frozen=True, kw_only=True):
+    """``Rematched``."""
+
+    id: str
+    seat: int | None = None
+    token: str | None = None
 
 
 class RoundClosedData(msgspec.Struct, frozen=True, kw_only=True):

@@ -168,6 +168,7 @@ TOURNAMENT: Need = {"tournamentToken": []}
 SECURITY: dict[str, list[Need]] = {
     "registerPlayer": [OPEN, APP],
     "getMe": [PLAYER],
+    "streamMyNotes": [PLAYER],
     "rotateKey": [PLAYER],
     "retireHandle": [PLAYER],
     "mintPlayerKey": [APP],

@@ -149,9 +149,9 @@ CLOSE_CODES: dict[int, str] = {
     1011: "the server failed (the error is logged)",
     4400: "the first message was not a readable hello",
     4401: (
-        "the hello's token is no token of this game, or its key is refused; or, with the reason"
-        " `key-revoked`, the player's key the socket was opened with was replaced or her handle"
-        " retired"
+        "the hello's token is no token of this game, or its key is refused (the player's feed:"
+        " the hello holds no player's key that checks); or, with the reason `key-revoked`, the"
+        " player's key the socket was opened with was replaced or her handle retired"
     ),
     4404: "no such game",
     4408: "no hello within the first seconds",
@@ -167,14 +167,25 @@ CLOSE_CODES: dict[int, str] = {
 
 def schema() -> dict[str, Any]:
     """The JSON Schema of every message: ``$defs/ClientMessage`` for what a client sends,
-    ``$defs/ServerMessage`` for what the server sends, and each message by its name."""
-    (client, server), defs = msgspec.json.schema_components(
-        [ClientMessage, ServerMessage], ref_template="#/$defs/{name}"
+    ``$defs/ServerMessage`` for what the server sends, and each message by its name; the
+    player's feed's (``GET /me/socket``, ``service.api.feed_messages``) as
+    ``$defs/FeedClientMessage`` and ``$defs/FeedServerMessage``."""
+    from service.api.feed_messages import FeedClientMessage, FeedServerMessage
+
+    unions = [ClientMessage, ServerMessage, FeedClientMessage, FeedServerMessage]
+    (client, server, feed_client, feed_server), defs = msgspec.json.schema_components(
+        unions, ref_template="#/$defs/{name}"
     )
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "title": "Tabula game socket messages",
         "description": " ".join((__doc__ or "").split()),
-        "$defs": {"ClientMessage": client, "ServerMessage": server, **defs},
+        "$defs": {
+            "ClientMessage": client,
+            "ServerMessage": server,
+            "FeedClientMessage": feed_client,
+            "FeedServerMessage": feed_server,
+            **defs,
+        },
         "x-close-codes": {str(code): why for code, why in CLOSE_CODES.items()},
     }

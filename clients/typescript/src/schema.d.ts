@@ -362,6 +362,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/games/{game_id}/rematch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Rematch */
+        post: operations["rematch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/games/{game_id}/seats/{seat}/bot": {
         parameters: {
             query?: never;
@@ -511,6 +528,23 @@ export interface paths {
         put?: never;
         /** Rotate */
         post: operations["rotateKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/me/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Stream */
+        get: operations["streamMyNotes"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -875,6 +909,8 @@ export interface components {
             format_version: number;
             records: components["schemas"]["GameRecord"][];
         };
+        /** AskRematch */
+        AskRematch: Record<string, never>;
         /** Audit */
         Audit: {
             events: components["schemas"]["EventOut"][];
@@ -1194,6 +1230,8 @@ export interface components {
             players?: components["schemas"]["SeatPlayerData"][];
             /** @default true */
             rated?: boolean;
+            /** @default  */
+            rematch_of?: string;
             ruleset: string;
             /** @default 1 */
             ruleset_version?: number;
@@ -1275,6 +1313,8 @@ export interface components {
             };
             /** @default true */
             rated: boolean;
+            rematch: string | null;
+            rematch_of: string | null;
             ruleset: string;
             seats: string[];
             status: string;
@@ -1427,6 +1467,8 @@ export interface components {
                 [key: string]: unknown;
             };
             pieces: components["schemas"]["Piece"][];
+            rematch: string | null;
+            rematch_of: string | null;
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1580,6 +1622,8 @@ export interface components {
                 [key: string]: unknown;
             };
             pieces: components["schemas"]["Piece"][];
+            rematch: string | null;
+            rematch_of: string | null;
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1612,6 +1656,8 @@ export interface components {
                 [key: string]: unknown;
             };
             pieces: components["schemas"]["Piece"][];
+            rematch: string | null;
+            rematch_of: string | null;
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1651,6 +1697,8 @@ export interface components {
             };
             phase: string;
             pieces: components["schemas"]["Piece"][];
+            rematch: string | null;
+            rematch_of: string | null;
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1875,6 +1923,8 @@ export interface components {
                 [key: string]: unknown;
             };
             pieces: components["schemas"]["Piece"][];
+            rematch: string | null;
+            rematch_of: string | null;
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1921,6 +1971,12 @@ export interface components {
         Registered: {
             handle: string;
             key: string;
+        };
+        /** Rematched */
+        Rematched: {
+            id: string;
+            seat?: number | null;
+            token?: string | null;
         };
         /**
          * RoundClosed
@@ -2185,6 +2241,8 @@ export interface components {
                 [key: string]: unknown;
             };
             pieces: components["schemas"]["Piece"][];
+            rematch: string | null;
+            rematch_of: string | null;
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -2218,6 +2276,8 @@ export interface components {
                 [key: string]: unknown;
             };
             pieces: components["schemas"]["Piece"][];
+            rematch: string | null;
+            rematch_of: string | null;
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -3048,7 +3108,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description version-conflict, handle-taken, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished, table-gathering, table-not-gathering, seat-taken, table-full, already-seated, invitations-pending, already-seeking, seek-not-waiting */
+            /** @description version-conflict, handle-taken, not-your-turn, game-over, game-not-finished, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished, table-gathering, table-not-gathering, seat-taken, table-full, already-seated, invitations-pending, already-seeking, seek-not-waiting */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3382,7 +3442,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description version-conflict, handle-taken, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished, table-gathering, table-not-gathering, seat-taken, table-full, already-seated, invitations-pending, already-seeking, seek-not-waiting */
+            /** @description version-conflict, handle-taken, not-your-turn, game-over, game-not-finished, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished, table-gathering, table-not-gathering, seat-taken, table-full, already-seated, invitations-pending, already-seeking, seek-not-waiting */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3502,7 +3562,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description version-conflict, handle-taken, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished, table-gathering, table-not-gathering, seat-taken, table-full, already-seated, invitations-pending, already-seeking, seek-not-waiting */
+            /** @description version-conflict, handle-taken, not-your-turn, game-over, game-not-finished, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished, table-gathering, table-not-gathering, seat-taken, table-full, already-seated, invitations-pending, already-seeking, seek-not-waiting */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3622,7 +3682,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description version-conflict, handle-taken, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished, table-gathering, table-not-gathering, seat-taken, table-full, already-seated, invitations-pending, already-seeking, seek-not-waiting */
+            /** @description version-conflict, handle-taken, not-your-turn, game-over, game-not-finished, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished, table-gathering, table-not-gathering, seat-taken, table-full, already-seated, invitations-pending, already-seeking, seek-not-waiting */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3933,7 +3993,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description version-conflict, handle-taken, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished, table-gathering, table-not-gathering, seat-taken, table-full, already-seated, invitations-pending, already-seeking, seek-not-waiting */
+            /** @description version-conflict, handle-taken, not-your-turn, game-over, game-not-finished, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished, table-gathering, table-not-gathering, seat-taken, table-full, already-seated, invitations-pending, already-seeking, seek-not-waiting */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4026,7 +4086,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description version-conflict, handle-taken, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished, table-gathering, table-not-gathering, seat-taken, table-full, already-seated, invitations-pending, already-seeking, seek-not-waiting */
+            /** @description version-conflict, handle-taken, not-your-turn, game-over, game-not-finished, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished, table-gathering, table-not-gathering, seat-taken, table-full, already-seated, invitations-pending, already-seeking, seek-not-waiting */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4146,7 +4206,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description version-conflict, handle-taken, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished, table-gathering, table-not-gathering, seat-taken, table-full, already-seated, invitations-pending, already-seeking, seek-not-waiting */
+            /** @description version-conflict, handle-taken, not-your-turn, game-over, game-not-finished, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished, table-gathering, table-not-gathering, seat-taken, table-full, already-seated, invitations-pending, already-seeking, seek-not-waiting */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4324,7 +4384,136 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description version-conflict, handle-taken, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished, table-gathering, table-not-gathering, seat-taken, table-full, already-seated, invitations-pending, already-seeking, seek-not-waiting */
+            /** @description version-conflict, handle-taken, not-your-turn, game-over, game-not-finished, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished, table-gathering, table-not-gathering, seat-taken, table-full, already-seated, invitations-pending, already-seeking, seek-not-waiting */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload-too-large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported-media-type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description bad-setup, unknown-player, bad-handle, illegal-move, invalid-record, idempotency-key-reused */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate-limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    rematch: {
+        parameters: {
+            query?: never;
+            header?: {
+                "Idempotency-Key"?: string | null;
+                /** @description `return=minimal` (RFC 7240): the reply leaves out `state` */
+                Prefer?: string | null;
+            };
+            path: {
+                game_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AskRematch"];
+            };
+        };
+        responses: {
+            /** @description The rematch table existed already: its id, the asker's seat there and her token */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Rematched"];
+                };
+            };
+            /** @description Document created, URL follows */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Rematched"];
+                };
+            };
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset, unknown-bot */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthorized, key-refused */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description forbidden, hints-not-allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description game-not-found, tournament-not-found, seek-not-found, ruleset-not-found, player-not-found, not-found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description version-conflict, handle-taken, not-your-turn, game-over, game-not-finished, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished, table-gathering, table-not-gathering, seat-taken, table-full, already-seated, invitations-pending, already-seeking, seek-not-waiting */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4446,7 +4635,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description version-conflict, handle-taken, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished, table-gathering, table-not-gathering, seat-taken, table-full, already-seated, invitations-pending, already-seeking, seek-not-waiting */
+            /** @description version-conflict, handle-taken, not-your-turn, game-over, game-not-finished, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished, table-gathering, table-not-gathering, seat-taken, table-full, already-seated, invitations-pending, already-seeking, seek-not-waiting */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4564,7 +4753,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description version-conflict, handle-taken, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished, table-gathering, table-not-gathering, seat-taken, table-full, already-seated, invitations-pending, already-seeking, seek-not-waiting */
+            /** @description version-conflict, handle-taken, not-your-turn, game-over, game-not-finished, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished, table-gathering, table-not-gathering, seat-taken, table-full, already-seated, invitations-pending, already-seeking, seek-not-waiting */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4684,7 +4873,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description version-conflict, handle-taken, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished, table-gathering, table-not-gathering, seat-taken, table-full, already-seated, invitations-pending, already-seeking, seek-not-waiting */
+            /** @description version-conflict, handle-taken, not-your-turn, game-over, game-not-finished, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished, table-gathering, table-not-gathering, seat-taken, table-full, already-seated, invitations-pending, already-seeking, seek-not-waiting */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4864,7 +5053,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description version-conflict, handle-taken, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished, table-gathering, table-not-gathering, seat-taken, table-full, already-seated, invitations-pending, already-seeking, seek-not-waiting */
+            /** @description version-conflict, handle-taken, not-your-turn, game-over, game-not-finished, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished, table-gathering, table-not-gathering, seat-taken, table-full, already-seated, invitations-pending, already-seeking, seek-not-waiting */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5132,7 +5321,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description version-conflict, handle-taken, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished, table-gathering, table-not-gathering, seat-taken, table-full, already-seated, invitations-pending, already-seeking, seek-not-waiting */
+            /** @description version-conflict, handle-taken, not-your-turn, game-over, game-not-finished, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished, table-gathering, table-not-gathering, seat-taken, table-full, already-seated, invitations-pending, already-seeking, seek-not-waiting */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5210,8 +5399,77 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description version-conflict, handle-taken, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished, table-gathering, table-not-gathering, seat-taken, table-full, already-seated, invitations-pending, already-seeking, seek-not-waiting */
+            /** @description version-conflict, handle-taken, not-your-turn, game-over, game-not-finished, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished, table-gathering, table-not-gathering, seat-taken, table-full, already-seated, invitations-pending, already-seeking, seek-not-waiting */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate-limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description store-unavailable, insufficient-storage */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    streamMyNotes: {
+        parameters: {
+            query?: {
+                after?: string | null;
+            };
+            header?: {
+                "Last-Event-ID"?: string | null;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": unknown;
+                };
+            };
+            /** @description malformed-request, validation-failed, out-of-range, unknown-ruleset, unknown-bot */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthorized, key-refused */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description forbidden, hints-not-allowed */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5279,7 +5537,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description version-conflict, handle-taken, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished, table-gathering, table-not-gathering, seat-taken, table-full, already-seated, invitations-pending, already-seeking, seek-not-waiting */
+            /** @description version-conflict, handle-taken, not-your-turn, game-over, game-not-finished, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished, table-gathering, table-not-gathering, seat-taken, table-full, already-seated, invitations-pending, already-seeking, seek-not-waiting */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5395,7 +5653,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description version-conflict, handle-taken, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished, table-gathering, table-not-gathering, seat-taken, table-full, already-seated, invitations-pending, already-seeking, seek-not-waiting */
+            /** @description version-conflict, handle-taken, not-your-turn, game-over, game-not-finished, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished, table-gathering, table-not-gathering, seat-taken, table-full, already-seated, invitations-pending, already-seeking, seek-not-waiting */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5762,7 +6020,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description version-conflict, handle-taken, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished, table-gathering, table-not-gathering, seat-taken, table-full, already-seated, invitations-pending, already-seeking, seek-not-waiting */
+            /** @description version-conflict, handle-taken, not-your-turn, game-over, game-not-finished, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished, table-gathering, table-not-gathering, seat-taken, table-full, already-seated, invitations-pending, already-seeking, seek-not-waiting */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5941,7 +6199,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description version-conflict, handle-taken, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished, table-gathering, table-not-gathering, seat-taken, table-full, already-seated, invitations-pending, already-seeking, seek-not-waiting */
+            /** @description version-conflict, handle-taken, not-your-turn, game-over, game-not-finished, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished, table-gathering, table-not-gathering, seat-taken, table-full, already-seated, invitations-pending, already-seeking, seek-not-waiting */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6391,7 +6649,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description version-conflict, handle-taken, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished, table-gathering, table-not-gathering, seat-taken, table-full, already-seated, invitations-pending, already-seeking, seek-not-waiting */
+            /** @description version-conflict, handle-taken, not-your-turn, game-over, game-not-finished, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished, table-gathering, table-not-gathering, seat-taken, table-full, already-seated, invitations-pending, already-seeking, seek-not-waiting */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6574,7 +6832,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description version-conflict, handle-taken, not-your-turn, game-over, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished, table-gathering, table-not-gathering, seat-taken, table-full, already-seated, invitations-pending, already-seeking, seek-not-waiting */
+            /** @description version-conflict, handle-taken, not-your-turn, game-over, game-not-finished, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished, table-gathering, table-not-gathering, seat-taken, table-full, already-seated, invitations-pending, already-seeking, seek-not-waiting */
             409: {
                 headers: {
                     [name: string]: unknown;
