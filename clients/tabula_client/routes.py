@@ -53,6 +53,7 @@ from tabula_client.wire import (
     NewSeek,
     Progress,
     Registered,
+    Rematched,
     RoundPairedReply,
     RuleSetDetail,
     SeekView,
@@ -123,6 +124,7 @@ OPERATIONS = {
     "postSeek": "post_seek",
     "getSeek": "seek",
     "cancelSeek": "cancel_seek",
+    "rematch": "rematch",
 }
 """The method of ``Routes``, ``Client`` and ``AsyncClient`` for each operation id of
 openapi.json (a test checks that none is missing)."""
@@ -405,6 +407,16 @@ class Routes:
         """``POST /games/{id}/cancel``: the referee closes a gathering table, with no result."""
         body = _with_version({}, expected_version)
         return self._write(game_id, "cancel", body, idempotency_key)
+
+    def rematch(self, game_id: str, *, idempotency_key: str | None = None) -> Call[Rematched]:
+        """``POST /games/{id}/rematch`` (a seat of the finished game: its token, or its
+        player's key): the next table, with the same rule set and options, the seats turned by
+        one. The asker sits there (a guest's ``token`` is her new seat's, shown only to her);
+        the other players are invited, the other guests' seats open. Asked again, by anyone
+        of the game: the same table."""
+        headers = {"Idempotency-Key": idempotency_key} if idempotency_key else {}
+        path = _game_path(game_id, "rematch")
+        return self._call("POST", path, _decoder(Rematched), json={}, headers=headers)
 
     def lobby(
         self,

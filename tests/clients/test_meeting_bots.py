@@ -35,11 +35,21 @@ def bot(url: str, *options: str) -> subprocess.Popen[str]:
     return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
-def finished(process: subprocess.Popen[str]) -> list[tuple[str, int, str]]:
-    """The games a bot says it finished: id, version, won or lost (it must exit 0)."""
+def output(process: subprocess.Popen[str]) -> str:
+    """What a bot printed (it must exit 0)."""
     out, err = process.communicate(timeout=120)
     assert process.returncode == 0, f"{out}\n{err}"
+    return out
+
+
+def games_in(out: str) -> list[tuple[str, int, str]]:
+    """The games a bot says it finished: id, version, won or lost."""
     return [(m[1], int(m[2]), m[4]) for line in out.splitlines() if (m := FINISHED.match(line))]
+
+
+def finished(process: subprocess.Popen[str]) -> list[tuple[str, int, str]]:
+    """The games a bot says it finished (it must exit 0)."""
+    return games_in(output(process))
 
 
 def test_two_seeking_bots_find_each_other_and_finish_their_games(url: str) -> None:

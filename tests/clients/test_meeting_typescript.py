@@ -1,6 +1,7 @@
 """The TypeScript seeking bot (``examples/seeking-bot.ts``) against the real app: two of them,
-a registered player and a guest, are matched with each other and each plays its own seat to
-the end, twice; and one finds a table with the Python seeking bot. What they print is what the
+a registered player (told each match by her feed, ``src/feed.ts``) and a guest, are matched
+with each other and each plays its own seat to the end, twice; and one finds a table with the
+Python seeking bot. What they print is what the
 service says happened. Skipped without Node, as tests/clients/test_typescript.py is."""
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import subprocess
 import httpx
 import pytest
 
-from tests.clients.test_meeting_bots import bot, finished, url
+from tests.clients.test_meeting_bots import bot, finished, games_in, output, url
 from tests.clients.test_typescript import BUILD, PACKAGE, built, node
 
 __all__ = ["built", "node", "url"]  # fixtures of the modules above, used below
@@ -44,8 +45,10 @@ def test_two_typescript_seeking_bots_find_each_other_and_finish_their_games(
     handle = f"tsbot-{secrets.token_hex(4)}"
     player = ts_bot(node, url, "--handle", handle, *RACE, "--games", "2")
     guest = ts_bot(node, url, "--guest", "Tess", *RACE, "--games", "2")
-    hers, its = finished(player), finished(guest)
+    told, its = output(player), finished(guest)
+    hers = games_in(told)
     assert len(hers) == 2 and hers[0][0] != hers[1][0]
+    assert told.count("(told by the feed)") == 2  # her matches, from her feed
     check(url, hers, its)
     names = [s["name"] for s in httpx.get(f"{url}/games/{hers[0][0]}", timeout=10).json()["seats"]]
     assert sorted(names) == sorted([handle, "Tess"])

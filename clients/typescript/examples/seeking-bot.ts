@@ -1,9 +1,11 @@
 /**
  * A bot that seeks games and plays them, the way Lichess bots run: it takes a player's key
  * (`--key`), registers a handle (`--handle`) or seeks as a guest (`--guest NAME`, the default),
- * posts a seek (`POST /seeks`), waits until it is matched (`GET /seeks/{id}`), plays its own
- * seat with random legal moves (the key, or the guest's secret, which is her seat's token)
- * until the game ends, and seeks again, `--games` times in all.
+ * posts a seek (`POST /seeks`), waits until it is matched, plays its own seat with random
+ * legal moves (the key, or the guest's secret, which is her seat's token) until the game ends,
+ * and seeks again, `--games` times in all. A player's bot keeps her feed open (`GET
+ * /me/socket`, `src/feed.ts`): the `seek-matched` note tells it its table, and the open feed
+ * keeps its seeks alive; a guest's reads `GET /seeks/{id}` until it is matched.
  *
  *     npm run build && node build/examples/seeking-bot.js http://127.0.0.1:8000 \
  *         --handle robo --ruleset race35 --players 2 --games 3
@@ -11,7 +13,7 @@
  * It waits for the others' moves on the game's socket (events pushed, no polling) and reads
  * the state after each batch. One line per seek matched and per game finished:
  *
- *     matched seek s_... at game g_... seat 1
+ *     matched seek s_... at game g_... seat 1 (told by the feed)
  *     finished game g_... at version 57: winners [1] (won)
  *
  * Exits 1 on any failure, a seek that expires or is cancelled included.
@@ -20,6 +22,7 @@
 import { parseArgs } from "node:util";
 import WebSocket from "ws";
 import { type RuleSetName, type Tabula, tabula } from "../src/client.js";
+import { connectFeed, type PlayerFeed } from "../src/feed.js";
 import { postSeek, waitForMatch } from "../src/meeting.js";
 import { register } from "../src/players.js";
 import { isProblem, ok } from "../src/problems.js";
@@ -35,11 +38,23 @@ interface Seat {
   token: string;
 }
 
-/** Post a seek and wait for its match; the seat it sat the bot at. */
-async function seekAndWait(baseUrl: string, key: string | undefined, ruleset: RuleSetName, players: number, guest: string): Promise<Seat> {
+/** Post a seek and wait for its match (on the player's feed, if open); the seat it sat the
+ * bot at. */
+async function seekAndWait(
+  baseUrl: string,
+  key: string | undefined,
+  feed: PlayerFeed | undefined,
+  seeking: { ruleset: RuleSetName; players: number; guest: string },
+): Promise<Seat> {
   const asker = tabula({ baseUrl, token: key });
-  const posted = await postSeek(asker, { ruleset, players, ...(key === undefined ? { name: guest } : {}) });
-  const token = key ?? posted.secret!;
+  const { ruleset, players } = seeking;
+  const posted = await postSeek(asker, { ruleset, players, ...(key === undefined ? { name: seeking.guest } : {}) });
+  if (key !== undefined && feed !== undefined) {
+    const note = await feed.next((n) => n.kind === "seek-matched" && (n.seek ?? posted.id) === posted.id);
+    console.log(`matched seek ${posted.id} at game ${note.game_id} seat ${note.seat} (told by the feed)`);
+    return { gameId: note.game_id, seat: note.seat, token: key };
+  }
+  const token = posted.secret!;
   const found = await waitForMatch(tabula({ baseUrl, token }), posted.id);
   if (found.status !== "matched" || found.game_id === null || found.seat === null) {
     throw new Error(`seek ${posted.id} was ${found.status} before it was matched`);
@@ -114,11 +129,18 @@ async function main(): Promise<void> {
     console.log(`registered ${registered.handle}`);
     key = registered.key;
   }
-  for (let game = 0; game < Number(values.games); game += 1) {
-    const seat = await seekAndWait(baseUrl, key, values.ruleset as RuleSetName, Number(values.players), values.guest);
-    const final = await playSeat(baseUrl, seat);
-    const result = final.winners.includes(seat.seat) ? "won" : "lost";
-    console.log(`finished game ${seat.gameId} at version ${final.version}: winners [${final.winners.join(", ")}] (${result})`);
+  // A player's feed, open the whole time: it tells her each match and keeps her seeks alive.
+  const feed = key === undefined ? undefined : await connectFeed(baseUrl, key, sockets);
+  const seeking = { ruleset: values.ruleset as RuleSetName, players: Number(values.players), guest: values.guest };
+  try {
+    for (let game = 0; game < Number(values.games); game += 1) {
+      const seat = await seekAndWait(baseUrl, key, feed, seeking);
+      const final = await playSeat(baseUrl, seat);
+      const result = final.winners.includes(seat.seat) ? "won" : "lost";
+      console.log(`finished game ${seat.gameId} at version ${final.version}: winners [${final.winners.join(", ")}] (${result})`);
+    }
+  } finally {
+    feed?.close();
   }
 }
 

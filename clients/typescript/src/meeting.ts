@@ -36,6 +36,8 @@ export type SeekRequest = Schemas["PostSeek"];
 export type NewSeek = Schemas["NewSeek"];
 /** A seek as its owner reads it: waiting, matched (`game_id`, `seat`), expired, cancelled. */
 export type SeekView = Schemas["SeekView"];
+/** The rematch table: its id, the asker's seat there and, for a guest, that seat's token. */
+export type Rematched = Schemas["Rematched"];
 
 /** A seat left open: whoever joins first takes it. */
 export function openSeat(): SeatSpec {
@@ -133,6 +135,15 @@ export async function start(api: Tabula, gameId: string, bots?: string): Promise
 /** `POST /games/{id}/cancel` (the referee): close a gathering table, with no result. */
 export async function cancel(api: Tabula, gameId: string): Promise<Played> {
   return ok(api.POST("/games/{game_id}/cancel", { params: game(gameId), body: {} }));
+}
+
+/** `POST /games/{id}/rematch` (a seat of the finished game: its token or its player's key):
+ * the next table, the same rule set and options, the seats turned by one. The asker sits there
+ * (a guest is given her new seat's `token`); the other players are invited (a `rematch` note
+ * in their feeds), the other guests' seats are open to whoever has the link. Asked again, by
+ * anyone of the game: the same table, so accepting is asking too, or joining it. */
+export async function rematch(api: Tabula, gameId: string, idempotencyKey?: string): Promise<Rematched> {
+  return ok(api.POST("/games/{game_id}/rematch", { params: game(gameId, idempotencyKey), body: {} }));
 }
 
 /** `POST /seeks`: ask for a table (quick play), with a player's key or as a guest (`name`). */

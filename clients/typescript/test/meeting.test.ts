@@ -21,6 +21,7 @@ import {
   nextCursor,
   openSeat,
   postSeek,
+  rematch,
   seek,
   start,
   waitForMatch,
@@ -115,6 +116,21 @@ describe("tables", () => {
     const guest = standIn(undefined, refused(403, "forbidden"), refused(409, "seat-taken"));
     await assert.rejects(join(guest.api, "g1", { seat: 2, name: "Eve" }), (error: unknown) => isProblem(error, "forbidden"));
     await assert.rejects(join(guest.api, "g1", { name: "Eve" }), (error: unknown) => error instanceof Error && isProblem(error) && error.status === 409);
+  });
+});
+
+describe("rematch", () => {
+  test("posts to the finished game's rematch with the seat's credential; a refusal is its problem", async () => {
+    const gus = standIn("seat-token", json(201, { id: "g2", seat: 0, token: "new-token" }), refused(409, "game-not-finished"));
+    assert.deepEqual(await rematch(gus.api, "g1", "k1"), { id: "g2", seat: 0, token: "new-token" });
+    assert.deepEqual(gus.sent[0], {
+      method: "POST",
+      url: "http://tabula.test/games/g1/rematch",
+      auth: "Bearer seat-token",
+      idempotency: "k1",
+      body: "{}",
+    });
+    await assert.rejects(rematch(gus.api, "g1"), (error: unknown) => isProblem(error, "game-not-finished"));
   });
 });
 
