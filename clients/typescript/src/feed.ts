@@ -11,8 +11,8 @@
  * The socket keeps the game socket's conventions: her key goes in the first message (`hello`,
  * with `after`, the id of the last note she has seen, or null for the notes that stand now),
  * never in the URL; the server answers `welcome` with her handle, then pushes each `note`.
- * A dropped connection is opened again after the last note's id (waiting longer each time:
- * `backoff`), so each note comes once, in order (the feed is made again from the games' logs).
+ * A dropped connection is opened again after the greatest note id received (waiting longer
+ * each time: `backoff`), so each note comes once (the feed is made again from the games' logs).
  * A close the server chose (4400-4499: a bad hello, a key refused or replaced, `key-revoked`,
  * too many sockets) is not retried. While her feed is open, her waiting seeks stay alive.
  */
@@ -64,7 +64,7 @@ export interface FeedOptions {
   WebSocket?: WebSocketConstructor;
   /** Milliseconds to wait before each reconnect; after the last, give up. */
   backoff?: number[];
-  /** Called with each note, once, in order; without it, `notes()` and `next()` hand them out. */
+  /** Called with each note, once, as it comes; without it, `notes()` and `next()` hand them out. */
   onNote?: (note: Note) => void;
   /** Called once the feed is closed for good. */
   onClosed?: (error: SocketClosed) => void;
@@ -74,7 +74,7 @@ const BACKOFF = [100, 200, 500, 1000, 2000, 5000];
 
 /** A player's feed session; `connectFeed` opens one. */
 export class PlayerFeed {
-  /** The id of the last note received (where a reconnect resumes). */
+  /** The greatest note id received (where a reconnect resumes). */
   lastId: string | null;
   handle: string | undefined;
   private readonly queue: Note[] = [];
@@ -164,10 +164,9 @@ export class PlayerFeed {
   }
 
   private take(note: Note): void {
-    if (this.lastId !== null && note.id <= this.lastId) {
-      return; // seen before a reconnect
+    if (this.lastId === null || note.id > this.lastId) {
+      this.lastId = note.id; // the greatest: the notes that stand now need not come in order
     }
-    this.lastId = note.id;
     if (this.options.onNote === undefined) {
       this.queue.push(note);
       this.wake();

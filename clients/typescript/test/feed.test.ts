@@ -1,8 +1,8 @@
 /**
  * The player's feed against stand-in WebSockets: her key and the last note's id in the hello,
- * never in the URL; notes handed out once, in order; a reconnect after a drop says hello after
- * the last note received and passes over a note sent again; a close the server chose (4401
- * key-revoked) ends the feed with no reconnect.
+ * never in the URL; notes handed out as they come; a reconnect after a drop says hello after
+ * the greatest note id received; a close the server chose (4401 key-revoked) ends the feed
+ * with no reconnect.
  */
 
 import assert from "node:assert/strict";
@@ -61,7 +61,6 @@ describe("PlayerFeed", () => {
     assert.deepEqual(socket.sent[0], { type: "hello", token: "tabula_pk_ann", after: null });
     assert.equal(feed.handle, "ann");
     socket.push({ type: "note", note: note(1, "game-started") });
-    socket.push({ type: "note", note: note(1, "game-started") }); // the same id again: passed over
     socket.push({ type: "note", note: note(3) });
     socket.push({ type: "note", note: note(7, "game-finished") });
     const seen: string[] = [];
@@ -79,14 +78,14 @@ describe("PlayerFeed", () => {
     const got: number[] = [];
     const feed = new PlayerFeed("ws://x/me/socket", "k", { WebSocket: FakeSocket, backoff: [1], onNote: (n) => got.push(n.version) });
     await feed.open();
+    opened[0]!.push({ type: "note", note: note(5) }); // standing notes: not in id order
     opened[0]!.push({ type: "note", note: note(2) });
     opened[0]!.close(1006, "");
     await until(() => opened.length === 2 && opened[1]!.sent.length === 1);
-    assert.deepEqual(opened[1]!.sent[0], { type: "hello", token: "k", after: note(2).id });
+    assert.deepEqual(opened[1]!.sent[0], { type: "hello", token: "k", after: note(5).id });
     await until(() => feed.handle !== undefined);
-    opened[1]!.push({ type: "note", note: note(2) });
-    opened[1]!.push({ type: "note", note: note(4) });
-    assert.deepEqual(got, [2, 4]);
+    opened[1]!.push({ type: "note", note: note(6) });
+    assert.deepEqual(got, [5, 2, 6]);
     feed.close();
   });
 
