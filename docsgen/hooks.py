@@ -9,7 +9,7 @@
 - ``<!-- events -->`` in a page: each event type's ``data`` fields, from the document's
   ``<Type>Data`` schemas.
 - ``<!-- socket-messages -->`` in a page: each message of the game socket and its fields, from
-  ``openapi/socket.schema.json``.
+  ``openapi/socket.schema.json``; ``<!-- feed-messages -->`` the player's feed's.
 - ``<!-- versions -->`` in a page: each rule set's current version and the earlier ones kept,
   from ``domain.registry``, each linked to its rules page's Versions section.
 """
@@ -151,19 +151,24 @@ def socket_document() -> dict[str, Any]:
     return loaded
 
 
-def socket_tables() -> str:
-    """The client's messages, then the server's, each with its fields."""
+def socket_tables(prefix: str = "", heading: str = "") -> str:
+    """The client's messages, then the server's, each with its fields: the game socket's, or
+    with ``prefix`` ``Feed`` the player's feed's (and a note's fields)."""
     defs = socket_document()["$defs"]
     out: list[str] = []
-    for union, heading in (
-        ("ClientMessage", "The client says"),
-        ("ServerMessage", "The server says"),
+    for union, says in (
+        (f"{prefix}ClientMessage", "the client says"),
+        (f"{prefix}ServerMessage", "the server says"),
     ):
-        out.append(f"## {heading}\n")
+        out.append(f"## {heading}{says.capitalize() if not heading else says}\n")
         for part in defs[union].get("anyOf", defs[union].get("oneOf", [])):
             name = schema_name(part)
             kind = defs[name]["properties"]["type"]["enum"][0]
-            out += fields_section(f"`{kind}`", defs[name])
+            out += fields_section(
+                f"`{kind}`" + (f" ({heading.strip(': ')})" if heading else ""), defs[name]
+            )
+    if prefix:
+        out += fields_section("A note", defs["Note"])
     return "\n".join(out)
 
 
@@ -203,6 +208,8 @@ def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files: Fil
         markdown = markdown.replace("<!-- routes -->", routes_table())
     if "<!-- socket-messages -->" in markdown:
         markdown = markdown.replace("<!-- socket-messages -->", socket_tables())
+    if "<!-- feed-messages -->" in markdown:
+        markdown = markdown.replace("<!-- feed-messages -->", socket_tables("Feed", "The feed: "))
     if "<!-- versions -->" in markdown:
         markdown = markdown.replace("<!-- versions -->", versions_table(page))
     if "<!-- events -->" in markdown:
