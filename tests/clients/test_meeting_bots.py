@@ -1,7 +1,7 @@
 """The seeking bot (``python -m tabula_client.examples.seeking_bot``) against the real app:
-two of them, a registered player with her key and a guest, seek a race35 table, are matched
-with each other, each plays its own seat to the end, and both seek again and play a second
-game; what they print is what the service says happened."""
+two of them, a registered player with her key (told each match by her feed) and a guest, seek
+a race35 table, are matched with each other, each plays its own seat to the end, and both seek
+again and play a second game; what they print is what the service says happened."""
 
 from __future__ import annotations
 
@@ -57,7 +57,9 @@ def test_two_seeking_bots_find_each_other_and_finish_their_games(url: str) -> No
     common = ["--ruleset", "race35", "--players", "2", "--games", "2"]
     player = bot(url, "--handle", handle, "--bot", "greedy", "--seed", "1", *common)
     guest = bot(url, "--guest", "Gus", "--seed", "2", *common)
-    hers, its = finished(player), finished(guest)
+    told, its = output(player), finished(guest)
+    hers = games_in(told)
+    assert told.count("(told by the feed)") == 2  # her matches, from her feed
     assert [game for game, _, _ in hers] == [game for game, _, _ in its]
     assert len(hers) == 2 and hers[0][0] != hers[1][0]
     for (game_id, version, result), (_, _, other) in zip(hers, its, strict=True):

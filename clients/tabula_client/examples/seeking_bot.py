@@ -1,8 +1,10 @@
 """A bot that seeks games and plays them, the way Lichess bots run: it takes a player's key
 (or registers a handle, or seeks as a guest), posts a seek (``POST /seeks``), waits until the
-seek is matched (``GET /seeks/{id}``), plays its own seat with the key (or, as a guest, with
-the seek's secret, which is the seat's token) until the game ends, then seeks again, ``--games``
-times in all.
+seek is matched, plays its own seat with the key (or, as a guest, with the seek's secret, which
+is the seat's token) until the game ends, then seeks again, ``--games`` times in all. A
+player's bot waits on her feed (``GET /me/socket``: the ``seek-matched`` note names the table,
+and the open feed keeps the seek alive); a guest's reads ``GET /seeks/{id}`` until it is
+matched.
 
     python -m tabula_client.examples.seeking_bot http://127.0.0.1:8000 --handle robo \\
         --ruleset race35 --players 2 --games 3 --bot greedy
@@ -10,7 +12,7 @@ times in all.
 It waits for the others' moves on the game's socket (pushed events, no polling) and reads the
 game's state after each batch. It prints one line per seek matched and per game finished:
 
-    matched seek s_... at game g_... seat 1
+    matched seek s_... at game g_... seat 1 (told by the feed)
     finished game g_... at version 57: winners [1] (won)
 
 Exits 1 when a seek expires or is cancelled before it is matched.
@@ -45,17 +47,33 @@ class Seat:
 
 
 def seek_and_wait(client: Client, args: argparse.Namespace) -> Seat:
-    """Post a seek and wait until it is matched; the seat it sat the bot at."""
-    name = "" if client.token else args.guest
-    new = client.post_seek(args.ruleset, args.players, rated=args.rated, name=name)
-    owner = client.with_token(new.secret) if new.secret else client
-    seek: SeekView = owner.seek(new.id)
+    """Post a seek and wait until it is matched (on the player's feed, if she is one); the
+    seat it sat the bot at."""
+    if client.token:
+        with client.feed() as feed:  # open before the seek: its match comes live
+            new = client.post_seek(args.ruleset, args.players, rated=args.rated)
+            while True:
+                for note in feed.notes(timeout=QUIET_SECONDS):
+                    if note.kind == "seek-matched" and (note.seek or new.id) == new.id:
+                        told = f"at game {note.game_id} seat {note.seat} (told by the feed)"
+                        print(f"matched seek {new.id} {told}", flush=True)
+                        return Seat(note.game_id, note.seat, client)
+                if client.seek(new.id).status != "waiting":  # a long silence: look
+                    return matched(client, new.id)
+    new = client.post_seek(args.ruleset, args.players, name=args.guest)
+    assert new.secret is not None  # a guest's seek: its secret is her seat's token
+    return matched(client.with_token(new.secret), new.id)
+
+
+def matched(owner: Client, seek_id: str) -> Seat:
+    """Read the seek until it is no longer waiting; its seat, once matched."""
+    seek: SeekView = owner.seek(seek_id)
     while seek.status == "waiting":
         time.sleep(WAIT_SECONDS)
-        seek = owner.seek(new.id)
+        seek = owner.seek(seek_id)
     if seek.status != "matched" or seek.game_id is None or seek.seat is None:
-        raise SystemExit(f"seek {new.id} was {seek.status} before it was matched")
-    print(f"matched seek {new.id} at game {seek.game_id} seat {seek.seat}", flush=True)
+        raise SystemExit(f"seek {seek_id} was {seek.status} before it was matched")
+    print(f"matched seek {seek_id} at game {seek.game_id} seat {seek.seat}", flush=True)
     return Seat(seek.game_id, seek.seat, owner)
 
 
