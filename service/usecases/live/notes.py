@@ -62,8 +62,8 @@ class Note(msgspec.Struct, frozen=True, omit_defaults=True):
     """Something that concerns a registered player in one game: ``kind``, the game, the
     version and time of the event it comes from, its rule set, her seat there, and per kind
     what she must do (``pending``), who won (``winners``, seats), why a table closed
-    (``closed``), the game it is the rematch of (``rematch_of``) or the seek that sat her
-    (``seek``)."""
+    (``closed``), the game it is the rematch of (``rematch_of``: on a rematch's offer and
+    start) or the seek that sat her (``seek``)."""
 
     id: str
     kind: Kind
@@ -145,9 +145,8 @@ class GameNotes:
         with her seat among the filled ones."""
         notes = []
         if (seat := self.invited()) is not None:
-            rematch_of: str | None = getattr(created, "rematch_of", None) or None
-            kind: Kind = "rematch" if rematch_of else "invitation"
-            notes.append(self.note(stored, kind, seat, rematch_of=rematch_of))
+            kind: Kind = "rematch" if self.rematch_of() else "invitation"
+            notes.append(self.note(stored, kind, seat))
         seats = self.seats()
         if seats and QUICK_PLAY in created.tags:
             notes.append(self.note(stored, "seek-matched", seats[0]))
@@ -199,11 +198,19 @@ class GameNotes:
         return found
 
     def note(self, stored: StoredEvent, kind: Kind, seat: int, **fields: Any) -> Note:
-        """A note of ``kind`` from ``stored``."""
+        """A note of ``kind`` from ``stored`` (a rematch's offer and start say which game it
+        follows)."""
         assert self.replay is not None
         at, version, ruleset = stored.at, stored.version, self.replay.created.ruleset
         made = note_id(at, self.game_id, version, kind)
+        if kind in ("rematch", "game-started") and (rematch_of := self.rematch_of()):
+            fields["rematch_of"] = rematch_of
         return Note(made, kind, self.game_id, version, at, ruleset, seat, **fields)
+
+    def rematch_of(self) -> str | None:
+        """The finished game this one is the rematch of, if it is one."""
+        assert self.replay is not None
+        return getattr(self.replay.created, "rematch_of", "") or None
 
     def seats(self) -> list[int]:
         """The seats that belong to her now."""
