@@ -97,6 +97,8 @@ class PlayerFeed:
         """How many reads have begun."""
         self.unwatch: Callable[[], None] | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
+        with suppress(RuntimeError):  # made on the event loop: news heard before the start too
+            self._loop = asyncio.get_running_loop()
         self._news = asyncio.Event()
 
     async def start(self) -> list[Note]:
