@@ -160,9 +160,10 @@ def streamed(
         assert reply.headers["content-type"].startswith("text/event-stream")
         bodies.append(reply.text)
 
+    watchers = api.app.state.feeds.discovery.watchers
+    wait_until(lambda: player_id(handle) not in watchers, message="an earlier feed still open")
     reader = threading.Thread(target=read, daemon=True)
     reader.start()
-    watchers = api.app.state.feeds.discovery.watchers
     wait_until(lambda: player_id(handle) in watchers, message="the stream never followed")
     yield notes
     reader.join(timeout=SECONDS)
