@@ -22,7 +22,10 @@ RUNS = [
     (["pairings.py", "--players", "8", "--seeds", "1"], "first seats"),
     (["hands.py", "--games", "1"], "misses/decisions"),
     (["bot_service.py", "--games", "1", "--rulesets", "sorry", "--levels", "random"], "p95 ms"),
-    (["lobby.py", "--seeks", "12", "--seconds", "0.5"], "seated twice 0"),
+    (
+        ["lobby.py", "--seeks", "12", "--seconds", "0.5", "--tables", "100", "200", "--reads", "3"],
+        "seated twice 0",
+    ),
 ]
 
 
