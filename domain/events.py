@@ -69,6 +69,9 @@ class GameCreated(Event, frozen=True, omit_defaults=True):
     absent: dict[str, Any] | None = None
     """What happens to a seat that must act and is away too long (``after`` seconds, ``then``:
     ``bot:<level>``, ``forfeit`` or ``pass``); left out when none."""
+    rematch_of: str = ""
+    """The finished game this table is the rematch of (``POST /games/{id}/rematch``); left
+    out when none."""
 
 
 class CardDrawn(Event, frozen=True):

@@ -226,6 +226,10 @@ class View(msgspec.Struct, frozen=True, kw_only=True, tag_field="ruleset"):
     winners: list[int]
     clock: ClockView | None = None
     table: TableView | None = None
+    rematch_of: str | None = None
+    """The finished game this one is the rematch of (null for none)."""
+    rematch: str | None = None
+    """The table a rematch of this finished game created (null until one is asked for)."""
 
 
 def status_of(finished: object) -> Literal["active", "finished"]:

@@ -47,6 +47,7 @@ PROBLEMS: dict[str, tuple[int, str]] = {
     "handle-taken": (409, "Handle taken"),
     "not-your-turn": (409, "Not your turn"),
     "game-over": (409, "Game over"),
+    "game-not-finished": (409, "The game is not finished"),
     "waiting-for-chance": (409, "Waiting for a chance outcome"),
     "nothing-to-undo": (409, "Nothing to undo"),
     "round-in-progress": (409, "A round is still being played"),

@@ -1,6 +1,7 @@
 """HTTP controllers of tables that gather: join, leave, decline, start and cancel a game
-created with open or invited seats, and the lobby that lists those waiting for players.
-Thin handlers: the caller from ``service.api.identity``, one use case each."""
+created with open or invited seats, a finished game's rematch, and the lobby that lists
+those waiting for players. Thin handlers: the caller from ``service.api.identity``, one use
+case each."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from typing import Annotated, Any
 
 from litestar import Controller, Response, get, post
 from litestar.di import NamedDependency
+from litestar.openapi import ResponseSpec
 from litestar.params import FromQuery, JSONBody, QueryParameter
 
 from service.api.apidoc import problems
@@ -23,10 +25,12 @@ from service.core.commands import (
     LeaveTable,
     StartTable,
 )
+from service.usecases.games.rematch import AskRematch, Rematched, Rematches
 from service.usecases.games.tables import Joined, Lobby, Tables
 from service.usecases.replies import Played
 
 TablesDep = NamedDependency[Tables]
+FOUND = "The rematch table existed already: its id, the asker's seat there and her token"
 
 
 def spectators_reply(write: Write, stored: list[Any]) -> Response[Played]:
@@ -129,6 +133,35 @@ class TablesController(Controller):
         """Close a gathering table (the referee's token): it is over, with no result and no
         rating (``TableClosed``, reason ``cancelled``)."""
         return write.reply(tables.cancel(game_id, write.token, data, write.key))
+
+    @post(
+        "/{game_id:str}/rematch",
+        operation_id="rematch",
+        status_code=201,
+        sync_to_thread=True,
+        before_request=write_limit,
+        responses={200: ResponseSpec(Rematched, description=FOUND), **WRITE},
+    )
+    def rematch(
+        self,
+        game_id: GameId,
+        data: JSONBody[AskRematch],
+        request: AnyRequest,
+        tables: TablesDep,
+        write: WriteDep,
+    ) -> Response[Rematched]:
+        """Ask for the next table of a finished game (a seat's token, or the key of the player
+        a seat belongs to; body ``{}`` or none): the same rule set, options, rated flag, clock and
+        absence rule, the seats turned by one so that another seat plays first. The asker
+        sits down (a guest is given her seat's token, shown only to her), the other
+        registered players are invited, the other guests' seats are open to whoever has
+        the link; the table is unlisted, and starts when its last seat is taken. 201 when
+        this request created it; 200 when it exists already (one rematch a game): the asker
+        takes her seat there if it is still hers to take. 403 for the referee or a bot's
+        seat, 409 ``game-not-finished`` for a game still played or a table that never
+        started."""
+        made, created = Rematches(tables.commands).ask(game_id, write.token, client_of(request))
+        return Response(made, status_code=201 if created else 200)
 
 
 class LobbyController(Controller):

@@ -77,8 +77,8 @@ class Played(msgspec.Struct, frozen=True, omit_defaults=True):
 
 class GameSummary(msgspec.Struct, frozen=True):
     """A game in lists and results: who played, who won, how many pieces each got home (a
-    running game has no winners and no pieces home yet), when it finished, and whether its
-    result counts towards ratings."""
+    running game has no winners and no pieces home yet), when it finished, whether its
+    result counts towards ratings, and the rematches it follows and led to."""
 
     id: str
     ruleset: str
@@ -91,6 +91,10 @@ class GameSummary(msgspec.Struct, frozen=True):
     pieces_home: dict[str, int]
     finished_at: str | None = None
     rated: bool = True
+    rematch_of: str | None = None
+    """The finished game this one is the rematch of (null for none)."""
+    rematch: str | None = None
+    """The table a rematch of this finished game created (null until one is asked for)."""
 
 
 class GameList(msgspec.Struct, frozen=True):

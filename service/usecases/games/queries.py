@@ -22,7 +22,7 @@ from service.clock import Clock
 from service.core.actor import GameCaller
 from service.core.refusal import Refusal, refuse
 from service.usecases.cursors import Cursors
-from service.usecases.games import listings, records
+from service.usecases.games import listings, records, summaries
 from service.usecases.games.repository import Game, Repository
 from service.usecases.games.views import (
     Attendance,
@@ -65,10 +65,16 @@ class Queries:
         self.cursors = cursors  # the seal of the listings' page cursors
 
     def state(self, game_id: str, token: GameCaller, at: int | None = None) -> GameView:
-        """The state after event ``at`` (the current one without ``at``) as the caller sees it."""
+        """The state after event ``at`` (the current one without ``at``) as the caller sees
+        it; a finished game's names the table of its rematch, once one was asked for (the
+        caller sees the game finished)."""
         game, replay, seen = self.game_at(game_id, at, token)
         now = self.now()
-        return state_view(game, replay, seen.viewer, now, seen.finished, self.attendance)
+        view = state_view(game, replay, seen.viewer, now, seen.finished, self.attendance)
+        rematch = summaries.rematch_id(game_id)
+        if seen.finished and self.store.stream(rematch) is not None:
+            return msgspec.structs.replace(view, rematch=rematch)
+        return view
 
     def game_at(
         self, game_id: str, at: int | None, token: GameCaller = None

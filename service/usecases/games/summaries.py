@@ -4,7 +4,8 @@ winners and pieces home per name, whether the game is rated, its teams as lists 
 handle of the registered player each seat belongs to (``players``: null for a free name), and
 the level of the bot playing each seat when bots play; for a game created with open or
 invited seats, its ``table``: whether the lobby lists it, its options, the seats open and
-kept for invited players, and why it closed if it did).
+kept for invited players, and why it closed if it did; ``rematch_of``, the finished game a
+rematch table follows, and ``rematch``, the table a finished game's rematch created).
 
 A table's status is ``gathering`` while its seats wait for players (``GET /lobby`` reads
 those summaries) and ``closed`` if it closed before it started, else a game's: ``active``,
@@ -22,6 +23,10 @@ It is derived data: ``from_log`` makes it again from a game's events, and ``rebu
 every summary and makes them all again; ``fill`` summarises the games that have none (those
 of a database written before summaries existed: the app runs it when it starts).
 
+A finished game's ``rematch`` is no event of its log: the rematch writes it into the
+finished game's summary when it creates its table (``linked``), and a summary made again from
+the log finds it by the table's id, which the finished game's id gives (``rematch_id``).
+
 A tournament's stream has a summary too (``tournament_summary``: kind ``tournament``, its
 status, no tags, a document of its name, rule set, format and size), written by every append
 to it; game listings leave that kind out (``SummaryQuery.other_than``).
@@ -29,6 +34,7 @@ to it; game listings leave that kind out (``SummaryQuery.other_than``).
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterable, Iterator
 from datetime import datetime, timedelta
 from typing import Any
@@ -83,6 +89,8 @@ def summary_of(replay: Replay) -> Summary:
         document["bots"] = list(replay.top.bots)
     if (table := replay.table) is not None:
         document["table"] = table_document(table, created)
+    if created.rematch_of:
+        document["rematch_of"] = created.rematch_of
     return Summary(created.ruleset, status_word(replay), dict(created.tags), document)
 
 
@@ -156,6 +164,8 @@ def game_summary(row: Summarised, now: datetime) -> GameSummary:
         pieces_home=dict(document["pieces_home"]) if finished else dict.fromkeys(seats, 0),
         finished_at=row.updated_at if finished else None,
         rated=bool(document.get("rated", True)),  # summaries kept before ``rated`` existed
+        rematch_of=document.get("rematch_of"),
+        rematch=document.get("rematch") if finished else None,
     )
 
 
@@ -259,16 +269,30 @@ def is_tournament(store: EventStore, stream_id: str) -> bool:
 
 
 def save_from_log(store: EventStore, stream_id: str) -> bool:
-    """Write a game's summary made from its log; False if appends kept moving it (or a
-    stream that is no game)."""
+    """Write a game's summary made from its log (with its rematch, if one was created);
+    False if appends kept moving it (or a stream that is no game)."""
     for _ in range(SAVE_ATTEMPTS):
         try:
             summary, at, version = from_log(store.read(stream_id))
         except ValueError:
             return False
+        if summary.status == FINISHED and store.stream(rematch_id(stream_id)) is not None:
+            summary = linked(summary, rematch_id(stream_id))
         if store.save_summary(stream_id, version, summary, at):
             return True
     return False
+
+
+def rematch_id(game_id: str) -> str:
+    """The id of the table a rematch of the game ``game_id`` creates: 32 hex digits made
+    from it, so every request for that rematch names the same table, and the store, which
+    creates a stream once, creates it once."""
+    return hashlib.sha256(f"rematch\n{game_id}".encode()).hexdigest()[:32]
+
+
+def linked(summary: Summary, rematch: str) -> Summary:
+    """A finished game's summary that names the table of its rematch."""
+    return msgspec.structs.replace(summary, document={**summary.document, "rematch": rematch})
 
 
 def rebuild(store: EventStore) -> int:

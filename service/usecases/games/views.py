@@ -60,10 +60,10 @@ def state_view(
     attendance: Attendance | None = None,
 ) -> GameView:
     """The public model of a game at ``replay``'s version, as ``viewer`` may see it at
-    ``now`` (its clocks' time left): the rule set's view with the table's fields filled in,
-    each seat's presence from ``attendance`` (its ``absent_until`` only in the view of the
-    game as it is now). ``public``: whether the viewer sees the game finished (by default,
-    whether it has finished)."""
+    ``now`` (its clocks' time left): the rule set's view with the table's fields filled in
+    (the game it is the rematch of among them), each seat's presence from ``attendance``
+    (its ``absent_until`` only in the view of the game as it is now). ``public``: whether
+    the viewer sees the game finished (by default, whether it has finished)."""
     public = game.finished if public is None else public
     created = replay.created
     shown = replay.rules.view(replay.state, "referee" if public else viewer)
@@ -90,6 +90,7 @@ def state_view(
         seed_commitment=created.seed_commitment,
         seed=game.secrets.seed if public else None,
         clock=game.clock.view(now) if game.clock and replay is game.replay else None,
+        rematch_of=created.rematch_of or None,
     )
     return cast(GameView, tabled(view, replay))
 
