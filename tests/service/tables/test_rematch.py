@@ -109,6 +109,7 @@ def test_a_guest_who_asks_sits_down_with_a_new_token_and_joining_starts_the_tabl
     assert asked["seat"] == 0 and token not in old["tokens"]["seats"]
     assert state(api, new, token)["seats"][0]["name"] == "Zed"
     assert refused(api.get(f"/games/{new}", headers=auth(zed)))[0] == 401  # the old token
+    assert rematch(api, game, zed, 200) == asked  # asked again: the same seat and token
     assert types(api, new) == ["GameCreated"]
     assert "tags" not in created_event(api, new)["data"]  # the finished game's stay with it
 
