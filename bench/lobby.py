@@ -23,14 +23,16 @@ key, ``GET /games/{id}`` and the first event of each table) and what the feeds h
 Targets: every seek matched or expired, none twice; median start under 100 ms; the match
 pushed to 99% of the matched seats within 50 ms.
 
-The lobby. For each of ``--tables`` (100 and 10,000), the database file holds that many open
+The lobby. For each of ``--tables`` (100 and 10,000), a database file holds that many open
 listed tables, created through the use cases in this process (``fill_tables``: a host's seat
 and open seats; half 4-player Ludo, the rest Ludo of two, Sorry! and Parchís; rated one in
-three), and a fresh server over it is read ``--reads`` times for each page of ``PAGE`` tables:
-the first page, the page in the middle (reached by following ``next``) and a filtered page
-(``ruleset=ludo&players=4``). Printed: each page's median and p99 with 95% intervals, and the
-ratios of the largest size to the smallest. Target: within 2x. With fewer than 100 tables the
-pages are not full and the run stops.
+three), and a fresh server runs over each, all at once. Each server's pages of ``PAGE``
+tables are read ``--reads`` times, in rounds that read every page of every server once (so
+the machine's other load falls on every size alike): the first page, the page in the middle
+(reached by following ``next``) and a filtered page (``ruleset=ludo&players=4``). Printed:
+each page's median and p99 with 95% intervals, and the ratios of the largest size to the
+smallest. Target: within 2x. With fewer than 100 tables the pages are not full and the run
+stops.
 
 Run ``python bench/lobby.py`` for the full figures (1,000 seeks over 60 s, then the lobby with
 100 and 10,000 tables); ``--only quick-play`` or ``--only listing`` for one of them; ``--seeks
@@ -57,6 +59,7 @@ import uuid  # noqa: E402
 from collections import Counter  # noqa: E402
 from collections.abc import Callable  # noqa: E402
 from concurrent.futures import ThreadPoolExecutor  # noqa: E402
+from contextlib import ExitStack, closing  # noqa: E402
 from dataclasses import dataclass, field  # noqa: E402
 from datetime import UTC, datetime  # noqa: E402
 from multiprocessing.connection import Connection  # noqa: E402
@@ -346,16 +349,14 @@ def fill_tables(path: Path, start: int, end: int) -> None:
         store.close()
 
 
-def page_ms(client: Client, path: str, reads: int) -> list[float]:
-    """``reads`` times of ``GET path`` in ms (each must answer 200 with a full page: with
-    fewer than 100 open tables, pages are not full and the sizes are not compared)."""
-    spent = []
-    for _ in range(reads):
-        began = time.perf_counter()
-        status, reply = client.call("GET", path)
-        spent.append((time.perf_counter() - began) * 1000)
-        if status != 200 or len(reply["tables"]) != PAGE:
-            raise RuntimeError(f"{path}: {status}, {len(reply.get('tables', []))} tables")
+def page_ms(client: Client, path: str) -> float:
+    """The ms of one ``GET path`` (which must answer 200 with a full page: with fewer than
+    100 open tables, pages are not full and the sizes are not compared)."""
+    began = time.perf_counter()
+    status, reply = client.call("GET", path)
+    spent = (time.perf_counter() - began) * 1000
+    if status != 200 or len(reply["tables"]) != PAGE:
+        raise RuntimeError(f"{path}: {status}, {len(reply.get('tables', []))} tables")
     return spent
 
 
@@ -368,37 +369,48 @@ def deep_path(client: Client, tables: int) -> str:
     return path
 
 
-def listing_times(path: Path, tables: int, reads: int) -> list[list[float]]:
-    """A fresh server over the filled file: the first page, the deep page and the filtered
-    page, each read ``reads`` times (after one untimed read of each)."""
+KINDS = ("first", "deep (next)", FILTER)
+
+
+def lobby_server(stack: ExitStack, folder: Path, tables: int) -> tuple[Client, list[str], float]:
+    """A database file of ``tables`` open tables and a server over it (until ``stack``
+    closes): a client of it, the paths of its three pages, and the fill's seconds."""
+    path, began = folder / f"lobby-{tables}.db", time.perf_counter()
+    fill_tables(path, 0, tables)
+    filled = time.perf_counter() - began
     env = {"TABULA_LOG_LEVEL": "warning", "TABULA_CREATE_RATE": "0"}
-    with service_process(path, env) as (url, _):
-        client = Client(url)
-        paths = [f"/lobby?limit={PAGE}", deep_path(client, tables), f"/lobby?{FILTER}&limit={PAGE}"]
-        for each in paths:
-            page_ms(client, each, 1)
-        times = [page_ms(client, each, reads) for each in paths]
-        client.close()
-    return times
+    url, _ = stack.enter_context(service_process(path, env))
+    client = stack.enter_context(closing(Client(url)))
+    paths = [f"/lobby?limit={PAGE}", deep_path(client, tables), f"/lobby?{FILTER}&limit={PAGE}"]
+    return client, paths, filled
+
+
+def listing_times(sizes: list[int], reads: int) -> tuple[list[float], list[list[list[float]]]]:
+    """For each size, a server over that many open tables (all running at once), and each
+    one's three pages read ``reads`` times in rounds (every page of every server once a
+    round, after 20 rounds untimed), so the load of the machine falls on them alike: the
+    fills' seconds, and the ms by size, then page."""
+    with tempfile.TemporaryDirectory() as folder, ExitStack() as stack:
+        servers = [lobby_server(stack, Path(folder), size) for size in sizes]
+        times: list[list[list[float]]] = [[[] for _ in KINDS] for _ in sizes]
+        for round_ in range(20 + reads):
+            for (client, paths, _), spent in zip(servers, times, strict=True):
+                for path, kind in zip(paths, spent, strict=True):
+                    took = page_ms(client, path)
+                    kind += [took] if round_ >= 20 else []
+    return [filled for _, _, filled in servers], times
 
 
 def listing_figures(args: argparse.Namespace) -> list[str]:
     """The lobby's section: pages of ``GET /lobby`` with each number of open tables."""
-    sizes, lines, rows = sorted(args.tables), [], []
-    lines.append(
-        f"GET /lobby, pages of {PAGE}, {args.reads} reads each, ms, median [95%] / p99 [95%]"
-    )
-    with tempfile.TemporaryDirectory() as folder:
-        path, done = Path(folder) / "lobby.db", 0
-        for size in sizes:
-            began = time.perf_counter()
-            fill_tables(path, done, size)
-            filled, done = time.perf_counter() - began, size
-            rows.append(listing_times(path, size, args.reads))
-            lines.append(f"  {size:,} open tables (filled in {filled:.1f} s)")
-            for name, spent in zip(("first", "deep (next)", FILTER), rows[-1], strict=True):
-                lines.append(f"    {name:>24}: {shown(spent, 0.5)}  p99 {shown(spent, 0.99)}")
-    for name, first, last in zip(("first", "deep (next)", FILTER), rows[0], rows[-1], strict=True):
+    sizes = sorted(args.tables)
+    filled, rows = listing_times(sizes, args.reads)
+    lines = [f"GET /lobby, pages of {PAGE}, {args.reads} reads each, ms, median [95%] / p99 [95%]"]
+    for size, seconds, row in zip(sizes, filled, rows, strict=True):
+        lines.append(f"  {size:,} open tables (filled in {seconds:.2f} s)")
+        for name, spent in zip(KINDS, row, strict=True):
+            lines.append(f"    {name:>24}: {shown(spent, 0.5)}  p99 {shown(spent, 0.99)}")
+    for name, first, last in zip(KINDS, rows[0], rows[-1], strict=True):
         ratio = quantile(last, 0.5)[0] / quantile(first, 0.5)[0]
         ratio99 = quantile(last, 0.99)[0] / quantile(first, 0.99)[0]
         lines.append(
