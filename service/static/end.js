@@ -1,6 +1,7 @@
-// The play page's end banner: once a game is over, "play again" (a new game of the same rule
-// set, options and seats, people and computers alike), the rule set's rules and the way back
-// to the lobby. A seat's page goes straight to its own seat of the new game when it is the
+// The play page's end banner: once a game is over, "rematch" for a seat (POST
+// /games/{id}/rematch: the next table, the same people with the first player turned, where
+// each who asks sits down), "play again" (a new game of the same rule set, options and seats,
+// people and computers alike), the rule set's rules and the way back to the lobby. A seat's page goes straight to its own seat of the new game when it is the
 // only person at the table; otherwise the banner lists each person's link to send on. A seat
 // that belongs to a registered player belongs to them again, and its link carries no token
 // (the player plays it with their own key).
@@ -49,15 +50,35 @@ async function playAgain(view, me, banner) {
   }
 }
 
+/** Sit down at the rematch of `view`'s game (the same table whoever of its seats asks first)
+ * and open its play page. */
+async function rematch(view, me, banner) {
+  const said = banner.querySelector(".message");
+  said.textContent = "";
+  try {
+    const next = await call(`/games/${view.game_id}/rematch`, { token: me.token, method: "POST" });
+    if (next.seat === null || next.seat === undefined) {
+      said.textContent = t("end.rematchGone");
+      return;
+    }
+    location.assign(playLink(next.id, next.token, next.seat));
+  } catch (error) {
+    said.textContent = problemWords(error);
+  }
+}
+
 /** Show (once) the end banner in `banner` when `view`'s game is over. */
 export function showEnd(banner, view, me) {
   if (view.status !== "finished" || !banner.hidden) return;
   const title = rulesetTitle(view.ruleset);
   const again = element("button", { type: "button", className: "primary", id: "play-again", text: t("end.again") });
   again.onclick = () => playAgain(view, me, banner);
+  const seated = me.token && !me.referee && me.seat !== null && "rematch" in view; // a seat, where rematches are offered
+  const next = element("button", { type: "button", className: "primary", id: "rematch", text: t(view.rematch ? "end.rematchJoin" : "end.rematch") });
+  next.onclick = () => rematch(view, me, banner);
   banner.replaceChildren(
     element("h2", { text: t("end.heading") }),
-    element("div", { className: "actions" }, again,
+    element("div", { className: "actions" }, ...(seated ? [next] : []), again,
       element("a", { href: `/#rules-${view.ruleset}`, id: "rules-link", text: t("end.rules", { game: title }) }),
       element("a", { href: "/", id: "lobby-link", text: t("common.lobby") })),
     element("p", { className: "message", role: "alert" }));

@@ -11,11 +11,12 @@ const BACKOFF_MS = [250, 1000, 3000]; // reconnects before giving up on the sock
 /**
  * Open `gameId`'s socket as `token`'s holder from version `after`. `onEvents(events)` hears
  * each batch of new events; `onState` hears "live", "reconnecting" and, once the socket is
- * given up, "lost" (the page then falls back). Resolves to `{ play(body), close() }`, where
+ * given up, "lost" (the page then falls back); `onPresence(seats)` hears each presence
+ * message (`[{seat, present}]`: the hello asks for them). Resolves to `{ play(body), close() }`, where
  * `play` resolves to the write's reply (`version`, `events`, `legal_moves`) or rejects with
  * its Problem; or to null when no socket could be opened.
  */
-export function openSocket(gameId, token, after, { onEvents, onState = () => {} }) {
+export function openSocket(gameId, token, after, { onEvents, onState = () => {}, onPresence = () => {} }) {
   if (typeof WebSocket !== "function") return Promise.resolve(null);
   const scheme = location.protocol === "https:" ? "wss:" : "ws:";
   const url = `${scheme}//${location.host}/games/${gameId}/socket`;
@@ -27,6 +28,7 @@ export function openSocket(gameId, token, after, { onEvents, onState = () => {} 
   const waiting = new Map();
 
   const take = (message) => {
+    if (message.type === "presence") onPresence(message.seats);
     if (message.type === "events" || message.type === "played") {
       const fresh = message.events.filter((event) => event.version > version);
       if (fresh.length) {
@@ -48,7 +50,7 @@ export function openSocket(gameId, token, after, { onEvents, onState = () => {} 
     socket = current;
     const timer = setTimeout(() => current.close(), HELLO_MS);
     let welcomed = false;
-    current.onopen = () => current.send(JSON.stringify({ type: "hello", token, after: version }));
+    current.onopen = () => current.send(JSON.stringify({ type: "hello", token, after: version, presence: true }));
     current.onmessage = (frame) => {
       const message = JSON.parse(frame.data);
       if (message.type !== "welcome") return take(message);

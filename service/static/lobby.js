@@ -9,6 +9,7 @@
 import { call } from "./api.js";
 import { $, element } from "./dom.js";
 import { language, loadLanguage, t } from "./i18n.js";
+import { invitationsSection, openTablesSection, playNowSection } from "./lobby-meet.js";
 import { playerSection } from "./lobby-player.js";
 import { tournamentsSection } from "./lobby-tournaments.js";
 import {
@@ -19,6 +20,8 @@ import { signedIn } from "./player.js";
 const NAMES = ["Ann", "Bob", "Cat", "Dan", "Eve", "Fay"];
 const PERSON = "";
 const ME = ":me"; // the seat of the player signed in here (no bot level has a colon)
+const OPEN = ":open"; // a seat left open, for anyone to join from the lobby
+const INVITE = ":invite"; // a seat kept for the registered player its name field names
 /** What happens to a seat whose time runs out (a computer level besides), and its words. */
 const TIMEOUTS = { random_move: "lobby.timeout.random_move", pass: "lobby.timeout.pass", forfeit: "lobby.timeout.forfeit" };
 
@@ -107,15 +110,18 @@ function seatField(i, kept, bots, me) {
   const who = element("select", { id: `seat-${i}-bot`, name: `seat-${i}-bot` },
     ...(me ? [element("option", { value: ME, selected: mine, text: t("lobby.you", { handle: me.handle }) })] : []),
     element("option", { value: PERSON, selected: !mine && !kept.bot, text: t("lobby.person") }),
-    ...bots.map((b) => element("option", { value: b.name, selected: b.name === kept.bot, text: t("lobby.computer", { level: botName(b) }) })));
+    ...bots.map((b) => element("option", { value: b.name, selected: b.name === kept.bot, text: t("lobby.computer", { level: botName(b) }) })),
+    element("option", { value: OPEN, selected: kept.bot === OPEN, text: t("lobby.openSeat") }),
+    element("option", { value: INVITE, selected: kept.bot === INVITE, text: t("lobby.invite") }));
   const name = element("input", { type: "text", id: `seat-${i}`, name: `seat-${i}`, maxlength: 64, value: kept.name ?? NAMES[i], required: true });
   const meaning = element("span", { className: "hint", id: `seat-${i}-meaning` });
   const explain = () => {
     const bot = bots.find((b) => b.name === who.value);
-    meaning.textContent = bot ? botMeaning(bot) : who.value === ME ? t("lobby.youMeaning") : "";
+    const said = { [ME]: "lobby.youMeaning", [OPEN]: "lobby.openMeaning", [INVITE]: "lobby.inviteMeaning" }[who.value];
+    meaning.textContent = bot ? botMeaning(bot) : said ? t(said) : "";
     if (who.value === ME) name.value = me.handle;
     else if (name.readOnly) name.value = NAMES[i];
-    name.readOnly = who.value === ME;
+    name.readOnly = who.value === ME || who.value === OPEN;
   };
   who.onchange = () => {
     if (who.value === ME) mineOnly(who);
@@ -188,6 +194,8 @@ function seatsOf(form) {
     const bot = form.elements[`seat-${i}-bot`].value;
     const name = form.elements[`seat-${i}`].value.trim();
     if (bot === ME && me) return { player: me.handle };
+    if (bot === OPEN) return { open: true };
+    if (bot === INVITE) return { invite: name };
     return bot === PERSON || bot === ME ? { name } : { name, bot };
   });
 }
@@ -211,6 +219,12 @@ export function playLink(created, token, seat) {
   return token ? `${page}#token=${encodeURIComponent(token)}&seat=${seat}` : `${page}#seat=${seat}`;
 }
 
+/** Whether a seat of a created game is a person's seated by its creator (not a computer, nor a
+ * seat left open or kept for an invited player, who joins from her own lobby). */
+function seatedHere(seat) {
+  return !seat.bot && !seat.open && !seat.invite;
+}
+
 /** The links to a created game: one per person's seat, the referee's and the viewer. */
 export function linksOf(created, seats) {
   const link = (label, token, seat, id) => {
@@ -219,7 +233,7 @@ export function linksOf(created, seats) {
       element("a", { href: url, id, target: "_blank", rel: "noopener", text: label }),
       element("input", { type: "text", readonly: true, value: url, "aria-label": t("lobby.copy", { label }) }));
   };
-  const people = created.tokens.seats.map((token, i) => [token, i]).filter(([, i]) => !seats[i].bot);
+  const people = created.tokens.seats.map((token, i) => [token, i]).filter(([, i]) => seatedHere(seats[i]));
   const players = seats.some((s) => s.player);
   return element("div", { className: "links", id: "links" },
     element("p", { text: t("lobby.linksHelp") }),
@@ -232,7 +246,7 @@ export function linksOf(created, seats) {
 /** Why the form cannot be sent as it is (an empty name), or null. */
 function refused(form) {
   const seats = seatsOf(form);
-  const empty = seats.findIndex((s) => !s.name && !s.player);
+  const empty = seats.findIndex((s) => !s.name && !s.player && !s.open && !s.invite);
   if (empty >= 0) {
     form.elements[`seat-${empty}`].setAttribute("aria-invalid", "true");
     form.elements[`seat-${empty}`].focus();
@@ -268,8 +282,8 @@ async function create(form, part) {
   const made = body(form);
   try {
     const created = await call("/games", { body: made });
-    const people = made.seats.map((s, i) => i).filter((i) => !made.seats[i].bot);
-    if (people.length === 1 && people.length < made.seats.length) { // one person against the computer: to the table
+    const people = made.seats.map((s, i) => i).filter((i) => seatedHere(made.seats[i]));
+    if (people.length === 1 && people.length < made.seats.length) { // one person here, the others the computer or to come: to the table
       location.assign(playLink(created, created.tokens.seats[people[0]], people[0]));
       return;
     }
@@ -316,6 +330,8 @@ function createSection(all, bots, parent) {
 let refreshGames = () => {};
 let refreshSeats = () => {}; // the form's seats again, after someone signs in or out
 let refreshEntry = () => {}; // the tournament form's place for the player, likewise
+let refreshInvitations = () => {}; // the invitations waiting for the player, likewise
+let refreshTables = () => {}; // the open tables (a guest's name field is hidden for a player)
 
 function gamesSection(all, bots, parent) {
   const part = section("games", t("lobby.games"), parent);
@@ -336,6 +352,9 @@ function columns(all, bots) {
   const left = element("div", { className: "column" });
   const right = element("div", { className: "column" });
   $("lobby").append(element("div", { className: "lobby-columns" }, left, right));
+  refreshInvitations = invitationsSection(section("invitations", t("meet.invitations"), left));
+  refreshTables = openTablesSection(section("tables", t("meet.tables"), left));
+  playNowSection(section("play-now-part", t("meet.playNowHeading"), left), all);
   createSection(all, bots, left);
   gamesSection(all, bots, right);
   refreshEntry = tournamentsSection(section("tournaments", t("lobby.tournaments"), right), all);
@@ -349,6 +368,8 @@ function columns(all, bots) {
   playerSection(player, () => {
     refreshSeats();
     refreshEntry();
+    refreshInvitations();
+    refreshTables();
   });
   rulesetsSection(all);
   columns(all, bots);

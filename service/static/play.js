@@ -14,7 +14,7 @@ import { createAccount, offerPace, readLog } from "./account.js";
 import { showEnd } from "./end.js";
 import { loadLanguage, t } from "./i18n.js";
 import { openSocket } from "./live.js";
-import { renderSeats, tickClocks } from "./table.js";
+import { renderSeats, showPresence, tickClocks } from "./table.js";
 import { cardFace, showChance } from "./faces.js";
 import { linkTournament, renderTeams } from "./teams.js";
 import { signedIn } from "./player.js";
@@ -40,11 +40,27 @@ function caller() {
   return { token: kept.token || null, seat: number(kept.seat), referee: kept.seat === "referee", asked, players: [] };
 }
 
-/** The game's seats that belong to registered players (`GameCreated.players`), read with
- * `token` (or as a spectator); null when the log cannot be read so. */
+/** The seats that belong to registered players in `events`, a log from its start:
+ * `GameCreated.players` and, at a table that gathered, the seats players took by joining
+ * (`SeatTaken.player`, until a `SeatLeft`). */
+function playersIn(events) {
+  const first = events[0];
+  const taken = new Map((first?.data.players || []).map((p) => [p.seat, p]));
+  for (const event of events) {
+    if (event.type === "SeatTaken" && event.data.player) taken.set(event.data.seat, { seat: event.data.seat, handle: event.data.player });
+    if (event.type === "SeatLeft") taken.delete(event.data.seat);
+    if (event.type === "TableStarted") break;
+  }
+  return [...taken.values()];
+}
+
+/** The game's seats that belong to registered players, read with `token` (or as a
+ * spectator); null when the log cannot be read so. */
 async function playersOf(token) {
   const first = (await call(`/games/${gameId}/events?limit=1`, { token })).events[0];
-  return first && first.type === "GameCreated" ? first.data.players || [] : null;
+  if (!first || first.type !== "GameCreated") return null;
+  if (!(first.data.open_seats || []).length && !(first.data.invites || []).length) return first.data.players || [];
+  return playersIn((await call(`/games/${gameId}/events?limit=1000`, { token })).events);
 }
 
 /** Without a token, the player signed in here plays their seat of this game with their key;
@@ -173,7 +189,7 @@ function render(view, moves, version, svg) {
   document.title = t("play.documentTitle", { ruleset: rulesetName(view.ruleset), who });
   renderSeats($("seats"), view, me.seat);
   renderTeams($("teams"), view, me.seat);
-  $("turn").textContent = whoseTurn(view, me.seat).join(" ");
+  $("turn").textContent = view.status === "gathering" ? gatheringWords(view) : whoseTurn(view, me.seat).join(" ");
   $("turn").dataset.winners = view.winners.join(",");
   showChance($("chance"), view);
   renderHands();
@@ -183,6 +199,13 @@ function render(view, moves, version, svg) {
   document.body.dataset.version = view.version;
   document.body.dataset.status = view.status;
   $("analyse-link").hidden = view.status !== "finished";
+}
+
+/** While the table gathers: who has joined and how many seats are still awaited. */
+function gatheringWords(view) {
+  const joined = view.seats.filter((s) => !s.open && !s.invite).map((s) => s.name);
+  const awaited = view.seats.length - joined.length;
+  return t("play.gathering", { names: joined.join(", "), count: awaited });
 }
 
 /** A link without `seat=`: the seat is the one whose hand the token sees, or whose moves it
@@ -258,7 +281,7 @@ async function play(move) {
   await refresh();
   if (!state) return;
   readLog(gameId, me.token).then((log) => {
-    me.players = log.find((e) => e.type === "GameCreated")?.data.players || [];
+    me.players = playersIn(log);
     account.history(log);
     linkTournament($("tournament-link"), log);
   }, () => account.history([]));
@@ -287,6 +310,7 @@ async function play(move) {
       account.add(events);
       if (events[events.length - 1].version > state.version) refresh();
     },
+    onPresence: (seats) => showPresence($("seats"), state, seats),
     onState: (now) => {
       if (now === "lost") return stream(); // the socket is given up: the stream instead
       connection(now);

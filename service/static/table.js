@@ -1,6 +1,7 @@
 // The players at the table: each seat's name, colour (a swatch with the colour's letter, so
 // colour is never the only cue), what it must do now, turns it misses (race35), its hand's
-// size and its clock.
+// size and its clock; whether the seat's person is here (present) or away, and, while the
+// table gathers, the seats still awaited (open to anyone, or kept for an invited player).
 
 import { t } from "./i18n.js";
 import { clockText, colourName, isExchange, toDo } from "./words.js";
@@ -33,7 +34,15 @@ export function renderSeats(list, state, me = null) {
     item.dataset.seat = seat.seat;
     const pending = state.to_act.find((p) => p.seat === seat.seat);
     item.classList.toggle("pending", Boolean(pending));
-    item.append(swatch(seat.colour), element("span", "name", seat.name), " ", t("seats.colour", { colour: colourName(seat.colour) }));
+    const awaited = seat.open || seat.invite;
+    const name = seat.open ? t("seats.open") : seat.invite ? t("seats.invited", { handle: seat.invite }) : seat.name;
+    item.classList.toggle("awaited", Boolean(awaited));
+    item.append(swatch(seat.colour), element("span", "name", name), " ", t("seats.colour", { colour: colourName(seat.colour) }));
+    if (!awaited && !seat.bot && typeof seat.present === "boolean") {
+      const here = element("span", `presence ${seat.present ? "present" : "away"}`, ` ${t(seat.present ? "seats.present" : "seats.away")}`);
+      item.dataset.present = String(seat.present);
+      item.append(here);
+    }
     if (seat.seat === me) item.append(element("span", "you", ` ${t("seats.you")}`));
     if (state.winners.includes(seat.seat)) item.append(element("strong", "won", ` ${t("seats.won")}`));
     if (pending && !exchange) item.append(element("span", "todo", ` ${t("seats.todo", { todo: toDo(pending.kind) })}`));
@@ -46,6 +55,19 @@ export function renderSeats(list, state, me = null) {
     return item;
   }));
   tickClocks(list, state);
+}
+
+/** Mark each seat of `list` present or away as the socket's presence message `seats` says. */
+export function showPresence(list, state, seats) {
+  for (const { seat, present } of seats) {
+    const shown = state && state.seats.find((s) => s.seat === seat);
+    if (shown) shown.present = present;
+    const here = list.querySelector(`.seat[data-seat="${seat}"] .presence`);
+    if (!here) continue;
+    here.className = `presence ${present ? "present" : "away"}`;
+    here.textContent = ` ${t(present ? "seats.present" : "seats.away")}`;
+    here.parentElement.dataset.present = String(present);
+  }
 }
 
 /** Show each seat's time left: the pending seats' counting down to their deadlines. */
