@@ -257,3 +257,16 @@ def test_only_a_seat_of_a_finished_game_asks_for_its_rematch(
     seat = auth(external["tokens"]["seats"][0])
     assert refused(api.post(f"/games/{outside}/rematch", headers=seat)) == (422, "bad-setup")
     assert [g["rematch"] for g in api.get("/games").json()["games"]] == [None] * 3
+
+
+def test_a_player_who_retired_her_handle_leaves_her_seat_open(
+    clocked: TestClient[Any], clock: ManualClock
+) -> None:
+    api = clocked
+    ann, bob = register(api, "ann"), register(api, "bob")
+    game = timed_out(api, clock, table(api, [{"player": "ann"}, {"player": "bob"}], clock=CLOCK))
+    assert api.delete("/me", headers=auth(bob)).status_code == 204
+    new = rematch(api, game, ann)["id"]
+    seats = state(api, new)["seats"]
+    assert (seats[0]["open"], seats[0]["invite"]) == (True, None)
+    assert "invites" not in created_event(api, new)["data"]
