@@ -19,7 +19,7 @@ from typing import Any, Concatenate, ParamSpec, Self, TypeVar
 import httpx
 
 from tabula_client import flows
-from tabula_client.feed import AsyncPlayerFeed, PlayerFeed
+from tabula_client.feed import AsyncPlayerFeed, Note, PlayerFeed
 from tabula_client.flows import Done, Emit, Flow, Open, Read, Runner, Wait
 from tabula_client.models import StoredEvent
 from tabula_client.routes import DEFAULT_URL, Call, Routes, StreamCall
@@ -159,6 +159,12 @@ class Client(Acting):
         comes; a dropped connection resumes after the greatest id received
         (``tabula_client.feed``)."""
         return PlayerFeed(self.routes.base_url, self.token or "", after=after)
+
+    def stream_notes(self, *, after: str | None = None) -> Iterator[Note]:
+        """The player's notes over ``GET /me/stream`` (her key) after the note id ``after``
+        (with none, those that stand now), as they come; a dropped stream is opened again after
+        the greatest id received (``flows.notes``). ``feed()`` is the same over the socket."""
+        return self.iterate(flows.notes(self.routes, after))
 
     def follow(self, game_id: str, *, after: int = 0) -> Iterator[StoredEvent]:
         """The game's events after version ``after`` as they happen, until it has finished;
@@ -302,6 +308,10 @@ class AsyncClient(Acting):
         with``); as ``Client.feed``."""
         return AsyncPlayerFeed(self.routes.base_url, self.token or "", after=after)
 
+    def stream_notes(self, *, after: str | None = None) -> AsyncIterator[Note]:
+        """The player's notes over ``GET /me/stream``; as ``Client.stream_notes``."""
+        return self.iterate(flows.notes(self.routes, after))
+
     def follow(self, game_id: str, *, after: int = 0) -> AsyncIterator[StoredEvent]:
         """The game's events after version ``after`` as they happen, until it has finished;
         a dropped connection resumes after the last event received (``flows.follow``)."""
@@ -369,7 +379,7 @@ class SyncStream:
     def __init__(self, http: httpx.Client) -> None:
         self.http = http
         self.response: httpx.Response | None = None
-        self.events: Iterator[StoredEvent] = iter(())
+        self.events: Iterator[Any] = iter(())
 
     def open(self, call: StreamCall) -> None:
         self.close()
@@ -380,7 +390,7 @@ class SyncStream:
         lines = messages(self.response.iter_lines())
         self.events = (event for m in lines if (event := call.parse(m)) is not None)
 
-    def read(self) -> StoredEvent | None:
+    def read(self) -> Any:
         return next(self.events, None)
 
     def close(self) -> None:
@@ -395,7 +405,7 @@ class AsyncStream:
     def __init__(self, http: httpx.AsyncClient) -> None:
         self.http = http
         self.response: httpx.Response | None = None
-        self.events: AsyncIterator[StoredEvent] | None = None
+        self.events: AsyncIterator[Any] | None = None
 
     async def open(self, call: StreamCall) -> None:
         await self.close()
@@ -406,7 +416,7 @@ class AsyncStream:
         lines = amessages(self.response.aiter_lines())
         self.events = (event async for m in lines if (event := call.parse(m)) is not None)
 
-    async def read(self) -> StoredEvent | None:
+    async def read(self) -> Any:
         return None if self.events is None else await anext(self.events, None)
 
     async def close(self) -> None:

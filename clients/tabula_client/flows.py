@@ -14,7 +14,9 @@ from dataclasses import dataclass
 from typing import Any, Generic, TypeAlias, TypeVar
 
 import httpx
+import msgspec
 
+from tabula_client.feed import Note
 from tabula_client.models import GameView, StoredEvent
 from tabula_client.routes import Call, Routes, StreamCall
 
@@ -89,6 +91,33 @@ def follow(routes: Routes, game_id: str, after: int = 0) -> Flow[None]:
             if view.is_finished and view.version <= cursor:
                 return
             failure: Exception = stream_ended_early(game_id)
+        except httpx.TransportError as error:
+            failure = error
+        attempt += 1
+        if attempt > RECONNECTS:
+            raise failure
+        yield Wait(backoff(attempt))
+
+
+def notes(routes: Routes, after: str | None = None) -> Flow[None]:
+    """Emits the player's notes over ``GET /me/stream`` after the note id ``after`` (with
+    none, those that stand now), as they come.
+
+    A stream that drops or ends is opened again after the greatest id received, so each note
+    comes once; ``RECONNECTS`` failures in a row raise the last one. A stream the server ended
+    because her key was replaced is opened again and refused (``Unauthorized``).
+    """
+    cursor, attempt = after, 0
+    while True:
+        try:
+            yield Open(routes.stream_notes(after=cursor))
+            while (message := (yield Read())) is not None:
+                note = msgspec.json.decode(message.data, type=Note)
+                if cursor is None or note.id > cursor:
+                    cursor = note.id
+                attempt = 0
+                yield Emit[Note](note)
+            failure: Exception = httpx.RemoteProtocolError("the player's feed stream ended")
         except httpx.TransportError as error:
             failure = error
         attempt += 1

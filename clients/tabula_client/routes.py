@@ -125,6 +125,7 @@ OPERATIONS = {
     "getSeek": "seek",
     "cancelSeek": "cancel_seek",
     "rematch": "rematch",
+    "streamMyNotes": "stream_notes",
 }
 """The method of ``Routes``, ``Client`` and ``AsyncClient`` for each operation id of
 openapi.json (a test checks that none is missing)."""
@@ -142,11 +143,12 @@ class Call(Generic[T]):
 @dataclass(frozen=True)
 class StreamCall:
     """A streaming request, its auth, the check of its response (an error's body read
-    first), and the parser of each message."""
+    first), and the parser of each message (what it gives for the messages it takes: a
+    game's stored events, a feed's note messages; None for the others)."""
 
     request: httpx.Request
     check: Callable[[httpx.Response], None]
-    parse: Callable[[Message], StoredEvent | None]
+    parse: Callable[[Message], Any]
     auth: httpx.Auth | None = None
 
 
@@ -487,6 +489,19 @@ class Routes:
         timeout = httpx.Timeout(self.timeout, read=max(self.timeout, STREAM_READ_TIMEOUT))
         request.extensions["timeout"] = timeout.as_dict()
         return StreamCall(request, check_stream, parse_message, self.auth)
+
+    def stream_notes(self, *, after: str | None = None) -> StreamCall:
+        """``GET /me/stream`` (a player's key): her feed's notes after the note id ``after``
+        (with none, the notes that stand now), live, as Server-Sent Events whose ids are the
+        notes' (``after`` goes as ``Last-Event-ID``, which is also how a stream resumes); each
+        ``note`` message as it came (``flows.notes`` decodes them)."""
+        headers = {"Accept": "text/event-stream", "Cache-Control": "no-cache"}
+        if after:
+            headers["Last-Event-ID"] = after
+        request = self._request("GET", "/me/stream", headers=headers)
+        timeout = httpx.Timeout(self.timeout, read=max(self.timeout, STREAM_READ_TIMEOUT))
+        request.extensions["timeout"] = timeout.as_dict()
+        return StreamCall(request, check_stream, note_message, self.auth)
 
     def analysis(self, game_id: str) -> Call[GameAnalysis | Progress]:
         """``GET /games/{id}/analysis``: each seat's chances at every position, the luck of
@@ -917,6 +932,11 @@ def parse_record(response: httpx.Response) -> GameRecord:
 def check_stream(response: httpx.Response) -> None:
     """Raise the error a streaming response's problem calls for (read an error's body first)."""
     _ok(response)
+
+
+def note_message(message: Message) -> Message | None:
+    """A feed's ``note`` message, as it came (``None`` for other messages)."""
+    return message if message.event == "note" and message.id else None
 
 
 def parse_message(message: Message) -> StoredEvent | None:
