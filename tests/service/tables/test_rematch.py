@@ -23,7 +23,7 @@ no game a registered player sits in)."""
 
 def forfeited(api: TestClient[Any], created: dict[str, Any]) -> str:
     """End the game ``created`` (of guests) by the referee's forfeit of seat 0; its id."""
-    game = created["id"]
+    game: str = created["id"]
     body = {"kind": "forfeit", "seat": 0, "reason": "time to go"}
     reply = api.post(
         f"/games/{game}/adjudicate", json=body, headers=auth(created["tokens"]["referee"])
