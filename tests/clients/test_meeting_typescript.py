@@ -6,6 +6,7 @@ service says happened. Skipped without Node, as tests/clients/test_typescript.py
 
 from __future__ import annotations
 
+import re
 import secrets
 import subprocess
 
@@ -60,3 +61,29 @@ def test_a_typescript_and_a_python_seeking_bot_play_each_other(node: str, url: s
     typescript = ts_bot(node, url, "--guest", "Tess", *options)
     python = bot(url, "--guest", "Pym", *options)
     check(url, finished(typescript), finished(python))
+
+
+@pytest.mark.usefixtures("built")
+def test_the_table_example_goes_from_the_opening_to_the_rematch(node: str, url: str) -> None:
+    """``examples/table.ts`` through every helper of src/meeting.ts and the player's feed:
+    what it prints is what the service did."""
+    done = subprocess.run(
+        [node, str(BUILD / "examples" / "table.js"), url],
+        cwd=PACKAGE,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    out = done.stdout
+    assert done.returncode == 0, f"{out}\n{done.stderr}"
+    assert "bob's feed: invitation to seat 2" in out
+    assert "the lobby lists it: true" in out
+    assert "gus took seat 1 and left" in out
+    assert "zed sits at 1, bob at 2 (token null): active" in out
+    assert re.search(r"^finished at version \d+$", out, re.MULTILINE), out
+    rematch = re.search(
+        r"^rematch (\S+): zed at 0 with a token: true, ann's the same: true, (\w+)$", out, re.M
+    )
+    assert rematch and rematch[2] == "active", out
+    assert "started early: true" in out and "cancelled: true" in out
