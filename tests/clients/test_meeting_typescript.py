@@ -86,4 +86,5 @@ def test_the_table_example_goes_from_the_opening_to_the_rematch(node: str, url: 
         r"^rematch (\S+): zed at 0 with a token: true, ann's the same: true, (\w+)$", out, re.M
     )
     assert rematch and rematch[2] == "active", out
+    assert "ann's stream: rematch of the table" in out
     assert "started early: true" in out and "cancelled: true" in out

@@ -4,7 +4,8 @@
  * kept for Bob; Bob's feed tells him of the invitation; the lobby lists the table; a guest
  * joins and leaves; Bob declines, so his seat opens; Zed and then Bob take the open seats, and
  * the last seat taken starts the table. Everyone plays random moves to the end, then Zed asks
- * for the rematch (a new token), Ann asks too and gets the same table, and Bob joins it. A
+ * for the rematch (a new token), Ann's notes stream (`GET /me/stream`) tells her of it, she asks
+ * too and gets the same table, and Bob joins it. A
  * second table, left unlisted, is started early with bots and a third is cancelled.
  *
  *     npm run build && node build/examples/table.js http://127.0.0.1:8000
@@ -15,7 +16,7 @@
 import { randomBytes } from "node:crypto";
 import WebSocket from "ws";
 import { type Tabula, tabula } from "../src/client.js";
-import { connectFeed } from "../src/feed.js";
+import { connectFeed, followNotes } from "../src/feed.js";
 import { cancel, createTable, decline, inviteSeat, join, leave, lobbyTables, openSeat, rematch, start } from "../src/meeting.js";
 import { playerSeat, register } from "../src/players.js";
 import { ok } from "../src/problems.js";
@@ -72,6 +73,14 @@ async function main(): Promise<void> {
   const played = new Map([[0, ann], [zed.seat, zedApi], [bobs.seat, bob]]);
   console.log(`finished at version ${await playOut(table.id, played, anyone)}`);
   const next = await rematch(zedApi, table.id);
+  // Ann's notes over Server-Sent Events, after a note id older than any: her rematch offer.
+  const since = { baseUrl, key: annKey, after: "2000-01-01T00:00:00.000000Z/-/00000000/0" };
+  for await (const note of followNotes(since)) {
+    if (note.kind === "rematch" && note.game_id === next.id) {
+      console.log(`ann's stream: rematch of ${note.rematch_of === table.id ? "the table" : note.rematch_of}`);
+      break;
+    }
+  }
   const annAgain = await rematch(ann, table.id);
   await join(bob, next.id);
   const nextView = await ok(anyone.GET("/games/{game_id}", { params: { path: { game_id: next.id } } }));

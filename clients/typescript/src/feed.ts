@@ -17,6 +17,7 @@
  * too many sockets) is not retried. While her feed is open, her waiting seeks stay alive.
  */
 
+import { Dropped, messages, open, readBody, sleep } from "./follow.js";
 import { SocketClosed, type WebSocketConstructor, type WebSocketLike } from "./socket.js";
 
 export type NoteKind = "invitation" | "seek-matched" | "game-started" | "your-turn" | "game-finished" | "rematch";
@@ -207,4 +208,65 @@ export async function connectFeed(baseUrl: string, key: string, options: FeedOpt
   const feed = new PlayerFeed(`${root}/me/socket`, key, options);
   await feed.open();
   return feed;
+}
+
+export interface NoteStreamOptions {
+  baseUrl: string;
+  /** The player's key (sent in the Authorization header). */
+  key: string;
+  /** The id of the last note already seen (null or left out: the notes that stand now). */
+  after?: string | null;
+  /** Stops following (the generator returns). */
+  signal?: AbortSignal;
+  /** Reconnections in a row without a new note before giving up (default 5). */
+  retries?: number;
+  /** The first wait before reconnecting, doubled each time (default 250 ms). */
+  retryDelayMs?: number;
+  fetch?: typeof globalThis.fetch;
+}
+
+/**
+ * The player's notes over `GET /me/stream` (Server-Sent Events read over `fetch`, so the key
+ * goes in a header, which a browser's `EventSource` cannot send): the same notes as the
+ * socket, until `signal` aborts. A stream that drops or ends is opened again with
+ * `Last-Event-ID` set to the greatest note id received; a refusal (401 for a key replaced
+ * since, the stream's end) is thrown as its `ProblemError`.
+ */
+export async function* followNotes(options: NoteStreamOptions): AsyncGenerator<Note, void, undefined> {
+  const fetcher = options.fetch ?? globalThis.fetch;
+  const url = `${options.baseUrl.replace(/\/+$/, "")}/me/stream`;
+  const retries = options.retries ?? 5;
+  const delay = options.retryDelayMs ?? 250;
+  let cursor = options.after ?? null;
+  let failures = 0;
+  while (!options.signal?.aborted) {
+    const headers: Record<string, string> = { Accept: "text/event-stream", Authorization: `Bearer ${options.key}` };
+    if (cursor !== null) {
+      headers["Last-Event-ID"] = cursor;
+    }
+    try {
+      const response = await open(fetcher, url, headers, options.signal);
+      for await (const message of messages(readBody(response))) {
+        if (message.event !== "note") {
+          continue;
+        }
+        const note = JSON.parse(message.data) as Note;
+        if (cursor === null || note.id > cursor) {
+          cursor = note.id;
+        }
+        failures = 0;
+        yield note;
+      }
+      throw new Dropped(new Error("the feed's stream ended")); // open again: refused if her key went
+    } catch (error) {
+      if (options.signal?.aborted) {
+        return;
+      }
+      if (!(error instanceof Dropped) || failures >= retries) {
+        throw error instanceof Dropped ? error.reason : error;
+      }
+      failures += 1;
+      await sleep(error.waitMs ?? delay * 2 ** (failures - 1), options.signal);
+    }
+  }
 }

@@ -130,7 +130,7 @@ export interface FollowOptions {
 }
 
 /** A connection that failed in a way worth trying again, and how long to wait first. */
-class Dropped extends Error {
+export class Dropped extends Error {
   constructor(
     readonly reason: unknown,
     readonly waitMs?: number,
@@ -195,7 +195,9 @@ export async function* follow(options: FollowOptions): AsyncGenerator<GameEvent,
   }
 }
 
-async function open(
+/** Open a stream: the response, a `Dropped` worth trying again (no connection, a 429 or a
+ * 5xx), or the `ProblemError` it was refused with. */
+export async function open(
   fetcher: typeof globalThis.fetch,
   url: string,
   headers: Record<string, string>,
@@ -226,7 +228,7 @@ async function open(
 }
 
 /** The response's body; an error while reading it is a drop. */
-async function* readBody(response: Response): AsyncGenerator<Uint8Array> {
+export async function* readBody(response: Response): AsyncGenerator<Uint8Array> {
   const reader = (response.body as ReadableStream<Uint8Array>).getReader();
   try {
     while (true) {
@@ -243,7 +245,8 @@ async function* readBody(response: Response): AsyncGenerator<Uint8Array> {
   }
 }
 
-function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+/** Wait `ms`, or less if `signal` aborts. */
+export function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
   return new Promise((resolve) => {
     const timer = setTimeout(done, ms);
     signal?.addEventListener("abort", done, { once: true });

@@ -7,7 +7,8 @@
 
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { connectFeed, type Note, PlayerFeed } from "../src/feed.js";
+import { connectFeed, followNotes, type Note, PlayerFeed } from "../src/feed.js";
+import { isProblem } from "../src/problems.js";
 import { SocketClosed, type WebSocketLike } from "../src/socket.js";
 
 const opened: FakeSocket[] = [];
@@ -99,5 +100,39 @@ describe("PlayerFeed", () => {
     assert.equal(closedFor?.code, 4401);
     await new Promise((resolve) => setTimeout(resolve, 20));
     assert.equal(opened.length, 1);
+  });
+});
+
+describe("followNotes", () => {
+  test("the key in a header, notes as they come, reopened after the greatest id, a refusal thrown", async () => {
+    const sent: { url: string; auth: string | null; last: string | null }[] = [];
+    const sse = (...notes: Note[]) =>
+      notes.map((n) => `id: ${n.id}\nevent: note\ndata: ${JSON.stringify(n)}\n\n`).join("") + ": keep-alive\n\n";
+    const replies = [
+      new Response(sse(note(4), note(2)), { status: 200, headers: { "Content-Type": "text/event-stream" } }),
+      new Response(sse(note(6)), { status: 200, headers: { "Content-Type": "text/event-stream" } }),
+      new Response(JSON.stringify({ type: "https://tabula.dev/problems/key-refused", title: "t", status: 401, detail: "d" }), {
+        status: 401,
+        headers: { "Content-Type": "application/problem+json" },
+      }),
+    ];
+    const fetch = async (input: Request | string | URL, init?: RequestInit): Promise<Response> => {
+      const headers = new Headers(init?.headers);
+      sent.push({ url: String(input), auth: headers.get("authorization"), last: headers.get("last-event-id") });
+      return replies.shift()!;
+    };
+    const got: number[] = [];
+    const reading = (async () => {
+      for await (const each of followNotes({ baseUrl: "http://tabula.test/", key: "k", fetch, retryDelayMs: 1 })) {
+        got.push(each.version);
+      }
+    })();
+    await assert.rejects(reading, (error: unknown) => isProblem(error, "key-refused"));
+    assert.deepEqual(got, [4, 2, 6]);
+    assert.deepEqual(sent, [
+      { url: "http://tabula.test/me/stream", auth: "Bearer k", last: null },
+      { url: "http://tabula.test/me/stream", auth: "Bearer k", last: note(4).id },
+      { url: "http://tabula.test/me/stream", auth: "Bearer k", last: note(6).id },
+    ]);
   });
 });
