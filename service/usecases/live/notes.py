@@ -210,7 +210,7 @@ class GameNotes:
     def rematch_of(self) -> str | None:
         """The finished game this one is the rematch of, if it is one."""
         assert self.replay is not None
-        return getattr(self.replay.created, "rematch_of", "") or None
+        return self.replay.created.rematch_of or None
 
     def seats(self) -> list[int]:
         """The seats that belong to her now."""

@@ -184,3 +184,31 @@ def test_an_open_feed_keeps_its_players_seeks_alive(
 def status(api: TestClient[Any], seek: str, key: str, field: str = "status") -> Any:
     """A field of the seek as its owner reads it."""
     return api.get(f"/seeks/{seek}", headers=auth(key)).json()[field]
+
+
+def test_a_rematch_is_offered_to_the_other_players_alone(api: TestClient[Any]) -> None:
+    ann, bob, cid = (register(api, h) for h in ("ann", "bob", "cid"))
+    game = duel(api, "ann", "bob")
+    play_out(api, game, [ann, bob])
+    with feed_of(api) as session:
+        feed = FeedSocket(session)
+        feed.hello(ann)
+        asked = api.post(f"/games/{game}/rematch", json={}, headers=auth(bob))
+        assert asked.status_code == 201, asked.text
+        rematch = asked.json()["id"]
+        offered = feed.note()
+        assert (offered["kind"], offered["game_id"], offered["rematch_of"]) == (
+            "rematch",
+            rematch,
+            game,
+        )
+        joined = api.post(f"/games/{rematch}/join", json={}, headers=auth(ann))
+        assert joined.status_code == 200, joined.text
+        started = feed.note()
+    assert (started["kind"], started["game_id"], started["rematch_of"]) == (
+        "game-started",
+        rematch,
+        game,
+    )
+    assert [kind for kind, _ in of_game(history(api, bob, "bob"), rematch)][:1] == ["game-started"]
+    assert of_game(history(api, cid, "cid"), rematch) == []
