@@ -331,6 +331,7 @@ def dependencies(cases: UseCases) -> dict[str, Provide]:
         "hints": given(cases.hints),
         "players": given(cases.players),
         "player_games": given(cases.player_games),
+        "named": given(cases.feeds.named),
         "tables": given(cases.tables),
         "seeks": given(cases.seeks),
     }

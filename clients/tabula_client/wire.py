@@ -492,6 +492,17 @@ class HintsShownEvent(EventOutBase, frozen=True, kw_only=True, tag='HintsShown')
     data: HintsShownData
 
 
+class Invitation(msgspec.Struct, frozen=True, kw_only=True):
+    """``Invitation``."""
+
+    created_at: str
+    game_id: str
+    rated: bool
+    rematch_of: str | None = None
+    ruleset: str
+    seat: int
+
+
 class InvitationDeclinedData(msgspec.Struct, frozen=True, kw_only=True):
     """The player invited to ``seat`` declined (or, with ``reason`` ``expired``, the invitation ran out of time): the seat is open."""
 
@@ -586,7 +597,7 @@ class Me(msgspec.Struct, frozen=True, kw_only=True):
 
     games: list[GameSummary] = []
     handle: str
-    invitations: list[dict[str, Any]] = []
+    invitations: list[Invitation] = []
     ratings: list[MyRating] = []
     tournaments: list[dict[str, Any]] = []
 

@@ -18,6 +18,7 @@ from service.api.tournaments import TournamentsDep
 from service.core.actor import App, Player
 from service.core.refusal import Refusal, refuse
 from service.usecases.games.players import PlayerGames
+from service.usecases.live.named import NamedGames
 from service.usecases.players.book import PlayerBook
 from service.usecases.players.wire import (
     KeyRequest,
@@ -32,6 +33,7 @@ from service.usecases.ratings.ratings import Ratings
 
 PlayersDep = NamedDependency[PlayerBook]
 PlayerGamesDep = NamedDependency[PlayerGames]
+NamedDep = NamedDependency[NamedGames]
 Handle = FromPath[str]
 GAMES_SHOWN = 100  # a player's latest games in ``GET /me``
 TOURNAMENTS_SHOWN = 100  # and tournaments
@@ -68,16 +70,19 @@ class PlayersController(Controller):
         ratings: RatingsDep,
         player_games: PlayerGamesDep,
         tournaments: TournamentsDep,
+        named: NamedDep,
     ) -> Me:
         """The player whose key this is: the handle, its rating in each rule set it played
         rated games of, its latest games (running and finished, newest first), its latest
         tournaments (those it was entered in by handle, newest first, each as ``GET
-        /tournaments`` lists it) and invitations (filled by the meeting place)."""
+        /tournaments`` lists it) and the invitations waiting for her (seats kept for her at
+        tables that gather, oldest first)."""
         player = player_of(caller(request))
         games = player_games.latest(player.handle, GAMES_SHOWN)
         entered = tournaments.played_by(player.handle, TOURNAMENTS_SHOWN)
         listed = [msgspec.to_builtins(each) for each in entered]
-        return Me(player.handle, ratings_of(ratings, player), games, listed, [])
+        waiting = named.invitations(player.handle)
+        return Me(player.handle, ratings_of(ratings, player), games, listed, waiting)
 
     @post(
         "/me/keys",

@@ -1376,6 +1376,15 @@ export interface components {
             type: "HintsShown";
             version: number;
         };
+        /** Invitation */
+        Invitation: {
+            created_at: string;
+            game_id: string;
+            rated: boolean;
+            rematch_of: string | null;
+            ruleset: string;
+            seat: number;
+        };
         /**
          * InvitationDeclined
          * @description The player invited to ``seat`` declined (or, with ``reason`` ``expired``, the
@@ -1492,9 +1501,7 @@ export interface components {
         Me: {
             games: components["schemas"]["GameSummary"][];
             handle: string;
-            invitations: {
-                [key: string]: unknown;
-            }[];
+            invitations: components["schemas"]["Invitation"][];
             ratings: components["schemas"]["MyRating"][];
             tournaments: {
                 [key: string]: unknown;

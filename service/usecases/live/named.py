@@ -17,7 +17,8 @@ from typing import Any
 
 from domain.players.handles import player_id
 from eventstore import Changed, DerivedRow, EventStore
-from service.usecases.games.summaries import TOURNAMENT, players_in
+from service.usecases.games.summaries import GATHERING, TOURNAMENT, players_in
+from service.usecases.players.wire import Invitation
 
 LIVE, DONE, MARK = "feed-live:", "feed-done:", "feed-games"
 PAGE = 500  # summaries folded at a time
@@ -53,6 +54,24 @@ class NamedGames:
             over = self.store.derived_rows(DONE + key, since=since, limit=MOST)
             found += [row.key.rsplit(" ", 1)[1] for row in over]
         return list(dict.fromkeys(found))
+
+    def invitations(self, handle: str) -> list[Invitation]:
+        """The seats kept for the player at tables that still gather, oldest first."""
+        waiting: list[Invitation] = []
+        for game_id in self.concerning(handle, None):
+            row = self.store.summary(game_id)
+            if row is None or row.summary.status != GATHERING:
+                continue
+            document = row.summary.document
+            for seat, invited in (document.get("table") or {}).get("invites") or ():
+                if invited == handle:
+                    rated = bool(document.get("rated", True))
+                    rematch_of = document.get("rematch_of")
+                    created = row.created_at
+                    waiting.append(
+                        Invitation(game_id, seat, row.summary.kind, rated, created, rematch_of)
+                    )
+        return sorted(waiting, key=lambda invitation: invitation.created_at)
 
     def caught_up(self) -> None:
         """Fold the summaries written since the mark (another process folding at once: read

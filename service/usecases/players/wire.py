@@ -50,17 +50,30 @@ class MyRating(msgspec.Struct, frozen=True):
     wins: int
 
 
+class Invitation(msgspec.Struct, frozen=True):
+    """A seat kept for the player at a table that gathers: accepted by joining it (``POST
+    /games/{game_id}/join``), refused by declining (``POST /games/{game_id}/decline``);
+    ``rematch_of`` names the finished game it is the rematch of."""
+
+    game_id: str
+    seat: int
+    ruleset: str
+    rated: bool
+    created_at: str
+    rematch_of: str | None = None
+
+
 class Me(msgspec.Struct, frozen=True):
     """``GET /me``: the player's handle, ratings, latest games (running and finished, newest
     first), latest tournaments (those she was entered in by handle, newest first, each as
-    ``GET /tournaments`` lists it: ``id``, ``name``, ``status``, ...) and what waits for
-    her (invitations, filled by the meeting place)."""
+    ``GET /tournaments`` lists it: ``id``, ``name``, ``status``, ...) and the invitations
+    waiting for her (oldest first)."""
 
     handle: str
     ratings: list[MyRating]
     games: list[GameSummary]
     tournaments: list[dict[str, Any]]
-    invitations: list[dict[str, Any]]
+    invitations: list[Invitation]
 
 
 class PlayerEventOut(StoredEvent, frozen=True):

@@ -211,3 +211,26 @@ def test_a_joiners_socket_is_told_as_the_table_gathers_and_closes(
             "server",
             {"reason": "expired"},
         )
+
+
+def test_get_me_lists_the_invitations_waiting_until_accepted_or_declined(
+    api: TestClient[Any],
+) -> None:
+    """GET /me shows a seat kept for the player while the table gathers: gone once she joins
+    (accepting) or declines, and never shown to another player."""
+    bob, carol = register(api, "bob"), register(api, "carol")
+    first = table(api, [{"name": "Host"}, {"invite": "bob"}, {"open": True}])["id"]
+    second = table(api, [{"invite": "bob"}, {"invite": "carol"}], ruleset="race35")["id"]
+    waiting = api.get("/me", headers=auth(bob)).json()["invitations"]
+    assert [(i["game_id"], i["seat"], i["ruleset"]) for i in waiting] == [
+        (first, 1, "ludo"),
+        (second, 0, "race35"),
+    ]
+    assert [i["game_id"] for i in api.get("/me", headers=auth(carol)).json()["invitations"]] == [
+        second
+    ]
+    assert join(api, first, bob)["seat"] == 1
+    declined = api.post(f"/games/{second}/decline", json={}, headers=auth(bob))
+    assert declined.status_code == 200, declined.text
+    assert api.get("/me", headers=auth(bob)).json()["invitations"] == []
+    assert len(api.get("/me", headers=auth(carol)).json()["invitations"]) == 1
