@@ -2,18 +2,29 @@
 // POST /games/{id}/join as the player signed in here or as a guest under a name), "play now"
 // (a seek for a rule set and a number of players: POST /seeks, GET /seeks/{id} every second
 // until it is matched, DELETE /seeks/{id} to cancel) and the invitations waiting for the
-// signed-in player (accepted by joining, or declined). A joined or matched seat opens its play
+// signed-in player (GET /me's invitations, rematches too: accepted by joining, or declined).
+// While a player's seek waits, her feed (feed.js) is open: it says at once that the seek is
+// matched and keeps it alive. A joined or matched seat opens its play
 // page: a player's seat with no secret in the link (the key stays in this browser), a guest's
 // with her seat's token in the URL fragment.
 
 import { call } from "./api.js";
 import { $, element } from "./dom.js";
+import { openFeed } from "./feed.js";
 import { t } from "./i18n.js";
 import { problemWords, rulesetTitle } from "./lobby-words.js";
 import { signedIn } from "./player.js";
 
 const POLL_MS = 1000;
 const GUEST = "tabula:guest-name"; // the name a guest last sat under here
+
+/** The feed of the player whose seek waits: it looks at the seek again once matched. */
+function listen(key, id, look) {
+  const close = openFeed(key, (note) => {
+    if (note.kind === "seek-matched" && note.seek === id) look();
+  });
+  return close || (() => {});
+}
 
 /** The play page of `game`'s seat `seat`, with the guest's `token` in the fragment. */
 function seatLink(game, seat, token = null) {
@@ -136,8 +147,10 @@ async function seek(wanted, { go, cancel, status }) {
   }
   const token = me ? me.key : posted.secret;
   let timer = null;
+  let unlisten = () => {};
   const done = (text) => {
     clearInterval(timer);
+    unlisten();
     go.hidden = false;
     cancel.hidden = true;
     status.textContent = text;
@@ -164,23 +177,19 @@ async function seek(wanted, { go, cancel, status }) {
       status.textContent = problemWords(error);
     }
   };
+  if (me) unlisten = listen(me.key, posted.id, look);
   timer = setInterval(look, POLL_MS);
   look();
 }
 
-/** The seats kept for the signed-in player at gathering tables: GET /me's invitations, else
- * the gathering tables (GET /games?status=gathering) that name her and keep a seat for her. */
+/** The seats kept for the signed-in player at gathering tables (GET /me's invitations), with
+ * who sits at each as the table stands. */
 async function invitations(me) {
-  const mine = await call("/me", { token: me.key });
-  if (mine.invitations && mine.invitations.length) {
-    return mine.invitations.map((i) => ({ id: i.game_id ?? i.game ?? i.id, seat: i.seat, ruleset: i.ruleset }));
-  }
-  const listed = (await call("/games?status=gathering")).games;
-  const gathering = listed.filter((g) => g.seats.includes(me.handle)).slice(-20);
-  const views = await Promise.all(gathering.map((g) => call(`/games/${g.id}`, { token: me.key }).catch(() => null)));
+  const offered = ((await call("/me", { token: me.key })).invitations || []).map((i) => i.game_id);
+  const views = await Promise.all(offered.map((id) => call(`/games/${id}`, { token: me.key }).catch(() => null)));
   return views.filter(Boolean).flatMap((view) => view.seats
     .filter((s) => s.invite === me.handle)
-    .map((s) => ({ id: view.id ?? view.game_id, seat: s.seat, ruleset: view.ruleset, names: view.seats.filter((o) => !o.open && !o.invite).map((o) => o.name) })));
+    .map((s) => ({ id: view.game_id, seat: s.seat, ruleset: view.ruleset, names: view.seats.filter((o) => !o.open && !o.invite).map((o) => o.name) })));
 }
 
 /** An invitation: the game, who sits there, accept (join its seat) and decline. */

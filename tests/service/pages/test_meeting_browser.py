@@ -3,8 +3,9 @@ their own and a language of their own, find each other in the lobby and play a g
 end. One leaves a seat open when she creates a table; the other sees it among the lobby's open
 tables and joins it with one click; each play page says who is at the table and who is still
 awaited, and whether each seat's person is here. Or both press "play now" for the same kind of
-game and are seated together. An invited player sees the invitation in her lobby and accepts
-or declines it."""
+game and are seated together. An invited player finds her invitations in her open lobby and
+accepts or declines each. At the end, both ask for the rematch and meet at the
+next table."""
 
 from __future__ import annotations
 
@@ -174,8 +175,7 @@ def test_an_invited_player_sees_her_invitations_in_her_lobby_declines_one_and_ac
         json={"ruleset": "race35", "seats": [{"name": "Ivo"}, {"invite": "dora"}]},
     ).json()["id"]
 
-    guest.page.reload()
-    lobby(guest.page)
+    # Her lobby, open since she picked her handle, reads them again (GET /me's invitations).
     decline = f"button[data-decline='{other}']"
     guest.page.wait_for_selector(decline)
     assert guest.page.inner_text(decline) == "Rechazar"
