@@ -64,7 +64,13 @@ export function tell(event, seats, lastChance = new Map()) {
   const d = event.data || {};
   const name = d.seat === undefined || d.seat === null ? "" : seatName(seats, d.seat);
   switch (event.type) {
-    case "GameCreated": return { text: t("account.begins", { names: names([...d.seats]) }), kind: "start" };
+    case "GameCreated": return { text: t("account.begins", { names: names(d.seats.filter(Boolean)) }), kind: "start" };
+    case "SeatTaken": return { text: t("account.seatTaken", { name: d.name }), kind: "table" };
+    case "SeatLeft": return { text: t("account.seatLeft", { number: d.seat + 1 }), kind: "table" };
+    case "InvitationDeclined":
+      return { text: t(d.reason === "expired" ? "account.invitationExpired" : "account.invitationDeclined", { number: d.seat + 1 }), kind: "table" };
+    case "TableStarted": return { text: t("account.tableStarted"), kind: "table" };
+    case "TableClosed": return { text: t(d.reason === "expired" ? "account.tableExpired" : "account.tableCancelled"), kind: "table" };
     case "CardDrawn": return { text: t("account.draws", { name, card: cardName(d.card) }), kind: "draw", chance: { card: d.card } };
     case "DiceRolled": return { text: t("account.rolls", { name, dice: diceWords(d.dice) }), kind: "roll", chance: { dice: d.dice } };
     case "CardsDealt": {

@@ -8,6 +8,7 @@ export const EVENT_TYPES = [
   "GameCreated", "CardDrawn", "DiceRolled", "CardsDealt", "DeckShuffled", "MovePlayed",
   "TurnPassed", "CardExchanged", "MoveUndone", "GameFinished", "Adjudicated", "TimeExpired",
   "SeatHandedOver", "SeedRevealed", "HintsShown",
+  "SeatTaken", "SeatLeft", "InvitationDeclined", "TableStarted", "TableClosed",
 ];
 
 /** What a pending seat must do, by the state view's `to_act[].kind`. */

@@ -105,6 +105,8 @@ def test_a_table_opened_in_english_is_joined_from_the_spanish_lobby_and_played_t
     assert "Beto" in ann.page.inner_text("#seats .seat[data-seat='1']")
     page.wait_for_selector("#seats .seat[data-seat='0'][data-present='true']")
     assert "presente" in page.inner_text("#seats .seat[data-seat='0']")
+    page.wait_for_selector("#account li:has-text('Beto se sienta a la mesa.')")
+    ann.page.wait_for_selector("#account li:has-text('Everyone is at the table: the game starts.')")
 
     finished = play_to_the_end(url, game, {0: ann.page, 1: page})
     assert finished["winners"]
