@@ -82,7 +82,12 @@ class Writer:
             if result.replayed:
                 continue
             for follower in self.followers:
-                if (work := follower(appending)) is not None:
+                try:
+                    work = follower(appending)
+                except Exception:  # the write stands: never a 500 for a committed append
+                    structlog.get_logger().exception("follower failed; its sweep catches up")
+                    continue
+                if work is not None:
                     yield work
 
 

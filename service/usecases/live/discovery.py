@@ -59,8 +59,8 @@ class Discovery:
 
     def follow(self, append: Appending) -> Callable[[], object] | None:
         """The writer's follower: the feeds of the players an appended summary names."""
-        if append.summary is None or not self.watchers:
-            return None
+        if append.summary is None or append.summary.kind == TOURNAMENT or not self.watchers:
+            return None  # a tournament's summary names its players otherwise: its tables do
         named = named_in(append.summary.document)
         return lambda: self.wake(named)
 

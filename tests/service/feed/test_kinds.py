@@ -18,10 +18,12 @@ from tests.service.feed.conftest import (
     play_out,
     register,
     roll,
+    sentinel,
     table,
     to_act,
 )
 from tests.service.seeks.seeking import swept
+from tests.service.tournaments.test_tournaments import tournament
 from tests.waiting import wait_until
 
 OPEN: dict[str, Any] = {"open": True}
@@ -212,3 +214,18 @@ def test_a_rematch_is_offered_to_the_other_players_alone(api: TestClient[Any]) -
     )
     assert [kind for kind, _ in of_game(history(api, bob, "bob"), rematch)][:1] == ["game-started"]
     assert of_game(history(api, cid, "cid"), rematch) == []
+
+
+def test_a_tournament_created_while_a_feed_is_open_is_created_and_tells_nobody(
+    api: TestClient[Any],
+) -> None:
+    """A tournament's summary names its players otherwise than a game's: the feeds' follower
+    leaves it to its tables, and the creation is answered 201."""
+    ann = register(api, "ann")
+    with feed_of(api) as session:
+        feed = FeedSocket(session)
+        feed.hello(ann)
+        created = tournament(api, players=4)
+        game = sentinel(api, "ann")
+        assert feed.note()["game_id"] == game
+    assert api.get(f"/tournaments/{created['id']}").status_code == 200
