@@ -180,7 +180,8 @@ def test_the_seat_list_offers_the_bot_levels_that_play_the_rule_set(url: str, pe
             "#seat-0-bot option", "els => els.map(e => [e.value, e.textContent])"
         )
         playing = [b["name"] for b in bots if name in b["rulesets"]]
-        # Then the seats left to people who are to come (an open one, one kept for an invited player).
+        # Then the seats left to people who are to come (an open one, one kept for an
+        # invited player).
         assert [value for value, _ in offered] == ["", *playing, ":open", ":invite"], name
         assert offered[0][1] == "a person"
         assert all(text.startswith("the computer, level ") for _, text in offered[1:-2])
