@@ -29,20 +29,18 @@ from litestar import Controller, Request, WebSocket, get, websocket
 from litestar.exceptions import WebSocketDisconnect
 from litestar.params import QueryParameter
 from litestar.response import ServerSentEvent, ServerSentEventMessage
-from litestar.types import WebSocketSendEvent
 
 from service.api.apidoc import problems
 from service.api.bodies import checked
 from service.api.deps import LastEventId
 from service.api.feed_messages import FeedClientMessage, FeedHello, FeedWelcome, NoteMessage
 from service.api.identity import bearer, caller_async, player_of, resolve
-from service.api.limits import BUDGET, Limits, MessageBudget
 from service.api.problems import problem_body
 from service.api.socket import (
-    HELLO_SECONDS,
     KEY_CHECK_SECONDS,
     Closed,
     KeyWatch,
+    Wire,
     message_type,
     ref_of,
 )
@@ -87,54 +85,25 @@ async def renew(feeds: Feeds, handle: str) -> None:
         await anyio.to_thread.run_sync(feeds.renew, handle)
 
 
-class FeedSession:
+class FeedSession(Wire):
     """One open feed socket: its player, her key watched, her notes, and how it sends."""
 
     def __init__(self, socket: WebSocket[Any, Any, Any]) -> None:
-        self.socket, state = socket, socket.app.state
+        super().__init__(socket)
+        state = socket.app.state
         self.feeds: Feeds = state.feeds
         self.players: PlayerBook = state.players
-        self.limits: Limits = state.limits
         self.player: Player | None = None
         self.watch: KeyWatch | None = None
         self.feed: PlayerFeed | None = None
-        settings = self.limits.settings
-        budget = (socket.scope.get("extensions") or {}).get(BUDGET)  # the protocol's: its pings
-        self.budget: MessageBudget = (
-            budget
-            if isinstance(budget, MessageBudget)
-            else MessageBudget(settings.socket_message_rate, settings.socket_message_burst)
-        )
 
     async def send(self, message: Any) -> None:
-        """Send one message; a send that could not go for ``Settings.socket_send_timeout``
-        seconds closes the socket (4409)."""
-        text = encoder.encode(message).decode()
-        try:
-            await self.socket.send(WebSocketSendEvent(type="websocket.send", bytes=None, text=text))
-        except TimeoutError:
-            seconds = self.limits.settings.socket_send_timeout
-            raise Closed(4409, f"a message could not be sent for {seconds:g} s") from None
-        except OSError:  # the server's protocol closed or lost the connection meanwhile
-            raise WebSocketDisconnect(detail="gone", code=1006) from None
-
-    async def receive(self) -> bytes:
-        """The next frame's bytes."""
-        message = await self.socket.receive()
-        if message["type"] == "websocket.disconnect":
-            raise WebSocketDisconnect(detail="closed", code=message.get("code", 1000))
-        text, data = message.get("text"), message.get("bytes")
-        if isinstance(text, str):
-            return text.encode()
-        return data if isinstance(data, bytes) else b""
+        """Send one message (``Wire.send_text``)."""
+        await self.send_text(encoder.encode(message).decode())
 
     async def hello(self) -> None:
         """Read the hello (within ``HELLO_SECONDS``), check the key, welcome the player."""
-        frame = None
-        with anyio.move_on_after(HELLO_SECONDS):
-            frame = await self.receive()
-        if frame is None:
-            raise Closed(4408, f"no hello within {HELLO_SECONDS:.0f} s")
+        frame = await self.first()
         try:
             message = checked(frame, FeedClientMessage)
             if not isinstance(message, FeedHello):

@@ -141,25 +141,15 @@ class KeyWatch:
             await self.check()
 
 
-class Session:
-    """One open socket: its caller, its feed and how it sends."""
+class Wire:
+    """What every socket of the service shares: its message budget (the protocol's, which
+    its pings spend too), how a message is sent (a send that cannot go for
+    ``Settings.socket_send_timeout`` seconds closes it with 4409) and read, and the first
+    frame it must get within ``HELLO_SECONDS`` (4408)."""
 
-    def __init__(self, socket: WebSocket[Any, Any, Any], game_id: str) -> None:
-        self.socket, self.game_id = socket, game_id
-        state = socket.app.state
-        self.commands: Commands = state.commands
-        self.queries: Queries = state.queries
-        self.limits: Limits = state.limits
-        self.token: GameCaller = None
-        self.role: Viewer = None
-        self.feed: Feed | None = None
-        self.watch: KeyWatch | None = None
-        """A player's socket: her key, watched."""
-        self.presence: presence.Presence = state.presence
-        self.seats = 0  # how many the table has
-        self.tells_presence = False  # the hello asked for presence messages
-        self.leave: Callable[[], None] | None = None
-        """A seat's socket: the end of its presence (when the socket closes)."""
+    def __init__(self, socket: WebSocket[Any, Any, Any]) -> None:
+        self.socket = socket
+        self.limits: Limits = socket.app.state.limits
         settings = self.limits.settings
         budget = (socket.scope.get("extensions") or {}).get(BUDGET)  # the protocol's: its pings
         self.budget: MessageBudget = (
@@ -168,13 +158,9 @@ class Session:
             else MessageBudget(settings.socket_message_rate, settings.socket_message_burst)
         )
 
-    async def send(self, message: ServerMessage) -> None:
-        """Send one message, or close the socket (4409) when it cannot go for too long."""
-        await self.send_text(encoder.encode(message).decode())
-
     async def send_text(self, text: str) -> None:
-        """Send one message made already (``send``). The server's protocol gives up on a send
-        that could not go for ``Settings.socket_send_timeout`` seconds
+        """Send one message made already. The server's protocol gives up on a send that
+        could not go for ``Settings.socket_send_timeout`` seconds
         (``service.socket_protocol``): that closes the socket with 4409."""
         try:
             await self.socket.send(WebSocketSendEvent(type="websocket.send", bytes=None, text=text))
@@ -194,13 +180,43 @@ class Session:
             return text.encode()
         return data if isinstance(data, bytes) else b""
 
-    async def hello(self) -> None:
-        """Read the hello (within ``HELLO_SECONDS``) and welcome the caller."""
+    async def first(self) -> bytes:
+        """The first frame, the hello, within ``HELLO_SECONDS`` (else closed with 4408)."""
         frame = None
         with anyio.move_on_after(HELLO_SECONDS):
             frame = await self.receive()
         if frame is None:
             raise Closed(4408, f"no hello within {HELLO_SECONDS:.0f} s")
+        return frame
+
+
+class Session(Wire):
+    """One open socket: its caller, its feed and how it sends."""
+
+    def __init__(self, socket: WebSocket[Any, Any, Any], game_id: str) -> None:
+        super().__init__(socket)
+        self.game_id = game_id
+        state = socket.app.state
+        self.commands: Commands = state.commands
+        self.queries: Queries = state.queries
+        self.token: GameCaller = None
+        self.role: Viewer = None
+        self.feed: Feed | None = None
+        self.watch: KeyWatch | None = None
+        """A player's socket: her key, watched."""
+        self.presence: presence.Presence = state.presence
+        self.seats = 0  # how many the table has
+        self.tells_presence = False  # the hello asked for presence messages
+        self.leave: Callable[[], None] | None = None
+        """A seat's socket: the end of its presence (when the socket closes)."""
+
+    async def send(self, message: ServerMessage) -> None:
+        """Send one message, or close the socket (4409) when it cannot go for too long."""
+        await self.send_text(encoder.encode(message).decode())
+
+    async def hello(self) -> None:
+        """Read the hello (within ``HELLO_SECONDS``) and welcome the caller."""
+        frame = await self.first()
         try:
             message = checked(frame, ClientMessage)
         except Refusal as refusal:
