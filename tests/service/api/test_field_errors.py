@@ -38,7 +38,9 @@ from service.core.commands import (
 from service.core.fields import pointer, written
 from service.settings import Settings
 from service.usecases.games.records import GameRecord
+from service.usecases.games.rematch import AskRematch
 from service.usecases.players.wire import KeyRequest, Register
+from service.usecases.seeks.wire import PostSeek
 from service.usecases.tournaments.wire import CreateTournament, PairRound, Withdraw
 from tests.service.api.test_bad_input import expect_problem
 from tests.service.conftest import auth, create
@@ -441,6 +443,15 @@ BODIES: dict[str, dict[str, Any]] = {
     "DeclineInvitation": {"expected_version": 1},
     "StartTable": {"bots": "random", "expected_version": 1},
     "CancelTable": {"expected_version": 1},
+    "PostSeek": {
+        "ruleset": "ludo",
+        "players": 4,
+        "rated": False,
+        "options": {},
+        "bots_after": {"seconds": 30, "level": "greedy"},
+        "name": "Zed",
+    },
+    "AskRematch": {},
 }
 """A body of every type a route decodes, each field given, that decodes (a valid shape)."""
 
@@ -465,6 +476,8 @@ TYPES = {
         DeclineInvitation,
         StartTable,
         CancelTable,
+        PostSeek,
+        AskRematch,
     )
 }
 WRONG: list[Any] = [12345, "wrong", [], {}]
