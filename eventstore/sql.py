@@ -27,6 +27,10 @@ tags once more as rows of ``summary_tags`` (key, value, the stream's creation ti
 index gives a tag's streams in creation order. An append that carries a summary writes both
 in its transaction; ``save_summary`` writes one outside an append, only if the stream is
 still at the version it was made from.
+
+Partitions (migration 3): on PostgreSQL the events table is hash-partitioned by stream id
+into ``Dialect.partitions`` tables (``events_p00`` ...), so that a stream's log is one
+partition's and the log can later be spread over nodes by stream id (docs/design/scale-out.md).
 """
 
 from __future__ import annotations
@@ -146,6 +150,8 @@ class Dialect(NamedTuple):
     """What a summary's write runs before it takes its position (see derived.py)."""
     clustered: str = " STRICT, WITHOUT ROWID"
     """The options of a table kept in its primary key's order."""
+    partitions: int = 0
+    """How many tables the events are hash-partitioned into by stream id (0: one table)."""
 
     def sql(self, text: str) -> str:
         """``text``, written with ``?`` marks, in this dialect."""
@@ -189,6 +195,7 @@ POSTGRES = Dialect(
     "bigint",
     f"SELECT pg_advisory_xact_lock({derived.CHANGES_LOCK})",
     "",
+    16,
 )
 
 
@@ -239,9 +246,35 @@ def derived_tables(dialect: Dialect) -> list[str]:
     return [statement.format(**names) for statement in derived.TABLES]
 
 
+def partitioned_events(dialect: Dialect) -> list[str]:
+    """Migration 3: the events hash-partitioned by stream id into ``dialect.partitions``
+    tables (PostgreSQL's native partitioning; none for SQLite), the rows already stored
+    copied over in the opening's transaction. A stream's events all live in one partition,
+    which its reads and appends alone touch."""
+    count = dialect.partitions
+    if count == 0:
+        return []
+    columns = ", ".join(EVENT_COLUMNS)
+    return [
+        "ALTER TABLE events RENAME TO events_unpartitioned",
+        "ALTER TABLE events_unpartitioned"
+        " RENAME CONSTRAINT events_pkey TO events_unpartitioned_pkey",
+        "CREATE TABLE events (LIKE events_unpartitioned INCLUDING DEFAULTS,"
+        " PRIMARY KEY (stream_id, version)) PARTITION BY HASH (stream_id)",
+        *(
+            f"CREATE TABLE events_p{n:02d} PARTITION OF events"
+            f" FOR VALUES WITH (MODULUS {count}, REMAINDER {n})"
+            for n in range(count)
+        ),
+        f"INSERT INTO events ({columns}) SELECT {columns} FROM events_unpartitioned",
+        "DROP TABLE events_unpartitioned",
+    ]
+
+
 MIGRATIONS = (
     Migration(1, "summaries of streams, their tags", summary_tables),
     Migration(2, "the order of summary writes, derived rows and marks", derived_tables),
+    Migration(3, "the events hash-partitioned by stream id", partitioned_events),
 )
 """Every migration, in order; the last one's version is the schema's."""
 SCHEMA_VERSION = MIGRATIONS[-1].version

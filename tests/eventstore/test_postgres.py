@@ -9,6 +9,7 @@ import pytest
 
 from eventstore import Appending, NewEvent, StoreError
 from eventstore.postgres import PostgresEventStore
+from eventstore.sql import POSTGRES
 from tests.postgres import postgres_schema
 
 WAKE_SECONDS = 5.0
@@ -108,3 +109,27 @@ def test_reopening_keeps_the_log(store: PostgresEventStore, url: str) -> None:
     log = store.append(Appending("g1", event(), 0)).events
     with PostgresEventStore(url) as again:
         assert tuple(again.read("g1")) == log
+
+
+def test_the_events_are_hash_partitioned_by_stream_id_each_stream_in_one_partition(
+    store: PostgresEventStore, url: str
+) -> None:
+    import psycopg
+
+    for n in range(40):
+        store.append(Appending(f"g{n}", event(), 0))
+        store.append(Appending(f"g{n}", event(1), 1))
+    with psycopg.connect(url, autocommit=True) as conn:
+        kind = conn.execute("SELECT relkind FROM pg_class WHERE oid = 'events'::regclass")
+        assert kind.fetchone() == ("p",)
+        parts = conn.execute(
+            "SELECT count(*) FROM pg_inherits WHERE inhparent = 'events'::regclass"
+        )
+        assert parts.fetchone() == (POSTGRES.partitions,)
+        homes = conn.execute(
+            "SELECT stream_id, count(DISTINCT tableoid) FROM events GROUP BY stream_id"
+        ).fetchall()
+        used = conn.execute("SELECT count(DISTINCT tableoid) FROM events").fetchone()
+    assert len(homes) == 40 and {count for _, count in homes} == {1}
+    assert used is not None and used[0] > 1
+    assert [e.version for e in store.read("g7")] == [1, 2]
