@@ -78,11 +78,14 @@ def caption(view: dict[str, Any], say: Say) -> str:
 
 def thumbnail(view: dict[str, Any], lang: str = "en") -> str:
     """A rule set's board as a game of it begins (the lobby's picture of it): the pieces set
-    up, no move outlined, the seats named as the service names a seat given no name; the
-    caption is the rule set's name, in ``lang``."""
+    up, no move outlined, the seats named by their number from 1 (``svg.player``: ``Jugador
+    1``); the caption is the rule set's name; every word in ``lang``."""
     layout = LAYOUTS[view["ruleset"]](view["options"])
     colours = {int(p["seat"]): str(p["id"]).rsplit("-", 1)[0] for p in view["pieces"]}
-    seats = [{"seat": s, "name": f"Player {s + 1}", "colour": c} for s, c in colours.items()]
     say = sayer(lang)
+    seats = [
+        {"seat": s, "name": say("svg.player", number=s + 1), "colour": c}
+        for s, c in colours.items()
+    ]
     name = say(f"ruleset.{view['ruleset']}.title")
     return render(layout, view["pieces"], [], name, seats, say)

@@ -15,7 +15,7 @@ def letter(colour: str) -> str:
 
 
 def owner(seat: dict[str, Any]) -> str:
-    """A seat's name (the service names a seat created without one ``Player N``)."""
+    """A seat's name as the game has it."""
     return str(seat["name"])
 
 

@@ -22,10 +22,11 @@ export function toDo(kind) {
 
 const CHANCE_MOVES = { draw: "move.draw", roll: "move.roll", deal: "move.deal" };
 
-/** A seat's player's name, or `seat N` when the seat is unknown. */
+/** A seat's player's name, or `seat N` when the seat is unknown (numbered from 1, as people
+ * count: the wire's seat 0 is seat 1). */
 export function seatName(seats, seat) {
   const found = (seats || []).find((s) => s.seat === seat);
-  return found ? found.name : t("seat.unknown", { seat });
+  return found ? found.name : t("seat.unknown", { seat: typeof seat === "number" ? seat + 1 : seat });
 }
 
 /** `red 2` for the piece `red-2`. */
@@ -86,33 +87,37 @@ function pathOf(steps) {
   return [...byPiece].map(([piece, p]) => t("move.path", { piece: pieceName(piece), from: place(p.from), to: place(p.to) }));
 }
 
+/** A reason's message: its arguments, and the grammatical gender of the language's word for a
+ * piece (`piece.gender`), which the words that describe a piece agree with (`devuelta`). */
+const why = (key, params = {}) => t(key, { gender: t("piece.gender"), ...params });
+
 const REASONS = [
-  [/^no card has a legal move: (\w+) lays down (.+)$/, (m) => t("why.laysDown", { colour: m[1], cards: names(m[2].split(", ").map(cardName)) })],
-  [/^captured by ([\w-]+)(?:: back to (?:jail|the yard))?$/, (m) => t("why.captured", { piece: pieceName(m[1]) })],
-  [/^swapped with ([\w-]+)$/, (m) => t("why.swapped", { piece: pieceName(m[1]) })],
-  [/^slide of (\w+)$/, (m) => t("why.slide", { colour: m[1] })],
-  [/^ended on the (\w+) stack on (\S+)$/, (m) => t("why.stack", { colour: m[1], place: place(m[2]) })],
-  [/^no legal move for card '\w+'; \w+ draws again$/, () => t("why.noMoveDrawAgain")],
-  [/^no legal move for (?:card '\w+'|a \d|\(\d, \d\))$/, () => t("why.noMove")],
-  [/^no legal move for (?:a \d|\(\d, \d\)); throws again$/, () => t("why.noMoveThrowAgain")],
-  [/^no legal move for a \d; (\d+) more tr(?:y|ies)$/, (m) => t("why.noMoveTries", { count: Number(m[1]) })],
-  [/^no legal move for a \d; no tries left$/, () => t("why.noMoveNoTries")],
-  [/^no legal move for the bonus of (\d+): it is lost$/, (m) => t("why.bonusLost", { count: Number(m[1]) })],
-  [/^third .+ in a row: not played, (?:nothing goes back, )?turn over$/, () => t("why.thirdNotPlayed")],
-  [/^third .+ in a row: the last piece moved goes back to (jail|the yard)$/, (m) => t("why.thirdBack", { back: m[1] === "jail" ? "jail" : "yard" })],
-  [/^no legal move for the extra play after a 2$/, () => t("why.noExtraPlay")],
-  [/^waits on blue square (\d+) until another pawn takes it$/, (m) => t("why.waitsBlue", { square: m[1] })],
-  [/^misses this turn after landing on green square (\d+)$/, (m) => t("why.missesGreen", { square: m[1] })],
-  [/^displaced to square (\d+)$/, (m) => t("why.displaced", { square: m[1] })],
-  [/^bumped by ([\w-]+)$/, (m) => t("why.bumped", { piece: pieceName(m[1]) })],
-  [/^sorry! by ([\w-]+)$/, (m) => t("why.sorryBy", { piece: pieceName(m[1]) })],
-  [/^swept by the slide of ([\w-]+)$/, (m) => t("why.swept", { piece: pieceName(m[1]) })],
-  [/^landed inside the slide of (\w+)$/, (m) => t("why.insideSlide", { colour: m[1] })],
-  [/^(\w+) has all 4 pawns home$/, (m) => t("why.allHome", { colour: m[1] })],
-  [/^all four pieces (?:reached the goal|in the home column)$/, () => t("why.allFourHome")],
-  [/^(\w+) and (\w+) have all 8 pawns in their lanes$/, (m) => t("why.teamHome", { first: m[1], second: m[2] })],
-  [/^reached square 35$/, () => t("why.reached35")],
-  [/^red square (\d+): (the game restarts|back to 1)$/, (m) => t("why.redSquare", { square: m[1], restart: m[2] === "the game restarts" ? "yes" : "no" })],
+  [/^no card has a legal move: (\w+) lays down (.+)$/, (m) => why("why.laysDown", { colour: m[1], cards: names(m[2].split(", ").map(cardName)) })],
+  [/^captured by ([\w-]+)(?:: back to (?:jail|the yard))?$/, (m) => why("why.captured", { piece: pieceName(m[1]) })],
+  [/^swapped with ([\w-]+)$/, (m) => why("why.swapped", { piece: pieceName(m[1]) })],
+  [/^slide of (\w+)$/, (m) => why("why.slide", { colour: m[1] })],
+  [/^ended on the (\w+) stack on (\S+)$/, (m) => why("why.stack", { colour: m[1], place: place(m[2]) })],
+  [/^no legal move for card '\w+'; \w+ draws again$/, () => why("why.noMoveDrawAgain")],
+  [/^no legal move for (?:card '\w+'|a \d|\(\d, \d\))$/, () => why("why.noMove")],
+  [/^no legal move for (?:a \d|\(\d, \d\)); throws again$/, () => why("why.noMoveThrowAgain")],
+  [/^no legal move for a \d; (\d+) more tr(?:y|ies)$/, (m) => why("why.noMoveTries", { count: Number(m[1]) })],
+  [/^no legal move for a \d; no tries left$/, () => why("why.noMoveNoTries")],
+  [/^no legal move for the bonus of (\d+): it is lost$/, (m) => why("why.bonusLost", { count: Number(m[1]) })],
+  [/^third .+ in a row: not played, (?:nothing goes back, )?turn over$/, () => why("why.thirdNotPlayed")],
+  [/^third .+ in a row: the last piece moved goes back to (jail|the yard)$/, (m) => why("why.thirdBack", { back: m[1] === "jail" ? "jail" : "yard" })],
+  [/^no legal move for the extra play after a 2$/, () => why("why.noExtraPlay")],
+  [/^waits on blue square (\d+) until another pawn takes it$/, (m) => why("why.waitsBlue", { square: m[1] })],
+  [/^misses this turn after landing on green square (\d+)$/, (m) => why("why.missesGreen", { square: m[1] })],
+  [/^displaced to square (\d+)$/, (m) => why("why.displaced", { square: m[1] })],
+  [/^bumped by ([\w-]+)$/, (m) => why("why.bumped", { piece: pieceName(m[1]) })],
+  [/^sorry! by ([\w-]+)$/, (m) => why("why.sorryBy", { piece: pieceName(m[1]) })],
+  [/^swept by the slide of ([\w-]+)$/, (m) => why("why.swept", { piece: pieceName(m[1]) })],
+  [/^landed inside the slide of (\w+)$/, (m) => why("why.insideSlide", { colour: m[1] })],
+  [/^(\w+) has all 4 pawns home$/, (m) => why("why.allHome", { colour: m[1] })],
+  [/^all four pieces (?:reached the goal|in the home column)$/, () => why("why.allFourHome")],
+  [/^(\w+) and (\w+) have all 8 pawns in their lanes$/, (m) => why("why.teamHome", { first: m[1], second: m[2] })],
+  [/^reached square 35$/, () => why("why.reached35")],
+  [/^red square (\d+): (the game restarts|back to 1)$/, (m) => why("why.redSquare", { square: m[1], restart: m[2] === "the game restarts" ? "yes" : "no" })],
 ];
 
 /** A reason the referee gave (a pass's, an effect's) in the page's language where its form is
