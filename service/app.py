@@ -32,7 +32,14 @@ from service.api.feed import FeedController, feed_socket
 from service.api.games import BoardController, GameController, MetaController
 from service.api.limits import Limits, cors_config, import_limits
 from service.api.metrics import Metrics, metrics_route
-from service.api.pages import catalogue, lobby, play_page, static_asset, tournament_page
+from service.api.pages import (
+    catalogue,
+    favicon,
+    lobby,
+    play_page,
+    static_asset,
+    tournament_page,
+)
 from service.api.players import PlayersController
 from service.api.problems import handle
 from service.api.ratings import RatingsController
@@ -138,6 +145,7 @@ ROUTES: list[ControllerRouterHandler] = [
     play_page,
     tournament_page,
     static_asset,
+    favicon,
     catalogue,
     game_socket,
     feed_socket,

@@ -24,7 +24,8 @@ PLAY_PAGE = STATIC / "play.html"
 VIEWER_PAGE = STATIC / "viewer.html"
 TOURNAMENT_PAGE = STATIC / "tournament.html"
 MISSING_PAGE = STATIC / "missing.html"
-MEDIA_TYPES = {".js": "text/javascript", ".css": "text/css"}
+MEDIA_TYPES = {".js": "text/javascript", ".css": "text/css", ".svg": "image/svg+xml"}
+ICON = STATIC / "favicon.svg"
 ASSETS = {path.name for path in STATIC.iterdir() if path.suffix in MEDIA_TYPES}
 CATALOGUES = {path.stem for path in (STATIC / "i18n").glob("*.json")}
 
@@ -83,7 +84,7 @@ def tournament_page(tournament_id: FromPath[str], tournaments: NamedDependency[T
 
 @get("/static/{name:str}", include_in_schema=False, sync_to_thread=False)
 def static_asset(name: FromPath[str]) -> File:
-    """One of the pages' scripts or style sheets."""
+    """One of the pages' scripts, style sheets or pictures (the icon)."""
     if name not in ASSETS:
         raise refuse("not-found", f"no static file {name}")
     path = STATIC / name
@@ -92,6 +93,18 @@ def static_asset(name: FromPath[str]) -> File:
         media_type=MEDIA_TYPES[path.suffix],
         content_disposition_type="inline",
         headers={"Cache-Control": "no-cache"},
+    )
+
+
+@get("/favicon.ico", include_in_schema=False, sync_to_thread=False)
+def favicon() -> File:
+    """The site's icon (the pages name ``/static/favicon.svg``; this is for a browser or tool
+    that asks for the usual path without reading a page): the same SVG."""
+    return File(
+        ICON,
+        media_type=MEDIA_TYPES[".svg"],
+        content_disposition_type="inline",
+        headers={"Cache-Control": "public, max-age=86400"},
     )
 
 
