@@ -55,10 +55,11 @@ from service.core import clocks
 from service.core import commands as command_bodies
 from service.core.tables import TABLE_TIMES, TableTimes
 from service.settings import Settings
-from service.store import open_store
+from service.store import open_budgets, open_store
 from service.usecases.analysis.analyses import Analyses
 from service.usecases.analysis.hints import HintGiver
 from service.usecases.bots.driver import RESUME_EVERY, BotDriver
+from service.usecases.budgets import Beat, Budgets, shared_slots
 from service.usecases.cursors import Cursors
 from service.usecases.games import records, summaries
 from service.usecases.games.commands import Commands
@@ -178,6 +179,13 @@ def settings_store(settings: Settings, clock: Clock) -> EventStore:
     )
 
 
+def settings_budgets(settings: Settings) -> Budgets | None:
+    """The budgets shared by the processes the settings make (none for one on SQLite)."""
+    return open_budgets(
+        settings.database, settings.database_url, settings.workers, settings.store_timeout
+    )
+
+
 @dataclass
 class UseCases:
     """The use cases over one store (one process's view of it), as ``bootstrap`` builds
@@ -230,6 +238,7 @@ def bootstrap(
     analyses_per_client: int = 1,
     bot_games_per_owner: int = 0,
     cursor_key: str = "",
+    budgets: Budgets | None = None,
     presence_seconds: float = PRESENCE_SECONDS,
     table_times: TableTimes = TABLE_TIMES,
     seek_seconds: float = SEEK_SECONDS,
@@ -239,7 +248,9 @@ def bootstrap(
     without a summary (a database written before summaries existed) are summarised from
     their logs first. Page cursors are sealed with ``cursor_key`` (``Cursors``); a seat stays
     present ``presence_seconds`` after it was last seen (``Presence``); a gathering table's
-    invitations and time last as ``table_times`` says; a seek waits ``seek_seconds``."""
+    invitations and time last as ``table_times`` says; a seek waits ``seek_seconds``. With
+    ``budgets`` (several processes), the analyses under way and the games with bots per caller
+    are counted across every process."""
     summaries.fill(store)
     cursors = Cursors(cursor_key)
     writer = Writer(store)
@@ -250,7 +261,8 @@ def bootstrap(
     writer.followers.append(players.follow)
     moves = Tally()
     creation = Creation(games, now, players)
-    commands = Commands(games, now, creation, BotShare(bot_games_per_owner), moves)
+    share = BotShare(bot_games_per_owner, shared_slots(budgets, "bot-games", bot_games_per_owner))
+    commands = Commands(games, now, creation, share, moves)
     standings = KeptStandings(store)
     verifications: records.Kept[tuple[str, int], records.Verification]
     verifications = records.Kept(records.VERIFICATIONS_KEPT)
@@ -260,7 +272,8 @@ def bootstrap(
     log = TournamentLog(writer)
     tournaments = Tournaments(commands, log, Results(log, now), cursors)
     writer.followers.append(tournaments.results.follow)
-    analyses = Analyses(games, now, analysis_workers, analyses_per_client)
+    shared_analyses = shared_slots(budgets, "analyses", analyses_per_client)
+    analyses = Analyses(games, now, analysis_workers, analyses_per_client, shared_analyses)
     hints = HintGiver(games, commands)
     figures = Figures(games, moves, now)
     ratings = Ratings(store, now, cursors, players.seated)  # lists registered players only
@@ -373,6 +386,7 @@ def create_app(
     logs.configure(settings.log_format, settings.log_level)
     clock = clock or clock_of(settings.clock_offset_file)
     store = store or settings_store(settings, clock)
+    budgets = settings_budgets(settings)
     cases = bootstrap(
         store,
         settings.max_live_games,
@@ -381,12 +395,14 @@ def create_app(
         analyses_per_client=settings.analyses_per_client,
         bot_games_per_owner=settings.max_bot_games_per_client,
         cursor_key=settings.cursor_key,
+        budgets=budgets,
         presence_seconds=settings.presence_seconds,
         table_times=TableTimes(settings.invite_seconds, settings.open_table_seconds),
         seek_seconds=settings.seek_seconds,
     )
     workers = Workers(cases, clock)
-    limits = Limits(settings)
+    limits = Limits(settings, budgets=budgets)
+    beat = [] if budgets is None else [Beat(budgets)]
     # Metrics only with a token to read them: no route and no per-request timing otherwise.
     metrics = Metrics(cases.figures, limits.streams) if settings.metrics_token else None
     app = Litestar(
@@ -398,8 +414,8 @@ def create_app(
         cors_config=cors_config(settings),
         state=app_state(cases, limits, metrics, workers),
         openapi_config=openapi_config(),
-        on_startup=[workers.start],
-        on_shutdown=[workers.stop, store.close],
+        on_startup=[workers.start, *(b.start for b in beat)],
+        on_shutdown=[workers.stop, *(b.stop for b in beat), store.close],
         logging_config=None,
         debug=False,
     )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from eventstore import EventStore, SqliteEventStore, utcnow
+from eventstore.budgets import Budgets, SqliteBudgets
 from service.clock import Clock
 
 DAY = 86_400.0
@@ -28,3 +29,19 @@ def open_store(
     return SqliteEventStore(
         database, synchronous=synchronous, idempotency_ttl=idempotency_ttl, clock=clock
     )
+
+
+def open_budgets(
+    database: str, database_url: str = "", workers: int = 1, timeout: float = 5.0
+) -> Budgets | None:
+    """The budgets shared by every process (``eventstore.budgets``): in the PostgreSQL
+    database when ``database_url`` is set, in a SQLite file beside ``database`` (its name
+    with ``.budgets`` after it) when ``workers`` processes share it; None for one process on
+    SQLite, which counts its budgets in memory."""
+    if database_url:
+        from eventstore.budgets_postgres import PostgresBudgets
+
+        return PostgresBudgets(database_url, timeout)
+    if workers > 1 and database != ":memory:":
+        return SqliteBudgets(f"{database}.budgets")
+    return None

@@ -27,6 +27,7 @@ from service.api.problems import problem_response
 from service.api.streams import StreamSlots
 from service.core.refusal import Refusal, refuse
 from service.settings import Settings
+from service.usecases.budgets import Budgets, SharedBucket, SharedSlots
 from service.usecases.games.queries import Queries
 from service.usecases.players.keys import PLAYER_KEY
 
@@ -127,19 +128,41 @@ class MessageBudget:
         return self.tokens < -self.burst
 
 
-class Limits:
-    """The live state of one app's limits."""
+Bucket = TokenBucket | SharedBucket
 
-    def __init__(self, settings: Settings, clock: Clock = time.monotonic) -> None:
+
+def bucket(budgets: Budgets | None, name: str, rate: float, burst: int, clock: Clock) -> Bucket:
+    """This process's own token bucket, or with ``budgets`` (several processes) one shared by
+    every process under ``name`` (the own one standing in while the database is away)."""
+    own = TokenBucket(rate, burst, clock)
+    if budgets is None or rate <= 0:
+        return own
+    return SharedBucket(budgets, name, rate, burst, own.take)
+
+
+class Limits:
+    """The live state of one app's limits: each per-caller budget is this process's own, or
+    with ``budgets`` counted once across every process (``service.usecases.budgets``); the
+    caps in all (imports at once, refusals waiting, streams in all) are each process's."""
+
+    def __init__(
+        self, settings: Settings, clock: Clock = time.monotonic, budgets: Budgets | None = None
+    ) -> None:
         self.settings = settings
-        self.writes = TokenBucket(settings.write_rate, settings.write_burst, clock)
-        self.creations = TokenBucket(settings.create_rate, settings.create_burst, clock)
-        self.imports = TokenBucket(settings.import_rate, settings.import_burst, clock)
+        self.writes = bucket(budgets, "writes", settings.write_rate, settings.write_burst, clock)
+        creations = settings.create_rate, settings.create_burst
+        self.creations = bucket(budgets, "creations", *creations, clock)
+        self.imports = bucket(
+            budgets, "imports", settings.import_rate, settings.import_burst, clock
+        )
         self.importing = Slots(settings.import_concurrency)
-        self.refusals = TokenBucket(settings.refusal_rate, settings.refusal_burst, clock)
+        refusals = settings.refusal_rate, settings.refusal_burst
+        self.refusals = bucket(budgets, "refusals", *refusals, clock)
         self.refusing = Slots(REFUSALS_DELAYED)
         self.refusing_small = Slots(SMALL_REFUSALS_DELAYED)
-        self.streams = StreamSlots(settings.max_streams_per_client, settings.max_streams)
+        per_client = settings.max_streams_per_client
+        shared = None if budgets is None else SharedSlots(budgets, "streams", per_client)
+        self.streams = StreamSlots(per_client, settings.max_streams, shared)
 
     def check_write(self, key: str) -> None:
         """Refuse a write over the rate limit with 429 ``rate-limited`` and Retry-After."""
@@ -180,7 +203,7 @@ class Limits:
         return limit
 
 
-def spend(bucket: TokenBucket, key: str, cost: int, what: str) -> None:
+def spend(bucket: Bucket, key: str, cost: int, what: str) -> None:
     """Take ``cost`` from ``key``'s bucket or refuse with 429 ``rate-limited`` and Retry-After
     (a rate of 0 is no limit)."""
     if bucket.rate <= 0:

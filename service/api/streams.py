@@ -25,6 +25,7 @@ from litestar import Litestar, Request
 from litestar.types import ASGIApp, Receive, Scope, Send
 
 from service.core.refusal import refuse
+from service.usecases.budgets import SharedSlots
 from service.usecases.live.presence import Presence
 
 Item = TypeVar("Item")
@@ -36,11 +37,16 @@ TOTAL_RETRY_SECONDS = 5
 
 
 class StreamSlots:
-    """Counts open event streams per client and in total; refuses more than either cap."""
+    """Counts open event streams and sockets per client and in total; refuses more than either
+    cap. The total is this process's; the cap per client is counted across every process when
+    ``shared`` is given (several processes: a slot row per stream, renewed while this process
+    lives, so a killed process's slots expire), else in this process alone."""
 
-    def __init__(self, per_client: int, total: int) -> None:
+    def __init__(self, per_client: int, total: int, shared: SharedSlots | None = None) -> None:
         self.per_client, self.total = per_client, total
+        self.shared = shared
         self._open: dict[str, int] = {}
+        self._held: dict[str, list[str]] = {}  # client: the shared slots this process holds
         self._all = 0
         self._lock = threading.Lock()
 
@@ -55,7 +61,7 @@ class StreamSlots:
                     retry_after=TOTAL_RETRY_SECONDS,
                 )
             count = self._open.get(client, 0)
-            if count >= self.per_client:
+            if count >= self.per_client or not self.shared_slot(client):
                 raise refuse(
                     "rate-limited",
                     f"at most {self.per_client} open event streams per client",
@@ -63,6 +69,18 @@ class StreamSlots:
                 )
             self._open[client] = count + 1
             self._all += 1
+
+    def shared_slot(self, client: str) -> bool:
+        """Take one of ``client``'s slots counted across the processes, if shared; whether
+        one was free (True too when the database cannot be asked: this process's count
+        stands alone meanwhile). Under the lock."""
+        if self.shared is None:
+            return True
+        holder = self.shared.holder()
+        taken = self.shared.acquire(client, holder)
+        if taken:
+            self._held.setdefault(client, []).append(holder)
+        return taken is not False
 
     def release(self, client: str) -> None:
         """Give back a slot of ``client``."""
@@ -75,6 +93,12 @@ class StreamSlots:
             else:
                 del self._open[client]
             self._all -= 1
+            held = self._held.get(client)
+            holder = held.pop() if held else None
+            if held == []:
+                del self._held[client]
+        if holder is not None and self.shared is not None:
+            self.shared.release(client, holder)
 
     def count(self, client: str | None = None) -> int:
         """How many streams ``client`` has open (every client's with None)."""

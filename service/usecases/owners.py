@@ -9,6 +9,10 @@ the game as the owner's (``seated``). A game of no known owner (resumed after a 
 seated by a clock's take-over in a game of no owner, written by another process) is its own
 owner, under no cap.
 
+With several processes (``shared``), each game with bots holds a slot of its owner's counted
+across them (renewed while its process lives), and a write seating bots holds as many slots
+as games it may seat while it runs: the cap is the owner's across every process.
+
 The driver's workers ``take`` the games due one at a time: one game of the owner whose turn
 it is, that owner then to the back of the turns. So a decision due waits for at most one
 decision of each other owner with decisions due, however many games those owners run.
@@ -21,7 +25,8 @@ from collections import Counter, deque
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 
-from service.core.refusal import refuse
+from service.core.refusal import Refusal, refuse
+from service.usecases.budgets import SharedSlots
 
 RETRY_SECONDS = 10
 """The Retry-After of a creation over the cap: about a bot game's minute, played fairly."""
@@ -32,8 +37,9 @@ class BotShare:
     """The owners of the running games with bots, and the games whose bot decision is due,
     queued per owner and served round-robin."""
 
-    def __init__(self, per_owner: int = 0) -> None:
+    def __init__(self, per_owner: int = 0, shared: SharedSlots | None = None) -> None:
         self.per_owner = per_owner  # 0: no cap
+        self.shared = shared  # the owners' games counted across processes, if several
         self.changed = threading.Condition()
         self.owner_of: dict[str, str] = {}  # game id: owner, for games seated by a known owner
         self.running: dict[str, set[str]] = {}  # owner: its games with bots
@@ -55,17 +61,9 @@ class BotShare:
         with self.changed:
             held = len(self.running.get(owner, ())) + self.reserved[owner]
             if self.per_owner and games and held + games > self.per_owner:
-                raise refuse(
-                    "rate-limited",
-                    f"too many games with bots: {held} of this address's are running and at "
-                    f"most {self.per_owner} may run at once ({SETTING}); retry in "
-                    f"{RETRY_SECONDS} s, once one has finished (a forfeit or an agreement "
-                    "ends one)",
-                    retry_after=RETRY_SECONDS,
-                    limit=self.per_owner,
-                    setting=SETTING,
-                )
+                raise self.over_cap(f"{held} of this address's are")
             self.reserved[owner] += games
+        holder = self.reserve(owner, games)
         self.seating_owner.owner = owner
         try:
             yield
@@ -75,6 +73,36 @@ class BotShare:
                 self.reserved[owner] -= games
                 if self.reserved[owner] <= 0:
                     del self.reserved[owner]
+            if holder is not None and self.shared is not None:
+                self.shared.release(owner, holder, games)
+
+    def reserve(self, owner: str, games: int) -> str | None:
+        """With several processes, hold ``games`` slots of ``owner``'s across them while the
+        write runs (each game it seats then holds one of its own): the slots' holder, or None
+        when there is nothing to hold. Over the cap, 429 (and this process's reservation goes
+        back)."""
+        if self.shared is None or not self.per_owner or not games:
+            return None
+        holder = f"seating:{self.shared.holder()}"
+        if self.shared.acquire(owner, holder, games) is not False:
+            return holder  # None from the database: this process's count stands alone
+        with self.changed:
+            self.reserved[owner] -= games
+            if self.reserved[owner] <= 0:
+                del self.reserved[owner]
+        raise self.over_cap("as many of this address's as may be, on this server and others,")
+
+    def over_cap(self, held: str) -> Refusal:
+        """The 429 of an owner with ``held`` running."""
+        return refuse(
+            "rate-limited",
+            f"too many games with bots: {held} running and at most {self.per_owner} may "
+            f"run at once ({SETTING}); retry in {RETRY_SECONDS} s, once one has finished (a "
+            "forfeit or an agreement ends one)",
+            retry_after=RETRY_SECONDS,
+            limit=self.per_owner,
+            setting=SETTING,
+        )
 
     def seated(self, game_id: str) -> None:
         """A commit on this thread seated a bot in ``game_id``: the game is the owner's of the
@@ -83,9 +111,12 @@ class BotShare:
         if owner is None:
             return
         with self.changed:
-            if game_id not in self.owner_of:
-                self.owner_of[game_id] = owner
-                self.running.setdefault(owner, set()).add(game_id)
+            if game_id in self.owner_of:
+                return
+            self.owner_of[game_id] = owner
+            self.running.setdefault(owner, set()).add(game_id)
+        if self.shared is not None and self.per_owner:
+            self.shared.hold(owner, game_id)
 
     def done(self, game_id: str) -> None:
         """No bot plays in ``game_id`` any more (it finished, or every bot seat was handed
@@ -97,6 +128,8 @@ class BotShare:
                 games.discard(game_id)
                 if not games:
                     del self.running[owner or ""]
+        if owner is not None and self.shared is not None and self.per_owner:
+            self.shared.release(owner, game_id)
 
     def owned(self) -> set[str]:
         """The games of a known owner."""

@@ -40,9 +40,10 @@ from analysis.game import Analyser
 from domain.events import Event, GameCreated, parse_event
 from service.clock import Clock
 from service.core.actor import GameCaller
-from service.core.refusal import refuse
+from service.core.refusal import Refusal, refuse
 from service.usecases.analysis import store
 from service.usecases.analysis.store import GameAnalysis
+from service.usecases.budgets import SharedSlots
 from service.usecases.games.queries import check_may_see_all
 from service.usecases.games.repository import Repository
 from service.usecases.games.views import sight
@@ -91,11 +92,17 @@ class Analyses:
     """The analyses of one process: those under way and those kept."""
 
     def __init__(
-        self, games: Repository, now: Clock, workers: int = 1, per_caller: int = 1
+        self,
+        games: Repository,
+        now: Clock,
+        workers: int = 1,
+        per_caller: int = 1,
+        shared: SharedSlots | None = None,
     ) -> None:
         self.games, self.now = games, now
         self.limit = workers * (1 + QUEUE_PER_WORKER)
         self.per_caller = per_caller
+        self.shared = shared  # the callers' analyses counted across processes, if several
         self.pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="analysis")
         self.lock = threading.Lock()
         self.kept: OrderedDict[Key, GameAnalysis] = OrderedDict()
@@ -128,6 +135,7 @@ class Analyses:
             except Exception:
                 with self.lock:
                     self.jobs.pop(game_id, None)
+                self.ended(joined)
                 raise
             if done is not None:
                 return done
@@ -150,25 +158,37 @@ class Analyses:
             return Progress(game_id, version, 0, version)  # after the one under way
         mine = sum(job.caller == caller for job in self.jobs.values())
         if mine >= self.per_caller:
-            raise refuse(
-                "rate-limited",
-                f"this client has {mine} analyses under way, the most it may have at once; "
-                f"ask again once it is done (in a few seconds)",
-                retry_after=RETRY_SECONDS,
-                limit=self.per_caller,
-                setting="TABULA_ANALYSES_PER_CLIENT",
-            )
+            raise self.over_share(f"{mine} analyses")
         if len(self.jobs) >= self.limit:
             raise refuse(
                 "rate-limited",
                 f"{len(self.jobs)} analyses are under way; ask again in a few seconds",
                 retry_after=RETRY_SECONDS,
             )
+        if self.shared is not None and self.shared.acquire(caller, game_id) is False:
+            raise self.over_share("as many analyses as it may have, on this server and others,")
         parked = self.parked.pop(game_id, None)
         if parked is not None and parked.version > version:
             parked = None  # a spectator's earlier end: from the start
         job = self.jobs[game_id] = Job(game_id, caller, version, finished, parked)
         return job
+
+    def over_share(self, held: str) -> Refusal:
+        """The 429 of a caller that has ``held`` under way, its share."""
+        return refuse(
+            "rate-limited",
+            f"this client has {held} under way, the most it may have at once; "
+            f"ask again once it is done (in a few seconds)",
+            retry_after=RETRY_SECONDS,
+            limit=self.per_caller,
+            setting="TABULA_ANALYSES_PER_CLIENT",
+        )
+
+    def ended(self, job: Job) -> None:
+        """The job is no longer under way: its caller's shared slot goes back (not under the
+        lock)."""
+        if self.shared is not None:
+            self.shared.release(job.caller, job.game_id)
 
     def run(self, job: Job) -> None:
         """A turn of an analysis on a worker thread: ``SLICE`` seconds of work, then it waits
@@ -181,6 +201,7 @@ class Analyses:
         except Exception:
             with self.lock:
                 self.jobs.pop(job.game_id, None)
+            self.ended(job)
             structlog.get_logger().exception("analysis failed", game_id=job.game_id)
 
     def advance(self, job: Job, seconds: float) -> int | None:
@@ -224,6 +245,7 @@ class Analyses:
                 self.parked[job.game_id] = analyser
                 while len(self.parked) > PARKED:
                     self.parked.popitem(last=False)
+        self.ended(job)
         if finished:
             store.keep(self.games.store, job.game_id, version, result)
         return result

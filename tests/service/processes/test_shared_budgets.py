@@ -1,0 +1,193 @@
+"""Per-caller budgets counted once across processes: one address spread over three processes on
+one PostgreSQL database, or over ``--workers 2`` on one SQLite file, gets what it gets from one
+process (within 10%), and a process killed without a word frees its slots a lease later."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
+from pathlib import Path
+
+import httpx
+import pytest
+
+from bench.harness import service_process
+from eventstore.budgets import Budgets, SqliteBudgets
+from service.api.streams import StreamSlots
+from service.core.refusal import Refusal
+from service.usecases.budgets import SharedSlots
+from tests.postgres import postgres_schema
+from tests.service.conftest import auth
+from tests.waiting import wait_until
+
+BURST = 10
+SLOW = "0.001"  # tokens a second: none comes back while a test runs
+ATTEMPTS = 3 * BURST
+
+
+@contextmanager
+def processes(url: str, count: int, **env: str) -> Iterator[list[str]]:
+    """``count`` service processes over the PostgreSQL database at ``url``; their URLs."""
+    base = {"TABULA_LOG_LEVEL": "warning", "TABULA_DATABASE_URL": url}
+    with ExitStack() as stack:
+        yield [
+            stack.enter_context(service_process(Path("unused.db"), base | env))[0]
+            for _ in range(count)
+        ]
+
+
+def create(base: str) -> int:
+    """POST /games on a fresh connection; the status."""
+    body = {"ruleset": "race35", "seats": [{"name": "A"}, {"name": "B"}]}
+    return httpx.post(f"{base}/games", json=body, timeout=10).status_code
+
+
+def accepted(bases: list[str], attempt: Callable[[str], int]) -> int:
+    """How many of ``ATTEMPTS`` tries, spread round the processes, were accepted (2xx); every
+    other is a 429."""
+    statuses = [attempt(base) for base, _ in zip(itertools.cycle(bases), range(ATTEMPTS))]
+    assert set(statuses) <= {200, 201, 429}, statuses
+    return sum(status < 300 for status in statuses)
+
+
+def mover(game_id: str, referee: str) -> Callable[[str], int]:
+    """A try at the game's next move as its referee, on a fresh connection; the status."""
+
+    def attempt(base: str) -> int:
+        with httpx.Client(base_url=base, timeout=10) as client:
+            legal = client.get(f"/games/{game_id}/legal-moves", headers=auth(referee)).json()
+            move = legal["moves"][0]
+            body = {"move": move["id"], "seat": move["seat"], "expected_version": legal["version"]}
+            reply = client.post(f"/games/{game_id}/moves", json=body, headers=auth(referee))
+            return reply.status_code
+
+    return attempt
+
+
+def budget_env(create_rate: str = SLOW) -> dict[str, str]:
+    """Budgets of ``BURST`` creations and writes that do not come back while a test runs."""
+    return {
+        "TABULA_CREATE_RATE": create_rate,
+        "TABULA_CREATE_BURST": str(BURST),
+        "TABULA_WRITE_RATE": SLOW,
+        "TABULA_WRITE_BURST": str(BURST),
+    }
+
+
+@pytest.mark.postgres
+@pytest.mark.slow
+def test_one_address_creates_as_many_games_across_three_processes_as_against_one() -> None:
+    with postgres_schema("budgets") as url, processes(url, 1, **budget_env()) as bases:
+        single = accepted(bases, create)
+    with postgres_schema("budgets") as url, processes(url, 3, **budget_env()) as bases:
+        spread = accepted(bases, create)
+        assert all(create(base) == 429 for base in bases)  # spent on every process
+    assert single == BURST
+    assert single * 0.9 <= spread <= single * 1.1
+
+
+@pytest.mark.postgres
+@pytest.mark.slow
+def test_one_caller_makes_as_many_moves_across_three_processes_as_against_one() -> None:
+    with postgres_schema("budgets") as url, processes(url, 3, **budget_env("0")) as bases:
+        created = httpx.post(
+            f"{bases[0]}/games", json={"ruleset": "race35", "seats": [{}, {}]}, timeout=10
+        ).json()
+        moves = accepted(bases, mover(created["id"], created["tokens"]["referee"]))
+    assert BURST * 0.9 <= moves <= BURST * 1.1
+
+
+def test_workers_on_one_sqlite_file_share_one_addresss_creation_budget(tmp_path: Path) -> None:
+    env = {"TABULA_LOG_LEVEL": "warning", "TABULA_WORKERS": "2"} | budget_env()
+    with service_process(tmp_path / "tabula.db", env) as (base, _):
+        spread = accepted([base], create)  # a fresh connection each: either worker takes it
+    assert BURST * 0.9 <= spread <= BURST * 1.1
+    assert (tmp_path / "tabula.db.budgets").exists()
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def budgets(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Callable[..., Budgets]]:
+    """Opens budgets on one database as each process would (``lease`` seconds)."""
+    opened: list[Budgets] = []
+    with ExitStack() as stack:
+        if request.param == "postgres":
+            from eventstore.budgets_postgres import PostgresBudgets
+
+            url = stack.enter_context(postgres_schema("budgets"))
+
+            def open_one(lease: float = 30.0) -> Budgets:
+                opened.append(PostgresBudgets(url, lease=lease))
+                return opened[-1]
+        else:
+
+            def open_one(lease: float = 30.0) -> Budgets:
+                opened.append(SqliteBudgets(tmp_path / "tabula.db.budgets", lease=lease))
+                return opened[-1]
+
+        yield open_one
+        for each in opened:
+            each.close()
+
+
+def refused(slots: StreamSlots, client: str) -> bool:
+    """Whether a stream of ``client`` is refused."""
+    try:
+        slots.acquire(client)
+    except Refusal as refusal:
+        assert refusal.slug == "rate-limited"
+        return True
+    return False
+
+
+def test_an_addresss_open_streams_are_capped_across_processes(
+    budgets: Callable[..., Budgets],
+) -> None:
+    first = StreamSlots(2, 100, SharedSlots(budgets(), "streams", 2))
+    second = StreamSlots(2, 100, SharedSlots(budgets(), "streams", 2))
+    first.acquire("10.0.0.1")
+    second.acquire("10.0.0.1")
+    assert refused(first, "10.0.0.1") and refused(second, "10.0.0.1")
+    second.acquire("10.0.0.2")  # another address has its own
+    first.release("10.0.0.1")
+    assert not refused(second, "10.0.0.1")
+    assert refused(first, "10.0.0.1")
+
+
+def test_a_killed_processs_slots_expire_after_its_lease(
+    budgets: Callable[..., Budgets],
+) -> None:
+    killed = SharedSlots(budgets(lease=0.5), "streams", 2)
+    assert killed.acquire("10.0.0.1", "a") and killed.acquire("10.0.0.1", "b")
+    alive = budgets(lease=0.5)
+    survivor = SharedSlots(alive, "streams", 2)
+    alive.renew()  # the survivor beats; the killed process never does again
+    assert survivor.acquire("10.0.0.1", "c") is False
+    wait_until(lambda: survivor.acquire("10.0.0.1", "c"), timeout=5, interval=0.1)
+    assert survivor.held("10.0.0.1") == 1
+
+
+def test_a_renewed_slot_outlives_its_first_lease(budgets: Callable[..., Budgets]) -> None:
+    alive = budgets(lease=0.5)
+    slots = SharedSlots(alive, "analyses", 1)
+    other = SharedSlots(budgets(lease=0.5), "analyses", 1)
+    assert slots.acquire("10.0.0.1", "game")
+    for _ in range(4):
+        alive.renew()
+        assert other.acquire("10.0.0.1", "another") is False
+    slots.release("10.0.0.1", "game")
+    assert other.acquire("10.0.0.1", "another")
+
+
+def test_two_processes_spend_one_bucket_whatever_their_order(
+    budgets: Callable[..., Budgets],
+) -> None:
+    one, two = budgets(), budgets()
+    granted = [
+        (one if n % 2 else two).take("writes", "game:g:referee", 1, 0.001, BURST) == 0
+        for n in range(ATTEMPTS)
+    ]
+    assert sum(granted) == BURST
+    waits = [one.take("writes", "game:g:referee", 1, 0.001, BURST) for _ in range(2)]
+    assert all(wait > 0 for wait in waits)
+    assert one.take("writes", "another", 1, 0.001, BURST) == 0
