@@ -384,7 +384,9 @@ def create_app(
     clock for the times it stamps: give it the same one."""
     settings = settings or Settings()
     logs.configure(settings.log_format, settings.log_level)
-    clock = clock or clock_of(settings.clock_offset_file)
+    clock = clock or clock_of(
+        settings.clock_offset_file, settings.database_url, settings.store_timeout
+    )
     store = store or settings_store(settings, clock)
     budgets = settings_budgets(settings)
     cases = bootstrap(

@@ -7,6 +7,12 @@ ratings), so they never disagree. It is the machine's UTC time, unless the setti
 the file holds (negative: behind), read again whenever the file changes. That file is for
 tests of clock skew, which move a whole running service forward and back by writing it; an
 empty, missing or unreadable file is an offset of 0.
+
+With the store on PostgreSQL the clock is the database server's instead
+(``eventstore.server_clock``): read from the server, counted forward on the monotonic clock,
+so every process over one database keeps one time and a host's clock stepped (or its offset
+file changed) moves nothing; the machine's clock (with its offset) serves only until the
+server's time is first read.
 """
 
 from __future__ import annotations
@@ -54,6 +60,13 @@ def read_offset(path: str) -> timedelta:
         return timedelta()
 
 
-def clock_of(offset_file: str = "") -> Clock:
-    """The clock the settings ask for: the machine's, or shifted by an offset file."""
-    return OffsetClock(offset_file) if offset_file else utcnow
+def clock_of(offset_file: str = "", database_url: str = "", timeout: float = 5.0) -> Clock:
+    """The clock the settings ask for: the machine's, or shifted by an offset file; with the
+    store on PostgreSQL (``database_url``), the database server's (``ServerClock``), with that
+    one until the server's time is first read."""
+    machine = OffsetClock(offset_file) if offset_file else utcnow
+    if not database_url:
+        return machine
+    from eventstore.server_clock import ServerClock
+
+    return ServerClock(database_url, timeout, fallback=machine)

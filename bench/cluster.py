@@ -1,0 +1,379 @@
+"""Faults of a cluster under load, Jepsen-style: the cluster of ``deploy/cluster.sh`` (three
+application hosts, each ``python -m service --workers 2``, over PostgreSQL on a database
+host, HAProxy in front), ``--clients`` clients playing through HAProxy (half over HTTP, half
+over game sockets; see ``bench/cluster_clients.py``) and ``--watchers`` sockets watching each
+HTTP player's game, while one fault at a time is done to the cluster:
+
+- ``calm``: no fault; the pushes' latency across hosts (each watching socket's receipt of a
+  version after the HTTP answer that made it; target: 99% within 50 ms).
+- ``kill``: every process of one application host SIGKILLed and its link down; its sockets
+  reconnect through HAProxy to the other hosts and resume from their last version. The host
+  is started again afterwards.
+- ``cut``: one application host's packets to and from the database hosts dropped
+  (iptables in its namespace) for ``--outage`` seconds: how soon a write sent to it gets its
+  503, how soon its ``/ready`` says 503 and HAProxy takes it out, and how soon both come
+  back after the link does.
+- ``clock``: one host's clock stepped 10 minutes forward, then 10 minutes back
+  (``TABULA_CLOCK_OFFSET_FILE``), ``--outage`` seconds each.
+
+Each run prints the moves acknowledged (a 200 or a ``played``), lost (acknowledged, not in
+the final log), duplicated (more moves in a game's log than keys were sent for it), forked
+(two events seen at one version of a game, or one the log does not hold), the sockets'
+reconnections and the versions they were sent twice or never, the games whose clock used more
+time than they lasted or whose hash chain or audit fails, and the time to recover: the
+longest any client went without an acknowledgement from the fault's start. Targets: 0 lost,
+0 duplicated, 0 forked, 0 repeated or skipped, 0 clocks or chains broken.
+
+Faults are a registry, ``FAULTS`` (name -> coroutine function): ``@fault("name")`` on an
+``async def f(run: Run) -> None`` adds one. It is called while the clients play; it sets
+``run.began`` (and ``run.ended``) to ``time.monotonic()`` when the fault begins (and is
+lifted), puts its own measurements in ``run.figures`` (printed), and returns once the cluster
+is whole again. ``run.cluster`` drives ``deploy/cluster.sh`` and HAProxy's view of the hosts.
+
+Needs root, iproute2, iptables, HAProxy and PostgreSQL. Run
+``python bench/cluster.py [--faults calm kill cut clock] [--clients 32] [--seconds 8]``: it
+brings the cluster up (``--keep`` leaves it up; ``--no-up`` uses one that is up) and down.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+if Path(sys.path[0]).resolve() == ROOT / "bench":
+    sys.path[0] = str(ROOT)  # as a script, this folder would shadow the project's packages
+
+import argparse  # noqa: E402
+import asyncio  # noqa: E402
+import os  # noqa: E402
+import socket  # noqa: E402
+import statistics  # noqa: E402
+import subprocess  # noqa: E402
+import time  # noqa: E402
+from collections.abc import Awaitable, Callable  # noqa: E402
+from dataclasses import dataclass, field  # noqa: E402
+
+import httpx  # noqa: E402
+
+from bench.cluster_clients import Book, Client, HttpPlayer, SocketPlayer  # noqa: E402
+from bench.cluster_reckoning import Reckoning, reckon  # noqa: E402
+
+CLUSTER_SH = ROOT / "deploy" / "cluster.sh"
+CLUSTER_ENV = {  # budgets out of the way of one address's load (they are per caller)
+    "TABULA_CREATE_RATE": "0",
+    "TABULA_MAX_STREAMS_PER_CLIENT": "10000",
+    "TABULA_MAX_STREAMS": "10000",
+    "TABULA_REFUSAL_RATE": "0",
+    "TABULA_LOG_LEVEL": "warning",
+}
+STEP_SECONDS = 600.0
+POLL = 0.02
+
+
+class Cluster:
+    """The cluster of ``deploy/cluster.sh``: its commands, its addresses, HAProxy's view."""
+
+    def __init__(self, env: dict[str, str] | None = None) -> None:
+        self.env = {**os.environ, **CLUSTER_ENV, **(env or {})}
+        self.info = self.read_env()
+
+    def sh(self, *args: str) -> str:
+        done = subprocess.run(
+            [str(CLUSTER_SH), *args], capture_output=True, text=True, env=self.env, check=False
+        )
+        if done.returncode != 0:
+            raise RuntimeError(f"cluster.sh {' '.join(args)}: {done.stderr or done.stdout}")
+        return done.stdout
+
+    def read_env(self) -> dict[str, str]:
+        pairs = (line.split("=", 1) for line in self.sh("env").splitlines() if "=" in line)
+        return {name: value.strip("'") for name, value in pairs}
+
+    @property
+    def url(self) -> str:
+        return self.info["TABULA_CLUSTER_URL"]
+
+    @property
+    def apps(self) -> list[str]:
+        return self.info["TABULA_CLUSTER_APPS"].split()
+
+    def app_url(self, host: str) -> str:
+        return self.info[f"TABULA_CLUSTER_{host.upper()}"]
+
+    def servers(self) -> dict[str, str]:
+        """HAProxy's state of each application host: ``UP`` or ``DOWN``."""
+        with socket.socket(socket.AF_UNIX) as admin:
+            admin.connect(self.info["TABULA_CLUSTER_HAPROXY_SOCKET"])
+            admin.sendall(b"show servers state tabula_hosts\n")
+            admin.shutdown(socket.SHUT_WR)
+            text = admin.makefile().read()
+        rows = [line.split() for line in text.splitlines()[1:] if line and line[0] != "#"]
+        return {row[3]: "UP" if row[5] == "2" else "DOWN" for row in rows if len(row) > 5}
+
+    async def until(self, host: str, state: str, limit: float = 60.0) -> float:
+        """Seconds until HAProxy has ``host`` in ``state`` (``limit`` at most)."""
+        began = time.monotonic()
+        while self.servers().get(host) != state and time.monotonic() - began < limit:
+            await asyncio.sleep(POLL)
+        return time.monotonic() - began
+
+
+@dataclass
+class Run:
+    """One fault's run: the cluster, the clients' book, and what the fault measured."""
+
+    cluster: Cluster
+    book: Book
+    outage: float
+    figures: dict[str, float] = field(default_factory=dict)
+    began: float | None = None
+    ended: float | None = None
+
+
+Fault = Callable[[Run], Awaitable[None]]
+FAULTS: dict[str, Fault] = {}
+
+
+def fault(name: str) -> Callable[[Fault], Fault]:
+    """Register a fault under ``name`` (see the module's text)."""
+
+    def register(function: Fault) -> Fault:
+        FAULTS[name] = function
+        return function
+
+    return register
+
+
+@fault("calm")
+async def calm(run: Run) -> None:
+    """No fault: the clients play on."""
+    await asyncio.sleep(run.outage)
+
+
+@fault("kill")
+async def kill(run: Run) -> None:
+    """The second application host killed (its link down, SIGKILL to all its processes),
+    then started again once the clients have gone on without it."""
+    host = run.cluster.apps[1]
+    run.began = time.monotonic()
+    run.cluster.sh("kill", host)
+    run.figures["taken out s"] = await run.cluster.until(host, "DOWN")
+    await asyncio.sleep(max(0.0, run.began + run.outage - time.monotonic()))
+    run.ended = time.monotonic()
+    await asyncio.to_thread(run.cluster.sh, "start", host)
+    run.figures["back in s"] = time.monotonic() - run.ended + await run.cluster.until(host, "UP")
+
+
+@fault("cut")
+async def cut(run: Run) -> None:
+    """The last application host cut off from the database hosts for ``outage`` seconds."""
+    host = run.cluster.apps[-1]
+    async with httpx.AsyncClient(base_url=run.cluster.app_url(host), timeout=30) as direct:
+        run.began = time.monotonic()
+        run.cluster.sh("cut", host)
+        first_503, ready_503, taken_out = await asyncio.gather(
+            until_write_refused(direct),
+            until_ready(direct, 503),
+            run.cluster.until(host, "DOWN"),
+        )
+        run.figures |= {"write 503 s": first_503, "/ready 503 s": ready_503}
+        run.figures["taken out s"] = taken_out
+        await asyncio.sleep(max(0.0, run.began + run.outage - time.monotonic()))
+        run.ended = time.monotonic()
+        run.cluster.sh("heal", host)
+        run.figures["/ready 200 again s"] = await until_ready(direct, 200)
+        run.figures["back in s"] = (
+            time.monotonic() - run.ended + await run.cluster.until(host, "UP")
+        )
+
+
+async def until_write_refused(direct: httpx.AsyncClient) -> float:
+    """Seconds until a write sent straight to the host is answered 503 (counted from the
+    start, so a write that hangs counts all its waiting)."""
+    began = time.monotonic()
+    while True:
+        game = {"ruleset": "sorry", "seats": [{}, {}]}
+        reply = await direct.post("/games", json=game)
+        if reply.status_code == 503:
+            return time.monotonic() - began
+        await asyncio.sleep(0.1)
+
+
+async def until_ready(direct: httpx.AsyncClient, status: int, limit: float = 60.0) -> float:
+    """Seconds until the host's ``/ready`` answers ``status``."""
+    began = time.monotonic()
+    while time.monotonic() - began < limit:
+        try:
+            if (await direct.get("/ready", timeout=2)).status_code == status:
+                break
+        except httpx.TransportError:
+            pass
+        await asyncio.sleep(POLL)
+    return time.monotonic() - began
+
+
+@fault("clock")
+async def clock(run: Run) -> None:
+    """The first application host's clock 10 minutes ahead, then 10 minutes behind."""
+    host = run.cluster.apps[0]
+    run.began = time.monotonic()
+    for offset in (STEP_SECONDS, -STEP_SECONDS):
+        run.cluster.sh("clock", host, str(offset))
+        await asyncio.sleep(run.outage / 2)
+    run.cluster.sh("clock", host, "0")
+    run.ended = time.monotonic()
+
+
+@dataclass
+class Result:
+    """A run's figures."""
+
+    fault: str
+    reckoning: Reckoning
+    book: Book
+    figures: dict[str, float]
+    recovery: float
+    moves_per_second: float
+
+
+async def measure(
+    cluster: Cluster,
+    name: str,
+    *,
+    clients: int = 32,
+    watchers: int = 2,
+    warm_up: float = 2.0,
+    outage: float = 3.0,
+    settle: float = 3.0,
+    pace: float = 0.05,
+) -> Result:
+    """Play with ``clients`` clients; ``warm_up`` seconds in, do the fault; stop ``settle``
+    seconds after it returned; read every game back."""
+    book, stop = Book(), asyncio.Event()
+    players: list[Client] = []
+    for number in range(clients):
+        args = (f"client-{number}", cluster.url, book, stop, number)
+        if number % 2 == 0:
+            players.append(HttpPlayer(*args, watchers=watchers, pace=pace))
+        else:
+            players.append(SocketPlayer(*args, pace=pace))
+    tasks = [asyncio.create_task(player.run()) for player in players]
+    began = time.monotonic()
+    await asyncio.sleep(warm_up)
+    run = Run(cluster, book, outage)
+    await FAULTS[name](run)
+    await asyncio.sleep(settle)
+    stop.set()
+    await asyncio.gather(*tasks)
+    await asyncio.gather(*(w for p in players if isinstance(p, HttpPlayer) for w in p.watching))
+    seconds = time.monotonic() - began
+    reckoning = await asyncio.to_thread(reckon, cluster.url, book)
+    start = run.began if run.began is not None else began + warm_up
+    return Result(
+        name, reckoning, book, run.figures, recovery(book, start), reckoning.acknowledged / seconds
+    )
+
+
+def recovery(book: Book, start: float) -> float:
+    """The longest any client went without an acknowledgement from ``start`` (those
+    acknowledged before it)."""
+    last_before: dict[str, float] = {}
+    first_after: dict[str, float] = {}
+    for at, client in sorted(book.acked_at):
+        if at < start:
+            last_before[client] = at
+        else:
+            first_after.setdefault(client, at)
+    return max(
+        (first_after.get(client, start + 999) - start for client in last_before), default=0.0
+    )
+
+
+def report(result: Result) -> str:
+    """A run's lines."""
+    found, book = result.reckoning, result.book
+    lines = [
+        f"{result.fault}: acknowledged {found.acknowledged} moves "
+        f"({result.moves_per_second:.0f}/s), lost {found.lost}, duplicated {found.duplicated}, "
+        f"forked {found.forked}; recovered in {result.recovery:.2f} s",
+        f"  games {found.games}: clocks broken {found.clocks_broken} (most used beyond the "
+        f"game's life {found.clock_excess:.1f} s), chains broken {found.chains_broken}, "
+        f"audits failed {found.audits_failed}, timed out {found.timed_out}",
+        f"  sockets opened by host {dict(sorted(book.hosts.items()))}, reconnections "
+        f"{book.reconnections}, versions repeated {book.repeated}, skipped {book.skipped}",
+    ]
+    if book.latencies:
+        ordered = sorted(book.latencies)
+        p99 = ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
+        within = sum(latency <= 0.05 for latency in ordered) / len(ordered)
+        lines.append(
+            f"  pushes after the answer: {len(ordered)}, p50 "
+            f"{statistics.median(ordered) * 1000:.1f} ms, p99 {p99 * 1000:.1f} ms, "
+            f"within 50 ms {within:.1%}"
+        )
+    if result.figures:
+        shown = ", ".join(f"{name} {value:.2f}" for name, value in result.figures.items())
+        lines.append(f"  {shown}")
+    if book.errors:
+        lines.append(f"  client errors (each retried): {dict(book.errors.most_common())}")
+    lines += [f"  FAILURE {failure}" for failure in book.failures[:10]]
+    return "\n".join(lines)
+
+
+def passed(result: Result) -> bool:
+    found, book = result.reckoning, result.book
+    return not (
+        found.lost
+        or found.duplicated
+        or found.forked
+        or found.clocks_broken
+        or found.chains_broken
+        or found.audits_failed
+        or book.repeated
+        or book.skipped
+        or book.failures
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--faults", nargs="+", default=["calm", "kill", "cut", "clock"])
+    parser.add_argument("--clients", type=int, default=32)
+    parser.add_argument("--watchers", type=int, default=2, help="sockets per HTTP game")
+    parser.add_argument("--outage", type=float, default=4.0, help="seconds a fault lasts")
+    parser.add_argument("--settle", type=float, default=4.0, help="seconds played after it")
+    parser.add_argument("--pace", type=float, default=0.05, help="a client's pause per move")
+    parser.add_argument("--no-up", action="store_true", help="use the cluster that is up")
+    parser.add_argument("--keep", action="store_true", help="leave the cluster up")
+    args = parser.parse_args(argv)
+    unknown = [name for name in args.faults if name not in FAULTS]
+    if unknown:
+        parser.error(f"no fault {unknown}; the faults: {', '.join(FAULTS)}")
+    cluster = Cluster()
+    if not args.no_up:
+        cluster.sh("up")
+    ok = True
+    try:
+        for name in args.faults:
+            result = asyncio.run(
+                measure(
+                    cluster,
+                    name,
+                    clients=args.clients,
+                    watchers=args.watchers,
+                    outage=args.outage,
+                    settle=args.settle,
+                    pace=args.pace,
+                )
+            )
+            print(report(result), flush=True)
+            ok &= passed(result)
+    finally:
+        if not (args.keep or args.no_up):
+            cluster.sh("down")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
