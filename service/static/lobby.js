@@ -72,6 +72,10 @@ function rulesetsSection(all) {
   }
 }
 
+/** The options whose value is a seat: the form numbers seats from 1, as every page does, and
+ * sends the wire's number (seat 1 is `0`). */
+const SEAT_OPTIONS = new Set(["first_player", "first_dealer"]);
+
 /** An input for one option from its JSON Schema, or null when it has no simple form
  * (an object such as race35's special squares keeps its default): its name in words, its
  * meaning, and its code name as a detail. */
@@ -90,6 +94,9 @@ function optionField(name, schema) {
   if (schema.enum) {
     control = element("select", { id, name },
       ...schema.enum.map((v) => element("option", { value: JSON.stringify(v), selected: v === schema.default, text: optionValueName(name, v) })));
+  } else if (SEAT_OPTIONS.has(name) && schema.type === "integer") {
+    control = element("input", { type: "number", id, name, value: schema.default + 1, min: schema.minimum + 1, max: schema.maximum + 1, step: 1 });
+    control.dataset.seat = "from 1";
   } else if (schema.type === "integer" || schema.type === "number") {
     control = element("input", { type: "number", id, name, value: schema.default, min: schema.minimum, max: schema.maximum, step: schema.type === "integer" ? 1 : "any" });
   }
@@ -98,7 +105,7 @@ function optionField(name, schema) {
 
 function optionValue(control) {
   if (control.type === "checkbox") return control.checked;
-  if (control.type === "number") return Number(control.value);
+  if (control.type === "number") return Number(control.value) - (control.dataset.seat ? 1 : 0);
   return JSON.parse(control.value);
 }
 
