@@ -29,7 +29,9 @@ thread of the store tries to connect every ``PROBE_SECONDS``; once it can, the s
 new pool (the old one's connections are all broken, and its own reconnection backs off for
 seconds) and serves again, so service resumes within about ``PROBE_SECONDS`` of the server's
 return. A full disk is ``disk-full``, a read-only server ``read-only``, too many connections
-``busy``.
+``busy``. A URL naming a primary and its standby (``postgresql://h1,h2/db?target_session_attrs=
+read-write``) follows a failover the same way: the probe finds the promoted standby, and the
+new pool's connections go to it (postgres_pool.py).
 
 Errors (see errors.py): ``VersionConflict`` (``StreamExists``), ``IdempotencyKeyReused``,
 ``StoreUnavailable`` for a fault of the server, and ``StoreError`` for any other database
@@ -161,7 +163,7 @@ class PostgresEventStore(SqlStore):
         self._counts = {"appends": 0, "commits": 0, "largest_batch": 0}
         self._counts_lock = threading.Lock()
         self._commits = CommitTally()  # events per commit (one append each), for metrics
-        self._listener = _Listener(url)
+        self._listener = _Listener(self._db.url)  # with the pool's keepalives
 
     def _create_schema(self) -> None:
         """Create the tables unless they exist, upgrade older ones (one process at a time)."""

@@ -7,6 +7,14 @@ server down: from then on every operation fails at once with ``StoreUnavailable`
 once it can, a new pool replaces the old (whose connections are all broken, and whose own
 reconnection backs off for seconds). A full disk is ``disk-full``, a read-only server
 ``read-only``, too many connections ``busy``.
+
+Failover: the URL may name several servers (``postgresql://h1,h2/db?target_session_attrs=
+read-write``); every connection, the probe's too, goes to the one that takes writes, so once a
+standby is promoted in place of a dead primary the probe finds it and the new pool's
+connections go to it. A server that vanishes without closing its connections (its host dead,
+its link down) is found out within seconds, not the kernel's quarter of an hour: unless the URL
+says otherwise, connections send TCP keepalives (``DEAD_PEER``) and give up on data the server
+has not acknowledged within ``timeout`` (``tcp_user_timeout``).
 """
 
 from __future__ import annotations
@@ -29,6 +37,14 @@ from .faults import FaultTally
 
 PROBE_SECONDS = 0.1
 """How often a store that lost its server tries to connect again."""
+DEAD_PEER = {
+    "keepalives": "1",
+    "keepalives_idle": "2",
+    "keepalives_interval": "1",
+    "keepalives_count": "3",
+}
+"""TCP keepalives: a connection whose server stays silent 2 s is probed each second, and
+closed after three probes go unanswered."""
 UNREACHABLE = ("08", "57P01", "57P02", "57P03")
 """SQLSTATEs (or their classes) that say the server cannot be used: connection exceptions,
 the server shutting down or starting up."""
@@ -39,11 +55,11 @@ class Connections:
     down, and renewed when it is back."""
 
     def __init__(self, url: str, max_connections: int, timeout: float, faults: FaultTally):
-        self.url = url
+        self.url = resilient(url, timeout)
         self._max_connections, self._timeout = max_connections, timeout
         self._faults = faults
         self._closed = False
-        self._down = _Down(self._reopen, url, timeout)
+        self._down = _Down(self._reopen, self.url, timeout)
         self._pool = self._new_pool()
 
     def _new_pool(self) -> ConnectionPool[Any]:
@@ -191,6 +207,18 @@ def _connect_timeout(timeout: float) -> int:
 def _configure(conn: psycopg.Connection[Any]) -> None:
     """Decode json columns with msgspec (the same decoder the SQLite store uses)."""
     set_json_loads(msgspec.json.decode, conn)
+
+
+def resilient(url: str, timeout: float) -> str:
+    """The URL with ``DEAD_PEER``'s keepalives and a ``tcp_user_timeout`` of ``timeout``
+    seconds, each unless the URL sets it (an unparsable URL as it is: connecting says why)."""
+    try:
+        given = conninfo_to_dict(url)
+    except psycopg.ProgrammingError:
+        return url
+    wanted = {**DEAD_PEER, "tcp_user_timeout": str(max(1000, round(timeout * 1000)))}
+    added = {name: value for name, value in wanted.items() if name not in given}
+    return make_conninfo(url, **added) if added else url
 
 
 def redacted(url: str) -> str:

@@ -133,3 +133,16 @@ def test_the_events_are_hash_partitioned_by_stream_id_each_stream_in_one_partiti
     assert len(homes) == 40 and {count for _, count in homes} == {1}
     assert used is not None and used[0] > 1
     assert [e.version for e in store.read("g7")] == [1, 2]
+
+
+def test_connections_find_a_vanished_server_within_seconds_unless_the_url_says_otherwise() -> None:
+    from psycopg.conninfo import conninfo_to_dict
+
+    from eventstore.postgres_pool import resilient
+
+    url = "postgresql://tabula:secret@h1:5432,h2:5432/tabula?target_session_attrs=read-write"
+    made = conninfo_to_dict(resilient(url, 2.0))
+    assert made["host"] == "h1,h2" and made["target_session_attrs"] == "read-write"
+    assert (made["keepalives_idle"], made["tcp_user_timeout"]) == ("2", "2000")
+    own = conninfo_to_dict(resilient(f"{url}&tcp_user_timeout=500&keepalives_idle=7", 2.0))
+    assert (own["keepalives_idle"], own["tcp_user_timeout"]) == ("7", "500")
