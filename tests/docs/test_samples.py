@@ -1,10 +1,13 @@
-"""Every code sample of the README and of the manual's Getting started pages runs as written
-against the real app: the ``sh`` samples that call ``curl`` with bash (they need ``jq``), the
-``python`` samples in process, and the TypeScript page's example (a file the page includes)
-with node. Samples name ``localhost:8000`` or ``http://127.0.0.1:8000``, ``make run``'s
-address; the test swaps in the address of its own server.
+"""Every code sample of the README and of the manual runs as written: each shell block in the
+shell its fence names (``sh``: POSIX sh, dash on Debian; ``bash``: bash), the curl samples of
+the README and the Getting started pages against the real app (they need ``jq``), and the
+Python samples of those pages and of the live-socket guide in process. The guides whose curl
+samples make one session (quick play, a physical game, ...) run against a server of their own
+too. Samples name ``localhost:8000`` or ``http://127.0.0.1:8000``, ``make run``'s address;
+the test swaps in the address of its own server. The TypeScript samples are in
+``test_typescript_samples.py``.
 
-Without ``jq`` the shell samples are skipped with a message; ``.ci/run`` installs it and sets
+Without ``jq`` the curl samples are skipped with a message; ``.ci/run`` installs it and sets
 ``TABULA_REQUIRE_JQ=1``, which turns a missing ``jq`` into a failure.
 """
 
@@ -23,38 +26,34 @@ import pytest
 
 from service.app import create_app
 from service.settings import Settings
-from tests.clients.test_typescript import BUILD, built, node, run
+from tests.docs.fences import DOCS, README, ROOT, SHELLS, Block, blocks, manual, pointed_at
 from tests.live import serving
 
-ROOT = Path(__file__).resolve().parents[2]
-PAGES = [ROOT / "README.md", *sorted((ROOT / "docs" / "getting-started").glob("*.md"))]
-FENCE = re.compile(r"^```(\w*)\n(.*?)^```", re.MULTILINE | re.DOTALL)
-
-__all__ = ["built", "node"]  # fixtures of the TypeScript client's tests, used below
-
-
-def samples(language: str) -> list[tuple[str, str]]:
-    """Each sample in ``language`` as (an id naming its page and place, its code)."""
-    found = []
-    for page in PAGES:
-        for number, match in enumerate(FENCE.finditer(page.read_text())):
-            if match[1] == language:
-                found.append((f"{page.stem}-{number}", match[2]))
-    return found
+STARTING = [README, *sorted((DOCS / "getting-started").glob("*.md"))]
+"""The pages a newcomer follows first: their curl samples play whole games."""
+GUIDES = [
+    DOCS / "guides" / f"{name}.md"
+    for name in ("quick-play", "physical-game", "identity", "presence", "bots-service")
+]
+"""The guides whose curl samples are one session from a fresh server to their end."""
+PROBLEM = re.compile(r'"type":\s*"https://tabula\.dev/problems/([\w-]+)"')
+STRICT = {"sh": "set -eu", "bash": "set -euo pipefail"}
+"""What each shell is told before a page's samples: stop at the first failure."""
 
 
-def shell_pages() -> list[tuple[str, str]]:
-    """Each page's curl samples as one script, in page order: a sample may use the shell
-    variables an earlier one set, as a reader typing them in one terminal would."""
-    pages: dict[str, list[str]] = {}
-    for name, code in samples("sh"):
-        if "curl " in code:
-            pages.setdefault(name.rsplit("-", 1)[0], []).append(code)
-    return [(page, "\n".join(codes)) for page, codes in pages.items()]
+def curl_pages() -> list[tuple[str, list[Block]]]:
+    """Each page's curl samples, in page order: a sample may use the shell variables an
+    earlier one set, as a reader typing them in one terminal would."""
+    pages: dict[str, list[Block]] = {}
+    for block in blocks([*STARTING, *GUIDES], *SHELLS):
+        if "curl " in block.code:
+            pages.setdefault(str(block.page.relative_to(ROOT)), []).append(block)
+    return list(pages.items())
 
 
-SHELL = shell_pages()
-PYTHON = samples("python")
+SHELL_BLOCKS = blocks(manual(), *SHELLS)
+CURL = curl_pages()
+PYTHON = blocks([*STARTING, DOCS / "guides" / "live-socket.md"], "python")
 
 
 @pytest.fixture(scope="module")
@@ -66,53 +65,70 @@ def server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         yield url
 
 
-def pointed_at(code: str, url: str) -> str:
-    """The sample with ``make run``'s address replaced by ``url``."""
-    code = code.replace("http://127.0.0.1:8000", url)
-    return code.replace("localhost:8000", url.removeprefix("http://"))
+@pytest.fixture
+def fresh_url(tmp_path: Path) -> Iterator[str]:
+    """The real app with nothing in it yet (no handle taken): a page's own server."""
+    settings = Settings(database=str(tmp_path / "tabula.db"), log_level="warning")
+    with serving(create_app(settings)) as url:
+        yield url
 
 
 def test_pages_have_samples() -> None:
     """The README and the pages hold what they promise: curl and Python games at least."""
-    assert {name for name, _ in SHELL} == {"README", "curl"}
-    assert len(PYTHON) >= 4
-    assert "README" in {name.split("-")[0] for name, _ in PYTHON}
+    assert {name for name, _ in CURL} == {
+        str(page.relative_to(ROOT))
+        for page in [README, DOCS / "getting-started" / "curl.md", *GUIDES]
+    }
+    assert len(PYTHON) >= 5
+    assert {block.page.stem for block in PYTHON} >= {"README", "python", "live-socket"}
 
 
-@pytest.mark.parametrize(("name", "code"), SHELL, ids=[name for name, _ in SHELL])
-def test_shell_samples_run(name: str, code: str, server_url: str) -> None:
-    """A page's curl samples exit 0 (bash with ``-euo pipefail``), print, and play their
-    whole game to its end."""
+@pytest.mark.parametrize("block", SHELL_BLOCKS, ids=[block.name for block in SHELL_BLOCKS])
+def test_shell_blocks_parse_in_the_shell_their_fence_names(block: Block) -> None:
+    """Each ``sh`` block is POSIX sh (``sh -n`` reads it) and each ``bash`` block is bash: a
+    reader who pastes it into that shell gets no syntax error."""
+    shell = SHELLS[block.language]
+    done = subprocess.run(
+        [shell, "-n", "-c", block.code], capture_output=True, text=True, timeout=30, check=False
+    )
+    assert done.returncode == 0, f"{block.name} ({shell}):\n{done.stderr}"
+
+
+@pytest.mark.parametrize(("name", "page"), CURL, ids=[name for name, _ in CURL])
+def test_curl_samples_run_in_the_shell_their_fence_names(
+    name: str, page: list[Block], fresh_url: str
+) -> None:
+    """A page's curl samples, run in the shell their fences name (told to stop at the first
+    failure) against a server of their own, exit 0 and print; every problem they are answered
+    is one the page names, and the starting pages play their whole game to its end."""
     if shutil.which("jq") is None:
         missing = "jq is missing: apt-get install jq (.ci/run does)"
         if os.environ.get("TABULA_REQUIRE_JQ") == "1":
             pytest.fail(missing, pytrace=False)
         pytest.skip(missing)
-    script = "set -euo pipefail\n" + pointed_at(code, server_url)
+    languages = {block.language for block in page}
+    assert len(languages) == 1, f"{name}: its curl samples name several shells {languages}"
+    language = languages.pop()
+    script = "\n".join([STRICT[language], *(pointed_at(b.code, fresh_url) for b in page)])
     done = subprocess.run(
-        ["bash", "-c", script], capture_output=True, text=True, timeout=600, check=False
+        [SHELLS[language], "-c", script], capture_output=True, text=True, timeout=600, check=False
     )
     assert done.returncode == 0, f"{name} exited {done.returncode}:\n{done.stdout}\n{done.stderr}"
     assert done.stdout.strip(), f"{name} printed nothing"
-    assert '{"status":"finished","winners":[' in done.stdout, done.stdout[-500:]
+    text = page[0].page.read_text()
+    unnamed = {slug for slug in PROBLEM.findall(done.stdout) if slug not in text}
+    assert not unnamed, f"{name} was refused ({unnamed}) where the page says nothing of it"
+    if page[0].page in STARTING:
+        assert '{"status":"finished","winners":[' in done.stdout, done.stdout[-500:]
 
 
-@pytest.mark.parametrize(("name", "code"), PYTHON, ids=[name for name, _ in PYTHON])
-def test_python_sample_runs(name: str, code: str, server_url: str) -> None:
+@pytest.mark.parametrize("block", PYTHON, ids=[block.name for block in PYTHON])
+def test_python_sample_runs(block: Block, server_url: str) -> None:
     """A Python sample runs to its end and prints; a whole game prints that it finished."""
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
-        exec(compile(pointed_at(code, server_url), name, "exec"), {"__name__": "sample"})
-    assert out.getvalue().strip(), f"{name} printed nothing"
-    if "while " in code or "play_game" in code:
+        code = compile(pointed_at(block.code, server_url), block.name, "exec")
+        exec(code, {"__name__": "sample"})
+    assert out.getvalue().strip(), f"{block.name} printed nothing"
+    if "while " in block.code or "play_game" in block.code:
         assert "finished" in out.getvalue() or "winner" in out.getvalue(), out.getvalue()
-
-
-@pytest.mark.node
-@pytest.mark.usefixtures("built")
-def test_typescript_page_example_plays_a_game(node: str, server_url: str) -> None:
-    """The TypeScript page's example, compiled with the client, plays a game to its end."""
-    page = (ROOT / "docs" / "getting-started" / "typescript.md").read_text()
-    assert '--8<-- "clients/typescript/examples/first-game.ts"' in page
-    out = run(node, str(BUILD / "examples" / "first-game.js"), server_url, timeout=120).stdout
-    assert re.search(r"^finished at version \d+; winners: (Ann|Bob)$", out, re.MULTILINE), out

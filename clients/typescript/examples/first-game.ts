@@ -6,8 +6,8 @@
  *     npm run build && node build/examples/first-game.js http://127.0.0.1:8000
  */
 
-import { tabula } from "../src/client.js";
-import { ok } from "../src/problems.js";
+import { tabula } from "tabula-client-ts/client";
+import { ok } from "tabula-client-ts/problems";
 
 const baseUrl = process.argv[2] ?? "http://127.0.0.1:8000";
 const api = tabula({ baseUrl });

@@ -9,7 +9,7 @@
  */
 
 import { parseArgs } from "node:util";
-import { follow } from "../src/follow.js";
+import { follow } from "tabula-client-ts/follow";
 
 async function main(): Promise<void> {
   const { values, positionals } = parseArgs({

@@ -19,9 +19,9 @@ import {
   type SeatSpec,
   botSeat,
   tabula,
-} from "../src/client.js";
-import { follow } from "../src/follow.js";
-import { ProblemError, ok } from "../src/problems.js";
+} from "tabula-client-ts/client";
+import { follow } from "tabula-client-ts/follow";
+import { ProblemError, ok } from "tabula-client-ts/problems";
 
 const NAMES = ["Ann", "Bob", "Cat", "Dan", "Eve", "Fay"];
 const MAX_MOVES = 20_000; // a safety net: no rule set needs nearly this many decisions

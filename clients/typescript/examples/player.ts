@@ -15,10 +15,10 @@
 import { randomBytes } from "node:crypto";
 import { parseArgs } from "node:util";
 import WebSocket from "ws";
-import { tabula } from "../src/client.js";
-import { mintKey, me, playerRecord, playerSeat, register, rotateKey } from "../src/players.js";
-import { isProblem, ok } from "../src/problems.js";
-import { connect, type SocketClosed, type WebSocketConstructor } from "../src/socket.js";
+import { tabula } from "tabula-client-ts/client";
+import { mintKey, me, playerRecord, playerSeat, register, rotateKey } from "tabula-client-ts/players";
+import { isProblem, ok } from "tabula-client-ts/problems";
+import { connect, type SocketClosed, type WebSocketConstructor } from "tabula-client-ts/socket";
 
 const sockets = { WebSocket: WebSocket as unknown as WebSocketConstructor };
 

@@ -21,12 +21,12 @@
 
 import { parseArgs } from "node:util";
 import WebSocket from "ws";
-import { type RuleSetName, type Tabula, tabula } from "../src/client.js";
-import { connectFeed, type PlayerFeed } from "../src/feed.js";
-import { postSeek, waitForMatch } from "../src/meeting.js";
-import { register } from "../src/players.js";
-import { isProblem, ok } from "../src/problems.js";
-import { connect, type WebSocketConstructor } from "../src/socket.js";
+import { type RuleSetName, type Tabula, tabula } from "tabula-client-ts/client";
+import { connectFeed, type PlayerFeed } from "tabula-client-ts/feed";
+import { postSeek, waitForMatch } from "tabula-client-ts/meeting";
+import { register } from "tabula-client-ts/players";
+import { isProblem, ok } from "tabula-client-ts/problems";
+import { connect, type WebSocketConstructor } from "tabula-client-ts/socket";
 
 const sockets = { WebSocket: WebSocket as unknown as WebSocketConstructor };
 const QUIET_MS = 30_000;

@@ -11,9 +11,9 @@
 
 import { parseArgs } from "node:util";
 import WebSocket from "ws";
-import { type GameEvent, type RuleSetName, tabula } from "../src/client.js";
-import { ok } from "../src/problems.js";
-import { connect, type WebSocketConstructor } from "../src/socket.js";
+import { type GameEvent, type RuleSetName, tabula } from "tabula-client-ts/client";
+import { ok } from "tabula-client-ts/problems";
+import { connect, type WebSocketConstructor } from "tabula-client-ts/socket";
 
 const NAMES = ["Ann", "Bob", "Cat", "Dan", "Eve", "Fay"];
 const options = { WebSocket: WebSocket as unknown as WebSocketConstructor };

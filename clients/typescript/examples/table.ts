@@ -15,12 +15,12 @@
 
 import { randomBytes } from "node:crypto";
 import WebSocket from "ws";
-import { type Tabula, tabula } from "../src/client.js";
-import { connectFeed, followNotes } from "../src/feed.js";
-import { cancel, createTable, decline, inviteSeat, join, leave, lobbyTables, openSeat, rematch, start } from "../src/meeting.js";
-import { playerSeat, register } from "../src/players.js";
-import { ok } from "../src/problems.js";
-import type { WebSocketConstructor } from "../src/socket.js";
+import { type Tabula, tabula } from "tabula-client-ts/client";
+import { connectFeed, followNotes } from "tabula-client-ts/feed";
+import { cancel, createTable, decline, inviteSeat, join, leave, lobbyTables, openSeat, rematch, start } from "tabula-client-ts/meeting";
+import { playerSeat, register } from "tabula-client-ts/players";
+import { ok } from "tabula-client-ts/problems";
+import type { WebSocketConstructor } from "tabula-client-ts/socket";
 
 const sockets = { WebSocket: WebSocket as unknown as WebSocketConstructor };
 
