@@ -182,7 +182,11 @@ def settings_store(settings: Settings, clock: Clock) -> EventStore:
 def settings_budgets(settings: Settings) -> Budgets | None:
     """The budgets shared by the processes the settings make (none for one on SQLite)."""
     return open_budgets(
-        settings.database, settings.database_url, settings.workers, settings.store_timeout
+        settings.database,
+        settings.database_url,
+        settings.workers,
+        settings.store_timeout,
+        settings.budget_lease_seconds,
     )
 
 

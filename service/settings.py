@@ -14,8 +14,8 @@ class Settings(msgspec.Struct, frozen=True):
     """Everything the composition root needs; defaults suit one local process.
 
     Server: ``host`` and ``port`` to bind, served by ``workers`` processes (1 to 64: the
-    port's connections are shared among them, each process with its own memory of the games,
-    event loop, budgets and limits, all over the one database; see ``service.processes``);
+    port's connections are shared among them, each process with its own memory of the games
+    and event loop, all over the one database; see ``service.processes``);
     ``log_format`` ``kv`` (lines for a terminal) or
     ``json`` (one object a line, for production), at ``log_level`` and above.
 
@@ -75,9 +75,18 @@ class Settings(msgspec.Struct, frozen=True):
     second, with bursts of ``refusal_burst``, gets each further refusal a second late
     (``service.api.tarpit``; a rate of 0 turns it off).
 
+    Budgets across processes: with ``workers`` over 1 or on PostgreSQL, each per-caller
+    budget (writes, creations, imports, refusals, streams and sockets per address, analyses
+    per client, games with bots per client) is counted once across every process, in the
+    database (on SQLite, in a file beside it: ``<database>.budgets``); a process killed without
+    a word frees the streams, analyses and games it counted ``budget_lease_seconds`` after its
+    last renewal (it renews every third of that). One process on SQLite counts in memory.
+
     Addresses: a client's address is the connection's, unless it comes from one of
-    ``trusted_proxies`` (comma-separated addresses or ``*``; none by default), whose
-    ``X-Forwarded-For`` and ``X-Forwarded-Proto`` are then believed.
+    ``trusted_proxies`` (comma-separated addresses or networks, such as ``10.0.0.0/8``, or
+    ``*``; none by default), whose ``X-Forwarded-For`` and ``X-Forwarded-Proto`` are then
+    believed: the client is the last address in ``X-Forwarded-For`` that is not a trusted
+    proxy's.
 
     Protocol (``service.http_limits``): a request head (request line and headers) is at most
     ``max_head_bytes`` and ``max_header_lines`` lines (431) and complete within
@@ -134,6 +143,7 @@ class Settings(msgspec.Struct, frozen=True):
     idempotency_ttl: float = 86_400.0
     refusal_rate: float = 10.0
     refusal_burst: int = 100
+    budget_lease_seconds: float = 30.0
     trusted_proxies: str = ""
     max_head_bytes: int = 16 * 1024
     max_header_lines: int = 100

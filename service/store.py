@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from eventstore import EventStore, SqliteEventStore, utcnow
-from eventstore.budgets import Budgets, SqliteBudgets
+from eventstore.budgets import LEASE_SECONDS, Budgets, SqliteBudgets
 from service.clock import Clock
 
 DAY = 86_400.0
@@ -32,16 +32,21 @@ def open_store(
 
 
 def open_budgets(
-    database: str, database_url: str = "", workers: int = 1, timeout: float = 5.0
+    database: str,
+    database_url: str = "",
+    workers: int = 1,
+    timeout: float = 5.0,
+    lease: float = LEASE_SECONDS,
 ) -> Budgets | None:
     """The budgets shared by every process (``eventstore.budgets``): in the PostgreSQL
     database when ``database_url`` is set, in a SQLite file beside ``database`` (its name
     with ``.budgets`` after it) when ``workers`` processes share it; None for one process on
-    SQLite, which counts its budgets in memory."""
+    SQLite, which counts its budgets in memory. Slots outlive their process's last renewal
+    by ``lease`` seconds."""
     if database_url:
         from eventstore.budgets_postgres import PostgresBudgets
 
-        return PostgresBudgets(database_url, timeout)
+        return PostgresBudgets(database_url, timeout, lease)
     if workers > 1 and database != ":memory:":
-        return SqliteBudgets(f"{database}.budgets")
+        return SqliteBudgets(f"{database}.budgets", lease)
     return None
