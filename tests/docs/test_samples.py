@@ -53,7 +53,20 @@ def curl_pages() -> list[tuple[str, list[Block]]]:
 
 SHELL_BLOCKS = blocks(manual(), *SHELLS)
 CURL = curl_pages()
-PYTHON = blocks([*STARTING, DOCS / "guides" / "live-socket.md"], "python")
+PYTHON = blocks(
+    [*STARTING, *(DOCS / "guides" / f"{n}.md" for n in ("live-socket", "quick-play"))], "python"
+)
+PARTS = {
+    "docs/guides/frontends.md": "one meeting place step by step: each step uses what the ones "
+    "before set up (a seek matched, a table, Bob's key) and follows a feed that never ends",
+    "docs/guides/tables.md": "a table's life told in steps, each with the seat's token in words",
+    "docs/guides/feed.md": "a player's feed, which goes on for as long as she plays",
+    "docs/guides/replay-verify.md": "reads of a game the reader has played (`$id`)",
+    "docs/adding-a-ruleset.md": "an excerpt of a rule set's module",
+}
+"""The pages whose curl or Python samples are parts of a whole told on the page, and why they
+do not run by themselves: their shell blocks are read by their shell (above), their Python
+blocks compile, and their TypeScript samples compile (``test_typescript_samples.py``)."""
 
 
 @pytest.fixture(scope="module")
@@ -81,6 +94,24 @@ def test_pages_have_samples() -> None:
     }
     assert len(PYTHON) >= 5
     assert {block.page.stem for block in PYTHON} >= {"README", "python", "live-socket"}
+
+
+def test_every_curl_and_python_sample_runs_or_is_named_a_part() -> None:
+    """A page with curl or Python samples has them run here, or is named among the pages whose
+    samples are parts of a whole (with why): a new page's samples are run unless it says."""
+    run = {name for name, _ in CURL} | {str(block.page.relative_to(ROOT)) for block in PYTHON}
+    shown = {
+        str(block.page.relative_to(ROOT))
+        for block in [*SHELL_BLOCKS, *blocks(manual(), "python")]
+        if block.language == "python" or "curl " in block.code
+    }
+    assert shown - run == set(PARTS), "run these pages' samples, or name them in PARTS"
+
+
+@pytest.mark.parametrize("block", blocks(manual(), "python"), ids=lambda block: block.name)
+def test_python_blocks_compile(block: Block) -> None:
+    """Every Python block of the manual is Python a reader can paste: it compiles."""
+    compile(block.code, block.name, "exec")
 
 
 @pytest.mark.parametrize("block", SHELL_BLOCKS, ids=[block.name for block in SHELL_BLOCKS])
