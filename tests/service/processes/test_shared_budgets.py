@@ -8,15 +8,22 @@ import itertools
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
+from typing import Any, cast
 
 import httpx
 import pytest
+from litestar.testing import TestClient
 
 from bench.harness import service_process
+from eventstore import utcnow
 from eventstore.budgets import Budgets, SqliteBudgets
 from service.api.streams import StreamSlots
+from service.app import create_app
 from service.core.refusal import Refusal
+from service.settings import Settings
+from service.usecases.analysis.analyses import Analyses, Job
 from service.usecases.budgets import SharedSlots
+from service.usecases.games.repository import Repository
 from tests.postgres import postgres_schema
 from tests.service.conftest import auth
 from tests.service.test_side_files import ignored
@@ -212,3 +219,44 @@ def test_budgets_count_the_address_a_trusted_proxy_forwards(tmp_path: Path, prox
         # ... and the address the proxy saw counts, whatever the client wrote before it
         spoofed = [status(f"198.51.100.{n}, 203.0.113.9") for n in range(1, 5)]
         assert spoofed == [201, 201, 429, 429]
+
+
+@pytest.mark.postgres
+def test_an_addresss_games_with_bots_are_capped_across_processes() -> None:
+    with postgres_schema("budgets") as url:
+        settings = Settings(database_url=url, log_level="warning", max_bot_games_per_client=2)
+        with TestClient(create_app(settings)) as a, TestClient(create_app(settings)) as b:
+            first, second = person_and_bot(a), person_and_bot(b)
+            assert first.status_code == second.status_code == 201
+            assert person_and_bot(a).status_code == 429
+            refused = person_and_bot(b)
+            assert refused.status_code == 429, refused.text
+            assert "on this server and others" in refused.json()["detail"]
+            game = first.json()
+            forfeit = {"kind": "forfeit", "seat": 0, "reason": "left"}
+            referee = auth(game["tokens"]["referee"])
+            ended = a.post(f"/games/{game['id']}/adjudicate", json=forfeit, headers=referee)
+            assert ended.status_code == 200, ended.text
+            wait_until(lambda: person_and_bot(b).status_code == 201, 10, "no place came free")
+
+
+def person_and_bot(api: TestClient[Any]) -> Any:
+    """POST /games of a person (who moves first) against a greedy bot."""
+    seats = [{"name": "Ann"}, {"name": "Robin", "bot": "greedy"}]
+    return api.post("/games", json={"ruleset": "sorry", "seats": seats})
+
+
+def test_an_addresss_analyses_under_way_are_capped_across_processes(tmp_path: Path) -> None:
+    path = tmp_path / "tabula.db.budgets"
+    one, two = (
+        Analyses(cast(Repository, None), utcnow, 1, 1, SharedSlots(SqliteBudgets(path), "a", 1))
+        for _ in range(2)
+    )
+    job = one.join(("g1", 5, False), "10.0.0.1")
+    assert isinstance(job, Job)
+    with pytest.raises(Refusal) as refused:
+        two.join(("g2", 5, False), "10.0.0.1")
+    assert refused.value.slug == "rate-limited"
+    assert isinstance(two.join(("g3", 5, False), "10.0.0.2"), Job)  # another address's own
+    one.ended(job)  # done: the address may start another anywhere
+    assert isinstance(two.join(("g2", 5, False), "10.0.0.1"), Job)
