@@ -130,6 +130,7 @@ wait_ready() { # until the host's /ready says 200 (90 s at most)
     url="http://$(address "$host"):$APP_PORT/ready"
     for _ in $(seq 1 180); do
         if curl -fsS -o /dev/null --max-time 2 "$url" 2>/dev/null; then return 0; fi
+        if ! kill -0 "$(cat "$DIR/$host/pid")" 2>/dev/null; then break; fi  # it ended
         sleep 0.5
     done
     echo "$host did not become ready; its log: $DIR/$host/service.log" >&2

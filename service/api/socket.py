@@ -13,7 +13,10 @@ frame over the largest request body is closed by the server (1009); a push that 
 for ``Settings.socket_send_timeout`` seconds (a reader that stopped reading) closes the socket
 (4409) instead of buffering (the server's protocol, ``service.socket_protocol``, times the
 send out); uvicorn pings every
-``PING_SECONDS`` and closes a socket whose pong does not come (1011).
+``PING_SECONDS`` and closes a socket whose pong does not come (1011). A socket whose hello or
+push finds the event store unreachable (a host cut off from its database) is closed with 1011
+too, saying so: the client connects again, through a load balancer to a host that can serve
+it, and resumes from its last version.
 
 Each socket has a budget of messages (``MessageBudget``: ``Settings.socket_message_rate`` a
 second, bursts of ``socket_message_burst``), which the server's protocol shares with it to
@@ -79,6 +82,7 @@ from service.api.socket_messages import (
 from service.api.streams import StreamSlots, address
 from service.core.actor import GameCaller, Player
 from service.core.refusal import Refusal, refuse
+from service.usecases.faults import store_fault
 from service.usecases.games.commands import Commands
 from service.usecases.games.queries import Queries
 from service.usecases.live import presence
@@ -459,6 +463,10 @@ async def game_socket(socket: WebSocket[Any, Any, Any], game_id: FromPath[str]) 
         code = 0
     except Closed as closed:
         code, reason = closed.code, closed.reason
+    except Exception as error:
+        if store_fault(error) is None:
+            raise
+        code, reason = 1011, "the event store cannot be reached here: connect again"
     finally:
         if session.leave is not None:
             session.leave()

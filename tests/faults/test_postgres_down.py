@@ -9,12 +9,15 @@ for an outage of ``OUTAGE`` seconds.
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 import uuid
 
 import httpx
 import pytest
+from websockets.exceptions import ConnectionClosed
+from websockets.sync.client import connect
 
 from service.app import create_app
 from service.settings import Settings
@@ -74,6 +77,20 @@ def test_a_stopped_postgres_costs_no_liveness_and_writes_resume_within_a_second(
             assert (figures.lost, figures.duplicated, figures.audits_failed) == (0, 0, 0)
             assert set(figures.errors) <= {"503 store-unavailable"}, figures.errors
             assert httpx.get(f"{url}/ready", timeout=10).status_code == 200
+
+
+def test_a_socket_that_finds_postgres_down_is_closed_with_1011_to_connect_again() -> None:
+    with cluster() as postgres:
+        settings = Settings(database_url=postgres.url, store_timeout=2.0, log_level="critical")
+        with serving(create_app(settings)) as url:
+            created = httpx.post(f"{url}/games", json={"ruleset": "sorry", "seats": [{}, {}]})
+            postgres.stop()
+            socket_url = url.replace("http", "ws", 1) + f"/games/{created.json()['id']}/socket"
+            with connect(socket_url, open_timeout=10) as socket:
+                socket.send(json.dumps({"type": "hello", "token": None, "after": 0}))
+                with pytest.raises(ConnectionClosed) as closed:
+                    socket.recv(timeout=10)
+            assert closed.value.rcvd is not None and closed.value.rcvd.code == 1011
 
 
 def keyed_move(url: str, game: str, referee: str) -> httpx.Response:
