@@ -77,6 +77,43 @@ function focusable(element, label) {
   element.setAttribute("aria-label", label);
 }
 
+const SVG_NS = "http://www.w3.org/2000/svg";
+
+function drawn(tag, attributes) {
+  const made = document.createElementNS(SVG_NS, tag);
+  for (const [name, value] of Object.entries(attributes)) made.setAttribute(name, value.toFixed ? value.toFixed(2) : value);
+  return made;
+}
+
+/** The mark a movable piece wears (shown by the class `movable`, so never colour alone): a
+ * dashed ring around its disc and a small arrow badge at its upper right; taps go through. */
+function cueOf(piece) {
+  const found = piece.querySelector(":scope > .movable-cue");
+  if (found) return found;
+  const disc = piece.querySelector("circle");
+  const [x, y, r] = [disc.cx, disc.cy, disc.r].map((length) => length.baseVal.value);
+  const cue = drawn("g", { class: "movable-cue", "aria-hidden": "true" });
+  const [bx, by, br] = [x + r * 0.85, y - r * 0.85, r * 0.4];
+  cue.append(
+    drawn("circle", { class: "halo", cx: x, cy: y, r: r * 1.2, "stroke-width": r * 0.3 }),
+    drawn("circle", { class: "ring", cx: x, cy: y, r: r * 1.2, "stroke-width": r * 0.16, "stroke-dasharray": `${(r * 0.5).toFixed(2)} ${(r * 0.25).toFixed(2)}` }),
+    drawn("circle", { class: "badge", cx: bx, cy: by, r: br, "stroke-width": r * 0.08 }),
+    drawn("path", { class: "arrow", d: `M${(bx - br * 0.35).toFixed(2)},${(by - br * 0.55).toFixed(2)} L${(bx + br * 0.6).toFixed(2)},${by.toFixed(2)} L${(bx - br * 0.35).toFixed(2)},${(by + br * 0.55).toFixed(2)} z` }),
+  );
+  piece.append(cue);
+  return cue;
+}
+
+/** Mark the pieces of `root` whose ids are in `ids` movable (class and cue), and no other. */
+export function markMovable(root, ids) {
+  for (const piece of root.querySelectorAll(".piece")) {
+    const movable = ids.has(piece.dataset.piece);
+    piece.classList.toggle("movable", movable);
+    if (movable) cueOf(piece);
+  }
+  root.dataset.movable = [...ids].sort().join(" ");
+}
+
 function cycle(list, current, step) {
   const at = list.indexOf(current);
   return list[(at + step + list.length) % list.length];
@@ -85,13 +122,17 @@ function cycle(list, current, step) {
 /**
  * Make the pieces that have moves playable: click (or Enter on) a piece to mark where it can
  * go, then click (or Enter on) a destination. `play(move)` is called with the one move that
- * ends there, `choose(moves)` when several do (different cards or dice to the same square).
- * Arrow keys step through the pieces, or through the destinations once a piece is chosen;
- * Escape goes back to the piece. `load(moves, { direct })` puts other moves on the board (the
- * dice picker's sub-moves); with `direct`, a piece with one destination moves at once.
+ * ends there, `choose(moves)` when several do (different cards or dice to the same square);
+ * `why(piece)` when a piece that cannot move is clicked (tapped). The pieces that can move
+ * are marked (markMovable). Arrow keys step through the pieces, or through the destinations
+ * once a piece is chosen; Escape goes back to the piece. `load(moves, options)` puts other
+ * moves on the board (the dice picker's sub-moves): with `direct`, a piece with one
+ * destination moves at once; `also` names more pieces to mark movable, `other(piece)` is
+ * asked first about a click on a piece without moves (true when it handled it).
  */
 export function makePlayable(root, moves, handlers) {
   let { play, choose } = handlers;
+  let other = null;
   let byPiece = new Map();
   let pieces = [];
   let direct = false;
@@ -149,6 +190,8 @@ export function makePlayable(root, moves, handlers) {
     pieces = [...root.querySelectorAll(".piece")].filter((p) => byPiece.has(p.dataset.piece));
     direct = Boolean(options.direct);
     ({ play, choose } = options.play ? options : handlers);
+    other = options.other || null;
+    markMovable(root, new Set([...pieces.map((p) => p.dataset.piece), ...(options.also || [])]));
     for (const piece of pieces) {
       piece.dataset.label = piece.dataset.label || piece.getAttribute("aria-label") || "";
       focusable(piece, t("board.choose", { piece: pieceName(piece.dataset.piece), place: place(piece.dataset.at) }));
@@ -172,8 +215,13 @@ export function makePlayable(root, moves, handlers) {
     const square = chosen && targetUnder(click);
     if (square) return land(square);
     const piece = click.target.closest(".piece");
-    if (piece && pieces.includes(piece)) select(piece);
-    else clear();
+    if (piece && pieces.includes(piece)) return select(piece);
+    // A piece of the same seat on the same square moves for it (the referee lists one of
+    // the pieces waiting in a start, say).
+    const twin = piece && pieces.find((p) => p.dataset.at === piece.dataset.at && p.dataset.seat === piece.dataset.seat);
+    if (twin) return select(twin);
+    clear();
+    if (piece && !(other && other(piece))) handlers.why?.(piece);
   });
   root.addEventListener("keydown", (key) => {
     const here = key.target;
@@ -196,16 +244,52 @@ export function makePlayable(root, moves, handlers) {
     key.preventDefault();
     key.stopPropagation();
   });
-  return { get pieces() { return pieces; }, select, clear, load, destinations: () => [...byPiece.values()].flat().map((e) => e.square) };
+  return { get pieces() { return pieces; }, select, clear, load, why: (piece, about) => handlers.why?.(piece, about), destinations: () => [...byPiece.values()].flat().map((e) => e.square) };
 }
 
-/** Draw `piece` on the middle of `square` (a move picked, not yet played). */
-function placeOn(piece, square) {
+/** The disc's centre and radius of `piece`, as drawn (before any transform). */
+function discOf(piece) {
   const disc = piece.querySelector("circle");
+  return [disc.cx, disc.cy, disc.r].map((length) => length.baseVal.value);
+}
+
+/** Draw `pieces` (elements) on `square` side by side, in a grid over its middle, each no
+ * bigger than it was drawn: where parts of a throw picked, not yet played, take them. */
+function standOn(pieces, square) {
   const box = (square.querySelector("rect, circle") || square).getBBox();
-  const dx = box.x + box.width / 2 - disc.cx.baseVal.value;
-  const dy = box.y + box.height / 2 - disc.cy.baseVal.value;
-  piece.setAttribute("transform", `translate(${dx.toFixed(2)} ${dy.toFixed(2)})`);
+  const columns = Math.ceil(Math.sqrt(pieces.length));
+  const rows = Math.ceil(pieces.length / columns);
+  const pitch = Math.min(box.width / columns, box.height / rows);
+  const x0 = box.x + box.width / 2 - (pitch * (columns - 1)) / 2;
+  const y0 = box.y + box.height / 2 - (pitch * (rows - 1)) / 2;
+  pieces.forEach((piece, i) => {
+    const [cx, cy, r] = discOf(piece);
+    const scale = pieces.length > 1 ? Math.min(1, (pitch * 0.42) / r) : 1;
+    const x = x0 + (i % columns) * pitch - scale * cx;
+    const y = y0 + Math.floor(i / columns) * pitch - scale * cy;
+    piece.setAttribute("transform", `translate(${x.toFixed(2)} ${y.toFixed(2)}) scale(${scale.toFixed(3)})`);
+  });
+}
+
+/** Draw each part of `plan` ({piece, to}) where it takes its piece, beside the pieces that stand
+ * there (so each keeps a centre of its own to tap); the squares reached marked `planned`. */
+function drawPlan(root, plan) {
+  root.querySelectorAll(".planned").forEach((e) => e.classList.remove("planned"));
+  root.querySelectorAll(".piece[transform]").forEach((e) => e.removeAttribute("transform"));
+  const ends = new Map(); // the last square each planned piece reaches
+  for (const part of plan) {
+    const square = squareOf(root, part.to, part.piece);
+    const piece = root.querySelector(`.piece[data-piece="${CSS.escape(part.piece)}"]`);
+    square?.classList.add("planned");
+    if (square && piece) ends.set(piece, square);
+  }
+  const squares = new Set(ends.values());
+  for (const square of squares) {
+    const staying = [...root.querySelectorAll(".piece")]
+      .filter((p) => !ends.has(p) && squareOf(root, p.dataset.at, p.dataset.piece) === square);
+    const arriving = [...ends].filter(([, end]) => end === square).map(([piece]) => piece);
+    standOn([...staying, ...arriving], square);
+  }
 }
 
 /** Every element a person may tap for `moves`: the pieces that move and the squares they reach
@@ -229,18 +313,9 @@ function tappable(root, moves) {
  * tap is big enough (`zoom` the button that shows the whole board). Returns how many pieces
  * can be played by clicks.
  */
-export function playOnBoard(root, moves, { play, choose, dice, picker, zoom }) {
-  const board = makePlayable(root, moves, { play, choose });
-  const marked = (plan) => {
-    root.querySelectorAll(".planned").forEach((e) => e.classList.remove("planned"));
-    root.querySelectorAll(".piece[transform]").forEach((e) => e.removeAttribute("transform"));
-    for (const part of plan) {
-      const square = squareOf(root, part.to, part.piece);
-      const piece = root.querySelector(`.piece[data-piece="${CSS.escape(part.piece)}"]`);
-      square?.classList.add("planned");
-      if (square && piece) placeOn(piece, square); // drawn where the part takes it
-    }
-  };
+export function playOnBoard(root, moves, { play, choose, why, dice, picker, zoom }) {
+  const board = makePlayable(root, moves, { play, choose, why });
+  const marked = (plan) => drawPlan(root, plan);
   const offered = offerDice(picker, board, moves, { play, choose, dice, marked });
   const all = tappable(root, moves);
   fitTargets(root, all, board.pieces.length ? board.pieces : all, zoom);

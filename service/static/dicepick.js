@@ -59,6 +59,9 @@ function element(tag, className, text = "") {
   return made;
 }
 
+/** The picks `left` dice offer: each die, and both together when two are left. */
+const picksOf = (left) => [...new Set(left.map(String)), ...(left.length === 2 ? [`${left[0]}+${left[1]}`] : [])];
+
 /** A button for each die left, and one for both together (their sum) when two are left. */
 function diceButtons(left) {
   const buttons = left.map((die) => dieButton(String(die), [die], t("dice.pick", { value: die })));
@@ -137,10 +140,29 @@ export function offerDice(panel, board, moves, { play, choose, dice, marked }) {
     show();
     if (keyboard) board.pieces[0]?.focus({ preventScroll: true }); // the keyboard goes on
   };
+  // A tap on a piece the die picked (or no die) cannot move: the one die that moves it is
+  // picked and the piece chosen; with several, the person is asked to pick; with none, why.
+  const tapped = (piece) => {
+    const id = piece.dataset.piece;
+    const usable = picksOf(diceLeft()).filter((label) => options(label).some((o) => o.next[0].piece === id));
+    if (usable.length === 1) {
+      picked = usable[0];
+      show();
+      const chosen = board.pieces.find((p) => p.dataset.piece === id);
+      if (chosen) board.select(chosen);
+    } else if (usable.length > 1) {
+      board.why(piece, { pick: usable });
+    } else {
+      board.why(piece, { die: picked });
+    }
+    return true;
+  };
   const onBoard = () => {
-    if (!picked) return board.load(moves);
+    const movers = matching().flatMap((e) => e.subs.slice(plan.length).map((s) => s.piece));
+    if (!picked) return board.load(moves, { also: movers, other: tapped });
     return board.load(uniqueParts(options(picked)), {
       direct: true,
+      other: tapped,
       play: (part) => pickedPart(part.option),
       choose: (list) => choose([...new Set(list.map((part) => part.option.entry.move))]),
     });

@@ -17,11 +17,13 @@ import { openSocket } from "./live.js";
 import { renderSeats, showPresence, tickClocks } from "./table.js";
 import { cardFace, showChance } from "./faces.js";
 import { linkTournament, renderTeams } from "./teams.js";
+import { whyNot } from "./unmovable.js";
 import { signedIn } from "./player.js";
 import { cardName, describeMove, problemText, rulesetName, seatName, whoseTurn } from "./words.js";
 
 const gameId = location.pathname.split("/")[2];
 const CHANCE = new Set(["draw", "roll", "deal"]);
+const TOUCH = "(pointer: coarse), (max-width: 760px)"; // a phone: the short hint, for taps
 const $ = (id) => document.getElementById(id);
 
 /** The caller's token and seat: from the fragment (then kept for this tab), else as kept;
@@ -99,6 +101,15 @@ function say(text) {
   $("message").textContent = text;
 }
 
+/** A line of the page's own in the account (why a tapped piece cannot move), the latest first. */
+function note(text) {
+  if (!text) return;
+  const line = document.createElement("li");
+  line.className = "note why";
+  line.textContent = text;
+  $("account").prepend(line);
+}
+
 function button(text, move, className = "") {
   const made = document.createElement("button");
   made.type = "button";
@@ -158,13 +169,12 @@ function renderMoves(moves, root) {
   }));
   $("all-moves-summary").textContent = t("play.allMovesCount", { count: others.length });
   const dice = state.dice_left && state.dice_left.length ? state.dice_left : (state.chance && state.chance.dice) || [];
-  const board = { play, choose, dice, picker: $("dice-picker"), zoom: $("board-zoom") };
+  const why = (piece, about) => note(whyNot(piece, { state, me, moves: playable ? moves : [] }, about));
+  const board = { play, choose, why, dice, picker: $("dice-picker"), zoom: $("board-zoom") };
   const onBoard = root ? playOnBoard(root, playable ? others : [], board) : 0;
   $("all-moves").open = others.length > 0 && onBoard === 0;
   $("all-moves").hidden = others.length === 0;
-  $("hint").textContent = onBoard
-    ? t("play.hint")
-    : "";
+  $("hint").textContent = onBoard ? t(matchMedia(TOUCH).matches ? "play.hintTouch" : "play.hint") : "";
   $("swap-hint").textContent = swapHint(playable ? others : []);
 }
 
@@ -195,7 +205,7 @@ function render(view, moves, version, svg) {
   renderHands();
   const root = showBoard($("board"), svg, { animate: true });
   renderMoves(moves, root);
-  showEnd($("end"), view, me);
+  if (view.status === "finished") account.whenTold(view.version, () => showEnd($("end"), view, me)); // the banner waits for the account
   document.body.dataset.version = view.version;
   document.body.dataset.status = view.status;
   $("analyse-link").hidden = view.status !== "finished";

@@ -18,7 +18,8 @@ const whole = () => asked ?? !matchMedia(ZOOMED_BY_DEFAULT).matches;
 function smallest(elements) {
   let least = Infinity;
   for (const element of elements) {
-    const box = element.getBoundingClientRect();
+    const disc = element.classList.contains("piece") && element.querySelector(":scope > circle");
+    const box = (disc || element).getBoundingClientRect(); // a piece's disc, not its marks
     if (box.width && box.height) least = Math.min(least, box.width, box.height);
   }
   return least;
