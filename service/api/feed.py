@@ -48,6 +48,7 @@ from service.api.socket_messages import Ping, Pong, Refused
 from service.api.streams import StreamSlots, address, closing, stream_slot
 from service.core.actor import Player
 from service.core.refusal import Refusal, refuse
+from service.usecases.faults import store_fault
 from service.usecases.live.notes import Note, is_note_id
 from service.usecases.live.player_feed import Feeds, PlayerFeed, encoded
 from service.usecases.live.stream import KEEPALIVE_SECONDS
@@ -214,6 +215,10 @@ async def feed_socket(socket: WebSocket[Any, Any, Any]) -> None:
         code = 0
     except Closed as closed:
         code, reason = closed.code, closed.reason
+    except Exception as error:  # the store unreachable here: connect again (to another host)
+        if store_fault(error) is None:
+            raise
+        code, reason = 1011, "the event store cannot be reached here: connect again"
     finally:
         session.close()
         slots.release(client)

@@ -93,6 +93,20 @@ def test_a_socket_that_finds_postgres_down_is_closed_with_1011_to_connect_again(
             assert closed.value.rcvd is not None and closed.value.rcvd.code == 1011
 
 
+def test_a_feed_that_finds_postgres_down_is_closed_with_1011_to_connect_again() -> None:
+    with cluster() as postgres:
+        settings = Settings(database_url=postgres.url, store_timeout=2.0, log_level="critical")
+        with serving(create_app(settings)) as url:
+            key = httpx.post(f"{url}/players", json={"handle": "ann"}).json()["key"]
+            postgres.stop()
+            with connect(url.replace("http", "ws", 1) + "/me/socket", open_timeout=10) as feed:
+                feed.send(json.dumps({"type": "hello", "token": key, "after": None}))
+                with pytest.raises(ConnectionClosed) as closed:
+                    while True:  # a welcome may come first, from what the process holds
+                        feed.recv(timeout=10)
+            assert closed.value.rcvd is not None and closed.value.rcvd.code == 1011
+
+
 def keyed_move(url: str, game: str, referee: str) -> httpx.Response:
     """A move with an Idempotency-Key (its key is looked up in the store before anything)."""
     headers = {"Authorization": f"Bearer {referee}", "Idempotency-Key": uuid.uuid4().hex}
