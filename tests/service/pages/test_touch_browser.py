@@ -22,7 +22,7 @@ import pytest
 
 from domain.registry import RULESETS
 from tests.service.browser import PHONE, Browser, Page, browser, url  # noqa: F401 (fixtures)
-from tests.service.pages.test_on_the_board_browser import CHANCE, Game, shows
+from tests.service.pages.test_on_the_board_browser import CHANCE, TARGET_PX, Game, shows
 
 pytestmark = pytest.mark.browser
 
@@ -202,6 +202,10 @@ def test_a_tap_on_the_centre_of_a_piece_sharing_its_square_selects_that_piece_at
     seat = find(game, random.Random(ruleset), lambda s, m: bool(sharing(s, m, mixed)))
     pieces = sharing(game.state(), game.moves(seat), mixed)
     page = phone(game, seat)
+    discs = page.eval_on_selector_all(
+        "#board .piece.movable > circle", "els => els.map(e => e.getBoundingClientRect().width)"
+    )
+    assert min(discs) >= TARGET_PX, discs  # zoomed: every movable piece big enough to tap
     zoomed = tap_hits(page, pieces)
     print(
         ruleset, "mixed" if mixed else "one seat", page.get_attribute("#board", "data-zoom"), zoomed
