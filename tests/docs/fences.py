@@ -4,6 +4,7 @@ each with its page, its place on the page and the language its fence names."""
 from __future__ import annotations
 
 import re
+import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -11,9 +12,9 @@ ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"
 DOCS = ROOT / "docs"
 FENCE = re.compile(r"^```(\w*)\n(.*?)^```", re.MULTILINE | re.DOTALL)
-SHELLS = {"sh": "sh", "bash": "bash"}
-"""Each shell a fence may name, and the program that runs its blocks (``sh`` is POSIX sh:
-dash on Debian)."""
+SHELLS = {"sh": "dash" if shutil.which("dash") else "sh", "bash": "bash"}
+"""Each shell a fence may name, and the program that runs its blocks: ``sh`` blocks are POSIX
+sh, run by dash (Debian's ``sh``, which knows nothing beyond POSIX) where it is installed."""
 
 
 @dataclass(frozen=True)
