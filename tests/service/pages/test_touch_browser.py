@@ -330,21 +330,31 @@ CANNOT = {"en": "cannot move", "es": "no puede moverse"}
 NOT_YOURS = {"en": "is Bob's", "es": "es de Bob"}
 
 
-@pytest.mark.parametrize(("ruleset", "lang"), [("sorry", "en"), ("parchis", "es"), ("ludo", "en")])
+WHY = [
+    ("sorry", "en"),
+    ("parchis", "es"),
+    ("ludo", "en"),
+    ("parchis-2dice", "es"),
+    ("partners", "en"),
+]
+
+
+@pytest.mark.parametrize(("ruleset", "lang"), WHY)
 def test_a_tap_on_a_piece_that_cannot_move_says_why_in_the_account_and_sends_no_move(
     url: str, phone: Any, ruleset: str, lang: str
 ) -> None:
-    game = Game(url, ruleset, f"why-{ruleset}", 2)
+    game = Game(url, ruleset, f"why-{ruleset}", max(2, RULESETS[ruleset].MIN_PLAYERS))
     rng = random.Random(f"why-{ruleset}")
 
     def stuck(state: State, moves: Moves) -> list[str]:
         """Seat 0's pieces that cannot move, none of its movable pieces beside them."""
-        can = movable(moves)
+        can = movable(moves, two_dice=ruleset == "parchis-2dice")
         beside = {p["at"] for p in state["pieces"] if p["id"] in can}
         mine = [p for p in state["pieces"] if p["seat"] == 0 and p["at"] != "home"]
         return [p["id"] for p in mine if p["id"] not in can and p["at"] not in beside]
 
-    find(game, rng, lambda s, m: game.pending() == 0 and bool(movable(m)) and bool(stuck(s, m)))
+    two_dice = ruleset == "parchis-2dice"
+    find(game, rng, lambda s, m: game.pending() == 0 and bool(movable(m, two_dice) and stuck(s, m)))
     state = game.state()
     mine = stuck(state, game.moves(0))[0]
     theirs = next(p["id"] for p in state["pieces"] if p["seat"] == 1)
