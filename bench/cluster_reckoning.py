@@ -20,10 +20,11 @@ from typing import Any
 
 import httpx
 
-from bench.cluster_clients import Book, GameBook
+from bench.cluster_clients import PROXY_FAULTS, Book, GameBook
 
 CLOCK_TOTAL = 3600.0
 CLOCK_SLACK = 1.0
+TRIES = 10
 
 
 @dataclass
@@ -66,13 +67,27 @@ def check_game(client: httpx.Client, game_id: str, game: GameBook, found: Reckon
     found.duplicated += max(0, moves - len(game.sent))
     found.chains_broken += not chained(log)
     found.timed_out += any(event["type"] == "TimeExpired" for event in log)
-    state = client.get(f"/games/{game_id}").json()
+    state = get(client, f"/games/{game_id}").json()
     used = sum(CLOCK_TOTAL - left for left in (state.get("clock") or {}).get("remaining", []))
     excess = used - (time.monotonic() - game.created)
     found.clock_excess = max(found.clock_excess, excess)
     found.clocks_broken += excess > CLOCK_SLACK
-    audit = client.get(f"/games/{game_id}/audit", headers=referee).json()
+    audit = get(client, f"/games/{game_id}/audit", headers=referee).json()
     found.audits_failed += not audit["verification"]["valid"]
+
+
+def get(client: httpx.Client, path: str, **kwargs: Any) -> httpx.Response:
+    """A read, tried again (up to ``TRIES`` times) when the connection drops or the proxy
+    answers for a host (a kept-alive connection closed as it was reused)."""
+    for _ in range(TRIES - 1):
+        try:
+            reply = client.get(path, **kwargs)
+            if reply.status_code not in PROXY_FAULTS:
+                return reply
+        except httpx.TransportError:
+            pass
+        time.sleep(0.1)
+    return client.get(path, **kwargs)
 
 
 def chained(log: list[dict[str, Any]]) -> bool:
@@ -89,7 +104,7 @@ def log_of(client: httpx.Client, game_id: str, auth: dict[str, str]) -> list[dic
     """A game's whole log."""
     events: list[dict[str, Any]] = []
     while True:
-        reply = client.get(f"/games/{game_id}/events", params={"after": len(events)}, headers=auth)
+        reply = get(client, f"/games/{game_id}/events", params={"after": len(events)}, headers=auth)
         assert reply.status_code == 200, f"the log of {game_id}: {reply.status_code}"
         page = reply.json()["events"]
         if not page:

@@ -200,14 +200,17 @@ down() {
 
 status() {
     local app
+    if ! ip netns list | grep -qw "$NAME-db"; then echo "the cluster $NAME is not up"; return 1; fi
     for app in $(apps); do
         printf '%s %s ready: %s\n' "$app" "$(address "$app")" \
             "$(curl -sS --max-time 2 "http://$(address "$app"):$APP_PORT/ready" 2>&1 || true)"
     done
-    echo "show servers state tabula_hosts" | socat_or_nc
+    echo "show servers state tabula_hosts" | haproxy_admin |
+        awk 'NF > 5 && $1 !~ /^#/ { print "haproxy has " $4 " " ($6 == 2 ? "UP" : "DOWN") }'
+    if [ -x "$STANDBY" ]; then (export_env && "$STANDBY" status) || true; fi
 }
 
-socat_or_nc() { # talk to HAProxy's stats socket (Python: no socat or nc needed)
+haproxy_admin() { # a command to HAProxy's admin socket (in Python: no socat needed)
     "$PYTHON" -c 'import socket, sys
 s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); s.sendall(sys.stdin.buffer.read())
 s.shutdown(socket.SHUT_WR); sys.stdout.write(s.makefile().read())' "$DIR/haproxy.sock"
