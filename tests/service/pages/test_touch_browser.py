@@ -255,6 +255,12 @@ def test_a_two_dice_part_placed_on_an_occupied_square_stands_beside_the_piece_th
     hits = {p: str(page.evaluate(HIT, list(in_view(page, p)))) for p in [first["piece"], *here]}
     print("placed", first, "beside", here, hits)
     assert hits == {p: p for p in hits}
+    if page.is_visible("#board-zoom"):  # the whole board too, and back
+        page.tap("#board-zoom")
+        whole = {p: str(page.evaluate(HIT, list(in_view(page, p)))) for p in hits}
+        print("whole board", whole)
+        assert whole == hits
+        page.tap("#board-zoom")
     page.evaluate("window.chosenPieces.length = 0")
     page.touchscreen.tap(*in_view(page, second["piece"]))
     shows(page, version + 1)
