@@ -42,13 +42,21 @@ STRICT = {"sh": "set -eu", "bash": "set -euo pipefail"}
 """What each shell is told before a page's samples: stop at the first failure."""
 
 
+SEQUELS = {DOCS / "guides" / "replay-verify.md": (DOCS / "getting-started" / "curl.md", 2)}
+"""The guides that read what another page's first curl samples made (their number)."""
+
+
 def curl_pages() -> list[tuple[str, list[Block]]]:
-    """Each page's curl samples, in page order: a sample may use the shell variables an
-    earlier one set, as a reader typing them in one terminal would."""
+    """Each page's curl samples, in page order (after those of the page it follows, if any): a
+    sample may use the shell variables an earlier one set, as a reader typing them in one
+    terminal would."""
     pages: dict[str, list[Block]] = {}
-    for block in blocks([*STARTING, *GUIDES], *SHELLS):
-        if "curl " in block.code:
-            pages.setdefault(str(block.page.relative_to(ROOT)), []).append(block)
+    for page in [*STARTING, *GUIDES, *SEQUELS]:
+        before, count = SEQUELS.get(page, (page, 0))
+        earlier = [block for block in blocks([before], *SHELLS) if "curl " in block.code]
+        found = [block for block in blocks([page], *SHELLS) if "curl " in block.code]
+        if found:
+            pages[str(page.relative_to(ROOT))] = [*earlier[:count], *found]
     return list(pages.items())
 
 
@@ -62,7 +70,6 @@ PARTS = {
     "before set up (a seek matched, a table, Bob's key) and follows a feed that never ends",
     "docs/guides/tables.md": "a table's life told in steps, each with the seat's token in words",
     "docs/guides/feed.md": "a player's feed, which goes on for as long as she plays",
-    "docs/guides/replay-verify.md": "reads of a game the reader has played (`$id`)",
 }
 """The pages whose curl or Python samples are parts of a whole told on the page, and why they
 do not run by themselves: their shell blocks are read by their shell (above), their Python
@@ -90,7 +97,7 @@ def test_pages_have_samples() -> None:
     """The README and the pages hold what they promise: curl and Python games at least."""
     assert {name for name, _ in CURL} == {
         str(page.relative_to(ROOT))
-        for page in [README, DOCS / "getting-started" / "curl.md", *GUIDES]
+        for page in [README, DOCS / "getting-started" / "curl.md", *GUIDES, *SEQUELS]
     }
     assert len(PYTHON) >= 5
     assert {block.page.stem for block in PYTHON} >= {"README", "python", "live-socket"}
@@ -128,7 +135,7 @@ def test_shell_blocks_parse_in_the_shell_their_fence_names(block: Block) -> None
 
 @pytest.mark.parametrize(("name", "page"), CURL, ids=[name for name, _ in CURL])
 def test_curl_samples_run_in_the_shell_their_fence_names(
-    name: str, page: list[Block], fresh_url: str
+    name: str, page: list[Block], fresh_url: str, tmp_path: Path
 ) -> None:
     """A page's curl samples, run in the shell their fences name (told to stop at the first
     failure) against a server of their own, exit 0 and print; every problem they are answered
@@ -142,15 +149,21 @@ def test_curl_samples_run_in_the_shell_their_fence_names(
     assert len(languages) == 1, f"{name}: its curl samples name several shells {languages}"
     language = languages.pop()
     script = "\n".join([STRICT[language], *(pointed_at(b.code, fresh_url) for b in page)])
+    (tmp_path / ".venv").symlink_to(ROOT / ".venv")  # a checkout's .venv, for its commands
     done = subprocess.run(
-        [SHELLS[language], "-c", script], capture_output=True, text=True, timeout=600, check=False
+        [SHELLS[language], "-c", script],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
     )
     assert done.returncode == 0, f"{name} exited {done.returncode}:\n{done.stdout}\n{done.stderr}"
     assert done.stdout.strip(), f"{name} printed nothing"
-    text = page[0].page.read_text()
+    text = page[-1].page.read_text()
     unnamed = {slug for slug in PROBLEM.findall(done.stdout) if slug not in text}
     assert not unnamed, f"{name} was refused ({unnamed}) where the page says nothing of it"
-    if page[0].page in STARTING:
+    if page[-1].page in STARTING:
         assert '{"status":"finished","winners":[' in done.stdout, done.stdout[-500:]
 
 
