@@ -303,15 +303,9 @@ def report(result: Result) -> str:
         f"  sockets opened by host {dict(sorted(book.hosts.items()))}, reconnections "
         f"{book.reconnections}, versions repeated {book.repeated}, skipped {book.skipped}",
     ]
-    if book.latencies:
-        ordered = sorted(book.latencies)
-        p99 = ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
-        within = sum(latency <= 0.05 for latency in ordered) / len(ordered)
-        lines.append(
-            f"  pushes after the answer: {len(ordered)}, p50 "
-            f"{statistics.median(ordered) * 1000:.1f} ms, p99 {p99 * 1000:.1f} ms, "
-            f"within 50 ms {within:.1%}"
-        )
+    for name, latencies in (("pushes", book.latencies), ("from another host", book.across)):
+        if latencies:
+            lines.append(f"  {name} after the answer: {latency_figures(latencies)}")
     if result.figures:
         shown = ", ".join(f"{name} {value:.2f}" for name, value in result.figures.items())
         lines.append(f"  {shown}")
@@ -319,6 +313,16 @@ def report(result: Result) -> str:
         lines.append(f"  client errors (each retried): {dict(book.errors.most_common())}")
     lines += [f"  FAILURE {failure}" for failure in book.failures[:10]]
     return "\n".join(lines)
+
+
+def latency_figures(latencies: list[float]) -> str:
+    ordered = sorted(latencies)
+    p99 = ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
+    within = sum(latency <= 0.05 for latency in ordered) / len(ordered)
+    return (
+        f"{len(ordered)}, p50 {statistics.median(ordered) * 1000:.1f} ms, "
+        f"p99 {p99 * 1000:.1f} ms, within 50 ms {within:.1%}"
+    )
 
 
 def passed(result: Result) -> bool:

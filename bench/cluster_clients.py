@@ -54,7 +54,7 @@ class GameBook:
     keys: set[str] = field(default_factory=set)
     sent: set[str] = field(default_factory=set)
     created: float = field(default_factory=time.monotonic)
-    answered_at: dict[int, float] = field(default_factory=dict)
+    answered_at: dict[int, tuple[float, str]] = field(default_factory=dict)  # when, by whom
 
     def saw(self, events: list[dict[str, Any]]) -> None:
         for event in events:
@@ -81,6 +81,7 @@ class Book:
     repeated: int = 0
     skipped: int = 0
     latencies: list[float] = field(default_factory=list)  # push after answer, seconds
+    across: list[float] = field(default_factory=list)  # those pushed by another host
     failures: list[str] = field(default_factory=list)
 
 
@@ -175,7 +176,7 @@ class HttpPlayer(Client):
             played = reply.json()
             book.acknowledge(key, played["version"], played["events"])
             for event in played["events"]:
-                book.answered_at[event["version"]] = now
+                book.answered_at[event["version"]] = (now, reply.headers.get("X-Served-By", "?"))
             self.book.acked_at.append((now, self.name))
             await asyncio.sleep(self.pace)
 
@@ -188,13 +189,15 @@ class Socket:
         self.client, self.book, self.token = client, book, token
         self.last = 0
         self.finished = False
+        self.host = "?"  # the host serving the socket
         self.path = f"/games/{client.game}/socket"
 
     async def open(self) -> Any:
         """Connect (through the balancer, any host) and say hello from the last version."""
         url = self.client.url.replace("http", "ws", 1) + self.path
         socket = await connect(url, open_timeout=10, max_size=None)
-        self.client.book.hosts[socket.response.headers.get("X-Served-By", "?")] += 1
+        self.host = socket.response.headers.get("X-Served-By", "?")
+        self.client.book.hosts[self.host] += 1
         await socket.send(json.dumps({"type": "hello", "token": self.token, "after": self.last}))
         return socket
 
@@ -250,7 +253,10 @@ class Watcher(Socket):
             for version in self.received(message["events"], now):
                 answered = self.book.answered_at.get(version)
                 if answered is not None:
-                    self.client.book.latencies.append(max(0.0, now - answered))
+                    latency = max(0.0, now - answered[0])
+                    self.client.book.latencies.append(latency)
+                    if answered[1] != self.host:
+                        self.client.book.across.append(latency)
 
 
 class SocketPlayer(Client):
