@@ -130,7 +130,10 @@ def test_shell_blocks_parse_in_the_shell_their_fence_names(block: Block) -> None
     done = subprocess.run(
         [shell, "-n", "-c", block.code], capture_output=True, text=True, timeout=30, check=False
     )
-    assert done.returncode == 0, f"{block.name} ({shell}):\n{done.stderr}"
+    assert done.returncode == 0, (
+        f"{block.name} ({shell}):\n{done.stderr}\nmake it {block.language}, or label it: `bash` "
+        "(bash arrays, [[ ]]), `console` (a transcript), `ini` or `text` (a file, not a script)"
+    )
 
 
 @pytest.mark.parametrize(("name", "page"), CURL, ids=[name for name, _ in CURL])
