@@ -326,12 +326,12 @@ class Ludo:
             raise GameOver(f"the game is over: move {move_id!r} cannot be played")
         now = self.to_act(state)
         if not now:
-            raise NotYourTurn(f"no seat may act before the automatic events: not seat {seat}")
+            raise NotYourTurn(f"no seat may act before the automatic events: not seat {seat + 1}")
         if now[0].seat != seat:
-            raise NotYourTurn(f"it is seat {now[0].seat}'s turn, not seat {seat}'s")
+            raise NotYourTurn(f"it is seat {now[0].seat + 1}'s turn, not seat {seat + 1}'s")
         if now[0].kind == "roll":
             raise IllegalMove(
-                f"move {move_id!r} is not legal: seat {seat} must throw first ('roll')"
+                f"move {move_id!r} is not legal: seat {seat + 1} must throw first ('roll')"
             )
         legal = moves(state)
         for move in legal:

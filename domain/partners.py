@@ -449,8 +449,10 @@ class Partners:
         pending = self.to_act(state)
         mine = [p for p in pending if p.seat == seat]
         if not mine:
-            waiting = ", ".join(f"seat {p.seat} ({p.kind})" for p in pending) or "automatic events"
-            raise NotYourTurn(f"move {move_id!r}: seat {seat} is not to act; waiting for {waiting}")
+            waiting = ", ".join(f"seat {p.seat + 1} ({p.kind})" for p in pending)
+            waiting = waiting or "automatic events"
+            why = f"move {move_id!r}: seat {seat + 1} is not to act; waiting for {waiting}"
+            raise NotYourTurn(why)
         kind = mine[0].kind
         if kind == "deal":
             raise IllegalMove(f"move {move_id!r}: the deal is a chance step, made by the service")

@@ -280,7 +280,7 @@ class Race35:
         if state.finished:
             raise GameOver("the game is over")
         if seat != state.turn:
-            raise NotYourTurn(f"it is seat {state.turn}'s turn, not seat {seat}'s")
+            raise NotYourTurn(f"it is seat {state.turn + 1}'s turn, not seat {seat + 1}'s")
         raise IllegalMove(f"move {move_id!r} is not legal: in race35 the only action is 'roll'")
 
     def apply(self, state: State, event: Event) -> State:

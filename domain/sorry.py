@@ -663,7 +663,7 @@ class Sorry:
         if state.finished:
             raise GameOver("the game is over")
         if seat != state.turn:
-            raise NotYourTurn(f"it is seat {state.turn}'s turn, not seat {seat}'s")
+            raise NotYourTurn(f"it is seat {state.turn + 1}'s turn, not seat {seat + 1}'s")
         if state.card is None:
             raise IllegalMove(
                 f"move {move_id!r} is not legal: {COLOURS[seat]} must draw a card first"

@@ -391,7 +391,7 @@ class SorryHand:
         if state.finished:
             raise GameOver("the game is over")
         if seat != state.turn:
-            raise NotYourTurn(f"it is seat {state.turn}'s turn, not seat {seat}'s")
+            raise NotYourTurn(f"it is seat {state.turn + 1}'s turn, not seat {seat + 1}'s")
         pending = _decision(state)
         if pending is None:
             action = "deal" if state.phase == "deal" else "draw a card"
@@ -475,12 +475,12 @@ def explain(state: State, pending: Pending, move_id: str, legal: list[str]) -> s
         if discarded not in CARD_RANK:
             return f"move {move_id!r} is not a move id: expected '{DECLINE_DISCARD}<card>'"
         if discarded not in hand:
-            return f"card {discarded!r} is not in seat {seat}'s hand"
+            return f"card {discarded!r} is not in seat {seat + 1}'s hand"
     card = move_id.removeprefix(DISCARD) if move_id.startswith(DISCARD) else move_id.split(":")[0]
     if card not in CARD_RANK:
         return f"move {move_id!r} is not a move id: expected '<card>:...' or 'discard:<card>'"
     if card not in hand:
-        return f"card {card!r} is not in seat {seat}'s hand"
+        return f"card {card!r} is not in seat {seat + 1}'s hand"
     if pending.kind == "discard":
         return f"move {move_id!r} is not legal: {COLOURS[seat]} must discard a card"
     can_decline = any(m.startswith(DECLINE_DISCARD) for m in legal)

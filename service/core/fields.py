@@ -77,6 +77,12 @@ def bad_field(
     return refuse(slug, f"{where}: {why}", **extra)
 
 
+def field_range(count: int, asked: int) -> str:
+    """Why a seat number is out of range: the wire's ``seat`` counts from 0, a person from 1
+    (docs/reference/problems.md, "Seats in details")."""
+    return f"a `seat` is 0 to {count - 1} here (seats 1 to {count}), not {asked}"
+
+
 def invalid(
     error: msgspec.ValidationError, target: Any, root: Path = (), slug: str = "validation-failed"
 ) -> Refusal:

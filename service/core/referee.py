@@ -62,7 +62,7 @@ from service.core.commands import (
     Timeout,
     Undo,
 )
-from service.core.fields import Path, bad_field
+from service.core.fields import Path, bad_field, field_range
 from service.core.luck import Luck, possible
 from service.core.refusal import Refusal, refuse
 from service.core.seating import timeout_bot
@@ -96,7 +96,7 @@ def judge(replay: Replay, actor: Role | Actor, command: Command, luck: Luck) -> 
     if actor is None:
         raise refuse("unauthorized", "writing needs a seat's or the referee's token")
     if replay.gathering:
-        seats = ", ".join(map(str, replay.gathering))
+        seats = ", ".join(str(s + 1) for s in replay.gathering)
         why = f"the table is gathering: seats {seats} wait for players, and nobody acts before"
         raise refuse("table-gathering", why, seats=list(replay.gathering))
     if isinstance(command, Timeout):
@@ -161,7 +161,7 @@ def decision(replay: Replay, actor: Actor, command: PlayMove, luck: Luck) -> Bat
             raise refuse("waiting-for-chance", "the referee posts the outcome in this game")
         need = rules.chance(state)
         if need is None:
-            raise refuse("illegal-move", f"seat {seat} has nothing to draw or roll")
+            raise refuse("illegal-move", f"seat {seat + 1} has nothing to draw or roll")
         outcome = luck.outcome(replay.chance_count, need, seat)
         return [(actor, event) for event in drawn(need, outcome)]
     return [(actor, event) for event in rules.decide(state, seat, move_id)]
@@ -172,25 +172,28 @@ def acting_seat(replay: Replay, actor: Actor, asked: int | None) -> int:
     a seat a bot plays takes moves from its bot and the referee only."""
     if isinstance(actor, int):
         if asked is not None and asked != actor:
-            raise refuse("forbidden", f"this token plays for seat {actor}, not seat {asked}")
+            why = f"this token plays for seat {actor + 1}, not seat {asked + 1}"
+            raise refuse("forbidden", why)
         if (level := replay.bot_of(actor)) is not None:
             back = "its player" if player_of(replay, actor) else "the referee"
-            why = f"seat {actor} is played by the bot `{level}`; {back} can hand it back"
+            why = f"seat {actor + 1} is played by the bot `{level}`; {back} can hand it back"
             raise refuse("forbidden", why)
         return actor
     if actor == "bot":
         if asked is None or replay.bot_of(asked) is None:
-            raise refuse("forbidden", f"no bot plays seat {asked}")
+            seat = "that seat" if asked is None else f"seat {asked + 1}"
+            raise refuse("forbidden", f"no bot plays {seat}")
         return asked
     if asked is not None:
         count = len(replay.created.seats)
         if not 0 <= asked < count:
-            raise bad_field(("seat",), f"seats are numbered 0 to {count - 1}, not {asked}")
+            raise bad_field(("seat",), field_range(count, asked))
         return asked
     seats = sorted({p.seat for p in replay.rules.to_act(replay.state)})
     if len(seats) != 1:
-        pending = ", ".join(map(str, seats))
-        raise bad_field(("seat",), f"seats {pending} are pending: say which", allowed=seats)
+        pending = ", ".join(str(s + 1) for s in seats)
+        why = f"seats {pending} are pending: say which in `seat`"
+        raise bad_field(("seat",), why, allowed=seats)
     return seats[0]
 
 
@@ -212,9 +215,9 @@ def resolve_move(replay: Replay, seat: int, command: PlayMove) -> str:
 def not_your_turn(pending: list[Pending], seat: int) -> str:
     """Who is to act instead of ``seat``."""
     if not pending:
-        return f"seat {seat} has nothing to do now"
-    waiting = ", ".join(f"seat {p.seat} ({p.kind})" for p in pending)
-    return f"it is not seat {seat}'s turn: waiting for {waiting}"
+        return f"seat {seat + 1} has nothing to do now"
+    waiting = ", ".join(f"seat {p.seat + 1} ({p.kind})" for p in pending)
+    return f"it is not seat {seat + 1}'s turn: waiting for {waiting}"
 
 
 def undo(replay: Replay, actor: Actor, command: Undo) -> Batch:
@@ -265,7 +268,7 @@ def check_own_undo(replay: Replay, seat: Actor, target: int) -> None:
 
 def who(by: int | str | None) -> str:
     """An actor in words."""
-    return f"seat {by}" if isinstance(by, int) else f"the {by}"
+    return f"seat {by + 1}" if isinstance(by, int) else f"the {by}"
 
 
 def external_outcome(replay: Replay, actor: Actor, command: PostChance) -> Batch:
@@ -291,7 +294,7 @@ def external_outcome(replay: Replay, actor: Actor, command: PostChance) -> Batch
 def posted(need: ChanceNeed, pending: Pending, command: PostChance) -> Event:
     """The outcome a chance body holds for ``need``; a body of the wrong shape (the wrong
     field, dice or hands too many or too few, a die off 1..6) is refused naming the field."""
-    seat, must = pending.seat, f"seat {pending.seat} must {pending.kind}"
+    seat, must = pending.seat, f"seat {pending.seat + 1} must {pending.kind}"
     match need:
         case Roll(dice=count):
             dice, thrown = command.dice, "1 die" if count == 1 else f"{count} dice"
@@ -311,7 +314,7 @@ def posted(need: ChanceNeed, pending: Pending, command: PostChance) -> Event:
                 )
             return CardDrawn(seat, command.card)
         case Deal(seats=seats, count=count):
-            hands, order = command.hands, ", ".join(map(str, seats))
+            hands, order = command.hands, ", ".join(str(s + 1) for s in seats)
             if hands is None or len(hands) != len(seats):
                 given = "" if hands is None else f", not {len(hands)}"
                 raise bad_field(
@@ -323,7 +326,7 @@ def posted(need: ChanceNeed, pending: Pending, command: PostChance) -> Event:
                 if len(hand) != count:
                     raise bad_field(
                         ("hands", index),
-                        f"seat {seats[index]} is dealt {count} cards, not {len(hand)}",
+                        f"seat {seats[index] + 1} is dealt {count} cards, not {len(hand)}",
                     )
             return CardsDealt(seat, seats, tuple(tuple(hand) for hand in hands))
     raise TypeError(f"unknown chance need {type(need).__name__}")
@@ -362,8 +365,7 @@ def adjudication(replay: Replay, actor: Actor, command: Adjudicate) -> Batch:
     named += [(("winners", index), s) for index, s in enumerate(command.winners or [])]
     for path, named_seat in named:
         if named_seat not in seats:
-            why = f"seats are numbered 0 to {len(seats) - 1}, not {named_seat}"
-            raise bad_field(path, why)
+            raise bad_field(path, field_range(len(seats), named_seat))
     owned = [seat for seat in seats if player_of(replay, seat) is not None]
     if command.kind != "penalty":
         settles = f"ends no game it sits in (a {command.kind} settles every seat's result)"
@@ -396,16 +398,17 @@ def hand_over(replay: Replay, actor: Actor, command: HandOver) -> Batch:
         raise refuse("forbidden", why)
     seats = len(replay.created.seats)
     if not 0 <= command.seat < seats:
-        raise bad_field(("seat",), f"seats are numbered 0 to {seats - 1}, not {command.seat}")
+        raise bad_field(("seat",), field_range(seats, command.seat))
     if actor == "referee":
         not_for_player(replay, command.seat, "hands it to no bot, nor back")
     held = replay.bot_of(command.seat)
     if command.bot is None:
         if held is None:
-            raise refuse("not-your-turn", f"no bot plays seat {command.seat}: nothing to hand back")
+            why = f"no bot plays seat {command.seat + 1}: nothing to hand back"
+            raise refuse("not-your-turn", why)
         return [(actor, SeatHandedOver(command.seat, reason=command.reason))]
     if held == command.bot:
-        raise refuse("not-your-turn", f"the bot `{held}` plays seat {command.seat} already")
+        raise refuse("not-your-turn", f"the bot `{held}` plays seat {command.seat + 1} already")
     handed = SeatHandedOver(command.seat, command.bot, command.version, command.reason)
     return [(actor, handed)]
 
@@ -421,7 +424,7 @@ def player_of(replay: Replay, seat: int) -> str | None:
 def not_for_player(replay: Replay, seat: int, act: str) -> None:
     """Refuse the referee's ``act`` for a seat that belongs to a registered player."""
     if (handle := player_of(replay, seat)) is not None:
-        why = f"seat {seat} belongs to the player `{handle}`: the referee's token {act}"
+        why = f"seat {seat + 1} belongs to the player `{handle}`: the referee's token {act}"
         raise refuse("forbidden", f"{why}; only the player's key acts for it")
 
 
@@ -438,13 +441,13 @@ def timeout(replay: Replay, command: Timeout, luck: Luck) -> Batch:
     kinds = {p.kind for p in rules.to_act(state) if p.seat == seat}
     consequence, why = timed_out(created, command.absent)
     if consequence is None or not kinds or state.finished:
-        raise refuse("not-your-turn", f"seat {seat} is not on a clock now")
+        raise refuse("not-your-turn", f"seat {seat + 1} is not on a clock now")
     if consequence == "pass" and "move" not in kinds:
         consequence = "random_move"
     expired: Batch = [("server", TimeExpired(seat, consequence))]
     if consequence == "forfeit":
         others = tuple(s for s in range(len(created.seats)) if s != seat)
-        return [*expired, ("server", GameFinished(others, f"seat {seat} {why}"))]
+        return [*expired, ("server", GameFinished(others, f"seat {seat + 1} {why}"))]
     if consequence == "pass":
         return [*expired, ("server", TurnPassed(seat, f"{why}: the turn passes"))]
     if (level := timeout_bot(consequence)) is not None and replay.bot_of(seat) != level:

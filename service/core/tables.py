@@ -44,7 +44,7 @@ from service.core.commands import (
     TableCommand,
     TakeSeat,
 )
-from service.core.fields import bad_field
+from service.core.fields import bad_field, field_range
 from service.core.names import canonical
 from service.core.refusal import refuse
 
@@ -123,7 +123,7 @@ def taken(replay: Replay, table: Table, command: TakeSeat) -> Batch:
     someone else, 409 for a seat not open, a full table or a player seated already."""
     joiner = command.player
     if joiner and (seat := replay.seat_of(joiner)) is not None and table.invited(seat) is None:
-        raise refuse("already-seated", f"`{joiner}` holds seat {seat} at this table already")
+        raise refuse("already-seated", f"`{joiner}` holds seat {seat + 1} at this table already")
     seat = chosen(table, joiner, command.seat)
     name = joiner or command.name or f"Player {seat + 1}"
     if not joiner:
@@ -143,20 +143,20 @@ def chosen(table: Table, joiner: str, asked: int | None) -> int:
         if mine is not None:
             return mine
         if not table.open:
-            kept = ", ".join(f"seat {i.seat} for `{i.handle}`" for i in table.invites)
+            kept = ", ".join(f"seat {i.seat + 1} for `{i.handle}`" for i in table.invites)
             raise refuse("table-full", f"no seat of this table is open (kept: {kept})")
         return table.open[0]
     count = len(table.names)
     if not 0 <= asked < count:
-        raise bad_field(("seat",), f"seats are numbered 0 to {count - 1}, not {asked}")
+        raise bad_field(("seat",), field_range(count, asked))
     if (invited := table.invited(asked)) is not None and invited != joiner:
-        why = f"seat {asked} is kept for the invited player `{invited}`: only her key takes it"
+        why = f"seat {asked + 1} is kept for the invited player `{invited}`: only her key takes it"
         raise refuse("forbidden", why)
     if mine is not None and asked != mine:
-        why = f"`{joiner}` is invited to seat {mine}: join it, or decline it first"
+        why = f"`{joiner}` is invited to seat {mine + 1}: join it, or decline it first"
         raise refuse("forbidden", why)
     if invited is None and asked not in table.open:
-        why = f"seat {asked} is not open: `{table.names[asked]}` holds it"
+        why = f"seat {asked + 1} is not open: `{table.names[asked]}` holds it"
         raise refuse("seat-taken", why, open=list(table.open))
     return asked
 
@@ -168,10 +168,11 @@ def left(table: Table, actor: Role | Actor) -> Batch:
     if not isinstance(actor, int):
         raise refuse("forbidden", "only whoever took a seat by joining leaves it")
     if table.invited(actor) is not None:
-        why = f"seat {actor} waits for your answer: decline it (POST /games/{{id}}/decline)"
+        why = f"seat {actor + 1} waits for your answer: decline it (POST /games/{{id}}/decline)"
         raise refuse("forbidden", why)
     if actor not in table.joined:
-        raise refuse("forbidden", f"seat {actor} was seated when the game was created: it stays")
+        why = f"seat {actor + 1} was seated when the game was created: it stays"
+        raise refuse("forbidden", why)
     return [(actor, SeatLeft(actor))]
 
 
@@ -189,11 +190,12 @@ def started(table: Table, actor: Role | Actor, command: StartWithBots) -> Batch:
     if actor != "referee":
         raise refuse("forbidden", "only the referee starts a table early")
     if table.invites:
-        waiting = ", ".join(f"`{i.handle}` (seat {i.seat})" for i in table.invites)
+        waiting = ", ".join(f"`{i.handle}` (seat {i.seat + 1})" for i in table.invites)
         why = f"invitations wait for {waiting}: they decline, run out, or cancel the table"
         raise refuse("invitations-pending", why)
     if not command.level:
-        why = f"seats {', '.join(map(str, table.open))} are open: give `bots`, a level for them"
+        open_seats = ", ".join(str(s + 1) for s in table.open)
+        why = f"seats {open_seats} are open: give `bots`, a level for them"
         raise bad_field(("bots",), why, "bad-setup")
     bots = tuple(SeatBot(seat, command.level, command.version) for seat in table.open)
     return [("referee", TableStarted(bots))]

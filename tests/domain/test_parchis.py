@@ -263,7 +263,7 @@ def test_two_players_are_yellow_and_red() -> None:
 
 def test_errors_say_why() -> None:
     state = rules.setup({}, 2)
-    with pytest.raises(NotYourTurn, match="seat 0's turn, not seat 1's"):
+    with pytest.raises(NotYourTurn, match="seat 1's turn, not seat 2's"):
         rules.decide(state, 1, "roll")
     with pytest.raises(IllegalMove, match="must throw first"):
         rules.decide(state, 0, "5:start>track:5")

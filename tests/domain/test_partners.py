@@ -602,7 +602,7 @@ def test_folded_hands_and_played_cards_are_public() -> None:
 
 def test_errors_quote_the_move_and_say_why() -> None:
     state = position("Y@P0 G@P57", {3: "N2 N3 N5"}, turn=3)
-    with pytest.raises(NotYourTurn, match=r"'N3:track:1>track:4'.*seat 3 \(move\)"):
+    with pytest.raises(NotYourTurn, match=r"'N3:track:1>track:4'.*seat 4 \(move\)"):
         partners.decide(state, 0, "N3:track:1>track:4")
     with pytest.raises(IllegalMove, match=r"'N3:track:57>track:0'.*track:0 is blocked"):
         partners.decide(state, 3, "N3:track:57>track:0")

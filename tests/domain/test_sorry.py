@@ -446,7 +446,7 @@ def test_a_bare_draw_from_an_empty_pile_reshuffles_first() -> None:
 
 def test_decide_refuses_with_reasons() -> None:
     state = position(2, {"red": ["track:20", "lane:2"]}, "7")
-    with pytest.raises(NotYourTurn, match="it is seat 0's turn, not seat 1's"):
+    with pytest.raises(NotYourTurn, match="it is seat 1's turn, not seat 2's"):
         sorry.decide(state, 1, "7:track:20>track:27")
     with pytest.raises(IllegalMove, match="card '7' cannot move red-2 7 squares: it would pass"):
         sorry.decide(state, 0, "7:lane:2>home")

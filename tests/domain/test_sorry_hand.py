@@ -212,7 +212,7 @@ def test_a_decline_names_the_card_it_discards() -> None:
         sorry_hand.decide(state, 0, "11:decline")
     with pytest.raises(IllegalMove, match="decline the swap and discard with '11:decline"):
         sorry_hand.decide(state, 0, "discard:12")
-    with pytest.raises(IllegalMove, match="card '5' is not in seat 0's hand"):
+    with pytest.raises(IllegalMove, match="card '5' is not in seat 1's hand"):
         sorry_hand.decide(state, 0, "11:decline+discard:5")
     with pytest.raises(IllegalMove, match="not a move id"):
         sorry_hand.decide(state, 0, "11:decline+discard:nine")
@@ -496,7 +496,7 @@ def test_bad_setup(options: dict[str, object], seats: int, message: str) -> None
 
 def test_playing_a_card_not_in_the_hand() -> None:
     state = position(2, {"red": ["track:10"]}, ("3", "4", "5", "11", "11"))
-    with pytest.raises(IllegalMove, match="card '12' is not in seat 0's hand"):
+    with pytest.raises(IllegalMove, match="card '12' is not in seat 1's hand"):
         sorry_hand.decide(state, 0, "12:track:10>track:22")
 
 

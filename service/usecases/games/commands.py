@@ -270,7 +270,8 @@ def joiner_scope(game: Game, caller: Caller) -> str:
         if role == "referee":
             why = "the referee's token joins no seat: join with a player's key, or as a guest"
             raise refuse("forbidden", why)
-        raise refuse("already-seated", f"this token holds seat {role} at this table already")
+        held = f"seat {role + 1}" if isinstance(role, int) else "a seat"
+        raise refuse("already-seated", f"this token holds {held} at this table already")
     return "guests"
 
 

@@ -119,7 +119,8 @@ class Creation:
         created = replay.created
         for owned in {*replay.players, *created.players, *created.invites}:
             if self.roster.seated(owned.handle) != owned.handle:
-                why = f"event 1: seat {owned.seat} belongs to `{owned.handle}`, " + NOT_REGISTERED
+                why = f"event 1: seat {owned.seat + 1} belongs to `{owned.handle}`, "
+                why += NOT_REGISTERED
                 raise refuse("unknown-player", why, first_bad_event=1)
         if created.players and created.rated and created.chance == "external":
             raise refuse("invalid-record", f"event 1: {EXTERNAL_RATED}", first_bad_event=1)
@@ -225,7 +226,7 @@ class Creation:
                 raise bad_field(("seats", seat, "name"), why, "bad-setup")
             for earlier in players:
                 if earlier.handle == handle:
-                    why = f"`{handle}` holds seat {earlier.seat} already: one seat a player"
+                    why = f"`{handle}` holds seat {earlier.seat + 1} already: one seat a player"
                     raise bad_field(path, why, "bad-setup")
             players.append(SeatPlayer(seat, handle))
         return tuple(players)
@@ -324,7 +325,7 @@ def seat_names(seats: Sequence[SeatSpec], players: Sequence[SeatPlayer]) -> tupl
             continue
         name = normal_name(spec.name, ("seats", seat, "name"))
         if name and canonical(name) in taken:
-            why = f"`{name}` is the player at seat {taken[canonical(name)]}: give another name"
+            why = f"`{name}` is the player at seat {taken[canonical(name)] + 1}: give another name"
             raise bad_field(("seats", seat, "name"), why, "bad-setup")
         names.append(name or f"Player {seat + 1}")
     return tuple(names)

@@ -206,7 +206,7 @@ def asking(game: Game, caller: GameCaller) -> Asker:
         why = "the game is still being played" if not game.finished else "it never started"
         raise refuse("game-not-finished", f"only a finished game has a rematch: {why}")
     if any(bot.seat == role for bot in game.created.bots):
-        raise refuse("forbidden", f"seat {role} is a bot's: a bot asks for no rematch")
+        raise refuse("forbidden", f"seat {role + 1} is a bot's: a bot asks for no rematch")
     if game.created.chance == "external":
         why = (
             "a game whose referee posts the chance outcomes has no rematch by its seats:"

@@ -97,7 +97,7 @@ def test_seat_acting_out_of_turn_is_409(api: TestClient[Any]) -> None:
         json={"move": "roll"},
         headers=auth(created["tokens"]["seats"][1]),
     )
-    expect_problem(reply, 409, "not-your-turn", "seat 0 (roll)")
+    expect_problem(reply, 409, "not-your-turn", "seat 1 (roll)")
     assert versions(api, created["id"]) == created["version"]
 
 
@@ -185,7 +185,7 @@ def test_referee_naming_a_seat_that_does_not_exist_is_400(api: TestClient[Any], 
     reply = api.post(
         f"/games/{created['id']}/moves", json=body, headers=auth(created["tokens"]["referee"])
     )
-    expect_problem(reply, 400, "validation-failed", "seats are numbered 0 to 2")
+    expect_problem(reply, 400, "validation-failed", "a `seat` is 0 to 2 here (seats 1 to 3)")
     assert versions(api, created["id"]) == created["version"]
 
 

@@ -56,7 +56,7 @@ def shown(at: datetime) -> str:
         ),
         (
             "forfeit",
-            {"type": "GameFinished", "winners": [1], "reason": "seat 0 was absent for 60 s"},
+            {"type": "GameFinished", "winners": [1], "reason": "seat 1 was absent for 60 s"},
         ),
     ],
 )

@@ -79,7 +79,7 @@ def test_the_referee_plays_no_move_for_a_players_seat() -> None:
     replay = sorry()
     refused = refusal(replay, "referee", PlayMove(move="draw", seat=ANN))
     assert refused.slug == "forbidden"
-    assert "seat 0 belongs to the player `ann`" in refused.detail
+    assert "seat 1 belongs to the player `ann`" in refused.detail
     assert "plays no move for it" in refused.detail
     assert refusal(replay, "referee", PlayMove(move="draw")).slug == "forbidden"  # the pending
     batch = batch_of(replay, ANN, PlayMove(move="draw"))
@@ -129,7 +129,7 @@ def test_the_referee_hands_a_free_seat_to_a_bot_in_a_game_with_players() -> None
 def test_the_referee_names_no_players_seat_and_ends_no_game_of_hers(command: Adjudicate) -> None:
     refused = refusal(sorry(), "referee", command)
     assert refused.slug == "forbidden"
-    assert "seat 0 belongs to the player `ann`" in refused.detail
+    assert "seat 1 belongs to the player `ann`" in refused.detail
 
 
 def test_the_referee_penalises_a_free_seat_of_a_game_with_players() -> None:
@@ -257,8 +257,8 @@ def test_a_seat_names_only_a_registered_player_who_has_not_retired(api: TestClie
     [
         ([{"player": "ann", "bot": "greedy"}, {}], "/seats/0/bot", "the player's to play"),
         ([{"player": "ann", "name": "Anne"}, {}], "/seats/0/name", "named for the player"),
-        ([{"player": "ann"}, {"player": "Ann"}], "/seats/1/player", "holds seat 0 already"),
-        ([{"player": "ann"}, {"name": "ANN"}], "/seats/1/name", "is the player at seat 0"),
+        ([{"player": "ann"}, {"player": "Ann"}], "/seats/1/player", "holds seat 1 already"),
+        ([{"player": "ann"}, {"name": "ANN"}], "/seats/1/name", "is the player at seat 1"),
     ],
     ids=["with-a-bot", "another-name", "twice", "a-free-name-like-hers"],
 )
