@@ -13,6 +13,9 @@ bucket:
 - **redis fixed/sliding**: Redis through the ``limits`` library (its fixed window and sliding
   window counter strategies), when ``redis-server`` and ``limits[redis]`` are installed: a
   ``redis-server`` without persistence is started on a free loopback port for the run;
+- **as asked**: the same UPSERT as the service makes it, through ``SharedBucket``: asked on
+  the budgets' own thread and awaited (``service.usecases.budgets.Asking``), which costs a
+  hand-over between threads on top;
 - **refused, remembered**: a key over its shared budget asked again before its tokens are
   due: ``SharedBucket`` answers from memory, without the database.
 
@@ -44,9 +47,9 @@ from collections.abc import Callable, Iterator  # noqa: E402
 from contextlib import ExitStack, contextmanager  # noqa: E402
 
 from bench.harness import HOST, free_port  # noqa: E402
-from eventstore.budgets import SqliteBudgets  # noqa: E402
+from eventstore.budgets import Budgets, SqliteBudgets  # noqa: E402
 from service.api.limits import TokenBucket  # noqa: E402
-from service.usecases.budgets import SharedBucket  # noqa: E402
+from service.usecases.budgets import Asking, SharedBucket  # noqa: E402
 
 Check = Callable[[str], object]
 RATE, BURST, KEYS = 1e9, 1_000_000, 100
@@ -105,6 +108,14 @@ def redis_checks(url: str) -> dict[str, Check]:
     }
 
 
+def asked(stack: ExitStack, budgets: Budgets, memory: TokenBucket) -> Check:
+    """The check as the service makes it: ``SharedBucket`` asking on its thread."""
+    asking = Asking(budgets)
+    stack.callback(asking.close)
+    shared = SharedBucket(asking, "asked", RATE, BURST, memory.take)
+    return lambda key: shared.take(key)
+
+
 def checks_of(stack: ExitStack, folder: str, postgres: str) -> dict[str, Check]:
     """Every way of checking that can run here."""
     found: dict[str, Check] = {}
@@ -113,6 +124,7 @@ def checks_of(stack: ExitStack, folder: str, postgres: str) -> dict[str, Check]:
     lite = SqliteBudgets(os.path.join(folder, "tabula.db.budgets"))
     stack.callback(lite.close)
     found["sqlite (--workers)"] = lambda key: lite.take("writes", key, 1, RATE, BURST)
+    found["sqlite, as asked"] = asked(stack, lite, memory)
     if postgres:
         from eventstore.budgets_postgres import PostgresBudgets
         from eventstore.postgres import temporary_schema
@@ -120,13 +132,14 @@ def checks_of(stack: ExitStack, folder: str, postgres: str) -> dict[str, Check]:
         pg = PostgresBudgets(stack.enter_context(temporary_schema(postgres, "bench")))
         stack.callback(pg.close)
         found["postgres"] = lambda key: pg.take("writes", key, 1, RATE, BURST)
+        found["postgres, as asked"] = asked(stack, pg, memory)
     if importlib.util.find_spec("limits") is None or importlib.util.find_spec("redis") is None:
         print("(redis: pip install 'limits[redis]' to measure it)")
     elif (url := stack.enter_context(redis_server())) is not None:
         found |= redis_checks(url)
     else:
         print("(redis: apt-get install redis-server to measure it)")
-    refused = SharedBucket(lite, "writes", 0.001, 1, memory.take)
+    refused = SharedBucket(Asking(lite), "writes", 0.001, 1, memory.take)
     for n in range(KEYS):
         refused.take(f"game:{n}:referee")
         refused.take(f"game:{n}:referee")

@@ -59,7 +59,7 @@ from service.store import open_budgets, open_store
 from service.usecases.analysis.analyses import Analyses
 from service.usecases.analysis.hints import HintGiver
 from service.usecases.bots.driver import RESUME_EVERY, BotDriver
-from service.usecases.budgets import Beat, Budgets, shared_slots
+from service.usecases.budgets import Asking, Beat, shared_slots
 from service.usecases.cursors import Cursors
 from service.usecases.games import records, summaries
 from service.usecases.games.commands import Commands
@@ -179,15 +179,17 @@ def settings_store(settings: Settings, clock: Clock) -> EventStore:
     )
 
 
-def settings_budgets(settings: Settings) -> Budgets | None:
-    """The budgets shared by the processes the settings make (none for one on SQLite)."""
-    return open_budgets(
+def settings_budgets(settings: Settings) -> Asking | None:
+    """The budgets shared by the processes the settings make (none for one on SQLite), as
+    this process asks them."""
+    budgets = open_budgets(
         settings.database,
         settings.database_url,
         settings.workers,
         settings.store_timeout,
         settings.budget_lease_seconds,
     )
+    return None if budgets is None else Asking(budgets)
 
 
 @dataclass
@@ -242,7 +244,7 @@ def bootstrap(
     analyses_per_client: int = 1,
     bot_games_per_owner: int = 0,
     cursor_key: str = "",
-    budgets: Budgets | None = None,
+    budgets: Asking | None = None,
     presence_seconds: float = PRESENCE_SECONDS,
     table_times: TableTimes = TABLE_TIMES,
     seek_seconds: float = SEEK_SECONDS,

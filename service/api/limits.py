@@ -27,7 +27,7 @@ from service.api.problems import problem_response
 from service.api.streams import StreamSlots
 from service.core.refusal import Refusal, refuse
 from service.settings import Settings
-from service.usecases.budgets import Budgets, SharedBucket, SharedSlots
+from service.usecases.budgets import Asking, SharedBucket, SharedSlots
 from service.usecases.games.queries import Queries
 from service.usecases.players.keys import PLAYER_KEY
 
@@ -131,9 +131,10 @@ class MessageBudget:
 Bucket = TokenBucket | SharedBucket
 
 
-def bucket(budgets: Budgets | None, name: str, rate: float, burst: int, clock: Clock) -> Bucket:
+def bucket(budgets: Asking | None, name: str, rate: float, burst: int, clock: Clock) -> Bucket:
     """This process's own token bucket, or with ``budgets`` (several processes) one shared by
-    every process under ``name`` (the own one standing in while the database is away)."""
+    every process under ``name`` (the own one standing in while the database does not
+    answer)."""
     own = TokenBucket(rate, burst, clock)
     if budgets is None or rate <= 0:
         return own
@@ -146,7 +147,7 @@ class Limits:
     caps in all (imports at once, refusals waiting, streams in all) are each process's."""
 
     def __init__(
-        self, settings: Settings, clock: Clock = time.monotonic, budgets: Budgets | None = None
+        self, settings: Settings, clock: Clock = time.monotonic, budgets: Asking | None = None
     ) -> None:
         self.settings = settings
         self.writes = bucket(budgets, "writes", settings.write_rate, settings.write_burst, clock)

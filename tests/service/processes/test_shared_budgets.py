@@ -5,6 +5,8 @@ process (within 10%), and a process killed without a word frees its slots a leas
 from __future__ import annotations
 
 import itertools
+import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
@@ -17,12 +19,13 @@ from litestar.testing import TestClient
 from bench.harness import service_process
 from eventstore import utcnow
 from eventstore.budgets import Budgets, SqliteBudgets
+from service.api.limits import TokenBucket
 from service.api.streams import StreamSlots
 from service.app import create_app
 from service.core.refusal import Refusal
 from service.settings import Settings
 from service.usecases.analysis.analyses import Analyses, Job
-from service.usecases.budgets import SharedSlots
+from service.usecases.budgets import Asking, SharedBucket, SharedSlots
 from service.usecases.games.repository import Repository
 from tests.postgres import postgres_schema
 from tests.service.conftest import auth
@@ -153,24 +156,24 @@ def refused(slots: StreamSlots, client: str) -> bool:
 def test_an_addresss_open_streams_are_capped_across_processes(
     budgets: Callable[..., Budgets],
 ) -> None:
-    first = StreamSlots(2, 100, SharedSlots(budgets(), "streams", 2))
-    second = StreamSlots(2, 100, SharedSlots(budgets(), "streams", 2))
+    first = StreamSlots(2, 100, SharedSlots(Asking(budgets()), "streams", 2))
+    second = StreamSlots(2, 100, SharedSlots(Asking(budgets()), "streams", 2))
     first.acquire("10.0.0.1")
     second.acquire("10.0.0.1")
     assert refused(first, "10.0.0.1") and refused(second, "10.0.0.1")
     second.acquire("10.0.0.2")  # another address has its own
-    first.release("10.0.0.1")
-    assert not refused(second, "10.0.0.1")
+    first.release("10.0.0.1")  # told, not awaited: given back a moment later
+    wait_until(lambda: not refused(second, "10.0.0.1"), timeout=5, interval=0.05)
     assert refused(first, "10.0.0.1")
 
 
 def test_a_killed_processs_slots_expire_after_its_lease(
     budgets: Callable[..., Budgets],
 ) -> None:
-    killed = SharedSlots(budgets(lease=0.5), "streams", 2)
+    killed = SharedSlots(Asking(budgets(lease=0.5)), "streams", 2)
     assert killed.acquire("10.0.0.1", "a") and killed.acquire("10.0.0.1", "b")
     alive = budgets(lease=0.5)
-    survivor = SharedSlots(alive, "streams", 2)
+    survivor = SharedSlots(Asking(alive), "streams", 2)
     alive.renew()  # the survivor beats; the killed process never does again
     assert survivor.acquire("10.0.0.1", "c") is False
     wait_until(lambda: survivor.acquire("10.0.0.1", "c"), timeout=5, interval=0.1)
@@ -179,14 +182,14 @@ def test_a_killed_processs_slots_expire_after_its_lease(
 
 def test_a_renewed_slot_outlives_its_first_lease(budgets: Callable[..., Budgets]) -> None:
     alive = budgets(lease=0.5)
-    slots = SharedSlots(alive, "analyses", 1)
-    other = SharedSlots(budgets(lease=0.5), "analyses", 1)
+    slots = SharedSlots(Asking(alive), "analyses", 1)
+    other = SharedSlots(Asking(budgets(lease=0.5)), "analyses", 1)
     assert slots.acquire("10.0.0.1", "game")
     for _ in range(4):
         alive.renew()
         assert other.acquire("10.0.0.1", "another") is False
     slots.release("10.0.0.1", "game")
-    assert other.acquire("10.0.0.1", "another")
+    wait_until(lambda: other.acquire("10.0.0.1", "another"), timeout=5, interval=0.05)
 
 
 def test_two_processes_spend_one_bucket_whatever_their_order(
@@ -249,7 +252,9 @@ def person_and_bot(api: TestClient[Any]) -> Any:
 def test_an_addresss_analyses_under_way_are_capped_across_processes(tmp_path: Path) -> None:
     path = tmp_path / "tabula.db.budgets"
     one, two = (
-        Analyses(cast(Repository, None), utcnow, 1, 1, SharedSlots(SqliteBudgets(path), "a", 1))
+        Analyses(
+            cast(Repository, None), utcnow, 1, 1, SharedSlots(Asking(SqliteBudgets(path)), "a", 1)
+        )
         for _ in range(2)
     )
     job = one.join(("g1", 5, False), "10.0.0.1")
@@ -258,5 +263,44 @@ def test_an_addresss_analyses_under_way_are_capped_across_processes(tmp_path: Pa
         two.join(("g2", 5, False), "10.0.0.1")
     assert refused.value.slug == "rate-limited"
     assert isinstance(two.join(("g3", 5, False), "10.0.0.2"), Job)  # another address's own
-    one.ended(job)  # done: the address may start another anywhere
-    assert isinstance(two.join(("g2", 5, False), "10.0.0.1"), Job)
+    one.ended(job)  # done: the address may start another anywhere (a moment later)
+    wait_until(lambda: started(two, ("g2", 5, False), "10.0.0.1"), timeout=5, interval=0.05)
+
+
+def started(analyses: Analyses, key: tuple[str, int, bool], caller: str) -> bool:
+    """Whether ``caller`` may start the analysis ``key`` now."""
+    try:
+        return isinstance(analyses.join(key, caller), Job)
+    except Refusal:
+        return False
+
+
+class Silent(SqliteBudgets):
+    """Budgets whose database stops answering once ``silent`` is set (a link cut off)."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(path)
+        self.silent, self.back = threading.Event(), threading.Event()
+
+    def _take(self, name: str, key: str, step: float, slack: float) -> tuple[bool, float]:
+        if self.silent.is_set():
+            self.back.wait(10)
+        return super()._take(name, key, step, slack)
+
+
+def test_a_database_that_stops_answering_holds_a_check_up_at_most_its_deadline(
+    tmp_path: Path,
+) -> None:
+    silent = Silent(tmp_path / "tabula.db.budgets")
+    own = TokenBucket(0.001, 3)
+    shared = SharedBucket(Asking(silent, deadline=0.1), "creations", 0.001, 3, own.take)
+    assert [shared.take("10.0.0.1") for _ in range(3)] == [0, 0, 0]
+    silent.silent.set()
+    began = time.monotonic()
+    assert shared.take("10.0.0.2") == 0  # late: this process's own bucket answers
+    assert time.monotonic() - began < 1
+    began = time.monotonic()
+    assert [shared.take("10.0.0.2") == 0 for _ in range(3)] == [True, True, False]
+    assert time.monotonic() - began < 0.05  # while one is late, none is asked
+    silent.back.set()
+    wait_until(lambda: shared.take("10.0.0.1") > 0, timeout=5, interval=0.05)  # shared again
