@@ -1,12 +1,13 @@
 """Several service processes on one port (``Settings.workers``).
 
 The parent binds the listening socket and forks the workers; each builds its own app (its
-own event loop, store connections, caches and budgets) and accepts connections from the
-shared socket, so the kernel hands each new connection to one of them. They share only the
-database: on SQLite its writers take turns through the file's lock and see each other's
-appends within ``eventstore.sqlite_writer.WATCH_SECONDS``; on PostgreSQL through
-notifications. A game is judged by whichever process a request reaches, and its version
-check keeps two processes from writing over each other.
+own event loop, store connections and caches) and accepts connections from the shared
+socket, so the kernel hands each new connection to one of them. They share only the
+database, and the per-caller budgets kept beside it (``service.usecases.budgets``): on
+SQLite its writers take turns through the file's lock and see each other's appends within
+``eventstore.sqlite_writer.WATCH_SECONDS``; on PostgreSQL through notifications. A game is
+judged by whichever process a request reaches, and its version check keeps two processes
+from writing over each other.
 
 The parent supervises the workers. One that ends without being told to (killed by any
 signal, or exiting with any code) is forked again at once in its place, with the same

@@ -17,7 +17,9 @@ with ``Connection: close``, so a client opening ever more connections pays a han
 each refusal.
 
 Behind a proxy every client shares the proxy's address unless ``trusted_proxies`` names it:
-then one client's refusals slow other clients' refusals (never their successes).
+then one client's refusals slow other clients' refusals (never their successes). With several
+processes an address's refusals are counted once across them (``Limits.refusals``, a
+``SharedBucket``); the refusals waiting at once are each process's.
 """
 
 from __future__ import annotations
