@@ -11,6 +11,7 @@ import httpx
 import pytest
 
 from tests.service.browser import Page, browser, person, url  # noqa: F401 (fixtures)
+from tests.waiting import wait_until
 
 pytestmark = pytest.mark.browser
 
@@ -90,7 +91,7 @@ def test_the_account_tells_every_event_latest_first_and_others_moves_one_by_one(
           .observe(document.getElementById('account'), { childList: true }); }"""
     )
     with httpx.Client(base_url=url, timeout=10) as http:  # both seats play at API speed
-        for _ in range(8):
+        for _ in range(3):  # a few lines waiting: each takes its turn at the pace chosen
             state = http.get(f"/games/{game}").json()
             seat = state["to_act"][0]["seat"]
             auth = {"Authorization": f"Bearer {tokens[seat]}"}
@@ -110,3 +111,81 @@ def test_the_account_tells_every_event_latest_first_and_others_moves_one_by_one(
     gaps = [later - earlier for earlier, later in pairwise(times)]
     assert len(times) == len(log) - 1  # each new event told once
     assert min(gaps) >= PACE_MS * 0.8, gaps  # one at a time, not all at once
+
+
+LATE_MS = 4000  # the most a line may be told after the board shows its event (account.js: 3 s)
+MOST_BEHIND = 10  # events the account may be behind the board at any moment
+WATCH = """() => {
+  const seen = { shown: {}, told: {}, polls: [], banner: null };
+  const account = document.getElementById('account');
+  const version = (element) => Number(element.dataset.version || 0);
+  let board = version(document.body); // what was shown before is not timed
+  const look = () => {
+    const now = performance.now();
+    for (; board < version(document.body); board += 1) seen.shown[board + 1] = now;
+    seen.polls.push([board, version(account)]);
+  };
+  setInterval(look, 50);
+  new MutationObserver((changes) => changes.forEach((c) => c.addedNodes.forEach((n) => {
+    seen.told[n.dataset.version] ??= performance.now();
+  }))).observe(account, { childList: true });
+  new MutationObserver(() => {
+    const shown = !document.getElementById('end').hidden;
+    if (shown && seen.banner === null) seen.banner = version(account);
+  }).observe(document.getElementById('end'), { attributes: true });
+  window.__seen = seen;
+}"""
+
+
+def play_as_soon_as_shown(
+    page: Page, url: str, game: str, token: str, seat: int
+) -> list[dict[str, Any]]:
+    """Play ``seat``'s first legal move as soon as ``page`` shows that it is to act (a person
+    quick on the draw against bots, who play at once), until the game is over; the log."""
+    auth = {"Authorization": f"Bearer {token}"}
+    with httpx.Client(base_url=url, timeout=10) as http:
+
+        def my_turn_or_over() -> dict[str, Any] | None:
+            state: dict[str, Any] = http.get(f"/games/{game}").json()
+            mine = any(p["seat"] == seat for p in state["to_act"])
+            return state if state["status"] == "finished" or mine else None
+
+        while (state := wait_until(my_turn_or_over, message="no turn came")) is not None:
+            if state["status"] != "active":
+                break
+            page.wait_for_function("v => +document.body.dataset.version >= v", arg=state["version"])
+            moves = http.get(f"/games/{game}/legal-moves", headers=auth).json()["moves"]
+            http.post(f"/games/{game}/moves", json={"move": moves[0]["id"]}, headers=auth)
+    return events_of(url, game)
+
+
+def lags(seen: dict[str, Any]) -> tuple[int, float]:
+    """The most events the account was behind the board at a poll, and the longest a line was
+    told after the board showed its event (ms; a line not told yet, until now)."""
+    behind = max(board - told for board, told in seen["polls"])
+    late = [seen["told"].get(v, seen["now"]) - at for v, at in seen["shown"].items()]
+    return behind, max(late, default=0.0)
+
+
+def test_the_account_catches_up_and_has_told_the_last_move_when_the_end_banner_shows(
+    url: str, person: Any
+) -> None:
+    seats = [{"name": "Ann"}] + [{"name": n, "bot": "greedy"} for n in ("Bob", "Cy", "Di")]
+    body = {"ruleset": "race35", "seats": seats, "seed": "catch-up"}
+    created = httpx.post(f"{url}/games", json=body).json()
+    game, token = created["id"], created["tokens"]["seats"][0]
+    ann = person(f"{url}/games/{game}/play#token={token}&seat=0")
+    assert ann.input_value("#pace") == "steady"  # "one by one", the slowest pace
+    told(ann, 1)
+    ann.wait_for_function(
+        "() => document.getElementById('account').dataset.version === document.body.dataset.version"
+    )
+    ann.evaluate(WATCH)
+    log = play_as_soon_as_shown(ann, url, game, token, 0)
+    ann.wait_for_selector("#end:not([hidden])", timeout=120_000)
+    seen = ann.evaluate("({ ...window.__seen, now: performance.now() })")
+    behind, late = lags(seen)
+    finish = next(e["version"] for e in log if e["type"] == "GameFinished")
+    assert seen["banner"] is not None and seen["banner"] >= finish, "the banner came first"
+    assert behind <= MOST_BEHIND, f"the account fell {behind} events behind the board"
+    assert late <= LATE_MS, f"a line was told {late:.0f} ms after the board showed it"
