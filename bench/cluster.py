@@ -15,6 +15,11 @@ HTTP player's game, while one fault at a time is done to the cluster:
   back after the link does.
 - ``clock``: one host's clock stepped 10 minutes forward, then 10 minutes back
   (``TABULA_CLOCK_OFFSET_FILE``), ``--outage`` seconds each.
+- ``primary``: the PostgreSQL primary killed for good (the database host's link down, every
+  process of it SIGKILLed) and its synchronous standby (``deploy/postgres-standby.sh``)
+  promoted at once, as a failover manager does: how soon the standby takes writes, and how
+  soon a write through HAProxy is acknowledged again (target: within 10 s of the kill). The
+  cluster stays on the promoted standby, which has no standby of its own: run it last.
 
 Each run prints the moves acknowledged (a 200 or a ``played``), lost (acknowledged, not in
 the final log), duplicated (more moves in a game's log than keys were sent for it), forked
@@ -31,7 +36,7 @@ lifted), puts its own measurements in ``run.figures`` (printed), and returns onc
 is whole again. ``run.cluster`` drives ``deploy/cluster.sh`` and HAProxy's view of the hosts.
 
 Needs root, iproute2, iptables, HAProxy and PostgreSQL. Run
-``python bench/cluster.py [--faults calm kill cut clock] [--clients 32] [--seconds 8]``: it
+``python bench/cluster.py [--faults calm kill cut clock primary] [--clients 32] [--seconds 8]``: it
 brings the cluster up (``--keep`` leaves it up; ``--no-up`` uses one that is up) and down.
 """
 
@@ -60,6 +65,7 @@ from bench.cluster_clients import Book, Client, HttpPlayer, SocketPlayer  # noqa
 from bench.cluster_reckoning import Reckoning, reckon  # noqa: E402
 
 CLUSTER_SH = ROOT / "deploy" / "cluster.sh"
+STANDBY_SH = ROOT / "deploy" / "postgres-standby.sh"
 CLUSTER_ENV = {  # budgets out of the way of one address's load (they are per caller)
     "TABULA_CREATE_RATE": "0",
     "TABULA_MAX_STREAMS_PER_CLIENT": "10000",
@@ -225,6 +231,46 @@ async def clock(run: Run) -> None:
     run.ended = time.monotonic()
 
 
+@fault("primary")
+async def primary(run: Run) -> None:
+    """The database host killed for good, its standby promoted (see the module's text)."""
+    run.began = time.monotonic()
+    await asyncio.to_thread(run.cluster.sh, "kill", "db")
+    await asyncio.to_thread(promote, run.cluster)
+    run.ended = time.monotonic()
+    run.figures["promoted s"] = run.ended - run.began
+    async with httpx.AsyncClient(base_url=run.cluster.url, timeout=30) as through:
+        run.figures["writes again s"] = await until_written(through) - run.began
+
+
+def promote(cluster: Cluster) -> None:
+    """``deploy/postgres-standby.sh promote`` on the cluster's standby (host db2)."""
+    done = subprocess.run(
+        [str(STANDBY_SH), "promote"],
+        capture_output=True,
+        text=True,
+        env={**cluster.env, **cluster.info},
+        check=False,
+    )
+    if done.returncode != 0:
+        raise RuntimeError(f"postgres-standby.sh promote: {done.stderr or done.stdout}")
+
+
+async def until_written(through: httpx.AsyncClient, limit: float = 60.0) -> float:
+    """When a write sent from now on (a game created) is first acknowledged (``limit``
+    seconds at most): after the primary's kill, only the promoted standby can take it."""
+    began = time.monotonic()
+    while time.monotonic() - began < limit:
+        try:
+            game = {"ruleset": "sorry", "seats": [{}, {}]}
+            if (await through.post("/games", json=game)).status_code == 201:
+                break
+        except httpx.TransportError:
+            pass
+        await asyncio.sleep(POLL)
+    return time.monotonic()
+
+
 @dataclass
 class Result:
     """A run's figures."""
@@ -342,7 +388,7 @@ def passed(result: Result) -> bool:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--faults", nargs="+", default=["calm", "kill", "cut", "clock"])
+    parser.add_argument("--faults", nargs="+", default=["calm", "kill", "cut", "clock", "primary"])
     parser.add_argument("--clients", type=int, default=32)
     parser.add_argument("--watchers", type=int, default=2, help="sockets per HTTP game")
     parser.add_argument("--outage", type=float, default=4.0, help="seconds a fault lasts")

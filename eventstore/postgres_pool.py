@@ -11,10 +11,12 @@ reconnection backs off for seconds). A full disk is ``disk-full``, a read-only s
 Failover: the URL may name several servers (``postgresql://h1,h2/db?target_session_attrs=
 read-write``); every connection, the probe's too, goes to the one that takes writes, so once a
 standby is promoted in place of a dead primary the probe finds it and the new pool's
-connections go to it. A server that vanishes without closing its connections (its host dead,
-its link down) is found out within seconds, not the kernel's quarter of an hour: unless the URL
-says otherwise, connections send TCP keepalives (``DEAD_PEER``) and give up on data the server
-has not acknowledged within ``timeout`` (``tcp_user_timeout``).
+connections go to it, trying it first (``preferring``: a dead host named first would cost
+every new connection its ``connect_timeout``). A server that vanishes without closing its
+connections (its host dead, its link down) is found out within seconds, not the kernel's
+quarter of an hour: unless the URL says otherwise, connections send TCP keepalives
+(``DEAD_PEER``) and give up on data the server has not acknowledged within ``timeout``
+(``tcp_user_timeout``).
 """
 
 from __future__ import annotations
@@ -62,10 +64,11 @@ class Connections:
         self._down = _Down(self._reopen, self.url, timeout)
         self._pool = self._new_pool()
 
-    def _new_pool(self) -> ConnectionPool[Any]:
-        """A pool of connections to the server, not yet open."""
+    def _new_pool(self, url: str | None = None) -> ConnectionPool[Any]:
+        """A pool of connections to the server (at ``url``, by default the store's), not yet
+        open."""
         return ConnectionPool(
-            self.url,
+            url or self.url,
             min_size=1,
             max_size=self._max_connections,
             kwargs={"autocommit": True, "connect_timeout": _connect_timeout(self._timeout)},
@@ -75,12 +78,17 @@ class Connections:
             name="tabula-events",
         )
 
-    def _reopen(self) -> None:
-        """A new pool in place of the old (whose connections are broken): the server is back.
-        The old pool is closed in the background (a request still holding one of its
-        connections gives it back to a closed pool, which closes it)."""
-        fresh = self._new_pool()
-        fresh.open(wait=True, timeout=self._timeout)
+    def _reopen(self, found: tuple[str, int]) -> None:
+        """A new pool in place of the old (whose connections are broken): the server is back,
+        at ``found`` (host, port), which the new pool's connections try first. The old pool is
+        closed in the background (a request still holding one of its connections gives it
+        back to a closed pool, which closes it)."""
+        fresh = self._new_pool(preferring(self.url, *found))
+        try:
+            fresh.open(wait=True, timeout=self._timeout)
+        except psycopg.Error:
+            fresh.close()
+            raise
         old, self._pool = self._pool, fresh
         if self._closed:
             fresh.close()
@@ -142,10 +150,10 @@ class Connections:
 
 class _Down:
     """Whether the server is down (since when) and the thread that waits for its return:
-    it tries to connect every ``PROBE_SECONDS`` and, once it can, calls ``back`` (which opens
-    a new pool) and marks the server up."""
+    it tries to connect every ``PROBE_SECONDS`` and, once it can, calls ``back`` with the
+    host and port it reached (which opens a new pool) and marks the server up."""
 
-    def __init__(self, back: Callable[[], None], url: str, timeout: float) -> None:
+    def __init__(self, back: Callable[[tuple[str, int]], None], url: str, timeout: float) -> None:
         self.since: float | None = None
         self._back, self._url, self._timeout = back, url, timeout
         self._lock = threading.Lock()
@@ -167,7 +175,8 @@ class _Down:
                     self._url, autocommit=True, connect_timeout=_connect_timeout(self._timeout)
                 ) as conn:
                     conn.execute("SELECT 1")
-                self._back()
+                    found = (conn.info.host, conn.info.port)
+                self._back(found)
             except psycopg.Error:
                 continue
             with self._lock:
@@ -219,6 +228,30 @@ def resilient(url: str, timeout: float) -> str:
     wanted = {**DEAD_PEER, "tcp_user_timeout": str(max(1000, round(timeout * 1000)))}
     added = {name: value for name, value in wanted.items() if name not in given}
     return make_conninfo(url, **added) if added else url
+
+
+def preferring(url: str, host: str, port: int) -> str:
+    """The URL with the server at ``host:port`` first among its servers, the others after it
+    in their order: new connections go straight to the server that takes writes now instead
+    of waiting out a dead one named before it. The URL as it is when it names one server,
+    gives ``hostaddr``, or does not name that one."""
+    try:
+        info = conninfo_to_dict(url)
+    except psycopg.ProgrammingError:
+        return url
+    hosts = str(info.get("host", "")).split(",")
+    ports = str(info.get("port", "")).split(",")
+    ports = ports * len(hosts) if len(ports) == 1 else ports
+    if len(hosts) < 2 or len(ports) != len(hosts) or "hostaddr" in info:
+        return url
+    servers = [(h, p or "5432") for h, p in zip(hosts, ports, strict=True)]
+    if (host, str(port)) not in servers:
+        return url
+    first = servers.index((host, str(port)))
+    servers = servers[first:] + servers[:first]
+    info["host"] = ",".join(h for h, _ in servers)
+    info["port"] = ",".join(p for _, p in servers)
+    return make_conninfo("", **info)
 
 
 def redacted(url: str) -> str:

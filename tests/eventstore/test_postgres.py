@@ -146,3 +146,18 @@ def test_connections_find_a_vanished_server_within_seconds_unless_the_url_says_o
     assert (made["keepalives_idle"], made["tcp_user_timeout"]) == ("2", "2000")
     own = conninfo_to_dict(resilient(f"{url}&tcp_user_timeout=500&keepalives_idle=7", 2.0))
     assert (own["keepalives_idle"], own["tcp_user_timeout"]) == ("7", "500")
+
+
+def test_after_a_failover_new_connections_try_the_server_that_took_writes_first() -> None:
+    from psycopg.conninfo import conninfo_to_dict
+
+    from eventstore.postgres_pool import preferring
+
+    url = "postgresql://u@h1:5432,h2:5433,h3:5434/db?target_session_attrs=read-write"
+    made = conninfo_to_dict(preferring(url, "h2", 5433))
+    assert (made["host"], made["port"]) == ("h2,h3,h1", "5433,5434,5432")
+    assert made["target_session_attrs"] == "read-write"
+    assert preferring(url, "elsewhere", 5432) == url
+    assert preferring("postgresql://u@h1/db", "h1", 5432) == "postgresql://u@h1/db"
+    shared_port = conninfo_to_dict(preferring("postgresql://u@h1,h2/db", "h2", 5432))
+    assert (shared_port["host"], shared_port["port"]) == ("h2,h1", "5432,5432")
