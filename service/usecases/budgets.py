@@ -63,7 +63,10 @@ class Asking:
         """The answer to ``question``, or None at once while an earlier one is late."""
         if self.late is not None:
             return None
-        future = self.pool.submit(question, self.budgets)
+        try:
+            future = self.pool.submit(question, self.budgets)
+        except RuntimeError:  # closed: the process is stopping
+            return None
         try:
             return future.result(timeout=self.deadline)
         except StoreError:
@@ -73,8 +76,10 @@ class Asking:
             return None
 
     def tell(self, news: Callable[[Budgets], object]) -> None:
-        """Have ``news`` done, not awaited (a failure is logged)."""
-        self.pool.submit(told, news, self.budgets)
+        """Have ``news`` done, not awaited (a failure is logged; once closed, nothing is
+        done: the process's slots go with ``Budgets.close``)."""
+        with suppress(RuntimeError):
+            self.pool.submit(told, news, self.budgets)
 
     def overdue(self, future: Future[T]) -> None:
         """Ask nothing more until ``future`` is answered."""

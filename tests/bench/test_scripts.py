@@ -22,6 +22,7 @@ RUNS = [
     (["pairings.py", "--players", "8", "--seeds", "1"], "first seats"),
     (["hands.py", "--games", "1"], "misses/decisions"),
     (["budgets.py", "--checks", "50", "--rounds", "2"], "us/check"),
+    (["budget_spread.py", "--seconds", "0.5"], "creations/min"),
     (["bot_service.py", "--games", "1", "--rulesets", "sorry", "--levels", "random"], "p95 ms"),
     (
         ["lobby.py", "--seeks", "12", "--seconds", "0.5", "--tables", "100", "200", "--reads", "3"],

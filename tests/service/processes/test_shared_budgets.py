@@ -25,7 +25,7 @@ from service.app import create_app
 from service.core.refusal import Refusal
 from service.settings import Settings
 from service.usecases.analysis.analyses import Analyses, Job
-from service.usecases.budgets import Asking, SharedBucket, SharedSlots
+from service.usecases.budgets import Asking, Beat, SharedBucket, SharedSlots
 from service.usecases.games.repository import Repository
 from tests.postgres import postgres_schema
 from tests.service.conftest import auth
@@ -304,3 +304,16 @@ def test_a_database_that_stops_answering_holds_a_check_up_at_most_its_deadline(
     assert time.monotonic() - began < 0.05  # while one is late, none is asked
     silent.back.set()
     wait_until(lambda: shared.take("10.0.0.1") > 0, timeout=5, interval=0.05)  # shared again
+
+
+def test_a_stream_closing_after_its_process_stopped_asking_gives_its_slot_back_quietly(
+    tmp_path: Path,
+) -> None:
+    asking = Asking(SqliteBudgets(tmp_path / "tabula.db.budgets"))
+    slots = StreamSlots(2, 100, SharedSlots(asking, "streams", 2))
+    slots.acquire("10.0.0.1")
+    Beat(asking).stop()  # the process stops: its slots go with its budgets
+    slots.release("10.0.0.1")  # a connection closing late: nothing to ask, nothing raised
+    assert slots.count("10.0.0.1") == 0
+    assert asking.ask(lambda budgets: budgets.held("streams", "10.0.0.1")) is None
+    assert SqliteBudgets(tmp_path / "tabula.db.budgets").held("streams", "10.0.0.1") == 0
