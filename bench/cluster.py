@@ -183,7 +183,8 @@ async def cut(run: Run) -> None:
             until_ready(direct, 503),
             run.cluster.until(host, "DOWN"),
         )
-        run.figures |= {"write 503 s": first_503, "/ready 503 s": ready_503}
+        run.figures["write 503 s"], run.figures["its wait s"] = first_503
+        run.figures["/ready 503 s"] = ready_503
         run.figures["taken out s"] = taken_out
         await asyncio.sleep(max(0.0, run.began + run.outage - time.monotonic()))
         run.ended = time.monotonic()
@@ -194,15 +195,16 @@ async def cut(run: Run) -> None:
         )
 
 
-async def until_write_refused(direct: httpx.AsyncClient) -> float:
-    """Seconds until a write sent straight to the host is answered 503 (counted from the
-    start, so a write that hangs counts all its waiting)."""
+async def until_write_refused(direct: httpx.AsyncClient) -> tuple[float, float]:
+    """Seconds until a write sent straight to the host is answered 503, from the start; and
+    how long that write waited for its answer."""
     began = time.monotonic()
     while True:
         game = {"ruleset": "sorry", "seats": [{}, {}]}
+        sent = time.monotonic()
         reply = await direct.post("/games", json=game)
         if reply.status_code == 503:
-            return time.monotonic() - began
+            return time.monotonic() - began, time.monotonic() - sent
         await asyncio.sleep(0.1)
 
 
