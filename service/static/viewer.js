@@ -3,7 +3,7 @@
 
 import { boardSvg, call, follow } from "./api.js";
 import { showBoard } from "./board.js";
-import { chart, mark, summary, table } from "./chart.js";
+import { chart, explain, legend, mark, summary, table } from "./chart.js";
 import { renderSeats } from "./table.js";
 import { tell } from "./account.js";
 import { loadLanguage, t } from "./i18n.js";
@@ -18,6 +18,8 @@ let following = true; // whether the board follows the latest event
 let drawing = 0; // the number of the latest board request (older replies are dropped)
 let finished = false;
 let analysis = null; // the game's analysis, once read
+let analysed = []; // the seats the analysis is drawn for
+let drawnWidth = 0; // the width the chart is drawn at
 const lastChance = new Map(); // each seat's last card or dice, for the words of a pass
 
 const $ = (id) => document.getElementById(id);
@@ -57,7 +59,10 @@ async function show(version) {
     item.classList.toggle("current", +item.dataset.version === shown);
   }
   $("moves").querySelector(".current")?.scrollIntoView({ block: "nearest" });
-  if (analysis) mark($("chart").firstElementChild, analysis, shown);
+  if (analysis) {
+    mark($("chart").firstElementChild, analysis, shown);
+    explain($("chart-note"), analysis, analysed, shown);
+  }
   const ticket = ++drawing;
   const [svg, state] = await Promise.all([
     boardSvg(gameId, shown),
@@ -118,12 +123,22 @@ async function loadAnalysis() {
   }
   const state = await call(`/games/${gameId}`);
   $("analysis-status").textContent = "";
-  $("chart").replaceChildren(chart(found, state.seats, show), table(found, state.seats));
-  $("analysis-seats").replaceChildren(summary(found, state.seats));
+  analysed = state.seats;
+  $("chart-key").replaceChildren(legend(analysed));
+  $("analysis-seats").replaceChildren(summary(found, analysed));
   analysis = found; // only now: show() marks the chart once it is drawn
+  drawChart();
+  new ResizeObserver(() => $("chart").clientWidth !== drawnWidth && drawChart()).observe($("chart"));
   $("analysis").dataset.ready = "true";
-  mark($("chart").firstElementChild, analysis, shown);
   if (location.hash === "#analysis") $("analysis").scrollIntoView();
+}
+
+/** Draw the chart at the width it has now (one unit a CSS pixel), marked at the version shown. */
+function drawChart() {
+  drawnWidth = $("chart").clientWidth;
+  $("chart").replaceChildren(chart(analysis, analysed, show, drawnWidth), table(analysis, analysed));
+  mark($("chart").firstElementChild, analysis, shown);
+  explain($("chart-note"), analysis, analysed, shown);
 }
 
 (async () => {

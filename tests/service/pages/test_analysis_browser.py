@@ -13,7 +13,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.service.browser import PHONE, WIDE, Axe, Page, browser, person, url  # noqa: F401 (fixtures)
+from tests.service.browser import PHONE, WIDE, Axe, Browser, Page, browser, person, url  # noqa: F401 (fixtures)
 from tests.waiting import wait_until
 
 pytestmark = pytest.mark.browser
@@ -113,7 +113,7 @@ def test_the_chart_marks_the_version_shown_and_a_click_goes_to_its_version(
     box = page.locator("#chart svg").bounding_box()
     assert box is not None
     middle = {"x": box["width"] * 0.45, "y": box["height"] / 2}
-    page.locator("#chart svg").click(position=middle)  # type: ignore[arg-type]
+    page.locator("#chart svg").click(position=middle)
     page.wait_for_function(
         "() => +document.querySelector('#board').dataset.version > 1"
         " && document.querySelector('#chart svg').dataset.version"
@@ -153,3 +153,122 @@ def test_the_play_page_offers_analyse_this_game_once_it_is_over(
     other = person(f"{url}/games/{running['id']}/play#token={running['tokens']['seats'][0]}")
     other.wait_for_selector('body[data-status="active"]')
     assert not other.locator("#analyse-link").is_visible()
+
+
+LOCALES = {"en": "en-GB", "es": "es-ES"}
+
+
+def phone_or_desk(browser: Browser, address: str, viewport: dict[str, int], lang: str) -> Page:
+    """The page in a browser context of its own, at ``viewport`` (a touch screen at 390 px)
+    and in ``lang``."""
+    touch = viewport["width"] < 600
+    context = browser.new_context(
+        viewport=viewport,  # type: ignore[arg-type]
+        has_touch=touch,
+        is_mobile=touch,
+        locale=LOCALES[lang],
+    )
+    page = context.new_page()
+    page.goto(address)
+    return page
+
+
+SMALLEST_TEXT = """() => {
+  const sizes = [];
+  for (const node of document.querySelectorAll('#analysis *')) {
+    const own = [...node.childNodes].some((c) => c.nodeType === 3 && c.textContent.trim());
+    if (!own || !node.getClientRects().length) continue;
+    if (node.closest('.visually-hidden') || node.closest('title')) continue;
+    const css = parseFloat(getComputedStyle(node).fontSize);
+    const scale = node instanceof SVGElement ? node.ownerSVGElement.getScreenCTM().a : 1;
+    sizes.push([css * scale, node.textContent.trim().slice(0, 30)]);
+  }
+  return sizes.sort((a, b) => a[0] - b[0]);
+}"""
+
+CLIPPED = """() => {
+  const svg = document.querySelector('#chart svg').getBoundingClientRect();
+  const width = document.documentElement.clientWidth;
+  const out = [];
+  for (const text of document.querySelectorAll('#chart svg text')) {
+    const box = text.getBoundingClientRect();
+    const inside = box.left >= svg.left - 0.5 && box.right <= svg.right + 0.5
+      && box.top >= svg.top - 0.5 && box.bottom <= svg.bottom + 0.5;
+    if (!inside || box.left < 0 || box.right > width) {
+      out.push([text.textContent, box.left - svg.left, svg.right - box.right]);
+    }
+  }
+  return out;
+}"""
+
+
+@pytest.mark.parametrize("lang", ["en", "es"])
+def test_every_text_of_the_analysis_is_at_least_12_px_on_a_phone(
+    url: str, game: dict[str, Any], browser: Browser, lang: str
+) -> None:
+    page = phone_or_desk(browser, f"{url}/games/{game['id']}/view#analysis", PHONE, lang)
+    ready(page)
+    sizes = page.evaluate(SMALLEST_TEXT)
+    assert any(text.replace("\xa0", " ") in ("100 %", "100%") for _, text in sizes), "the axis"
+    assert sizes[0][0] >= 12, sizes[:5]
+    page.context.close()
+
+
+@pytest.mark.parametrize("lang", ["en", "es"])
+@pytest.mark.parametrize("viewport", [WIDE, PHONE], ids=["1280", "390"])
+def test_no_text_of_the_chart_is_clipped(
+    url: str, game: dict[str, Any], browser: Browser, lang: str, viewport: dict[str, int]
+) -> None:
+    page = phone_or_desk(browser, f"{url}/games/{game['id']}/view#analysis", viewport, lang)
+    ready(page)
+    clipped = page.evaluate(CLIPPED)
+    assert clipped == []
+    page.context.close()
+
+
+def test_a_tap_on_a_costly_mark_explains_it_beside_the_chart(
+    url: str, game: dict[str, Any], browser: Browser
+) -> None:
+    analysis, seats = game["analysis"], game["state"]["seats"]
+    page = phone_or_desk(browser, f"{url}/games/{game['id']}/view#analysis", PHONE, "en")
+    ready(page)
+    costly = [d for d in analysis["decisions"] if d.get("label") in ("mistake", "blunder")]
+    decision = costly[len(costly) // 2]
+    mark = page.locator(f'#chart circle.costly[data-version="{decision["version"]}"]').first
+    mark.scroll_into_view_if_needed()
+    box = mark.bounding_box()
+    assert box is not None
+    page.touchscreen.tap(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    note = page.locator("#chart-note")
+    page.wait_for_function(
+        "v => document.getElementById('chart-note')?.dataset.version === String(v)",
+        arg=decision["version"],
+    )
+    assert note.is_visible()
+    said = note.inner_text()
+    name = next(s["name"] for s in seats if s["seat"] == decision["seat"])
+    assert name in said and f"a {decision['label']}" in said and "points" in said, said
+    page.wait_for_selector(f'#board[data-version="{decision["version"]}"]')
+    page.context.close()
+
+
+def test_a_legend_explains_the_marks_and_the_totals_say_what_a_point_is(
+    url: str, game: dict[str, Any], person: Any
+) -> None:
+    page = person(f"{url}/games/{game['id']}/view#analysis", PHONE)
+    ready(page)
+    legend = page.locator("#chart-legend")
+    assert legend.is_visible()
+    said = legend.inner_text()
+    assert "mistake" in said and "blunder" in said, said
+    assert legend.locator("svg circle.costly.mistake").count() == 1
+    assert legend.locator("svg circle.costly.blunder").count() == 1
+    units = page.locator("#analysis-units")
+    assert units.is_visible()
+    assert "percentage point" in units.inner_text() and "chance of winning" in units.inner_text()
+    summary = page.locator("#analysis-summary")
+    units_box, summary_box = units.bounding_box(), summary.bounding_box()
+    assert units_box is not None and summary_box is not None
+    assert abs(units_box["y"] - (summary_box["y"] + summary_box["height"])) < 80, (
+        "beside the totals"
+    )
