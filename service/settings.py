@@ -96,6 +96,9 @@ class Settings(msgspec.Struct, frozen=True):
     Clock (``service.clock``): ``clock_offset_file`` names a file holding a number of seconds
     to add to the machine's time, read again whenever it changes; for tests that run the
     service on a clock jumping forward and back. Empty (the default): the machine's time.
+    With ``database_url`` set, the clock is the database server's instead (read every 10 s,
+    counted forward on the monotonic clock), and the machine's time, with its offset, serves
+    only until the server's is first read.
 
     Metrics: ``metrics_token`` set serves ``GET /metrics`` (Prometheus) to callers with
     ``Authorization: Bearer <metrics_token>``; empty (the default), there is no such route.
