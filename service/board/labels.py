@@ -38,7 +38,7 @@ def is_banner(square: Square) -> bool:
 
 
 def square_words(square: Square, say: Say) -> str:
-    """A square for screen readers: ``track 12, safe square``, ``red lane 4``, ``red start``
+    """A square for screen readers: ``square 12, safe square``, ``red lane 4``, ``red start``
     (in English)."""
     kind, _, rest = square.key.partition(":")
     colour, _, number = rest.partition(":") if kind == "lane" else (rest, "", rest)
@@ -48,7 +48,7 @@ def square_words(square: Square, say: Say) -> str:
 
 
 def position_words(at: str, say: Say) -> str:
-    """A public position in words: ``on track 12``, ``on lane 4``, ``in start``, ``at home``
+    """A public position in words: ``on square 12``, ``on lane 4``, ``in start``, ``at home``
     (in English)."""
     kind, _, number = at.partition(":")
     known = kind in ("track", "lane") if number else kind in ("start", "home")
@@ -56,7 +56,7 @@ def position_words(at: str, say: Say) -> str:
 
 
 def piece_words(piece: dict[str, Any], owners: dict[int, str], say: Say) -> str:
-    """A piece for screen readers: ``Ann's red piece 2 on track 12`` (in English)."""
+    """A piece for screen readers: ``Ann's red piece 2 on square 12`` (in English)."""
     colour, _, number = str(piece["id"]).rpartition("-")
     where = position_words(str(piece["at"]), say)
     owner = owners[int(piece["seat"])]

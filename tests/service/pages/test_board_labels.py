@@ -55,13 +55,13 @@ def expected_label(key: str) -> str:
 
 
 def expected_words(key: str) -> str:
-    """How a square's title starts: ``track 12``, ``red lane 4``, ``red start``."""
+    """How a square's title starts: ``square 12``, ``red lane 4``, ``red start``."""
     kind, _, rest = key.partition(":")
     if kind == "lane":
         colour, number = rest.split(":")
         return f"{colour} lane {number}"
     if kind == "track":
-        return f"track {rest}"
+        return f"square {rest}"
     return f"{rest} {kind}".strip()
 
 
@@ -150,7 +150,8 @@ def test_every_piece_says_whose_it_is_and_where_in_words_and_letters(
     for piece in state["pieces"]:
         colour, number = piece["id"].rsplit("-", 1)
         kind, _, square = piece["at"].partition(":")
-        where = f"on {kind} {square}" if square else {"start": "in start", "home": "at home"}[kind]
+        named = "square" if kind == "track" else kind
+        where = f"on {named} {square}" if square else {"start": "in start", "home": "at home"}[kind]
         drawn = pieces[piece["id"]]
         assert title(drawn) == f"{names[piece['seat']]}'s {colour} piece {number} {where}"
         marks = [e.text for e in drawn.iter(f"{SVG}text")]
