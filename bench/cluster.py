@@ -347,7 +347,8 @@ def report(result: Result) -> str:
         f"forked {found.forked}; recovered in {result.recovery:.2f} s",
         f"  games {found.games}: clocks broken {found.clocks_broken} (most used beyond the "
         f"game's life {found.clock_excess:.1f} s), chains broken {found.chains_broken}, "
-        f"audits failed {found.audits_failed}, timed out {found.timed_out}",
+        f"times out of order {found.times_out_of_order}, audits failed "
+        f"{found.audits_failed}, timed out {found.timed_out}",
         f"  sockets opened by host {dict(sorted(book.hosts.items()))}, reconnections "
         f"{book.reconnections}, versions repeated {book.repeated}, skipped {book.skipped}",
     ]
@@ -381,6 +382,7 @@ def passed(result: Result) -> bool:
         or found.forked
         or found.clocks_broken
         or found.chains_broken
+        or found.times_out_of_order
         or found.audits_failed
         or book.repeated
         or book.skipped

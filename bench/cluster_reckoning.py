@@ -6,6 +6,8 @@ clients were told (``bench.cluster_clients.Book``).
 - forked: a version at which the clients saw two events, or one the log does not hold;
 - duplicated: moves in a game's log beyond the keys its client sent (one key's move
   appended twice);
+- times out of order: a log in which an event is stamped more than half a second before the
+  one before it;
 - chains broken: a log whose versions are not 1, 2, 3, ... or whose ``prev_hash`` is not the
   previous event's ``hash``;
 - clocks broken: a game whose seats' clocks used more time than the game has lasted (plus a
@@ -16,6 +18,8 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from datetime import datetime
+from itertools import pairwise
 from typing import Any
 
 import httpx
@@ -25,6 +29,7 @@ from bench.cluster_clients import PROXY_FAULTS, Book, GameBook
 CLOCK_TOTAL = 3600.0
 CLOCK_SLACK = 1.0
 TRIES = 10
+ORDER_SLACK = 0.5
 
 
 @dataclass
@@ -37,6 +42,7 @@ class Reckoning:
     duplicated: int = 0
     forked: int = 0
     chains_broken: int = 0
+    times_out_of_order: int = 0
     clocks_broken: int = 0
     clock_excess: float = 0.0
     timed_out: int = 0
@@ -66,6 +72,7 @@ def check_game(client: httpx.Client, game_id: str, game: GameBook, found: Reckon
     moves = sum(e["type"] == "MovePlayed" and not e["data"].get("auto") for e in log)
     found.duplicated += max(0, moves - len(game.sent))
     found.chains_broken += not chained(log)
+    found.times_out_of_order += not in_time_order(log)
     found.timed_out += any(event["type"] == "TimeExpired" for event in log)
     state = get(client, f"/games/{game_id}").json()
     used = sum(CLOCK_TOTAL - left for left in (state.get("clock") or {}).get("remaining", []))
@@ -88,6 +95,15 @@ def get(client: httpx.Client, path: str, **kwargs: Any) -> httpx.Response:
             pass
         time.sleep(0.1)
     return client.get(path, **kwargs)
+
+
+def in_time_order(log: list[dict[str, Any]]) -> bool:
+    """Whether each event is stamped no earlier than ``ORDER_SLACK`` seconds before the one
+    before it (the hosts' clocks agree within a round trip to the database)."""
+    times = [datetime.fromisoformat(event["at"]) for event in log]
+    return all(
+        (later - earlier).total_seconds() > -ORDER_SLACK for earlier, later in pairwise(times)
+    )
 
 
 def chained(log: list[dict[str, Any]]) -> bool:
