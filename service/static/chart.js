@@ -52,7 +52,7 @@ function fitted(name, room) {
 function frame(last, width, seats) {
   const wide = Math.max(NARROWEST, Math.round(width));
   const high = Math.round(Math.min(300, Math.max(200, wide * 0.4)));
-  const left = Math.ceil(Math.max(...widths([0, 0.5, 1].map(percent), "axis"))) + GAP;
+  const left = Math.ceil(Math.max(...widths([0, 0.5, 1].map(percent), "axis"))) + GAP + 2;
   const named = Math.max(0, ...widths(seats.map((s) => s.name), "tag-name"));
   const right = Math.ceil(Math.min(named + 30, wide * 0.3));
   const span = Math.max(1, last - 1);

@@ -249,6 +249,8 @@ def test_a_tap_on_a_costly_mark_explains_it_beside_the_chart(
     name = next(s["name"] for s in seats if s["seat"] == decision["seat"])
     assert name in said and f"a {decision['label']}" in said and "points" in said, said
     page.wait_for_selector(f'#board[data-version="{decision["version"]}"]')
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.locator("#analysis").screenshot(path=str(ARTIFACTS / "analysis-chart-tap-390.png"))
     page.context.close()
 
 
