@@ -67,7 +67,7 @@ from .errors import StoreUnavailable, VersionConflict
 from .faults import FaultTally
 from .hashing import GENESIS, seal
 from .model import Appending, AppendResult, StoredEvent, Summary
-from .postgres_pool import Connections, redacted, translated
+from .postgres_pool import Connections, redacted, translated, unreplicated
 from .sql import POSTGRES, SqlStore
 
 CHANNEL = "tabula_events"
@@ -142,6 +142,9 @@ UPSERT_SNAPSHOT = (
     "INSERT INTO snapshots (stream_id, version, data) VALUES (%s, %s, %s)"
     " ON CONFLICT (stream_id, version) DO UPDATE SET data = EXCLUDED.data"
 )
+
+CUT_SHORT = "the commit stopped waiting for the synchronous standby, which may not have it"
+"""Why a commit the server reported done is answered as unknown (see ``_transaction``)."""
 
 T = TypeVar("T")
 Wake = Callable[[int | None], None]
@@ -265,10 +268,16 @@ class PostgresEventStore(SqlStore):
         appended: Callable[[T], Sequence[AppendResult]] | None = None,
     ) -> T:
         """Run work in one transaction on a pooled connection; then announce the appends
-        ``appended`` finds in its result."""
+        ``appended`` finds in its result. A commit the server reports done with its warning
+        that it stopped waiting for the synchronous standby (its wait cancelled) is a
+        ``StoreUnavailable`` (``unreachable``): the standby may not have it, so it is answered
+        as a write of unknown outcome, which a retry with its key settles."""
         with self._pooled("cannot write", write=True) as conn:
+            unreplicated(conn)  # a warning left from an earlier use of the connection
             with conn.transaction():
                 done = work(conn)
+            if unreplicated(conn):
+                raise self._faults.refused("unreachable", "cannot write", CUT_SHORT, write=True)
             if appended is not None:
                 _announce(conn, appended(done))
             return done

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import threading
 import time
+import weakref
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -214,8 +215,40 @@ def _connect_timeout(timeout: float) -> int:
 
 
 def _configure(conn: psycopg.Connection[Any]) -> None:
-    """Decode json columns with msgspec (the same decoder the SQLite store uses)."""
+    """Decode json columns with msgspec (the same decoder the SQLite store uses), and note
+    the server's warning that a commit's wait for the synchronous standby was cut short."""
     set_json_loads(msgspec.json.decode, conn)
+    held = weakref.ref(conn)
+
+    def noticed(diagnostic: psycopg.errors.Diagnostic) -> None:
+        found = held()
+        if found is not None and _cut_short(diagnostic):
+            _UNREPLICATED.add(found)
+
+    conn.add_notice_handler(noticed)
+
+
+_UNREPLICATED: weakref.WeakSet[psycopg.Connection[Any]] = weakref.WeakSet()
+"""Connections whose latest commit the server kept without waiting for the standby."""
+
+
+def _cut_short(diagnostic: psycopg.errors.Diagnostic) -> bool:
+    """Whether a notice is PostgreSQL's warning that a commit stopped waiting for the
+    synchronous standby (cancelled, or the session ended): it is written on the primary, and
+    reported done, but the standby may not have it. Read in English (``lc_messages`` C or an
+    English locale, PostgreSQL's default)."""
+    severity = diagnostic.severity_nonlocalized or diagnostic.severity or ""
+    text = diagnostic.message_primary or ""
+    return severity == "WARNING" and "wait for synchronous replication" in text
+
+
+def unreplicated(conn: psycopg.Connection[Any]) -> bool:
+    """Whether the server warned, since the last asking, that a commit on ``conn`` stopped
+    waiting for the synchronous standby (see ``_cut_short``)."""
+    if conn in _UNREPLICATED:
+        _UNREPLICATED.discard(conn)
+        return True
+    return False
 
 
 def resilient(url: str, timeout: float) -> str:

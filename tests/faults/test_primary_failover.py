@@ -48,6 +48,27 @@ def waiting_for_the_standby(pair: Pair) -> bool:
     return row is not None and row[0] > 0
 
 
+def append_waiting_for_the_standby(
+    pair: Pair, store: PostgresEventStore, appending: Appending
+) -> tuple[threading.Thread, dict[str, Any]]:
+    """The standby stopped, an append started on a thread of its own: once this returns, its
+    commit is written on the primary and waits for the standby. The thread, and what the
+    append returns or raises (``result`` or ``error``) once it ends."""
+    pair.stop_standby()
+    outcome: dict[str, Any] = {}
+
+    def run() -> None:
+        try:
+            outcome["result"] = store.append(appending)
+        except Exception as error:
+            outcome["error"] = error
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    wait_until(lambda: waiting_for_the_standby(pair), message="no commit waits for the standby")
+    return thread, outcome
+
+
 def appended(store: PostgresEventStore, appending: Appending) -> AppendResult | None:
     """The append's result, or None while the store finds no writable server."""
     try:
@@ -60,18 +81,7 @@ def test_a_commit_cut_off_waiting_for_the_standby_is_unknown_and_its_retry_appen
     with standby_pair() as pair, PostgresEventStore(pair.url, timeout=2.0) as store:
         store.append(Appending("g", move(1), 0, idempotency_key="k1", fingerprint="f1"))
         second = Appending("g", move(2), 1, idempotency_key="k2", fingerprint="f2")
-        pair.stop_standby()  # the primary writes the commit, then waits for the standby
-        outcome: dict[str, Any] = {}
-
-        def run() -> None:
-            try:
-                outcome["result"] = store.append(second)
-            except Exception as error:
-                outcome["error"] = error
-
-        thread = threading.Thread(target=run, daemon=True)
-        thread.start()
-        wait_until(lambda: waiting_for_the_standby(pair), message="no commit waits for the standby")
+        thread, outcome = append_waiting_for_the_standby(pair, store, second)
         pair.kill_primary()
         thread.join(timeout=10)
         assert "result" not in outcome, "a commit the standby never had was acknowledged"
@@ -85,6 +95,24 @@ def test_a_commit_cut_off_waiting_for_the_standby_is_unknown_and_its_retry_appen
         )  # the commit the primary kept died with it
         again = store.append(second)
         assert again.replayed and again.events == retried.events
+        assert [(e.version, e.data) for e in store.read("g")] == [(1, {"n": 1}), (2, {"n": 2})]
+
+
+def test_a_commit_whose_wait_for_the_standby_is_cancelled_is_unknown_never_written() -> None:
+    with standby_pair() as pair, PostgresEventStore(pair.url, timeout=2.0) as store:
+        store.append(Appending("g", move(1), 0, idempotency_key="k1", fingerprint="f1"))
+        second = Appending("g", move(2), 1, idempotency_key="k2", fingerprint="f2")
+        thread, outcome = append_waiting_for_the_standby(pair, store, second)
+        with psycopg.connect(pair.primary_url, autocommit=True) as conn:
+            waiting = "SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE wait_event = %s"
+            conn.execute(waiting, ["SyncRep"])  # PostgreSQL then reports the commit done
+        thread.join(timeout=10)
+        assert "result" not in outcome, "a commit the standby may not have was acknowledged"
+        assert isinstance(outcome["error"], StoreUnavailable)
+        assert outcome["error"].kind == "unreachable"
+        pair.start_standby()
+        retried = store.append(second)  # the primary kept it: the retry finds it written
+        assert retried.replayed
         assert [(e.version, e.data) for e in store.read("g")] == [(1, {"n": 1}), (2, {"n": 2})]
 
 
