@@ -83,6 +83,7 @@ from service.usecases.seeks.log import SeekLog
 from service.usecases.seeks.seeks import SEEK_SECONDS, Seeks
 from service.usecases.seeks.shapes import PREFIX as SEEKS_PREFIX
 from service.usecases.sweeper import Sweeper
+from service.usecases.tokens import Minter
 from service.usecases.tournaments import wire
 from service.usecases.tournaments.log import TournamentLog
 from service.usecases.tournaments.results import Results
@@ -266,7 +267,7 @@ def bootstrap(
     players = PlayerBook(writer)
     writer.followers.append(players.follow)
     moves = Tally()
-    creation = Creation(games, now, players)
+    creation = Creation(games, now, players, Minter(cursor_key))
     share = BotShare(bot_games_per_owner, shared_slots(budgets, "bot-games", bot_games_per_owner))
     commands = Commands(games, now, creation, share, moves)
     standings = KeptStandings(store)

@@ -19,6 +19,7 @@ from service.api.deps import (
     AnyRequest,
     CommandsDep,
     GameId,
+    IdempotencyKey,
     LastEventId,
     QueriesDep,
     limits_of,
@@ -29,7 +30,7 @@ from service.api.identity import game_caller
 from service.api.limits import IMPORT, client_of, create_limit, write_limit
 from service.api.pages import VIEWER_PAGE, game_page
 from service.api.streams import attended, closing, stream_slot
-from service.api.writes import WRITES, WriteDep
+from service.api.writes import WRITES, WriteDep, creation_key
 from service.core.commands import CreateGame, PlayMove, PostChance, Undo
 from service.core.refusal import refuse
 from service.usecases.faults import Readiness
@@ -152,12 +153,17 @@ class GameController(Controller):
         operation_class=CreatedLinks,
     )
     def create(
-        self, data: JSONBody[CreateGame], request: AnyRequest, commands: CommandsDep
+        self,
+        data: JSONBody[CreateGame],
+        request: AnyRequest,
+        commands: CommandsDep,
+        idempotency_key: IdempotencyKey = None,
     ) -> Created:
         """Create a game; the reply holds the only copy of its tokens. Each client address
         has a budget of creations, and a cap on its games with bots running at once (429 with
         Retry-After over either)."""
-        return commands.create(data, owner=client_of(request))
+        key = creation_key(request, idempotency_key, "games", data)
+        return commands.create(data, owner=client_of(request), key=key)
 
     @get(
         "/",
@@ -308,7 +314,11 @@ class GameController(Controller):
         operation_class=CreatedLinks,
     )
     def import_game(
-        self, data: JSONBody[GameRecord], request: AnyRequest, commands: CommandsDep
+        self,
+        data: JSONBody[GameRecord],
+        request: AnyRequest,
+        commands: CommandsDep,
+        idempotency_key: IdempotencyKey = None,
     ) -> Created:
         """Judge a record again, event by event; store it as a new game or name its first
         bad event. At most ``max_record_bytes`` and ``max_record_events`` (413); imports have
@@ -322,7 +332,8 @@ class GameController(Controller):
                 limit=largest,
                 setting="TABULA_MAX_RECORD_EVENTS",
             )
-        return commands.import_record(data)
+        key = creation_key(request, idempotency_key, "games/import", data)
+        return commands.import_record(data, key)
 
     @get(
         "/{game_id:str}/events/stream",

@@ -62,6 +62,7 @@ PROBLEMS: dict[str, tuple[int, str]] = {
     "invitations-pending": (409, "Invitations still wait"),
     "already-seeking": (409, "A seek of this shape waits already"),
     "seek-not-waiting": (409, "The seek waits no more"),
+    "idempotency-secrets-lost": (409, "The first reply's secrets cannot be given again"),
     "payload-too-large": (413, "Request body too large"),
     "unsupported-media-type": (415, "Writes take application/json"),
     "bad-setup": (422, "Bad game setup"),

@@ -13,7 +13,9 @@ from litestar.di import NamedDependency, Provide
 
 from service.api.deps import AnyRequest, GameId, IdempotencyKey, Prefer, QueriesDep, written
 from service.api.identity import game_caller_async
+from service.api.limits import bearer_token, client_of
 from service.core.actor import GameCaller
+from service.usecases import tokens
 from service.usecases.games.queries import Queries
 from service.usecases.replies import Played
 
@@ -46,6 +48,18 @@ async def write_of(
     is checked on a worker thread, a token is taken as it came)."""
     caller = await game_caller_async(request)
     return Write(game_id, caller, idempotency_key, prefer, queries)
+
+
+def creation_key(
+    request: AnyRequest, key: str | None, route: str, command: object
+) -> tokens.Keyed | None:
+    """A creating write's Idempotency-Key as stored, with its command's fingerprint: scoped
+    to the route and the caller's token (its ``Authorization: Bearer``), or for a caller
+    without one to the client's address, so that two strangers never read each other's
+    replies by guessing a key."""
+    token = bearer_token(request.headers.get("authorization"))
+    scope = f"token:{token}" if token is not None else f"address:{client_of(request)}"
+    return tokens.keyed(key, scope, route, command)
 
 
 WriteDep = NamedDependency[Write]

@@ -3,9 +3,13 @@ compared in constant time) and the chance seed."""
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import hmac
 import secrets
+from typing import NamedTuple
+
+import msgspec
 
 from domain.model import Viewer
 
@@ -46,3 +50,49 @@ def scoped_key(key: str, token: str, route: str) -> str:
 def fingerprint(body: bytes) -> str:
     """The fingerprint of a request's body (its decoded command, canonically encoded)."""
     return hashlib.sha256(body).hexdigest()
+
+
+class Keyed(NamedTuple):
+    """A creating write's Idempotency-Key as stored (``scoped_key``: scoped to the caller and
+    the route) with the fingerprint of its decoded command."""
+
+    scoped: str
+    fingerprint: str
+
+
+def keyed(key: str | None, scope: str, route: str, command: object) -> Keyed | None:
+    """A creating write's key as stored with its command's fingerprint; None without a key."""
+    if key is None:
+        return None
+    body = msgspec.json.encode(command)
+    return Keyed(scoped_key(key, scope, route), fingerprint(body))
+
+
+def keyed_id(scoped: str, label: str = "") -> str:
+    """The id of the stream a keyed creation makes (32 hex digits, as a random id): the same
+    key of the same caller on the same route always names the same stream, whatever process
+    serves it, so the store finds the first write's key there. ``label`` tells apart the
+    streams of one creation (the tables of a batch)."""
+    return hashlib.sha256(f"tabula stream\n{label}\n{scoped}".encode()).hexdigest()[:32]
+
+
+PROCESS_KEY = secrets.token_bytes(32)
+"""The process's random key, for secrets derived with no ``cursor_key`` set."""
+
+
+class Minter:
+    """The secrets a keyed creation gives out (tokens, a player's key), derived from its
+    scoped key with the service's key: HMAC-SHA256 under a key made from ``text`` (the
+    ``cursor_key`` setting; empty: the process's random ``PROCESS_KEY``), so a replay of the
+    creation gives the same secrets again, while only their hashes are stored."""
+
+    def __init__(self, text: str = "") -> None:
+        if text:
+            self.secret = hashlib.sha256(b"tabula keyed secrets\x00" + text.encode()).digest()
+        else:
+            self.secret = PROCESS_KEY
+
+    def token(self, scoped: str, label: str) -> str:
+        """The 256-bit token (in ``new_token``'s form) a keyed creation gives ``label``."""
+        mac = hmac.new(self.secret, f"{label}\n{scoped}".encode(), hashlib.sha256).digest()
+        return base64.urlsafe_b64encode(mac).decode().rstrip("=")

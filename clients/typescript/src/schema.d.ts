@@ -2762,7 +2762,9 @@ export interface operations {
     createGame: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                "Idempotency-Key"?: string | null;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2840,7 +2842,9 @@ export interface operations {
     createBatch: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                "Idempotency-Key"?: string | null;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2918,7 +2922,9 @@ export interface operations {
     importGame: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                "Idempotency-Key"?: string | null;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3115,7 +3121,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description version-conflict, handle-taken, not-your-turn, game-over, game-not-finished, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished, table-gathering, table-not-gathering, seat-taken, table-full, already-seated, invitations-pending, already-seeking, seek-not-waiting */
+            /** @description version-conflict, handle-taken, not-your-turn, game-over, game-not-finished, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished, table-gathering, table-not-gathering, seat-taken, table-full, already-seated, invitations-pending, already-seeking, seek-not-waiting, idempotency-secrets-lost */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3449,7 +3455,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description version-conflict, handle-taken, not-your-turn, game-over, game-not-finished, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished, table-gathering, table-not-gathering, seat-taken, table-full, already-seated, invitations-pending, already-seeking, seek-not-waiting */
+            /** @description version-conflict, handle-taken, not-your-turn, game-over, game-not-finished, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished, table-gathering, table-not-gathering, seat-taken, table-full, already-seated, invitations-pending, already-seeking, seek-not-waiting, idempotency-secrets-lost */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3569,7 +3575,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description version-conflict, handle-taken, not-your-turn, game-over, game-not-finished, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished, table-gathering, table-not-gathering, seat-taken, table-full, already-seated, invitations-pending, already-seeking, seek-not-waiting */
+            /** @description version-conflict, handle-taken, not-your-turn, game-over, game-not-finished, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished, table-gathering, table-not-gathering, seat-taken, table-full, already-seated, invitations-pending, already-seeking, seek-not-waiting, idempotency-secrets-lost */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3689,7 +3695,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description version-conflict, handle-taken, not-your-turn, game-over, game-not-finished, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished, table-gathering, table-not-gathering, seat-taken, table-full, already-seated, invitations-pending, already-seeking, seek-not-waiting */
+            /** @description version-conflict, handle-taken, not-your-turn, game-over, game-not-finished, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished, table-gathering, table-not-gathering, seat-taken, table-full, already-seated, invitations-pending, already-seeking, seek-not-waiting, idempotency-secrets-lost */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4000,7 +4006,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description version-conflict, handle-taken, not-your-turn, game-over, game-not-finished, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished, table-gathering, table-not-gathering, seat-taken, table-full, already-seated, invitations-pending, already-seeking, seek-not-waiting */
+            /** @description version-conflict, handle-taken, not-your-turn, game-over, game-not-finished, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished, table-gathering, table-not-gathering, seat-taken, table-full, already-seated, invitations-pending, already-seeking, seek-not-waiting, idempotency-secrets-lost */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4093,7 +4099,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description version-conflict, handle-taken, not-your-turn, game-over, game-not-finished, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished, table-gathering, table-not-gathering, seat-taken, table-full, already-seated, invitations-pending, already-seeking, seek-not-waiting */
+            /** @description version-conflict, handle-taken, not-your-turn, game-over, game-not-finished, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished, table-gathering, table-not-gathering, seat-taken, table-full, already-seated, invitations-pending, already-seeking, seek-not-waiting, idempotency-secrets-lost */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4213,7 +4219,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description version-conflict, handle-taken, not-your-turn, game-over, game-not-finished, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished, table-gathering, table-not-gathering, seat-taken, table-full, already-seated, invitations-pending, already-seeking, seek-not-waiting */
+            /** @description version-conflict, handle-taken, not-your-turn, game-over, game-not-finished, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished, table-gathering, table-not-gathering, seat-taken, table-full, already-seated, invitations-pending, already-seeking, seek-not-waiting, idempotency-secrets-lost */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4391,7 +4397,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description version-conflict, handle-taken, not-your-turn, game-over, game-not-finished, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished, table-gathering, table-not-gathering, seat-taken, table-full, already-seated, invitations-pending, already-seeking, seek-not-waiting */
+            /** @description version-conflict, handle-taken, not-your-turn, game-over, game-not-finished, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished, table-gathering, table-not-gathering, seat-taken, table-full, already-seated, invitations-pending, already-seeking, seek-not-waiting, idempotency-secrets-lost */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4520,7 +4526,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description version-conflict, handle-taken, not-your-turn, game-over, game-not-finished, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished, table-gathering, table-not-gathering, seat-taken, table-full, already-seated, invitations-pending, already-seeking, seek-not-waiting */
+            /** @description version-conflict, handle-taken, not-your-turn, game-over, game-not-finished, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished, table-gathering, table-not-gathering, seat-taken, table-full, already-seated, invitations-pending, already-seeking, seek-not-waiting, idempotency-secrets-lost */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4642,7 +4648,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description version-conflict, handle-taken, not-your-turn, game-over, game-not-finished, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished, table-gathering, table-not-gathering, seat-taken, table-full, already-seated, invitations-pending, already-seeking, seek-not-waiting */
+            /** @description version-conflict, handle-taken, not-your-turn, game-over, game-not-finished, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished, table-gathering, table-not-gathering, seat-taken, table-full, already-seated, invitations-pending, already-seeking, seek-not-waiting, idempotency-secrets-lost */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4760,7 +4766,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description version-conflict, handle-taken, not-your-turn, game-over, game-not-finished, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished, table-gathering, table-not-gathering, seat-taken, table-full, already-seated, invitations-pending, already-seeking, seek-not-waiting */
+            /** @description version-conflict, handle-taken, not-your-turn, game-over, game-not-finished, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished, table-gathering, table-not-gathering, seat-taken, table-full, already-seated, invitations-pending, already-seeking, seek-not-waiting, idempotency-secrets-lost */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4880,7 +4886,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description version-conflict, handle-taken, not-your-turn, game-over, game-not-finished, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished, table-gathering, table-not-gathering, seat-taken, table-full, already-seated, invitations-pending, already-seeking, seek-not-waiting */
+            /** @description version-conflict, handle-taken, not-your-turn, game-over, game-not-finished, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished, table-gathering, table-not-gathering, seat-taken, table-full, already-seated, invitations-pending, already-seeking, seek-not-waiting, idempotency-secrets-lost */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5060,7 +5066,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description version-conflict, handle-taken, not-your-turn, game-over, game-not-finished, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished, table-gathering, table-not-gathering, seat-taken, table-full, already-seated, invitations-pending, already-seeking, seek-not-waiting */
+            /** @description version-conflict, handle-taken, not-your-turn, game-over, game-not-finished, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished, table-gathering, table-not-gathering, seat-taken, table-full, already-seated, invitations-pending, already-seeking, seek-not-waiting, idempotency-secrets-lost */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5328,7 +5334,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description version-conflict, handle-taken, not-your-turn, game-over, game-not-finished, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished, table-gathering, table-not-gathering, seat-taken, table-full, already-seated, invitations-pending, already-seeking, seek-not-waiting */
+            /** @description version-conflict, handle-taken, not-your-turn, game-over, game-not-finished, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished, table-gathering, table-not-gathering, seat-taken, table-full, already-seated, invitations-pending, already-seeking, seek-not-waiting, idempotency-secrets-lost */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5406,7 +5412,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description version-conflict, handle-taken, not-your-turn, game-over, game-not-finished, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished, table-gathering, table-not-gathering, seat-taken, table-full, already-seated, invitations-pending, already-seeking, seek-not-waiting */
+            /** @description version-conflict, handle-taken, not-your-turn, game-over, game-not-finished, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished, table-gathering, table-not-gathering, seat-taken, table-full, already-seated, invitations-pending, already-seeking, seek-not-waiting, idempotency-secrets-lost */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5544,7 +5550,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description version-conflict, handle-taken, not-your-turn, game-over, game-not-finished, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished, table-gathering, table-not-gathering, seat-taken, table-full, already-seated, invitations-pending, already-seeking, seek-not-waiting */
+            /** @description version-conflict, handle-taken, not-your-turn, game-over, game-not-finished, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished, table-gathering, table-not-gathering, seat-taken, table-full, already-seated, invitations-pending, already-seeking, seek-not-waiting, idempotency-secrets-lost */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5660,7 +5666,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description version-conflict, handle-taken, not-your-turn, game-over, game-not-finished, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished, table-gathering, table-not-gathering, seat-taken, table-full, already-seated, invitations-pending, already-seeking, seek-not-waiting */
+            /** @description version-conflict, handle-taken, not-your-turn, game-over, game-not-finished, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished, table-gathering, table-not-gathering, seat-taken, table-full, already-seated, invitations-pending, already-seeking, seek-not-waiting, idempotency-secrets-lost */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6027,7 +6033,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description version-conflict, handle-taken, not-your-turn, game-over, game-not-finished, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished, table-gathering, table-not-gathering, seat-taken, table-full, already-seated, invitations-pending, already-seeking, seek-not-waiting */
+            /** @description version-conflict, handle-taken, not-your-turn, game-over, game-not-finished, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished, table-gathering, table-not-gathering, seat-taken, table-full, already-seated, invitations-pending, already-seeking, seek-not-waiting, idempotency-secrets-lost */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6206,7 +6212,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description version-conflict, handle-taken, not-your-turn, game-over, game-not-finished, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished, table-gathering, table-not-gathering, seat-taken, table-full, already-seated, invitations-pending, already-seeking, seek-not-waiting */
+            /** @description version-conflict, handle-taken, not-your-turn, game-over, game-not-finished, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished, table-gathering, table-not-gathering, seat-taken, table-full, already-seated, invitations-pending, already-seeking, seek-not-waiting, idempotency-secrets-lost */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6656,7 +6662,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description version-conflict, handle-taken, not-your-turn, game-over, game-not-finished, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished, table-gathering, table-not-gathering, seat-taken, table-full, already-seated, invitations-pending, already-seeking, seek-not-waiting */
+            /** @description version-conflict, handle-taken, not-your-turn, game-over, game-not-finished, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished, table-gathering, table-not-gathering, seat-taken, table-full, already-seated, invitations-pending, already-seeking, seek-not-waiting, idempotency-secrets-lost */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6839,7 +6845,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description version-conflict, handle-taken, not-your-turn, game-over, game-not-finished, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished, table-gathering, table-not-gathering, seat-taken, table-full, already-seated, invitations-pending, already-seeking, seek-not-waiting */
+            /** @description version-conflict, handle-taken, not-your-turn, game-over, game-not-finished, waiting-for-chance, nothing-to-undo, round-in-progress, result-final, tournament-finished, table-gathering, table-not-gathering, seat-taken, table-full, already-seated, invitations-pending, already-seeking, seek-not-waiting, idempotency-secrets-lost */
             409: {
                 headers: {
                     [name: string]: unknown;

@@ -44,6 +44,7 @@ from service.usecases.games.records import GameRecord
 from service.usecases.games.repository import Game, Judged, Repository
 from service.usecases.owners import BotShare
 from service.usecases.replies import BatchCreated, Created
+from service.usecases.tokens import Keyed
 from service.usecases.writer import Conflict
 
 WRITE_ATTEMPTS = 8  # a write judged again after another write came between
@@ -64,27 +65,32 @@ class Commands:
         self.bots = bots  # whose games with bots, played fairly
 
     def create(
-        self, command: CreateGame, holders: Holders | None = None, owner: str | None = None
+        self,
+        command: CreateGame,
+        holders: Holders | None = None,
+        owner: str | None = None,
+        key: Keyed | None = None,
     ) -> Created:
-        """Validate and store a new game (see ``Creation.create``); a game with bots is
-        ``owner``'s, within its cap (``BotShare.seating``)."""
+        """Validate and store a new game (see ``Creation.create``: ``key`` replays a retry);
+        a game with bots is ``owner``'s, within its cap (``BotShare.seating``)."""
         with self.bots.seating(owner, with_bots([command])):
-            return self.creation.create(command, holders)
+            return self.creation.create(command, holders, key)
 
-    def import_record(self, record: GameRecord) -> Created:
+    def import_record(self, record: GameRecord, key: Keyed | None = None) -> Created:
         """Judge a record again and store it as a new game (see ``Creation.import_record``)."""
-        return self.creation.import_record(record)
+        return self.creation.import_record(record, key)
 
     def create_batch(
         self,
         batch: CreateBatch,
         holders: Sequence[Holders] | None = None,
         owner: str | None = None,
+        key: Keyed | None = None,
     ) -> BatchCreated:
         """Create every table in one transaction (see ``Creation.create_batch``); the tables
         with bots are ``owner``'s, within its cap (``BotShare.seating``)."""
         with self.bots.seating(owner, with_bots(batch.games)):
-            return self.creation.create_batch(batch, holders)
+            return self.creation.create_batch(batch, holders, key)
 
     def play(
         self, game_id: str, caller: Caller, command: PlayMove, key: str | None

@@ -41,9 +41,11 @@ from service.core.referee import Batch, open_game
 from service.core.refusal import Refusal, refuse
 from service.core.seating import absence_rule, seat_bots
 from service.usecases import tokens
+from service.usecases.games.keyed import stored
 from service.usecases.games.records import GameRecord, judged_record
 from service.usecases.games.repository import NewGame, Repository, Secrets
 from service.usecases.replies import BatchCreated, Created, Tokens
+from service.usecases.tokens import Keyed
 
 Now = Callable[[], datetime]
 
@@ -68,29 +70,38 @@ class Holders(msgspec.Struct, frozen=True):
 class Creation:
     """The writes that create games."""
 
-    def __init__(self, games: Repository, now: Now, roster: Roster) -> None:
+    def __init__(
+        self, games: Repository, now: Now, roster: Roster, minter: tokens.Minter | None = None
+    ) -> None:
         self.games = games
         self.now = now
         self.roster = roster
+        self.minter = minter or tokens.Minter()
 
-    def create(self, command: CreateGame, holders: Holders | None = None) -> Created:
+    def create(
+        self, command: CreateGame, holders: Holders | None = None, key: Keyed | None = None
+    ) -> Created:
         """Validate and store a new game; the tokens are shown only in this reply. With
         ``holders`` (a tournament's table) the game takes those token hashes instead of new
-        tokens, and the reply's tokens are empty."""
-        game, reply = self.opened(command, holders)
-        self.games.commit_new([game], self.now())
-        return reply
+        tokens, and the reply's tokens are empty. With ``key`` (an Idempotency-Key as
+        stored) a retry replays the first creation (``service.usecases.games.keyed``)."""
+        game, reply = self.opened(command, holders, key)
+        return stored(self.games, self.now(), [game], [reply])[0]
 
     def opened(
-        self, command: CreateGame, holders: Holders | None = None
+        self,
+        command: CreateGame,
+        holders: Holders | None = None,
+        key: Keyed | None = None,
+        label: str = "",
     ) -> tuple[NewGame, Created]:
         """The new game ``command`` sets up, played as far as it goes by itself, to store."""
         seed = command.seed or tokens.new_seed()
         created = self.setup(command, chance.commitment(seed))
         verdict = open_game(created, Seeded(seed))
-        return self.new_game(verdict.after, verdict.batch, seed, {}, holders)
+        return self.new_game(verdict.after, verdict.batch, seed, {}, holders, key, label)
 
-    def import_record(self, record: GameRecord) -> Created:
+    def import_record(self, record: GameRecord, key: Keyed | None = None) -> Created:
         """Judge a record again event by event, then store it as a new game with new tokens;
         an invalid record names its first bad event."""
         replay, batch = judged_record(record)
@@ -110,7 +121,9 @@ class Creation:
             raise refuse("invalid-record", f"event 1: {error}", first_bad_event=1) from None
         self.check_players(replay)
         seed = record.seed or tokens.new_seed()
-        return self.store_new(replay, batch, seed, {"imported_from": record.game_id})
+        meta = {"imported_from": record.game_id}
+        game, reply = self.new_game(replay, batch, seed, meta, None, key)
+        return stored(self.games, self.now(), [game], [reply])[0]
 
     def check_players(self, replay: Replay) -> None:
         """A record's players' seats stay theirs: each handle (of a seat that belongs to a
@@ -126,16 +139,22 @@ class Creation:
             raise refuse("invalid-record", f"event 1: {EXTERNAL_RATED}", first_bad_event=1)
 
     def create_batch(
-        self, batch: CreateBatch, holders: Sequence[Holders] | None = None
+        self,
+        batch: CreateBatch,
+        holders: Sequence[Holders] | None = None,
+        key: Keyed | None = None,
     ) -> BatchCreated:
         """Create every table in one transaction, after checking them all: a bad table
-        creates none (``holders``: each table's token hashes, as ``create`` takes them)."""
-        games, reply = self.batch_games(batch, holders)
-        self.games.commit_new(games, self.now())
-        return reply
+        creates none (``holders``: each table's token hashes, as ``create`` takes them);
+        with ``key``, a retry replays every table."""
+        games, reply = self.batch_games(batch, holders, key)
+        return BatchCreated(stored(self.games, self.now(), games, reply.games))
 
     def batch_games(
-        self, batch: CreateBatch, holders: Sequence[Holders] | None = None
+        self,
+        batch: CreateBatch,
+        holders: Sequence[Holders] | None = None,
+        key: Keyed | None = None,
     ) -> tuple[list[NewGame], BatchCreated]:
         """Every table of a batch to store, each checked first, and the reply."""
         if not batch.games:
@@ -151,7 +170,8 @@ class Creation:
             except GameError as error:
                 raise refuse("bad-setup", f"table {index}: {error}") from None
         held: Sequence[Holders | None] = holders or [None] * len(batch.games)
-        made = [self.opened(command, h) for command, h in zip(batch.games, held, strict=True)]
+        tables = zip(batch.games, held, strict=True)
+        made = [self.opened(c, h, key, str(i)) for i, (c, h) in enumerate(tables)]
         return [game for game, _ in made], BatchCreated([reply for _, reply in made])
 
     def setup(self, command: CreateGame, commitment: str) -> GameCreated:
@@ -263,20 +283,6 @@ class Creation:
             invites.append(SeatPlayer(seat, handle))
         return tuple(open_seats), tuple(invites)
 
-    def store_new(
-        self,
-        after: Replay,
-        batch: Batch,
-        seed: str,
-        meta: dict[str, Any],
-        holders: Holders | None = None,
-    ) -> Created:
-        """Store a new game's first events with fresh tokens (shown only in this reply), or
-        with the token hashes of ``holders``; a timed game's clocks start now."""
-        game, reply = self.new_game(after, batch, seed, meta, holders)
-        self.games.commit_new([game], self.now())
-        return reply
-
     def new_game(
         self,
         after: Replay,
@@ -284,22 +290,27 @@ class Creation:
         seed: str,
         meta: dict[str, Any],
         holders: Holders | None = None,
+        key: Keyed | None = None,
+        label: str = "",
     ) -> tuple[NewGame, Created]:
         """A new game to store, with fresh tokens (or the hashes of ``holders``), and the
-        reply that shows them."""
+        reply that shows them; with ``key``, its id and tokens derived from the key (the
+        table ``label`` of a batch apart), so a replay shows them again."""
         created = after.created
         seats: list[str | None]
+        mint = minting(self.minter, key, label)
         if holders is None:
             owned = {player.seat for player in (*created.players, *created.invites)}
             owned.update(created.open_seats)
-            referee = tokens.new_token()
-            seats = [None if s in owned else tokens.new_token() for s in range(len(created.seats))]
+            referee = mint("referee")
+            seats = [None if s in owned else mint(f"seat {s}") for s in range(len(created.seats))]
             hashes = ["" if token is None else tokens.token_hash(token) for token in seats]
             secrets = Secrets(tokens.token_hash(referee), hashes, seed)
         else:
             referee, seats = "", [""] * len(created.seats)
             secrets = Secrets(holders.referee, list(holders.seats), seed)
-        game = NewGame(uuid.uuid4().hex, batch, after, secrets, meta)
+        game_id = uuid.uuid4().hex if key is None else tokens.keyed_id(key.scoped, label)
+        game = NewGame(game_id, batch, after, secrets, meta, key)
         reply = Created(game.game_id, len(batch), created.seed_commitment, Tokens(referee, seats))
         return game, reply
 
@@ -311,6 +322,15 @@ EXTERNAL_RATED = (
     "a rated game with players' seats takes its chance from the server (its referee posts no"
     " outcome for a player): give rated: false to post outcomes from the table"
 )
+
+
+def minting(minter: tokens.Minter, key: Keyed | None, label: str) -> Callable[[str], str]:
+    """How a new game's tokens are made, by role: fresh, or with ``key`` derived from it
+    (and the table's ``label``)."""
+    if key is None:
+        return lambda _role: tokens.new_token()
+    scoped = key.scoped
+    return lambda role: minter.token(scoped, f"{label}:{role}")
 
 
 def seat_names(seats: Sequence[SeatSpec], players: Sequence[SeatPlayer]) -> tuple[str, ...]:

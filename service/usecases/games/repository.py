@@ -447,10 +447,11 @@ class Repository:
             self._save_later(game.id, due)
         return result
 
-    def commit_new(self, games: Sequence[NewGame], now: datetime) -> None:
+    def commit_new(self, games: Sequence[NewGame], now: datetime) -> list[AppendResult]:
         """Store new games' first events, all in one transaction (all or none); a timed
-        game's clocks start ``now``."""
-        self.writer.commit([new_game(game, now, self.tables) for game in games])
+        game's clocks start ``now``. A game made with an Idempotency-Key is appended with it:
+        its first creation's result comes back (replayed) when the key was used already."""
+        return self.writer.commit([new_game(game, now, self.tables) for game in games])
 
     def adopt(
         self, game: Game, version: int, verdict: Verdict, stored: Sequence[StoredEvent]
@@ -504,6 +505,7 @@ class NewGame(NamedTuple):
     after: Replay
     secrets: Secrets
     meta: dict[str, Any]
+    key: tokens.Keyed | None = None
 
 
 def appending(
@@ -530,10 +532,13 @@ def new_game(game: NewGame, now: datetime, tables: TableTimes = TABLE_TIMES) -> 
     table's as ``tables`` says) and summary."""
     created = game.after.created
     listed = {"ruleset": created.ruleset, "seats": list(created.seats), "tags": created.tags}
+    key, fingerprint = game.key or (None, "")
     return Appending(
         game.game_id,
         new_events(game.batch),
         0,
+        idempotency_key=key,
+        fingerprint=fingerprint,
         meta=listed | game.meta,
         private=msgspec.to_builtins(game.secrets),
         deadline=first_deadline(game.after, now, tables),

@@ -1,0 +1,162 @@
+"""Creating writes honour Idempotency-Key: the same key and body replay the first reply (the
+same id, version, commitment and tokens) and store nothing again; another body is 422
+``idempotency-key-reused``; another caller (another token, or without one another address)
+with the same key makes a write of its own. End to end through the real app over SQLite."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from litestar import Litestar
+from litestar.testing import TestClient
+
+from service.app import create_app
+from service.settings import Settings
+from service.store import open_store
+from tests.service.conftest import auth
+
+ADDRESS = "x-test-address"
+GAME = {"ruleset": "race35", "seats": [{"name": "Ann"}, {"name": "Bob"}]}
+OTHER_GAME = {"ruleset": "race35", "seats": [{"name": "Ann"}, {"name": "Cy"}]}
+
+
+class Addressed:
+    """The app, each request coming from the address its ``x-test-address`` header names (as
+    a server behind a trusted proxy finds it), else from the test client's."""
+
+    def __init__(self, app: Litestar) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http":
+            for name, value in scope["headers"]:
+                if name.decode() == ADDRESS:
+                    scope = {**scope, "client": (value.decode(), 50000)}
+        await self.app(scope, receive, send)
+
+
+@pytest.fixture
+def database(tmp_path: Path) -> Path:
+    return tmp_path / "tabula.db"
+
+
+@pytest.fixture
+def api(database: Path) -> Iterator[TestClient[Any]]:
+    app = create_app(Settings(database=str(database), log_level="warning", cursor_key="k"))
+    with TestClient(Addressed(app)) as client:
+        yield client
+
+
+def stored(database: Path) -> tuple[int, int]:
+    """How many streams and events the store holds."""
+    store = open_store(str(database), "FULL")
+    try:
+        streams = store.streams()
+    finally:
+        store.close()
+    return len(streams), sum(stream.version for stream in streams)
+
+
+def keyed(key: str, **headers: str) -> dict[str, str]:
+    return {"Idempotency-Key": key, **headers}
+
+
+def test_a_retried_creation_gives_the_first_game_and_its_tokens(
+    api: TestClient[Any], database: Path
+) -> None:
+    first = api.post("/games", json=GAME, headers=keyed("k1"))
+    assert first.status_code == 201, first.text
+    before = stored(database)
+    again = api.post(
+        "/games", json={"seats": GAME["seats"], "ruleset": "race35"}, headers=keyed("k1")
+    )
+    assert again.status_code == 201, again.text
+    assert again.json() == first.json()
+    assert stored(database) == before == (1, first.json()["version"])
+    token = first.json()["tokens"]["referee"]
+    assert (
+        api.get(f"/games/{first.json()['id']}/legal-moves", headers=auth(token)).status_code == 200
+    )
+
+
+def test_a_creation_key_with_another_body_is_refused(api: TestClient[Any], database: Path) -> None:
+    api.post("/games", json=GAME, headers=keyed("k1"))
+    before = stored(database)
+    reused = api.post("/games", json=OTHER_GAME, headers=keyed("k1"))
+    assert reused.status_code == 422
+    assert reused.json()["type"].endswith("/idempotency-key-reused")
+    assert stored(database) == before
+
+
+def test_a_creation_key_is_the_address_s_own(api: TestClient[Any], database: Path) -> None:
+    mine = api.post("/games", json=GAME, headers=keyed("k1", **{ADDRESS: "10.0.0.1"})).json()
+    theirs = api.post("/games", json=GAME, headers=keyed("k1", **{ADDRESS: "10.0.0.2"})).json()
+    assert mine["id"] != theirs["id"]
+    assert mine["tokens"]["referee"] != theirs["tokens"]["referee"]
+    assert stored(database)[0] == 2
+
+
+def test_a_creation_key_is_the_token_s_own(api: TestClient[Any], database: Path) -> None:
+    anonymous = api.post("/games", json=GAME, headers=keyed("k1")).json()
+    bearer = api.post("/games", json=GAME, headers=keyed("k1", **auth("t"))).json()
+    other = api.post("/games", json=GAME, headers=keyed("k1", **auth("u"))).json()
+    assert len({anonymous["id"], bearer["id"], other["id"]}) == 3
+    assert api.post("/games", json=GAME, headers=keyed("k1", **auth("t"))).json() == bearer
+    assert stored(database)[0] == 3
+
+
+def test_creations_without_a_key_are_each_a_game(api: TestClient[Any], database: Path) -> None:
+    api.post("/games", json=GAME)
+    api.post("/games", json=GAME)
+    assert stored(database)[0] == 2
+
+
+def test_a_creation_replayed_by_a_process_with_another_key_is_refused(
+    api: TestClient[Any], database: Path
+) -> None:
+    """Tokens derived with another service key would not open the game: the replay says so
+    instead of showing them (and stores nothing)."""
+    first = api.post("/games", json=GAME, headers=keyed("k1")).json()
+    app = create_app(Settings(database=str(database), log_level="warning", cursor_key="other"))
+    with TestClient(app) as elsewhere:
+        again = elsewhere.post("/games", json=GAME, headers=keyed("k1"))
+    assert again.status_code == 409
+    assert again.json()["type"].endswith("/idempotency-secrets-lost")
+    assert first["id"] in again.json()["detail"]
+    assert stored(database)[0] == 1
+
+
+def test_a_retried_batch_gives_the_first_tables(api: TestClient[Any], database: Path) -> None:
+    batch = {"games": [GAME, OTHER_GAME]}
+    first = api.post("/games/batch", json=batch, headers=keyed("b1"))
+    assert first.status_code == 201, first.text
+    before = stored(database)
+    assert api.post("/games/batch", json=batch, headers=keyed("b1")).json() == first.json()
+    assert stored(database) == before
+    assert before[0] == 2
+    reused = api.post("/games/batch", json={"games": [GAME]}, headers=keyed("b1"))
+    assert reused.json()["type"].endswith("/idempotency-key-reused")
+    other = api.post("/games/batch", json=batch, headers=keyed("b1", **{ADDRESS: "10.0.0.9"}))
+    assert other.status_code == 201
+    assert stored(database)[0] == 4
+
+
+def exported(api: TestClient[Any], body: dict[str, Any]) -> Any:
+    """The record of a new game (its chance external, so it imports without its seed)."""
+    made = api.post("/games", json={**body, "chance": "external"}).json()
+    return api.get(f"/games/{made['id']}/export", headers=auth(made["tokens"]["referee"])).json()
+
+
+def test_a_retried_import_gives_the_first_game(api: TestClient[Any], database: Path) -> None:
+    record, other = exported(api, GAME), exported(api, OTHER_GAME)
+    first = api.post("/games/import", json=record, headers=keyed("i1"))
+    assert first.status_code == 201, first.text
+    before = stored(database)
+    assert api.post("/games/import", json=record, headers=keyed("i1")).json() == first.json()
+    assert stored(database) == before == (3, before[1])
+    reused = api.post("/games/import", json=other, headers=keyed("i1"))
+    assert reused.json()["type"].endswith("/idempotency-key-reused")
+    assert stored(database) == before
