@@ -264,7 +264,7 @@ def bootstrap(
     presence = Presence(now, presence_seconds)
     games = Repository(writer, max_live, presence.seen, table_times)
     absences = Absences(presence, games, now)
-    players = PlayerBook(writer)
+    players = PlayerBook(writer, Minter(cursor_key))
     writer.followers.append(players.follow)
     moves = Tally()
     creation = Creation(games, now, players, Minter(cursor_key))

@@ -10,11 +10,12 @@ from litestar.di import NamedDependency
 from litestar.params import FromPath, JSONBody
 
 from service.api.apidoc import problems
-from service.api.deps import AnyRequest
+from service.api.deps import AnyRequest, IdempotencyKey
 from service.api.identity import app_of, caller, player_of
 from service.api.limits import create_limit, write_limit
 from service.api.ratings import RatingsDep
 from service.api.tournaments import TournamentsDep
+from service.api.writes import creation_key
 from service.core.actor import App, Player
 from service.core.refusal import Refusal, refuse
 from service.usecases.games.players import PlayerGames
@@ -52,7 +53,11 @@ class PlayersController(Controller):
         responses=problems(400, 401, 409, 413, 415, 422, 429),
     )
     def register(
-        self, data: JSONBody[Register], request: AnyRequest, players: PlayersDep
+        self,
+        data: JSONBody[Register],
+        request: AnyRequest,
+        players: PlayersDep,
+        idempotency_key: IdempotencyKey = None,
     ) -> Registered:
         """Register a handle: the reply holds the player's key, its only copy (keep it: it is
         stored only as a hash). With an app's key the handle is the app's player,
@@ -61,7 +66,8 @@ class PlayersController(Controller):
         retired. Each registration counts against the client's creation budget, as a game's
         creation does (429 with Retry-After)."""
         who = caller(request)
-        return players.register(data.handle, who if isinstance(who, App) else None)
+        key = creation_key(request, idempotency_key, "players", data)
+        return players.register(data.handle, who if isinstance(who, App) else None, key)
 
     @get("/me", operation_id="getMe", sync_to_thread=True, responses=MINE)
     def me(

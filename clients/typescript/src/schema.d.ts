@@ -5513,7 +5513,9 @@ export interface operations {
     registerPlayer: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                "Idempotency-Key"?: string | null;
+            };
             path?: never;
             cookie?: never;
         };

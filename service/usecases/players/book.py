@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from msgspec.structs import astuple
+from msgspec.structs import astuple, replace
 
 from domain.players.events import PLAYER_EVENTS, HandleRetired, KeyIssued, PlayerRegistered
 from domain.players.handles import (
@@ -28,6 +28,7 @@ from domain.players.state import PlayerState, apply_player, issued
 from eventstore import Announcing, Appending
 from service.core.actor import App, Player
 from service.core.refusal import Refusal, refuse
+from service.usecases import tokens
 from service.usecases.players import keys
 from service.usecases.players.folds import Folds, appending
 from service.usecases.players.wire import PlayerEventOut, PlayerRecord, Registered
@@ -42,11 +43,18 @@ KEY_REFUSED = (
 Changed = Callable[[], None]
 
 
+LOST = (
+    "this Idempotency-Key registered the handle already, but its key cannot be given again "
+    "(the service's key changed since: set cursor_key alike on every process)"
+)
+
+
 class PlayerBook:
     """The registered players over one store, appending through ``writer``."""
 
-    def __init__(self, writer: Writer) -> None:
+    def __init__(self, writer: Writer, minter: tokens.Minter | None = None) -> None:
         self.writer = writer
+        self.minter = minter or tokens.Minter()
         self.store = writer.store
         self.folds: Folds[PlayerState] = Folds(self.store, PLAYER_EVENTS, apply_player)
         self._watchers: dict[str, list[Changed]] = {}
@@ -63,23 +71,31 @@ class PlayerBook:
         found = self.find(handle)
         return found.handle if found is not None and not found.retired else None
 
-    def register(self, text: str, app: App | None = None) -> Registered:
+    def register(
+        self, text: str, app: App | None = None, key: tokens.Keyed | None = None
+    ) -> Registered:
         """Register a handle (in ``app``'s namespace when an app asks) with its first key:
         422 ``bad-handle`` saying why a handle breaks the rules, 409 ``handle-taken`` when its
-        canonical form is registered (or was, and retired)."""
+        canonical form is registered (or was, and retired). With ``key`` (an Idempotency-Key
+        as stored) the secret is derived from it and the append carries it, so a retry with
+        the same body replays the registration and shows the same key."""
         namespace = app.name if app is not None else ""
         try:
             handle = check_handle(text, namespace)
         except BadHandle as bad:
             raise refuse("bad-handle", f"`{text}` {bad}", pointer="/handle") from None
-        secret = keys.new_secret()
+        secret = keys.new_secret() if key is None else self.minter.token(key.scoped, "player")
         events = [PlayerRegistered(handle, namespace), KeyIssued(1, keys.digest(secret))]
         by = f"app:{namespace}" if namespace else PLAYER
         append = appending(player_stream(handle), events, by, 0, meta={"kind": PLAYER})
+        if key is not None:
+            append = replace(append, idempotency_key=key.scoped, fingerprint=key.fingerprint)
         try:
-            self.writer.commit([append], PLAYER)
+            [result] = self.writer.commit([append], PLAYER)
         except Conflict:
             raise self.taken(handle) from None
+        if result.replayed and result.events[-1].data.get("digest") != keys.digest(secret):
+            raise refuse("idempotency-secrets-lost", LOST)
         return Registered(handle, keys.player_key(player_id(handle), secret))
 
     def taken(self, handle: str) -> Refusal:

@@ -160,3 +160,24 @@ def test_a_retried_import_gives_the_first_game(api: TestClient[Any], database: P
     reused = api.post("/games/import", json=other, headers=keyed("i1"))
     assert reused.json()["type"].endswith("/idempotency-key-reused")
     assert stored(database) == before
+
+
+def test_a_retried_registration_gives_the_same_key(api: TestClient[Any], database: Path) -> None:
+    first = api.post("/players", json={"handle": "ann"}, headers=keyed("p1"))
+    assert first.status_code == 201, first.text
+    before = stored(database)
+    again = api.post("/players", json={"handle": "ann"}, headers=keyed("p1"))
+    assert again.status_code == 201, again.text
+    assert again.json() == first.json()
+    assert stored(database) == before
+    assert api.get("/me", headers=auth(first.json()["key"])).json()["handle"] == "ann"
+
+
+def test_a_registration_key_is_the_address_s_own(api: TestClient[Any], database: Path) -> None:
+    api.post("/players", json={"handle": "ann"}, headers=keyed("p1"))
+    theirs = api.post(
+        "/players", json={"handle": "ann"}, headers=keyed("p1", **{ADDRESS: "10.0.0.3"})
+    )
+    assert theirs.status_code == 409
+    assert theirs.json()["type"].endswith("/handle-taken")
+    assert stored(database)[0] == 1
