@@ -3,9 +3,10 @@ shell its fence names (``sh``: POSIX sh, dash on Debian; ``bash``: bash), the cu
 the README and the Getting started pages against the real app (they need ``jq``), and the
 Python samples of those pages and of the live-socket guide in process. The guides whose curl
 samples make one session (quick play, a physical game, ...) run against a server of their own
-too. Samples name ``localhost:8000`` or ``http://127.0.0.1:8000``, ``make run``'s address;
-the test swaps in the address of its own server. The TypeScript samples are in
-``test_typescript_samples.py``.
+too, and so do the guides whose Python samples make one interpreter session (a frontend for the
+meeting place, a player's feed), in page order in one namespace. Samples name
+``localhost:8000`` or ``http://127.0.0.1:8000``, ``make run``'s address; the test swaps in the
+address of its own server. The TypeScript samples are in ``test_typescript_samples.py``.
 
 Without ``jq`` the curl samples are skipped with a message; ``.ci/run`` installs it and sets
 ``TABULA_REQUIRE_JQ=1``, which turns a missing ``jq`` into a failure.
@@ -33,7 +34,16 @@ STARTING = [README, *sorted((DOCS / "getting-started").glob("*.md"))]
 """The pages a newcomer follows first: their curl samples play whole games."""
 GUIDES = [
     DOCS / "guides" / f"{name}.md"
-    for name in ("quick-play", "physical-game", "identity", "presence", "bots-service")
+    for name in (
+        "quick-play",
+        "physical-game",
+        "identity",
+        "presence",
+        "bots-service",
+        "frontends",
+        "tables",
+        "feed",
+    )
 ]
 """The guides whose curl samples are one session from a fresh server to their end."""
 MAKE_RUN = re.compile(r"(localhost|127\.0\.0\.1):8000\b")
@@ -65,12 +75,10 @@ CURL = curl_pages()
 PYTHON = blocks(
     [*STARTING, *(DOCS / "guides" / f"{n}.md" for n in ("live-socket", "quick-play"))], "python"
 )
-PARTS = {
-    "docs/guides/frontends.md": "one meeting place step by step: each step uses what the ones "
-    "before set up (a seek matched, a table, Bob's key) and follows a feed that never ends",
-    "docs/guides/tables.md": "a table's life told in steps, each with the seat's token in words",
-    "docs/guides/feed.md": "a player's feed, which goes on for as long as she plays",
-}
+SESSIONS = [DOCS / "guides" / f"{name}.md" for name in ("frontends", "feed")]
+"""The guides whose Python samples are one interpreter session: each uses what the ones before
+it set, as a reader pasting them in order into one interpreter has it."""
+PARTS: dict[str, str] = {}
 """The pages whose curl or Python samples are parts of a whole told on the page, and why they
 do not run by themselves: their shell blocks are read by their shell (above), their Python
 blocks compile, and their TypeScript samples compile (``test_typescript_samples.py``)."""
@@ -108,6 +116,7 @@ def test_every_curl_and_python_sample_runs_or_is_named_a_part() -> None:
     or is named among the pages whose samples are parts of a whole (with why): a new page's
     samples are run unless it says."""
     run = {name for name, _ in CURL} | {str(block.page.relative_to(ROOT)) for block in PYTHON}
+    run |= {str(page.relative_to(ROOT)) for page in SESSIONS}
     shown = {
         str(block.page.relative_to(ROOT))
         for block in [*SHELL_BLOCKS, *blocks(manual(), "python")]
@@ -180,3 +189,15 @@ def test_python_sample_runs(block: Block, server_url: str) -> None:
     assert out.getvalue().strip(), f"{block.name} printed nothing"
     if "while " in block.code or "play_game" in block.code:
         assert "finished" in out.getvalue() or "winner" in out.getvalue(), out.getvalue()
+
+
+@pytest.mark.parametrize("page", SESSIONS, ids=[page.stem for page in SESSIONS])
+def test_python_sessions_run_in_page_order(page: Path, fresh_url: str) -> None:
+    """A guide's Python samples, run one after another in one namespace against a server of
+    their own, run to their end, print, and play their game until it finishes."""
+    out = io.StringIO()
+    namespace = {"__name__": "sample"}
+    with contextlib.redirect_stdout(out):
+        for block in blocks([page], "python"):
+            exec(compile(pointed_at(block.code, fresh_url), block.name, "exec"), namespace)
+    assert "finished" in out.getvalue(), out.getvalue()
