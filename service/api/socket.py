@@ -65,11 +65,9 @@ from service.api.limits import BUDGET, Limits, MessageBudget
 from service.api.problems import problem_body, translate
 from service.api.socket_messages import (
     ClientMessage,
-    Events,
     Hello,
     Ping,
     Play,
-    Played,
     Pong,
     Presence,
     Refused,
@@ -89,7 +87,7 @@ from service.usecases.live import presence
 from service.usecases.live.feed import Feed
 from service.usecases.live.stream import seconds_until
 from service.usecases.players.book import PlayerBook
-from service.usecases.replies import EventOut, LegalMoves
+from service.usecases.replies import LegalMoves
 from service.usecases.replies import Played as PlayedReply
 
 HELLO_SECONDS = 10.0
@@ -369,9 +367,9 @@ class Session(Wire):
             except Exception as error:  # every refusal is answered, the rest logged
                 await self.refuse(message.ref, known(error))
                 return
-            events = await feed.after_write(reply, stored)
-            await self.send(Played(message.ref, reply.version, events, legal(reply)))
-            feed.sent(events)
+            batch = await feed.after_write(reply, stored)
+            await self.send_text(played_frame(message.ref, reply, batch.json()))
+            feed.sent(batch.page.events)
         log.info("socket write", game_id=self.game_id, ref=message.ref, outcome="played")
 
     async def stored(self, message: Write) -> list[Any]:
@@ -401,9 +399,17 @@ class Session(Wire):
         log.info("socket refusal", game_id=self.game_id, ref=ref, outcome=refusal.slug, detail=None)
 
 
-def events_frame(events: list[EventOut]) -> str:
-    """An ``events`` message's text."""
-    return encoder.encode(Events(events)).decode()
+def events_frame(events: str) -> str:
+    """An ``events`` message's text around its events' JSON (``Events``, made by hand: the
+    same encoded events go to every socket on the game)."""
+    return f'{{"type":"events","events":{events}}}'
+
+
+def played_frame(ref: str, reply: PlayedReply, events: str) -> str:
+    """A ``played`` message's text around its events' JSON (``Played``, made by hand: the
+    events are those the game's other sockets are pushed, encoded once)."""
+    head = f'{{"type":"played","ref":{encoder.encode(ref).decode()},"version":{reply.version}'
+    return f'{head},"events":{events},"legal_moves":{encoder.encode(legal(reply)).decode()}}}'
 
 
 def legal(reply: PlayedReply) -> LegalMoves:

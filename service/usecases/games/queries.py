@@ -13,6 +13,7 @@ from typing import Any, NamedTuple, TypeVar
 
 import msgspec
 
+from domain.events import no_secrets
 from domain.model import Viewer
 from domain.registry import GameView
 from domain.replay import Replay
@@ -144,13 +145,14 @@ class Queries:
         the event loop), when it holds every event after ``cursor`` that ``viewer`` sees and
         there is one; None otherwise (then ``page``). Not for a game with a spectator delay.
         The page is given to ``wrap`` once; its result is shared by every reader of the same
-        page at the same version."""
+        page at the same version: of every viewer, when the game shows everyone the same
+        events (``alike``)."""
         if not self.games.holds(game_id):
             return None
         with self.games.game(game_id, fresh=False) as game:
             if game.timeline is not None or game.version <= cursor:
                 return None
-            made, key = game.made(), ("page", viewer, cursor, size)
+            made, key = game.made(), page_key(game, viewer, cursor, size)
             if key in made:
                 return made[key]  # type: ignore[no-any-return]
             seen = sight(game, viewer, self.now())
@@ -160,6 +162,22 @@ class Queries:
             events = [event_out(game, e, viewer, seen.finished) for e in stored]
             made[key] = wrapped = wrap(StreamPage(events, False, None))
             return wrapped
+
+    def offer_page(
+        self, game_id: str, viewer: Viewer, cursor: int, size: int, events: list[EventOut], made: T
+    ) -> None:
+        """Share ``made`` (``events`` as ``held_page``'s ``wrap`` makes them) as the page of
+        ``size`` after ``cursor`` for the readers of the game at its version, when those are
+        its events (a write's own, its reply made: the sockets its news wakes then make
+        nothing)."""
+        if not events or not self.games.holds(game_id):
+            return
+        with self.games.game(game_id, fresh=False) as game:
+            last = events[-1].version
+            if game.timeline is not None or game.version != last or len(events) > size:
+                return
+            if events[0].version == cursor + 1 and last - cursor == len(events):
+                game.made().setdefault(page_key(game, viewer, cursor, size), made)
 
     def results(
         self,
@@ -282,6 +300,18 @@ class StreamPage(NamedTuple):
     events: list[EventOut]
     finished: bool
     due: datetime | None
+
+
+def page_key(game: Game, viewer: Viewer, cursor: int, size: int) -> tuple[Any, ...]:
+    """What names a page of the game held at its version in ``Game.made``: the viewer's own
+    unless the game shows everyone the same events (a rule set with no secrets, or a game
+    finished; a game with a spectator delay has no held pages)."""
+    alike = game.finished or game.rules.redact is no_secrets
+    return ("page", ALIKE if alike else viewer, cursor, size)
+
+
+ALIKE = "alike"
+"""``page_key``'s viewer for a page every viewer sees the same."""
 
 
 def spectators_behind(game: Game) -> str:

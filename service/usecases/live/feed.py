@@ -10,10 +10,12 @@ and a caller that reconnects with the last version it saw gets exactly what it m
 from __future__ import annotations
 
 import asyncio
+from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 import anyio
+import msgspec
 
 from domain.model import Viewer
 from eventstore import StoredEvent
@@ -26,19 +28,30 @@ Key = tuple[str, Viewer, int]
 
 class Batch:
     """A page of events as every socket reading it at the same moment sends it: read once,
-    encoded once (``frame``)."""
+    its events encoded once (``json``), the push made of them once (``frame``); a write's
+    ``played`` reply is built around the same JSON."""
 
-    __slots__ = ("_frame", "page")
+    __slots__ = ("_frame", "_json", "page")
 
     def __init__(self, page: StreamPage) -> None:
         self.page = page
+        self._json: str | None = None
         self._frame: str | None = None
 
-    def frame(self, encode: Callable[[list[EventOut]], str]) -> str:
-        """The page's events as ``encode`` makes them a message, made once."""
+    def json(self) -> str:
+        """The page's events as a JSON array, encoded once."""
+        if self._json is None:
+            self._json = ENCODER.encode(self.page.events).decode()
+        return self._json
+
+    def frame(self, make: Callable[[str], str]) -> str:
+        """The push ``make`` builds around the events' JSON, made once."""
         if self._frame is None:
-            self._frame = encode(self.page.events)
+            self._frame = make(self.json())
         return self._frame
+
+
+ENCODER = msgspec.json.Encoder()
 
 
 class SharedReads:
@@ -70,6 +83,10 @@ class SharedReads:
 
 
 SHARED = SharedReads()
+
+WATCHING: Counter[str] = Counter()
+"""How many feeds of this process watch each game (``Feed.news``): a write offers its
+events to the others only when there are others."""
 
 
 class Held:
@@ -104,10 +121,14 @@ class Feed:
         push that its reply has made needless."""
         with news_of(self.queries.store, self.game_id, self.lock.locked) as news:
             self._news = news
+            WATCHING[self.game_id] += 1
             try:
                 yield news
             finally:
                 self._news = None
+                WATCHING[self.game_id] -= 1
+                if not WATCHING[self.game_id]:
+                    del WATCHING[self.game_id]
 
     def hold(self) -> Held:
         """``lock`` held for an ``async with``; on letting go, the news held back meanwhile is
@@ -128,24 +149,31 @@ class Feed:
         same page at the same moment."""
         return await SHARED.page(self.queries, self.game_id, self.viewer, self.cursor)
 
-    async def after_write(self, reply: Played, stored: list[StoredEvent]) -> list[EventOut]:
+    async def after_write(self, reply: Played, stored: list[StoredEvent]) -> Batch:
         """The events to send with the reply to a write that stored ``stored``: every event
         the caller has not been sent, up to the write's own. When nothing came between (the
         usual case) those are the write's own events as ``reply`` holds them, and the log is
-        not read; otherwise the log from the cursor. A retried write's events, already sent,
-        are not sent again."""
+        not read; when other sockets of this process watch the game, their batch is offered
+        to them as the page they read next (``Queries.offer_page``): every socket on the game
+        sends the same bytes.
+        Otherwise the log from the cursor. A retried write's events, already sent, are not
+        sent again."""
         if stored and stored[0].version == self.cursor + 1:
-            return reply.events
-        if not stored or stored[-1].version <= self.cursor:
-            return []
+            batch = Batch(StreamPage(reply.events, False, None))
+            if WATCHING[self.game_id] > 1:  # another socket of this process watches the game
+                self.queries.offer_page(
+                    self.game_id, self.viewer, self.cursor, PAGE, reply.events, batch
+                )
+            return batch
         events: list[EventOut] = []
-        while not events or events[-1].version < stored[-1].version:
-            page = (await self.read()).page
-            if not page.events:
-                break
-            events.extend(page.events)
-            self.cursor = page.events[-1].version
-        return events
+        if stored and stored[-1].version > self.cursor:
+            while not events or events[-1].version < stored[-1].version:
+                page = (await self.read()).page
+                if not page.events:
+                    break
+                events.extend(page.events)
+                self.cursor = page.events[-1].version
+        return Batch(StreamPage(events, False, None))
 
     def sent(self, events: list[EventOut]) -> None:
         """Mark ``events`` as delivered."""
