@@ -128,7 +128,7 @@ function nearest(marks, point) {
 /** A costly decision in words: who, how costly, when, and the points lost. */
 function costlyWords(decision, seats) {
   const seat = seats.find((s) => s.seat === decision.seat);
-  return t("analysis.costly", { seat: seat ? seat.name : decision.seat, label: decision.label, version: decision.version, loss: points(decision.loss) });
+  return t("analysis.costly", { seat: seat ? seat.name : decision.seat + 1, label: decision.label, version: decision.version, loss: points(decision.loss) });
 }
 
 /** Say in `note` what the costly decision at `version` cost, if there is one there (else
@@ -136,7 +136,7 @@ function costlyWords(decision, seats) {
 export function explain(note, analysis, seats, version) {
   const decision = costlyOf(analysis).find((d) => d.version === version);
   const seat = decision && seats.find((s) => s.seat === decision.seat);
-  note.textContent = decision ? t("analysis.costlyNote", { seat: seat ? seat.name : decision.seat, label: decision.label, version, loss: points(decision.loss) }) : "";
+  note.textContent = decision ? t("analysis.costlyNote", { seat: seat ? seat.name : decision.seat + 1, label: decision.label, version, loss: points(decision.loss) }) : "";
   note.dataset.version = decision ? version : "";
   note.hidden = !decision;
 }
