@@ -9,9 +9,10 @@ from litestar.di import NamedDependency
 from litestar.params import FromPath, JSONBody
 
 from service.api.apidoc import problems
-from service.api.deps import AnyRequest
+from service.api.deps import AnyRequest, IdempotencyKey
 from service.api.identity import caller
 from service.api.limits import write_limit
+from service.api.writes import creation_key
 from service.core.actor import App, Bearer, Player
 from service.core.refusal import refuse
 from service.usecases.seeks.seeks import Seeks
@@ -42,7 +43,13 @@ class SeeksController(Controller):
         before_request=write_limit,
         responses=problems(400, 401, 403, 409, 413, 415, 422, 429),
     )
-    def post_seek(self, data: JSONBody[PostSeek], request: AnyRequest, seeks: SeeksDep) -> NewSeek:
+    def post_seek(
+        self,
+        data: JSONBody[PostSeek],
+        request: AnyRequest,
+        seeks: SeeksDep,
+        idempotency_key: IdempotencyKey = None,
+    ) -> NewSeek:
         """Ask for a table: ``players`` seats of ``ruleset`` with ``options``, ``rated`` or not
         (a rated seek is a registered player's). Seeks of the same shape sit together in
         arrival order (rated ones with the nearest ratings, the allowed distance widening
@@ -53,7 +60,8 @@ class SeeksController(Controller):
         becomes her seat's token. A seek waits ``seek_seconds`` (a setting, 120 s) unless
         matched; ``bots_after`` seats it with bots of a level after so many seconds. 409
         ``already-seeking``: the player has a seek of this shape waiting."""
-        return seeks.post(seeker(caller(request)), data)
+        who = seeker(caller(request))
+        return seeks.post(who, data, creation_key(request, idempotency_key, "seeks", data))
 
     @get(
         "/{seek_id:str}",

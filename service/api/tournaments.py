@@ -13,11 +13,12 @@ from litestar.params import FromPath, FromQuery, JSONBody, QueryParameter
 from litestar.response import Stream
 
 from service.api.apidoc import problems
-from service.api.deps import AnyRequest, limits_of
+from service.api.deps import AnyRequest, IdempotencyKey, limits_of
 from service.api.documents import document, json_stream
 from service.api.games import next_page
 from service.api.identity import tournament_caller, tournament_player
 from service.api.limits import client_of, create_limit, write_limit
+from service.api.writes import creation_key
 from service.usecases.tournaments.tournaments import Tournaments
 from service.usecases.tournaments.wire import (
     CreateTournament,
@@ -51,11 +52,15 @@ class TournamentsController(Controller):
         responses=problems(400, 413, 415, 422, 429),
     )
     def create(
-        self, data: JSONBody[CreateTournament], tournaments: TournamentsDep
+        self,
+        data: JSONBody[CreateTournament],
+        request: AnyRequest,
+        tournaments: TournamentsDep,
+        idempotency_key: IdempotencyKey = None,
     ) -> TournamentCreatedReply:
         """Create a tournament: the reply holds the only copy of the director's token (the
         referee of every table) and of each player's (their seat at every table)."""
-        return tournaments.create(data)
+        return tournaments.create(data, creation_key(request, idempotency_key, "tournaments", data))
 
     @post(
         "/{tournament_id:str}/rounds",

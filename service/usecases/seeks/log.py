@@ -16,10 +16,13 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import NamedTuple
 
+from msgspec.structs import replace
+
 from domain.seeks.book import Book, Closed, step
 from domain.seeks.events import SeekEvent, ShapeListed, event_data, parse_event
 from eventstore import Appending, EventStore, NewEvent
 from service.usecases.seeks.shapes import SHAPES
+from service.usecases.tokens import Keyed
 from service.usecases.writer import Writer
 
 KEPT = 1000  # shapes' folds kept at most (least recently read go first)
@@ -100,15 +103,22 @@ class SeekLog:
         by: str,
         deadline: str | None,
         with_them: Sequence[Appending] = (),
+        key: Keyed | None = None,
     ) -> Held:
         """Append ``events`` to the shape's stream at the version it was read at, with its
-        next ``deadline`` and, in the same transaction, the appends ``with_them`` (and, for a
-        new shape, its place in the list of shapes); the fold they leave."""
-        appends = [*with_them, appending(stream, events, by, held.version, deadline)]
+        next ``deadline``, the Idempotency-Key ``key`` and, in the same transaction, the
+        appends ``with_them`` (and, for a new shape, its place in the list of shapes); the
+        fold they leave (read again when the key replayed an earlier append)."""
+        shaped = appending(stream, events, by, held.version, deadline)
+        if key is not None:
+            shaped = replace(shaped, idempotency_key=key.scoped, fingerprint=key.fingerprint)
+        appends = [*with_them, shaped]
         if held.version == 0:
             listed = [ShapeListed(stream)]
             appends.append(appending(SHAPES, listed, by, self.store.version(SHAPES), None))
-        self.writer.commit(appends, "seeks")
+        results = self.writer.commit(appends, "seeks")
+        if results[len(with_them)].replayed:
+            return self.held(stream)
         version, book, closed = held
         for event in events:
             book, ended = step(book, event)

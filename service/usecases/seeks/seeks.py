@@ -34,6 +34,7 @@ from service.usecases.seeks.log import Held, SeekLog
 from service.usecases.seeks.seating import apply, settle
 from service.usecases.seeks.shapes import PREFIX, Shape, not_found, shape_of, stream_of
 from service.usecases.seeks.wire import NewSeek, PostSeek, SeekView
+from service.usecases.tokens import Keyed
 from service.usecases.writer import Conflict
 
 SEEK_SECONDS = 120.0
@@ -58,11 +59,15 @@ class Seeks:
         self.log, self.creation, self.ordinal = log, creation, ordinal
         self.now, self.seek_seconds = now, seek_seconds
 
-    def post(self, player: Player | None, body: PostSeek) -> NewSeek:
+    def post(self, player: Player | None, body: PostSeek, key: Keyed | None = None) -> NewSeek:
         """Post a seek (a player's, or a guest's with a new secret, shown only in the
-        reply); it is matched at once when it completes a table."""
+        reply); it is matched at once when it completes a table. With ``key`` (an
+        Idempotency-Key as stored) the seek's id and secret are derived from it and the
+        shape's append carries it: a retry gets the first reply and appends nothing."""
         shape = shape_of(body, self.creation)
-        posted, secret = self.posting(player, body, shape)
+        if key is not None and (first := self.again(shape.stream, key)) is not None:
+            return first
+        posted, secret = self.posting(player, body, shape, key)
 
         def change(book: Book) -> list[SeekEvent]:
             waiting = book.of(posted.handle)
@@ -71,11 +76,28 @@ class Seeks:
                 raise refuse("already-seeking", why, seek=waiting[0].id)
             return [posted]
 
-        self.write(shape.stream, change, posted.handle or "guest", shape.opened())
-        return NewSeek(posted.seek, secret)
+        self.write(shape.stream, change, posted.handle or "guest", shape.opened(), key)
+        return NewSeek(posted.seek, secret)  # with a key, what a replay derives again too
+
+    def again(self, stream: str, key: Keyed) -> NewSeek | None:
+        """The reply to the seek posted with ``key`` (None: the key is new): its id, and a
+        guest's secret derived again (409 ``idempotency-secrets-lost`` when it no longer
+        matches the digest kept)."""
+        earlier = self.log.writer.replayed(stream, key.scoped, key.fingerprint)
+        if earlier is None:
+            return None
+        posted = next(event.data for event in earlier if event.type == "SeekPosted")
+        if not posted.get("digest"):
+            return NewSeek(str(posted["seek"]))
+        secret = self.creation.minter.token(key.scoped, "seek")
+        if tokens.token_hash(secret) != posted["digest"]:
+            why = "this Idempotency-Key posted the seek already, but its secret cannot be "
+            why += "given again (the service's key changed since: set cursor_key alike)"
+            raise refuse("idempotency-secrets-lost", why, seek=posted["seek"])
+        return NewSeek(str(posted["seek"]), secret)
 
     def posting(
-        self, player: Player | None, body: PostSeek, shape: Shape
+        self, player: Player | None, body: PostSeek, shape: Shape, key: Keyed | None = None
     ) -> tuple[SeekPosted, str | None]:
         """The ``SeekPosted`` of a seek (checked: a rated seek is a player's, a player's seat
         has no other name, the bots' level plays the rule set) and a guest's secret."""
@@ -90,10 +112,16 @@ class Seeks:
         if bots is not None:
             bot_level(("bots_after", "level"), bots.level, shape.ruleset)
         handle = player.handle if player is not None else ""
-        secret = None if player is not None else tokens.new_token()
+        secret = None
+        if player is None:
+            secret = (
+                tokens.new_token()
+                if key is None
+                else self.creation.minter.token(key.scoped, "seek")
+            )
         now = self.now()
         posted = SeekPosted(
-            shape.new_seek_id(),
+            shape.new_seek_id() if key is None else f"{shape.key}-{tokens.keyed_id(key.scoped)}",
             iso_timestamp(now),
             iso_timestamp(now + timedelta(seconds=self.seek_seconds)),
             handle,
@@ -186,17 +214,29 @@ class Seeks:
         return settled
 
     def write(
-        self, stream: str, change: Change, by: str, opened: SeeksOpened | None = None
+        self,
+        stream: str,
+        change: Change,
+        by: str,
+        opened: SeeksOpened | None = None,
+        key: Keyed | None = None,
     ) -> Held:
         """``change`` on the shape's book as it is now (``opened`` begins a new shape's
         stream), the seeks settled at once, committed; again on a fresh read when another
         process wrote between. The fold it leaves."""
         for _ in range(WRITE_ATTEMPTS):
             with suppress(Conflict), self.log.locked(stream):
-                return self.attempt(stream, change, by, opened)
+                return self.attempt(stream, change, by, opened, key)
         raise refuse("version-conflict", "the seeks of this shape kept changing; try again")
 
-    def attempt(self, stream: str, change: Change, by: str, opened: SeeksOpened | None) -> Held:
+    def attempt(
+        self,
+        stream: str,
+        change: Change,
+        by: str,
+        opened: SeeksOpened | None,
+        key: Keyed | None = None,
+    ) -> Held:
         """One try at ``write``: read, change, settle, commit (nothing when nothing
         changed)."""
         held = self.log.held(stream)
@@ -215,7 +255,7 @@ class Seeks:
             return held
         due = next_due(apply(book, settled))
         deadline = iso_timestamp(due) if due is not None else None
-        return self.log.commit(stream, held, events, by, deadline, games)
+        return self.log.commit(stream, held, events, by, deadline, games, key)
 
 
 def found(held: Held, seek_id: str) -> tuple[Seek, Closed | None]:

@@ -33,7 +33,7 @@ from domain.tournament.pairing import round_robin_rounds, table_sizes
 from domain.tournament.rounds import Plan, plan_round
 from domain.tournament.standings import standings, table_points
 from domain.tournament.state import Round, Tournament, fold
-from eventstore import Summarised, SummaryQuery
+from eventstore import Appending, Summarised, SummaryQuery
 from service.core.actor import GameCaller
 from service.core.clocks import Clock
 from service.core.commands import CreateBatch, CreateGame, SeatSpec
@@ -45,12 +45,14 @@ from service.core.seating import seated
 from service.usecases import tokens
 from service.usecases.cursors import Cursors
 from service.usecases.games.commands import Commands, with_bots
-from service.usecases.games.creation import EXTERNAL_RATED, Holders, find
+from service.usecases.games.creation import EXTERNAL_RATED, Holders, find, minting
+from service.usecases.games.keyed import EXPIRED
 from service.usecases.games.records import streamed_record
 from service.usecases.games.repository import new_game
 from service.usecases.games.summaries import TOURNAMENT, tournament_summary
 from service.usecases.games.views import sight
 from service.usecases.replies import TournamentEventOut, wire
+from service.usecases.tokens import Keyed
 from service.usecases.tournaments.entries import check_seated, entered
 from service.usecases.tournaments.log import DIRECTOR, Loaded, TournamentLog, appending
 from service.usecases.tournaments.players import PlayerTournaments
@@ -72,6 +74,7 @@ from service.usecases.tournaments.wire import (
     TournamentView,
     Withdraw,
 )
+from service.usecases.writer import Conflict, Writer
 
 
 def table_game(
@@ -125,24 +128,26 @@ class Tournaments:
         self.roster = commands.creation.roster  # the registered players, as tables seat them
         self.entries = PlayerTournaments(self.store)
 
-    def create(self, body: CreateTournament) -> TournamentCreatedReply:
+    def create(self, body: CreateTournament, key: Keyed | None = None) -> TournamentCreatedReply:
         """Check and store a new tournament; its tokens are shown only in this reply (none
-        for a registered player, whose key is her link)."""
+        for a registered player, whose key is her link). With ``key`` its id and tokens are
+        derived from it, so a retry replays the first creation (``keyed_tournament``)."""
         body = msgspec.structs.replace(body, players=entered(body.players, self.roster))
         created = self.settings(body)
-        director = tokens.new_token()
-        players = [None if p.player else tokens.new_token() for p in body.players]
+        mint = minting(self.commands.creation.minter, key, "tournament")
+        director = mint("director")
+        players = [None if p.player else mint(f"player {i}") for i, p in enumerate(body.players)]
         private = {
             "director": tokens.token_hash(director),
             "players": ["" if t is None else tokens.token_hash(t) for t in players],
         }
         registered = (PlayerRegistered(p.name, p.player is not None) for p in body.players)
         events = [created, *registered]
-        tournament_id = uuid.uuid4().hex
+        tournament_id = uuid.uuid4().hex if key is None else tokens.keyed_id(key.scoped)
         meta = {"kind": TOURNAMENT, "name": created.name, "ruleset": created.ruleset}
         summary = tournament_summary(fold(events))
         first = appending(tournament_id, events, DIRECTOR, 0, summary, meta, private)
-        self.log.writer.commit([first], "tournament")
+        keyed_tournament(self.log.writer, first, key, director)
         held = [PlayerToken(p.name, t) for p, t in zip(body.players, players, strict=True)]
         return TournamentCreatedReply(tournament_id, len(events), TournamentTokens(director, held))
 
@@ -385,6 +390,28 @@ class Tournaments:
             raise refuse("unauthorized", "this route needs the director's token")
         if role != DIRECTOR:
             raise refuse("forbidden", "this route is the director's")
+
+
+def keyed_tournament(writer: Writer, first: Appending, key: Keyed | None, director: str) -> None:
+    """Store a new tournament, with ``key`` (an Idempotency-Key as stored) when given: a
+    retry with the same body replays the first creation, whose tokens, derived again, must
+    open it (409 ``idempotency-secrets-lost`` otherwise); a key older than keys are kept
+    names a tournament that exists (422 ``idempotency-key-reused``)."""
+    if key is not None:
+        first = msgspec.structs.replace(
+            first, idempotency_key=key.scoped, fingerprint=key.fingerprint
+        )
+    try:
+        [result] = writer.commit([first], "tournament")
+    except Conflict:
+        if key is None:
+            raise
+        raise refuse("idempotency-key-reused", EXPIRED.replace("a game", "a tournament")) from None
+    stored = (writer.store.private(first.stream_id) or {}).get("director")
+    if result.replayed and stored != tokens.token_hash(director):
+        why = "this Idempotency-Key made the tournament already, but its tokens cannot be given"
+        why += f" again (the service's key changed since): GET /tournaments/{first.stream_id}"
+        raise refuse("idempotency-secrets-lost", why)
 
 
 def round_batch(loaded: Loaded, plan: Plan) -> CreateBatch:

@@ -181,3 +181,66 @@ def test_a_registration_key_is_the_address_s_own(api: TestClient[Any], database:
     assert theirs.status_code == 409
     assert theirs.json()["type"].endswith("/handle-taken")
     assert stored(database)[0] == 1
+
+
+LUDO4 = {"ruleset": "ludo", "players": 4}
+
+
+def test_a_retried_guest_seek_gives_the_same_seek_and_secret(
+    api: TestClient[Any], database: Path
+) -> None:
+    first = api.post("/seeks", json={**LUDO4, "name": "Zed"}, headers=keyed("s1"))
+    assert first.status_code == 201, first.text
+    before = stored(database)
+    again = api.post("/seeks", json={**LUDO4, "name": "Zed"}, headers=keyed("s1"))
+    assert again.status_code == 201, again.text
+    assert again.json() == first.json()
+    assert stored(database) == before
+    mine = api.get(f"/seeks/{first.json()['id']}", headers=auth(first.json()["secret"]))
+    assert mine.json()["status"] == "waiting"
+    reused = api.post("/seeks", json={**LUDO4, "name": "Amy"}, headers=keyed("s1"))
+    assert reused.status_code == 422
+    assert reused.json()["type"].endswith("/idempotency-key-reused")
+    assert stored(database) == before
+
+
+def test_a_retried_player_seek_is_no_second_seek(api: TestClient[Any], database: Path) -> None:
+    """Without the key the retry would be 409 ``already-seeking``: with it, the first reply."""
+    key = api.post("/players", json={"handle": "ann"}).json()["key"]
+    first = api.post("/seeks", json=LUDO4, headers=keyed("s1", **auth(key)))
+    assert first.status_code == 201, first.text
+    before = stored(database)
+    assert api.post("/seeks", json=LUDO4, headers=keyed("s1", **auth(key))).json() == first.json()
+    assert stored(database) == before
+
+
+def test_a_seek_key_is_the_address_s_own(api: TestClient[Any], database: Path) -> None:
+    body = {**LUDO4, "name": "Zed"}
+    mine = api.post("/seeks", json=body, headers=keyed("s1", **{ADDRESS: "10.0.0.1"})).json()
+    theirs = api.post("/seeks", json=body, headers=keyed("s1", **{ADDRESS: "10.0.0.2"})).json()
+    assert mine["id"] != theirs["id"] and mine["secret"] != theirs["secret"]
+
+
+CLUB = {
+    "name": "Club night",
+    "ruleset": "race35",
+    "format": "swiss",
+    "rounds": 1,
+    "seats_per_table": 2,
+    "players": [{"name": f"P{i}"} for i in range(4)],
+}
+
+
+def test_a_retried_tournament_gives_the_first_tokens(api: TestClient[Any], database: Path) -> None:
+    first = api.post("/tournaments", json=CLUB, headers=keyed("t1"))
+    assert first.status_code == 201, first.text
+    before = stored(database)
+    assert api.post("/tournaments", json=CLUB, headers=keyed("t1")).json() == first.json()
+    assert stored(database) == before
+    director = auth(first.json()["tokens"]["director"])
+    paired = api.post(f"/tournaments/{first.json()['id']}/rounds", json={}, headers=director)
+    assert paired.status_code == 201, paired.text
+    reused = api.post("/tournaments", json={**CLUB, "name": "Other"}, headers=keyed("t1"))
+    assert reused.json()["type"].endswith("/idempotency-key-reused")
+    theirs = api.post("/tournaments", json=CLUB, headers=keyed("t1", **{ADDRESS: "10.0.0.4"}))
+    assert theirs.json()["id"] != first.json()["id"]
