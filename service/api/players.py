@@ -99,11 +99,17 @@ class PlayersController(Controller):
         responses=KEYS,
     )
     def rotate(
-        self, request: AnyRequest, players: PlayersDep, data: JSONBody[KeyRequest]
+        self,
+        request: AnyRequest,
+        players: PlayersDep,
+        data: JSONBody[KeyRequest],
+        idempotency_key: IdempotencyKey = None,
     ) -> NewKey:
         """A new key for the player, its only copy: the key used for this request stops
-        working at once, on every route and socket."""
-        return NewKey(players.rotate(player_of(caller(request))))
+        working at once, on every route and socket (so a retry with it is 401, whatever its
+        Idempotency-Key: a key that no longer works never reads the new one)."""
+        key = creation_key(request, idempotency_key, "me/keys", data)
+        return NewKey(players.rotate(player_of(caller(request)), key=key))
 
     @delete(
         "/me",
@@ -126,12 +132,18 @@ class PlayersController(Controller):
         responses=problems(400, 401, 403, 404, 409, 429),
     )
     def mint(
-        self, handle: Handle, request: AnyRequest, players: PlayersDep, data: JSONBody[KeyRequest]
+        self,
+        handle: Handle,
+        request: AnyRequest,
+        players: PlayersDep,
+        data: JSONBody[KeyRequest],
+        idempotency_key: IdempotencyKey = None,
     ) -> NewKey:
         """An app's: a new key for one of its players (``<app>:<handle>``), its only copy;
         the player's key before it stops working. 403 for a player of another app or of
-        none."""
-        return NewKey(players.mint(app_of(caller(request)), handle))
+        none. A retry with the same Idempotency-Key gets the same key."""
+        key = creation_key(request, idempotency_key, "players/keys", data)
+        return NewKey(players.mint(app_of(caller(request)), handle, key))
 
     @get(
         "/players/{handle:str}/record",

@@ -5366,7 +5366,9 @@ export interface operations {
     rotateKey: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                "Idempotency-Key"?: string | null;
+            };
             path?: never;
             cookie?: never;
         };
@@ -5611,7 +5613,9 @@ export interface operations {
     mintPlayerKey: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                "Idempotency-Key"?: string | null;
+            };
             path: {
                 handle: string;
             };

@@ -44,7 +44,7 @@ Changed = Callable[[], None]
 
 
 LOST = (
-    "this Idempotency-Key registered the handle already, but its key cannot be given again "
+    "this Idempotency-Key issued the player's key already, but it cannot be given again "
     "(the service's key changed since: set cursor_key alike on every process)"
 )
 
@@ -88,15 +88,21 @@ class PlayerBook:
         events = [PlayerRegistered(handle, namespace), KeyIssued(1, keys.digest(secret))]
         by = f"app:{namespace}" if namespace else PLAYER
         append = appending(player_stream(handle), events, by, 0, meta={"kind": PLAYER})
-        if key is not None:
-            append = replace(append, idempotency_key=key.scoped, fingerprint=key.fingerprint)
         try:
-            [result] = self.writer.commit([append], PLAYER)
+            self.keyed_commit(append, key, secret)
         except Conflict:
             raise self.taken(handle) from None
+        return Registered(handle, keys.player_key(player_id(handle), secret))
+
+    def keyed_commit(self, append: Appending, key: tokens.Keyed | None, secret: str) -> None:
+        """Append a key's issue, with ``key`` (an Idempotency-Key as stored) when given: a
+        replay's stored digest must be the one of ``secret`` derived again (409
+        ``idempotency-secrets-lost`` otherwise); another change meanwhile is a 409."""
+        if key is not None:
+            append = replace(append, idempotency_key=key.scoped, fingerprint=key.fingerprint)
+        [result] = self.writer.commit([append], PLAYER)
         if result.replayed and result.events[-1].data.get("digest") != keys.digest(secret):
             raise refuse("idempotency-secrets-lost", LOST)
-        return Registered(handle, keys.player_key(player_id(handle), secret))
 
     def taken(self, handle: str) -> Refusal:
         """The 409 of registering a handle whose canonical form is registered."""
@@ -109,14 +115,15 @@ class PlayerBook:
             "of case and width",
         )
 
-    def rotate(self, player: Player, by: str = PLAYER) -> str:
-        """A new key for the player; the one before stops working at once."""
+    def rotate(self, player: Player, by: str = PLAYER, key: tokens.Keyed | None = None) -> str:
+        """A new key for the player; the one before stops working at once. With ``key``
+        the secret is derived from it, so a retry replays the first issue."""
         version, state = self.held(player)
-        secret = keys.new_secret()
+        secret = keys.new_secret() if key is None else self.minter.token(key.scoped, "key")
         append = appending(
             player_stream(state.handle), [issued(state, keys.digest(secret))], by, version
         )
-        self.commit(append)
+        self.keyed_commit(append, key, secret)
         return keys.player_key(player_id(state.handle), secret)
 
     def retire(self, player: Player) -> None:
@@ -125,7 +132,7 @@ class PlayerBook:
         version, state = self.held(player)
         self.commit(appending(player_stream(state.handle), [HandleRetired()], PLAYER, version))
 
-    def mint(self, app: App, handle: str) -> str:
+    def mint(self, app: App, handle: str, key: tokens.Keyed | None = None) -> str:
         """A new key for a player of ``app``'s namespace (the previous key stops working):
         403 for a player of another namespace or of none, 404 for no such player."""
         if namespace_of(handle) != app.name:
@@ -136,7 +143,7 @@ class PlayerBook:
         found = self.find(handle)
         if found is None or found.retired:
             raise refuse("player-not-found", f"no registered player `{handle}`")
-        return self.rotate(Player(found.handle), f"app:{app.name}")
+        return self.rotate(Player(found.handle), f"app:{app.name}", key)
 
     def authenticate(self, key: str) -> Player:
         """The player whose latest key ``key`` is; 401 ``key-refused`` otherwise, the same

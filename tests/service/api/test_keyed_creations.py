@@ -44,8 +44,12 @@ def database(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def api(database: Path) -> Iterator[TestClient[Any]]:
-    app = create_app(Settings(database=str(database), log_level="warning", cursor_key="k"))
+def app(database: Path) -> Litestar:
+    return create_app(Settings(database=str(database), log_level="warning", cursor_key="k"))
+
+
+@pytest.fixture
+def api(app: Litestar) -> Iterator[TestClient[Any]]:
     with TestClient(Addressed(app)) as client:
         yield client
 
@@ -244,3 +248,33 @@ def test_a_retried_tournament_gives_the_first_tokens(api: TestClient[Any], datab
     assert reused.json()["type"].endswith("/idempotency-key-reused")
     theirs = api.post("/tournaments", json=CLUB, headers=keyed("t1", **{ADDRESS: "10.0.0.4"}))
     assert theirs.json()["id"] != first.json()["id"]
+
+
+def test_a_retried_mint_gives_the_same_key(
+    api: TestClient[Any], app: Litestar, database: Path
+) -> None:
+    app_key = app.state.apps.add("ludoclub")
+    made = api.post("/players", json={"handle": "8812"}, headers=auth(app_key)).json()
+    route = f"/players/{made['handle']}/keys"
+    first = api.post(route, headers=keyed("m1", **auth(app_key)))
+    assert first.status_code == 200, first.text
+    before = stored(database)
+    assert api.post(route, headers=keyed("m1", **auth(app_key))).json() == first.json()
+    assert stored(database) == before
+    assert api.get("/me", headers=auth(first.json()["key"])).status_code == 200
+    fresh = api.post(route, headers=keyed("m2", **auth(app_key))).json()
+    assert fresh["key"] != first.json()["key"]
+
+
+def test_a_rotation_retried_with_the_key_it_replaced_is_refused(
+    api: TestClient[Any], database: Path
+) -> None:
+    """The rotated key stops at once: its retry is 401 and writes nothing, so a stolen old
+    key never reads the new one."""
+    old = api.post("/players", json={"handle": "ann"}).json()["key"]
+    new = api.post("/me/keys", headers=keyed("r1", **auth(old)))
+    assert new.status_code == 200, new.text
+    before = stored(database)
+    assert api.post("/me/keys", headers=keyed("r1", **auth(old))).status_code == 401
+    assert stored(database) == before
+    assert api.get("/me", headers=auth(new.json()["key"])).status_code == 200
