@@ -75,17 +75,19 @@ class TournamentsController(Controller):
         data: JSONBody[PairRound],
         request: AnyRequest,
         tournaments: TournamentsDep,
+        idempotency_key: IdempotencyKey = None,
     ) -> RoundPairedReply:
         """The director's: pair the next round and create its tables' games in one batch
         (409 while a round is being played or once every round was paired). Each of the
         round's games counts against the client's creation budget, like any game (429 with
         Retry-After, before any is created), and each with bots against its cap on games with
-        bots running at once."""
+        bots running at once. A retry with the same Idempotency-Key answers the round it
+        paired."""
         owner = client_of(request)
         spend = partial(limits_of(request).check_create, owner)
-        return tournaments.pair(
-            tournament_id, tournament_caller(request), data.expected_version, spend, owner
-        )
+        key = creation_key(request, idempotency_key, f"tournaments/{tournament_id}/rounds", data)
+        caller = tournament_caller(request)
+        return tournaments.pair(tournament_id, caller, data.expected_version, spend, owner, key)
 
     @get("/", operation_id="listTournaments", sync_to_thread=True, responses=problems(400))
     def list_tournaments(

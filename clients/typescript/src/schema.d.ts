@@ -6615,7 +6615,9 @@ export interface operations {
     pairRound: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                "Idempotency-Key"?: string | null;
+            };
             path: {
                 tournament_id: string;
             };

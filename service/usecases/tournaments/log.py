@@ -25,6 +25,7 @@ from service.core.actor import GameCaller, Player
 from service.core.refusal import refuse
 from service.usecases import tokens
 from service.usecases.games.summaries import tournament_summary
+from service.usecases.tokens import Keyed
 from service.usecases.writer import Conflict, Writer
 
 T = TypeVar("T")
@@ -131,14 +132,20 @@ class TournamentLog:
         events: Sequence[TournamentEvent],
         by: int | str,
         with_them: Sequence[Appending] = (),
+        key: Keyed | None = None,
     ) -> Tournament:
         """Append ``events`` to the tournament at the version it was loaded at, with its
-        summary after them (so the listing follows every change of status) and, in the same
-        transaction, the appends ``with_them``; the state they leave."""
+        summary after them (so the listing follows every change of status), the
+        Idempotency-Key ``key`` and, in the same transaction, the appends ``with_them``; the
+        state they leave."""
         after = loaded.state
         for event in events:
             after = apply(after, event)
         own = appending(loaded.id, events, by, loaded.version, tournament_summary(after))
+        if key is not None:
+            own = msgspec.structs.replace(
+                own, idempotency_key=key.scoped, fingerprint=key.fingerprint
+            )
         self.writer.commit([*with_them, own], "tournament")
         return after
 

@@ -33,7 +33,7 @@ from domain.tournament.pairing import round_robin_rounds, table_sizes
 from domain.tournament.rounds import Plan, plan_round
 from domain.tournament.standings import standings, table_points
 from domain.tournament.state import Round, Tournament, fold
-from eventstore import Appending, Summarised, SummaryQuery
+from eventstore import Appending, StoredEvent, Summarised, SummaryQuery
 from service.core.actor import GameCaller
 from service.core.clocks import Clock
 from service.core.commands import CreateBatch, CreateGame, SeatSpec
@@ -228,12 +228,20 @@ class Tournaments:
         expected_version: int | None = None,
         spend: Callable[[int], None] | None = None,
         owner: str | None = None,
+        key: Keyed | None = None,
     ) -> RoundPairedReply:
         """Pair the next round and create its games, all in one transaction (the director's).
         ``spend`` is told how many games the round creates before any is (it refuses a round
         over the caller's creation budget); the tables with bots are ``owner``'s, within its
-        cap of games with bots (``BotShare.seating``)."""
+        cap of games with bots (``BotShare.seating``). With ``key``, a retry answers the
+        round that key paired."""
         spent: list[int] = []
+        if key is not None:
+            loaded = self.load(tournament_id)
+            self.check_director(loaded, token)  # 401 or 403 before any stored reply
+            earlier = self.log.writer.replayed(tournament_id, key.scoped, key.fingerprint)
+            if earlier is not None:
+                return paired_again(loaded, earlier[-1])
 
         def write(loaded: Loaded) -> RoundPairedReply:
             self.check_director(loaded, token)
@@ -258,7 +266,7 @@ class Tournaments:
             now = self.commands.now()
             with self.commands.bots.seating(owner, with_bots(batch.games)):
                 made_games = [new_game(g, now) for g in games]
-                after = self.log.commit(loaded, [event], DIRECTOR, made_games)
+                after = self.log.commit(loaded, [event], DIRECTOR, made_games, key)
             return RoundPairedReply(loaded.version + 1, round_out(after, after.rounds[-1]))
 
         return self.log.retried(tournament_id, write)
@@ -390,6 +398,13 @@ class Tournaments:
             raise refuse("unauthorized", "this route needs the director's token")
         if role != DIRECTOR:
             raise refuse("forbidden", "this route is the director's")
+
+
+def paired_again(loaded: Loaded, paired: StoredEvent) -> RoundPairedReply:
+    """The reply to a round paired with an Idempotency-Key, asked again: that round now."""
+    number = int(paired.data["round"])
+    found = next(r for r in loaded.state.rounds if r.number == number)
+    return RoundPairedReply(paired.version, round_out(loaded.state, found))
 
 
 def keyed_tournament(writer: Writer, first: Appending, key: Keyed | None, director: str) -> None:

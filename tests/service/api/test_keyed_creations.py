@@ -278,3 +278,20 @@ def test_a_rotation_retried_with_the_key_it_replaced_is_refused(
     assert api.post("/me/keys", headers=keyed("r1", **auth(old))).status_code == 401
     assert stored(database) == before
     assert api.get("/me", headers=auth(new.json()["key"])).status_code == 200
+
+
+def test_a_retried_pairing_answers_the_round_it_paired(
+    api: TestClient[Any], database: Path
+) -> None:
+    """Without the key a retry is 409 (the round is being played)."""
+    made = api.post("/tournaments", json=CLUB).json()
+    director = auth(made["tokens"]["director"])
+    route = f"/tournaments/{made['id']}/rounds"
+    first = api.post(route, json={}, headers=keyed("r1", **director))
+    assert first.status_code == 201, first.text
+    before = stored(database)
+    again = api.post(route, json={}, headers=keyed("r1", **director))
+    assert again.status_code == 201, again.text
+    assert again.json() == first.json()
+    assert stored(database) == before
+    assert api.post(route, json={}, headers=keyed("r2", **director)).status_code == 409
