@@ -13,8 +13,10 @@ The kinds (``Note.kind``):
 - ``your-turn``: a version at which a seat of hers must act (``pending``: what it must do):
   when she comes to act, when what she must do changes, and after each act of hers that leaves
   her to act again (not while others' acts leave hers as it was); never while a table has not
-  started, while the server still has automatic play or chance to add to the same append, for
-  a seat a bot plays, nor for chance the referee posts;
+  started, while the server still has automatic play or chance to add to the same append,
+  between the events one move makes together (a winning move and its ``GameFinished``: the
+  rules make them as one batch, ``rest_of_batch``), for a seat a bot plays, nor for chance the
+  referee posts;
 - ``game-finished``: the game she sits in (or was invited to) ends: its winners, or why its
   table closed (``closed``).
 
@@ -31,10 +33,11 @@ from typing import Any, Literal
 
 import msgspec
 
-from domain.events import Event, GameCreated, TableClosed, TableStarted, parse_event
-from domain.model import CHANCE_KINDS
+from domain.events import Event, GameCreated, MovePlayed, TableClosed, TableStarted, parse_event
+from domain.model import CHANCE_KINDS, GameError
 from domain.players.handles import player_id
 from domain.replay import Replay
+from domain.ruleset import RuleSet
 from eventstore import StoredEvent
 
 Kind = Literal[
@@ -95,6 +98,23 @@ def at_of(note: str) -> str:
     return note.split("/", 1)[0]
 
 
+def rest_of_batch(rules: RuleSet[Any], before: Any, event: Event) -> tuple[Event, ...]:
+    """The events that come after ``event`` in the one batch the rules make with it, from
+    ``before`` (the state it was played on): the rest of an automatic step (race35's winning
+    throw plays itself, then ``GameFinished``) or of a move's decision (a winning move, then
+    ``GameFinished``); () when it comes alone. The position between such events is not one
+    anybody acts from: the referee writes the whole batch in one append."""
+    if not isinstance(event, MovePlayed):
+        return ()
+    made = rules.automatic(before)
+    if made[:1] != [event]:
+        try:
+            made = rules.decide(before, event.seat, event.move)
+        except GameError:
+            return ()
+    return tuple(made[1:]) if made[:1] == [event] else ()
+
+
 class GameNotes:
     """One game's notes for one player, folded from its log event by event (``take``). It
     keeps the notes that still stand (``standing``): an invitation still open, the start of a
@@ -108,6 +128,11 @@ class GameNotes:
         """Her seat that must act and what it must do, at the latest settled version."""
         self.acted = False
         """Whether a seat of hers caused an event since the latest settled version."""
+        self.owed: tuple[Event, ...] = ()
+        """The events the batch of the latest event makes with it and the log has not yet
+        given (``rest_of_batch``)."""
+        self.opened: tuple[Any, Event] | None = None
+        """The latest event and the state before it, while ``owed`` is still to be found."""
         self.last: dict[str, Note] = {}
         """The latest note of each kind."""
 
@@ -132,7 +157,9 @@ class GameNotes:
         else:
             invited = self.invited()
             was_over = self.finished
+            before = self.replay.state
             self.replay.push(stored.version, event, stored.by)
+            self.follow(before, event)
             notes = self.changed(stored, event, was_over, invited)
         if (turn := self.turn(stored)) is not None:
             notes.append(turn)
@@ -184,17 +211,35 @@ class GameNotes:
         seat, kinds = acting
         return self.note(stored, "your-turn", seat, pending=list(kinds))
 
+    def follow(self, before: Any, event: Event) -> None:
+        """Take ``event`` (played on ``before``) as the next one its batch owes, or as one that
+        opens a batch whose rest is found when asked (``owes``)."""
+        if self.owed and self.owed[0] == event:
+            self.owed, self.opened = self.owed[1:], None
+        else:
+            self.owed, self.opened = (), (before, event)
+
+    def owes(self) -> bool:
+        """Whether the batch of the latest event has more events to come (the rules say what
+        it holds only when asked: a version that is otherwise settled)."""
+        if self.opened is not None:
+            assert self.replay is not None
+            self.owed = rest_of_batch(self.replay.rules, *self.opened)
+            self.opened = None
+        return bool(self.owed)
+
     def standing(self) -> list[Note]:
         """The notes that still stand at the version taken: her open invitation, the start
-        of her game while it runs, her turn while it lasts."""
+        of her game while it runs, her turn while it lasts (never once the game is over)."""
         found = []
         for kind in ("invitation", "rematch"):
             if (note := self.last.get(kind)) is not None and self.invited() is not None:
                 found.append(note)
         if (note := self.last.get("game-started")) is not None and not self.finished:
             found.append(note)
-        if (note := self.last.get("your-turn")) is not None and self.acting is not None:
-            found.append(note)
+        turn = self.last.get("your-turn")
+        if turn is not None and self.acting is not None and not self.finished:
+            found.append(turn)
         return found
 
     def note(self, stored: StoredEvent, kind: Kind, seat: int, **fields: Any) -> Note:
@@ -239,15 +284,17 @@ class GameNotes:
 
     def settled(self) -> bool:
         """Whether the server has nothing more to add by itself at this version (no automatic
-        play, no chance it makes at once) and seats may act: the end of an append."""
+        play, no chance it makes at once, no event the latest one's batch still owes) and
+        seats may act: the end of an append."""
         replay = self.replay
         assert replay is not None
         rules, state, created = replay.rules, replay.state, replay.created
         if self.waiting() or state.finished or rules.automatic(state):
             return False
-        if created.auto_chance and created.chance == "server":
-            return not any(p.kind in CHANCE_KINDS for p in rules.to_act(state))
-        return True
+        server_chance = created.auto_chance and created.chance == "server"
+        if server_chance and any(p.kind in CHANCE_KINDS for p in rules.to_act(state)):
+            return False
+        return not self.owes()
 
     def must_act(self) -> tuple[int, tuple[str, ...]] | None:
         """Her first seat that must act now and what it must do (a seat a bot plays does
