@@ -3,11 +3,13 @@
 The chance that a piece is sent back on the others' next turns is the expert bot's
 (``bots.expert.Judge.exposure``: an opponent piece behind it within reach of dice or cards, or
 one entering from start onto its square); what the seat would lose is the piece's moves gone,
-in the distance table's moves: its start distance less its distance now.
+in the distance table's moves (``moves``, by colour): its start distance less its distance
+now.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import lru_cache
 
 from bots.boards import board
@@ -22,7 +24,7 @@ Teams = tuple[tuple[int, ...], ...]
 
 
 def dangers(
-    ruleset: str, shown: View, table: dict[int, dict[str, float]], start: float
+    ruleset: str, shown: View, moves: Callable[[int, str], float], start: float
 ) -> dict[int, float]:
     """Each seat's expected moves lost to capture on the others' next turns (0 for every seat
     where the bots know no board)."""
@@ -41,7 +43,7 @@ def dangers(
     owner = judge.owner
     for piece, chance in judge.exposure(at):
         seat = owner[piece]
-        gone = start - table.get(seat, {}).get(at[piece], start)
+        gone = start - moves(seat, at[piece])
         lost[seat] += chance * max(gone, 0.0)
     return lost
 

@@ -1,10 +1,13 @@
 """What the win-chance model looks at: a few public features per seat.
 
-Only the pieces' positions and who must act are read, never a hand, so a feature vector is the
-same for every viewer. A piece's distance to home is measured in its own moves: the average
-number of moves a piece at that location still made before finishing, over self-play games
-(``train.py`` builds that table per rule set and seat). A seat's distance is the sum over its
-pieces: about the moves, so the turns, it still needs.
+Only the public view is read (the pieces' positions and who must act), never a hand, so a
+feature vector is the same for every viewer. A piece's distance to home is measured in its own
+moves: the average number of moves a piece with that many squares still to travel made before
+finishing, over self-play games of every table size (``train.py`` builds that table per rule
+set). The squares to go are read off the board by the piece's colour (``pips.py``), never by
+its seat number, so a position and the same position with the colours turned round the board
+get the same features, turned round. A seat's distance is the sum over its pieces: about the
+moves, so the turns, it still needs.
 
 A race is decided by who needs the fewest turns, and how much a lead of a few turns is worth
 depends on how many turns are left: the spread of the turns a seat still needs grows like
@@ -17,11 +20,11 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from typing import Any
+from collections.abc import Callable
 
 from analysis.danger import dangers
+from analysis.pips import to_go
 from domain.model import View
-from domain.ruleset import RuleSet
 
 NAMES = (
     "distance",
@@ -48,31 +51,42 @@ the relative distance of its partner (team games; 0 elsewhere), and the moves it
 lose to capture on the others' next turns (``danger.py``), relative. A quantity that is the same
 for every seat says nothing in a softmax, so none is here."""
 
-Distances = dict[int, dict[str, float]]
-"""For each seat, each location's distance to home in moves."""
+Distances = dict[int, float]
+"""For each number of squares still to travel, a piece's distance to home in moves."""
+Moves = Callable[[int, str], float]
+"""A piece's distance to home in moves, from its seat and its place."""
+
+
+def moves_of(ruleset: str, shown: View, distances: Distances, start: float) -> Moves:
+    """The distance in moves of each piece of the game ``shown`` shows (``start``: of a place
+    the table lacks)."""
+    squares = to_go(ruleset, shown)
+
+    def moves(seat: int, at: str) -> float:
+        return distances.get(squares(seat, at), start)
+
+    return moves
 
 
 def seat_features(
-    rules: RuleSet[Any], state: Any, distances: Distances, start: float, shown: View | None = None
+    ruleset: str, shown: View, distances: Distances, start: float
 ) -> dict[int, list[float]]:
-    """The feature vector of every seat of ``state`` (``shown``: its public view, if known)."""
-    shown = shown or rules.view(state, None)
-    by_seat: dict[int, list[str]] = defaultdict(list)
+    """The feature vector of every seat of the game ``shown`` shows."""
+    moves = moves_of(ruleset, shown, distances, start)
+    by_seat: dict[int, list[float]] = defaultdict(list)
+    places: dict[int, list[str]] = defaultdict(list)
     for piece in shown.pieces:
-        by_seat[piece.seat].append(piece.at)
+        by_seat[piece.seat].append(moves(piece.seat, piece.at))
+        places[piece.seat].append(piece.at)
     acting = shown.to_act[0].seat if shown.to_act else 0
     seats = sorted(by_seat)
-    finished = rules.finished(state)
-    raw = {
-        seat: _raw(by_seat[seat], distances.get(seat, {}), start, finished.get(seat, 0))
-        for seat in seats
-    }
+    raw = {seat: _raw(by_seat[seat], places[seat]) for seat in seats}
     count = len(seats)
     mean = [sum([raw[s][k] for s in seats]) / count for k in range(3)]
     scale = math.sqrt(mean[0] + 1.0)
     partners = _partners(shown, seats)
     relative = {s: (raw[s][0] - mean[0]) / scale for s in seats}
-    lost = dangers(rules.NAME, shown, distances, start)
+    lost = dangers(ruleset, shown, moves, start)
     mean_lost = sum(lost.values()) / count
     features: dict[int, list[float]] = {}
     for seat in seats:
@@ -98,17 +112,16 @@ def seat_features(
     return features
 
 
-def _raw(places: list[str], table: dict[str, float], start: float, done: int) -> list[float]:
+def _raw(far: list[float], places: list[str]) -> list[float]:
     """A seat's distance, farthest piece, root of squared distances, share in start, share of
-    its pieces finished (``done`` of them)."""
-    far = [table.get(at, start) if at != "home" else 0.0 for at in places]
+    its pieces finished (their distance is none)."""
     count = len(places)
     return [
         sum(far),
         max(far),
         math.sqrt(sum([x * x for x in far])),
         places.count("start") / count,
-        min(done, count) / count,
+        sum(1 for x in far if x <= 0.0) / count,
     ]
 
 
@@ -128,30 +141,15 @@ def winning_sides(
 
 
 def side_features(
-    rules: RuleSet[Any], state: Any, distances: Distances, start: float, shown: View | None = None
+    ruleset: str, shown: View, distances: Distances, start: float
 ) -> dict[int, list[float]]:
     """The feature vector of every side (by its index in ``sides``): its seats' summed."""
-    shown = shown or rules.view(state, None)
-    per_seat = seat_features(rules, state, distances, start, shown)
+    per_seat = seat_features(ruleset, shown, distances, start)
     return {
         i: per_seat[side[0]]
         if len(side) == 1
         else [sum(column) for column in zip(*(per_seat[seat] for seat in side), strict=True)]
         for i, side in enumerate(sides(shown))
-    }
-
-
-def distance(
-    rules: RuleSet[Any], state: Any, distances: Distances, start: float
-) -> dict[int, list[float]]:
-    """The single-feature baseline: each seat's pieces' total distance to home, as a share of
-    all its pieces' distance at the start."""
-    by_seat: dict[int, list[str]] = defaultdict(list)
-    for piece in rules.view(state, None).pieces:
-        by_seat[piece.seat].append(piece.at)
-    return {
-        seat: [_raw(places, distances.get(seat, {}), start, 0)[0] / (len(places) * start)]
-        for seat, places in sorted(by_seat.items())
     }
 
 

@@ -38,11 +38,12 @@ CHANCES = (DiceRolled, CardDrawn, CardsDealt)
 
 
 class Point(msgspec.Struct, frozen=True, omit_defaults=True):
-    """One analysed version: the chances before its event, and its luck or equity loss."""
+    """One analysed version: the chances before its event, and its luck or equity loss; or a
+    finished game's result, the chances once its last event happened."""
 
     version: int
     kind: str
-    """``chance`` or ``decision``."""
+    """``chance``, ``decision`` or ``result``."""
     seat: int
     chances: list[float]
     half_width: list[float]
@@ -132,6 +133,16 @@ def outcomes(
 
 def luck(valuer: Valuer, state: Any, event: Event, rng: random.Random) -> Chances:
     """Each seat's chance after ``event`` minus its average over all outcomes."""
+    actual, mean = looked_ahead(valuer, state, event, rng)
+    return {s: actual[s] - mean.get(s, 0.0) for s in actual}
+
+
+def looked_ahead(
+    valuer: Valuer, state: Any, event: Event, rng: random.Random
+) -> tuple[Chances, Chances]:
+    """Each seat's chance once the chance ``event`` happened, and its average over every
+    outcome the chance could have had, each weighed by its probability: the position's value
+    looked one outcome ahead."""
     seat = getattr(event, "seat", getattr(event, "dealer", 0))
     known: dict[Any, Chances] = {}
 
@@ -148,7 +159,7 @@ def luck(valuer: Valuer, state: Any, event: Event, rng: random.Random) -> Chance
     for outcome, weight in outcomes(valuer.rules, state, seat, rng):
         for s, chance in value_after(outcome).items():
             mean[s] = mean.get(s, 0.0) + weight * chance
-    return {s: actual[s] - mean.get(s, 0.0) for s in actual}
+    return actual, mean
 
 
 def replayed(log: Iterable[tuple[int, Event]]) -> tuple[GameCreated, RuleSet[Any], Iterator[Step]]:
@@ -190,8 +201,11 @@ class Analyser:
         self.version = version
 
     def result(self) -> Analysis:
-        """The analysis of the log pushed so far."""
+        """The analysis of the log pushed so far; a finished game's ends at its result."""
         points, seats = list(self.points), self.seats
+        end = ending(self.replay.rules, self.replay.state, self.version, seats)
+        if end is not None:
+            points.append(end)
         luck_total = [round(sum(p.luck[s] for p in points if p.luck), 4) for s in range(seats)]
         lost = [round(sum(p.loss or 0.0 for p in points if p.seat == s), 4) for s in range(seats)]
         return Analysis(self.ruleset, seats, points, luck_total, lost)
@@ -199,6 +213,17 @@ class Analyser:
     def forget(self) -> None:
         """Drop the positions valued so far (a memory, not a result) before it is set aside."""
         self.valuer.known.clear()
+
+
+def ending(rules: RuleSet[Any], state: Any, version: int, seats: int) -> Point | None:
+    """The last point of a finished game, at its last ``version``: the winners share 1 (in a
+    team game, the winning team's seats a half each), the others 0, known exactly; None while
+    the game goes on or where it ended without a winner."""
+    winners = rules.view(state, None).winners
+    if not winners:
+        return None
+    shares = [round(1 / len(winners), 4) if s in winners else 0.0 for s in range(seats)]
+    return Point(version, "result", min(winners), shares, [0.0] * seats)
 
 
 def started(
@@ -241,24 +266,44 @@ def luck_totals(log: Iterable[tuple[int, Event]], seed: str = "") -> list[float]
 def examine(
     valuer: Valuer, state: Any, version: int, event: Event, rng: random.Random
 ) -> Point | None:
-    """The point of one event, if it is a chance outcome or a decision."""
-    now = valuer.chances(state)
-    shown = [round(now.get(s, 0.0), 4) for s in range(max(now) + 1)]
-    widths = [round(half_width(valuer.model, c), 4) for c in shown]
+    """The point of one event, if it is a chance outcome or a decision. Its chances are the
+    position's looked one step ahead: before a chance outcome, the average over every outcome
+    of the chances it leads to (so an outcome's luck is what it moved the chances by); before
+    a decision, the chances the mover's best move keeps."""
     if isinstance(event, CHANCES):
         seat = getattr(event, "seat", getattr(event, "dealer", 0))
-        moved = luck(valuer, state, event, rng)
-        gained = [round(moved.get(s, 0.0), 4) for s in range(len(shown))]
-        return Point(version, "chance", seat, shown, widths, luck=gained)
+        actual, mean = looked_ahead(valuer, state, event, rng)
+        now = _sum_to_one(mean)
+        gained = [round(actual[s] - mean.get(s, 0.0), 4) for s in range(len(actual))]
+        return Point(version, "chance", seat, *_shown(valuer, now), luck=gained)
     if isinstance(event, MovePlayed) and not event.auto:
         seat = event.seat
-        values = {
-            m.id: valuer.move_value(state, seat, m.id)[seat]
+        kept = {
+            m.id: valuer.move_value(state, seat, m.id)
             for m in valuer.rules.legal_moves(state, seat)
         }
+        values = {move: found[seat] for move, found in kept.items()}
         best = max(values, key=lambda move: values[move])
         loss = round(max(0.0, values[best] - values.get(event.move, values[best])), 4)
         return Point(
-            version, "decision", seat, shown, widths, loss=loss, best=best, label=label(loss)
+            version,
+            "decision",
+            seat,
+            *_shown(valuer, kept[best]),
+            loss=loss,
+            best=best,
+            label=label(loss),
         )
     return None
+
+
+def _sum_to_one(chances: Chances) -> Chances:
+    """Chances scaled to sum to one (a sum of weighed chances may be a rounding off)."""
+    total = sum(chances.values()) or 1.0
+    return {s: c / total for s, c in chances.items()}
+
+
+def _shown(valuer: Valuer, now: Chances) -> tuple[list[float], list[float]]:
+    """Chances by seat number as a point shows them, and their half-widths."""
+    shown = [round(now.get(s, 0.0), 4) for s in range(max(now) + 1)]
+    return shown, [round(half_width(valuer.model, c, len(now)), 4) for c in shown]

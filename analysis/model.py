@@ -1,5 +1,6 @@
 """The win-chance model: a multinomial logistic model over each seat's features, one per rule
-set, its weights a small JSON file beside this module (made by ``train.py``)."""
+set with weights for each table size, a small JSON file beside this module (made by
+``train.py``)."""
 
 from __future__ import annotations
 
@@ -20,21 +21,22 @@ WEIGHTS = Path(__file__).parent / "weights"
 
 
 class Model(msgspec.Struct, frozen=True):
-    """One rule set's weights, its distance table and its calibration (the observed error by
-    tenth of the predicted range, for the half-widths)."""
+    """One rule set's weights for each table size, its distance table (by squares still to
+    travel, the same for every colour) and its calibration (the observed error by tenth of the
+    predicted range, for the half-widths, for each table size)."""
 
     ruleset: str
-    weights: list[float]
+    weights: dict[int, list[float]]
     start: float
-    distances: dict[str, dict[str, float]]
-    bins: list[float]
-    """Per tenth of the predicted range, the absolute gap between prediction and outcome plus
-    a 95% sampling margin, over the training positions."""
+    distances: Distances
+    bins: dict[int, list[float]]
+    """Per table size and tenth of the predicted range, the absolute gap between prediction and
+    outcome plus a 95% sampling margin, over the training positions."""
     teams: bool = False
 
-    def table(self) -> Distances:
-        """The distance table keyed by seat number."""
-        return {int(seat): places for seat, places in self.distances.items()}
+    def weights_of(self, seats: int) -> list[float]:
+        """The weights of a table of ``seats`` (the nearest size trained where it is not)."""
+        return self.weights[nearest(self.weights, seats)]
 
 
 @lru_cache(maxsize=16)
@@ -76,14 +78,21 @@ def chances(
         seats = {piece.seat for piece in shown.pieces}
         share = 1 / len(winners) if winners else 0.0
         return {seat: share if seat in winners else 0.0 for seat in sorted(seats)}
-    features = side_features(rules, state, model.table(), model.start, shown)
-    found = predict(model.weights, features)
+    features = side_features(rules.NAME, shown, model.distances, model.start)
+    found = predict(model.weights_of(len({piece.seat for piece in shown.pieces})), features)
     shares = {seat: found[i] / len(side) for i, side in enumerate(sides(shown)) for seat in side}
     return dict(sorted(shares.items()))
 
 
-def half_width(model: Model, chance: float) -> float:
-    """The confidence half-width of a seat's predicted chance: its side's tenth's calibration
-    error (in a team game of pairs, a seat holds half its team's chance, and half its error)."""
+def nearest(sizes: dict[int, Any], seats: int) -> int:
+    """The table size among ``sizes`` nearest ``seats`` (the smaller of two as near)."""
+    return min(sizes, key=lambda size: (abs(size - seats), size))
+
+
+def half_width(model: Model, chance: float, seats: int) -> float:
+    """The confidence half-width of a seat's predicted chance at a table of ``seats``: its
+    side's tenth's calibration error (in a team game of pairs, a seat holds half its team's
+    chance, and half its error)."""
     share = 2 if model.teams else 1
-    return model.bins[min(int(chance * share * 10), 9)] / share
+    bins = model.bins[nearest(model.bins, seats)]
+    return bins[min(int(chance * share * 10), 9)] / share

@@ -16,7 +16,7 @@ import bots
 from bots import greedy
 from bots.boards import board
 from domain.events import Event, GameCreated, sampled
-from domain.model import CHANCE_KINDS, Move
+from domain.model import CHANCE_KINDS, Move, View
 from domain.registry import find_ruleset
 from domain.replay import settle
 from domain.ruleset import RuleSet
@@ -28,8 +28,18 @@ play sensibly, so the chances are those of sensible play."""
 
 
 def players_of(rules: RuleSet[Any]) -> int:
-    """The table size self-play uses: four where the rule set allows it."""
+    """The table size self-play uses unless told: four where the rule set allows it."""
     return max(rules.MIN_PLAYERS, min(4, rules.MAX_PLAYERS))
+
+
+def seatings(rules: RuleSet[Any]) -> list[int]:
+    """Every table size the rule set allows (the seats' colours follow from the size)."""
+    return list(range(rules.MIN_PLAYERS, rules.MAX_PLAYERS + 1))
+
+
+def seats_of(shown: View) -> int:
+    """How many seats play the game a view shows."""
+    return len({piece.seat for piece in shown.pieces})
 
 
 def actions(
@@ -67,19 +77,20 @@ def pick(
     the teams, so it is asked directly (``bots.choose`` would first fold the log, a
     determinization of every hidden hand, which greedy never reads; ties may then break
     otherwise)."""
-    players = players_of(rules)
+    shown = rules.view(state, None)
+    players = seats_of(shown)
     if level == "greedy" and len(moves) > 1 and board(rules.NAME, players, {}) is not None:
-        shown = rules.view(state, None)
         teams = getattr(shown, "teams", None) or [[s] for s in range(players)]
         return greedy.choose(list(shown.pieces), teams, moves, random.Random(seed)).id
     seen = [rules.redact(event, seat) for event in log]
     return bots.choose(level, rules.NAME, rules.VERSION, seat, seen, moves, seed)
 
 
-def start(ruleset: str) -> tuple[Any, list[Event]]:
-    """A new self-play game's state and its log so far (GameCreated, then the setup's events)."""
+def start(ruleset: str, players: int | None = None) -> tuple[Any, list[Event]]:
+    """A new self-play game's state and its log so far (GameCreated, then the setup's events),
+    with ``players`` seats (four where the rule set allows it, unless told)."""
     rules = find_ruleset(ruleset)
-    players = players_of(rules)
+    players = players or players_of(rules)
     seats = tuple(f"bot {s}" for s in range(players))
     created = GameCreated(ruleset, {}, seats, ruleset_version=rules.VERSION)
     state, events = settle(rules, rules.setup({}, players))
@@ -104,15 +115,22 @@ def play(
 
 
 def game(
-    ruleset: str, seed: int, level: str = "random", log: list[Event] | None = None
+    ruleset: str,
+    seed: int,
+    level: str = "random",
+    log: list[Event] | None = None,
+    players: int | None = None,
 ) -> Iterator[tuple[Any, Event | None]]:
-    """(state, the event about to happen) for every action of one game, then (final, None).
-    ``log``, if given, is filled with the game's log as it goes."""
+    """(state, the event about to happen) for every action of one game of ``players`` seats
+    (four where allowed, unless told), then (final, None). ``log``, if given, is filled with
+    the game's log as it goes. A game of the default size keeps the seeds of four-seat play."""
     rules = find_ruleset(ruleset)
-    state, events = start(ruleset)
+    state, events = start(ruleset, players)
     log = log if log is not None else []
     log[:] = events
-    rng = random.Random(f"{ruleset}:{seed}" if level == "random" else f"{ruleset}:{level}:{seed}")
+    size = "" if players in (None, players_of(rules)) else f":{players}"
+    name = f"{ruleset}:{seed}" if level == "random" else f"{ruleset}:{level}:{seed}"
+    rng = random.Random(name + size)
     for now, batch in play(rules, state, log, rng, level):
         yield now, batch[0] if batch else None
 
@@ -132,9 +150,11 @@ def rollout(
     return list(rules.view(final, None).winners)
 
 
-def recorded(ruleset: str, seed: int, level: str = "random") -> list[tuple[int, Event]]:
+def recorded(
+    ruleset: str, seed: int, level: str = "random", players: int | None = None
+) -> list[tuple[int, Event]]:
     """One self-play game as the log a referee would keep: (version, event), GameCreated first."""
     log: list[Event] = []
-    for _ in game(ruleset, seed, level, log):
+    for _ in game(ruleset, seed, level, log, players):
         pass
     return list(enumerate(log, start=1))

@@ -13,11 +13,12 @@ from __future__ import annotations
 import argparse
 import math
 from collections import defaultdict
-from typing import Any
 
 from analysis.features import Distances, side_features, sides, winning_sides
 from analysis.model import Model, predict, save
-from analysis.selfplay import LEVEL, game
+from analysis.pips import seat_count, to_go
+from analysis.selfplay import LEVEL, game, seatings
+from domain.model import View
 from domain.registry import RULESETS, find_ruleset
 
 HELD_OUT = 10_000_000
@@ -26,54 +27,61 @@ EVERY = 15
 share an outcome, so many games sampled thinly teach more than few sampled densely."""
 TABLE_GAMES = 50
 
-Sample = tuple[Any, tuple[int, ...]]
+Sample = tuple[View, tuple[int, ...]]
 
 
 def play(
     ruleset: str, seeds: range, tables: int = TABLE_GAMES, level: str = LEVEL
-) -> tuple[list[Sample], dict[tuple[int, str], list[int]]]:
-    """Sampled (state, winners) pairs of self-play at ``level``, and each (seat, location)'s
-    moves-to-home observations (from the first ``tables`` games)."""
+) -> tuple[list[Sample], dict[int, list[int]]]:
+    """Sampled (public view, winners) pairs of self-play at ``level``, each game at the next
+    table size the rule set allows in turn, and each number of squares to go's moves-to-home
+    observations (from the first ``tables`` games)."""
     rules = find_ruleset(ruleset)
+    sizes = seatings(rules)
     samples: list[Sample] = []
-    seen: dict[tuple[int, str], list[int]] = defaultdict(list)
+    seen: dict[int, list[int]] = defaultdict(list)
     for number, seed in enumerate(seeds):
-        states = [state for state, _ in game(ruleset, seed, level)]
-        winners = tuple(rules.view(states[-1], None).winners)
-        samples.extend((state, winners) for state in states[seed % EVERY : -1 : EVERY])
+        players = sizes[number % len(sizes)]
+        shown = [rules.view(state, None) for state, _ in game(ruleset, seed, level, None, players)]
+        winners = tuple(shown[-1].winners)
+        samples.extend((view, winners) for view in shown[seed % EVERY : -1 : EVERY])
         if number >= tables:
             continue
-        trails: dict[str, list[tuple[int, str]]] = defaultdict(list)
-        for state in states:
-            for piece in rules.view(state, None).pieces:
-                trail = trails[piece.id]
-                if not trail or trail[-1][1] != piece.at:
-                    trail.append((piece.seat, piece.at))
+        squares = to_go(ruleset, shown[0])
+        trails: dict[str, list[int]] = defaultdict(list)
+        for view in shown:
+            for piece in view.pieces:
+                left, trail = squares(piece.seat, piece.at), trails[piece.id]
+                if not trail or trail[-1] != left:
+                    trail.append(left)
         for trail in trails.values():
             remember(trail, seen)
     return samples, seen
 
 
-def remember(trail: list[tuple[int, str]], seen: dict[tuple[int, str], list[int]]) -> None:
-    """Record the moves to home from each place of a piece that finished (since its last start)."""
-    last = trail[-1][1]
-    if not (last == "home" or last.startswith("lane")):
+def remember(trail: list[int], seen: dict[int, list[int]]) -> None:
+    """Record the moves to finish from each number of squares to go of a piece that finished
+    (since its last start, where it had the most to go)."""
+    if trail[-1] != 0:
         return
-    begin = max((i for i, (_, at) in enumerate(trail) if at == "start"), default=0)
+    most = max(trail)
+    begin = max(i for i, left in enumerate(trail) if left == most)
     for i in range(begin, len(trail)):
-        seat, at = trail[i]
-        seen[seat, at].append(len(trail) - 1 - i)
+        seen[trail[i]].append(len(trail) - 1 - i)
 
 
-def distance_table(seen: dict[tuple[int, str], list[int]]) -> tuple[Distances, float]:
-    """Each (seat, location)'s mean moves to home, and the distance of a piece in start."""
-    table: Distances = defaultdict(dict)
-    for (seat, at), counts in sorted(seen.items()):
-        table[seat][at] = round(sum(counts) / len(counts), 3)
-    starts = [places["start"] for places in table.values() if "start" in places]
-    widest = max(max(places.values()) for places in table.values())
-    start = max(starts) if starts else widest
-    return dict(table), max(start, widest, 1.0)
+def distance_table(seen: dict[int, list[int]]) -> tuple[Distances, float]:
+    """Each number of squares to go's mean moves to home (a number never seen: that of the
+    nearest fewer seen), and the distance of a piece in start (the most squares)."""
+    table: Distances = {0: 0.0}
+    for left, counts in sorted(seen.items()):
+        if left:
+            table[left] = round(sum(counts) / len(counts), 3)
+    last = 0.0
+    for left in range(max(table) + 1):
+        last = table.setdefault(left, last)
+    start = table[max(table)]
+    return dict(sorted(table.items())), max(start, max(table.values()), 1.0)
 
 
 def fit(
@@ -155,25 +163,25 @@ def calibration(pairs: list[tuple[float, float]]) -> list[float]:
 
 
 def train(ruleset: str, games: int, seed: int, level: str = LEVEL) -> Model:
-    """One rule set's model from ``games`` seeded self-play games at ``level``."""
-    rules = find_ruleset(ruleset)
+    """One rule set's model from ``games`` seeded self-play games at ``level``, of every table
+    size in turn: one distance table, weights and calibration for each size."""
     seeds = range(seed * 100_000, seed * 100_000 + games)
     samples, seen = play(ruleset, seeds, level=level)
     table, start = distance_table(seen)
-    rows = []
-    for state, winners in samples:
-        shown = rules.view(state, None)
-        features = side_features(rules, state, table, start, shown)
-        rows.append((features, winning_sides(sides(shown), winners)))
-    weights = fit(rows)
-    pairs = [
-        (chance, float(side in winning))
-        for (features, winning) in rows
-        for side, chance in predict(weights, features).items()
-    ]
-    distances = {str(seat): places for seat, places in table.items()}
-    teams = ruleset == "partners"
-    return Model(ruleset, weights, start, distances, calibration(pairs), teams)
+    rows: dict[int, list[tuple[dict[int, list[float]], tuple[int, ...]]]] = defaultdict(list)
+    for shown, winners in samples:
+        features = side_features(ruleset, shown, table, start)
+        rows[seat_count(shown)].append((features, winning_sides(sides(shown), winners)))
+    weights, bins = {}, {}
+    for size, found in sorted(rows.items()):
+        weights[size] = fit(found)
+        pairs = [
+            (chance, float(side in winning))
+            for (features, winning) in found
+            for side, chance in predict(weights[size], features).items()
+        ]
+        bins[size] = calibration(pairs)
+    return Model(ruleset, weights, start, table, bins, ruleset == "partners")
 
 
 def main() -> None:
@@ -186,7 +194,7 @@ def main() -> None:
     for ruleset in args.ruleset or sorted(RULESETS):
         model = train(ruleset, args.games, args.seed, args.level)
         save(model)
-        print(f"{ruleset}: weights {model.weights}, start distance {model.start:.1f}")
+        print(f"{ruleset}: weights {model.weights}, start distance {model.start:.1f}", flush=True)
 
 
 if __name__ == "__main__":

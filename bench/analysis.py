@@ -1,24 +1,28 @@
-"""How good and how fast the game analysis is, target by target, for every rule set.
+"""How good and how fast the game analysis is, target by target, for every rule set and seating.
 
-For each rule set, over held-out self-play games between equal bots of ``--level`` (the
-service's ``greedy`` bots unless told otherwise; seeds never used for training), one position
-in ten of each game:
+For each rule set and each table size it allows (the seats' colours follow from the size),
+over ``--games`` held-out self-play games between equal bots of ``--level`` (the service's
+``greedy`` bots unless told otherwise; seeds never used for training), every ``--stride``-th
+position of each game:
 
-- calibration (targets: ECE at most 3 points, Brier at most 0.85 x the baseline): the
-  expected calibration error of every seat's (in ``partners`` every team's) predicted win
-  chance by tenths of the predicted range over ``--positions`` positions, and the Brier score
-  (summed over seats or teams, per position) against the best single-feature baseline, a
-  logistic model over each seat's pieces' distance to home alone (fitted on the very
-  positions it is scored on, which favours it; a team's chance is its seats' summed);
-- the floor: on ``--floor-positions`` of those positions, each side's chance estimated from
-  ``--rollouts`` continuations between bots of the same level; their Brier score, less the
-  rollouts' own sampling variance, is what a perfect model of that play would score, so
-  floor / baseline is the best ratio any model can reach (with its 95% interval);
-- speed (targets: a 400-event game at most 10 s, one position's hint at most 50 ms): CPU
+- calibration (targets: ECE at most 3 points, Brier at most 0.9 x the baseline), printed as a
+  table, a row per rule set and table size: the positions, the expected calibration error of
+  every seat's (in ``partners`` every team's) chance as the analysis shows it (the model
+  looked one step ahead, ``analysis.game.examine``) by tenths of the predicted range, its
+  Brier score (summed over seats or teams, per position), the Brier score of the pip-count
+  logistic baseline (one weight on each side's pieces' squares still to travel, read off the
+  board by colour, fitted on the very positions it is scored on, which favours it), their
+  ratio, and the model's own Brier score without the look-ahead;
+- the floor (``--floor-positions``, none unless asked): on that many of a seating's
+  positions, each side's chance estimated from ``--rollouts`` continuations between bots of
+  the same level; their Brier score, less the rollouts' own sampling variance, is what a
+  perfect model of that play would score, so floor / baseline is the best ratio any model can
+  reach (with its 95% interval);
+- speed (targets: a 400-event game at most 5 s, one position's hint at most 50 ms): CPU
   seconds of one position's chances, of one position's hint (every legal move valued: the
-  mean and the slowest) and of the analysis of a game's first 400 events (the median of
-  ``GAME_RUNS`` runs, each from a cold judge, with their range: one run on a shared machine
-  can be a fifth off);
+  mean and the slowest) and of the analysis of a four-seat game's first 400 events (the
+  median of ``GAME_RUNS`` runs, each from a cold judge, with their range: one run on a
+  shared machine can be a fifth off);
 - luck (target: about zero): each seat's luck summed over each of ``--luck-games`` games
   (the luck alone, no decision judged), its mean and a 95% interval; met when every interval
   holds zero. ``--jobs`` analyses that many games at once (one process each); a partial line
@@ -26,9 +30,10 @@ in ten of each game:
   F (a JSON line per game: rule set, seed, sums) as it ends, and the games F already holds
   are not played again: a long run can stop and go on later, and its figures are the same.
 
-Run ``python bench/analysis.py [--positions 10000] [--floor-positions 200] [--rollouts 16]
-[--level greedy] [--luck-games 1000] [--jobs 2] [--ruleset sorry] [--skip luck]``;
-``--ruleset`` again adds a rule set, in the order given.
+Run ``python bench/analysis.py [--games 40] [--stride 5] [--players 2] [--floor-positions 0]
+[--rollouts 16] [--level greedy] [--luck-games 1000] [--jobs 2] [--ruleset sorry]
+[--skip luck]``; ``--ruleset`` again adds a rule set, in the order given, and ``--players``
+again a table size.
 """
 
 from __future__ import annotations
@@ -51,40 +56,50 @@ import time  # noqa: E402
 from typing import Any, NamedTuple  # noqa: E402
 
 from analysis.danger import board_judge  # noqa: E402
-from analysis.features import distance, side_features, sides, winning_sides  # noqa: E402
-from analysis.game import Valuer, analyse, luck_totals  # noqa: E402
+from analysis.features import sides, winning_sides  # noqa: E402
+from analysis.game import Valuer, analyse, examine, luck_totals  # noqa: E402
 from analysis.model import chances, load, predict  # noqa: E402
-from analysis.selfplay import LEVEL, game, recorded, rollout  # noqa: E402
+from analysis.pips import length, pip_counts  # noqa: E402
+from analysis.selfplay import LEVEL, game, recorded, rollout, seatings  # noqa: E402
 from analysis.train import HELD_OUT, fit  # noqa: E402
 from domain.events import Event  # noqa: E402
 from domain.registry import RULESETS, find_ruleset  # noqa: E402
 
-EVERY = 10
+TARGET_ECE = 3.0
+TARGET_RATIO = 0.9
+TARGET_GAME = 5.0
+"""CPU seconds of the analysis of a game's first 400 events."""
 GAME_RUNS = 3
 """Analyses of the 400-event game timed, for the median."""
 Rows = list[tuple[dict[int, float], tuple[int, ...]]]
 
 
 class Position(NamedTuple):
-    """A held-out position: its state, the game's winners and its log up to the state."""
+    """A held-out position: its state, the game's winners, and the game's log with the number
+    of its events up to the state."""
 
     state: Any
+    event: Event
     winners: tuple[int, ...]
     log: list[Event]
+    events: int
 
 
-def positions(ruleset: str, count: int, level: str) -> list[Position]:
-    """Every tenth position of held-out games at ``level``, until ``count`` of them (thinly, so
-    the positions come from many games: one game's positions share its outcome)."""
+def positions(ruleset: str, games: int, level: str, players: int, stride: int) -> list[Position]:
+    """Every ``stride``-th position of ``games`` held-out games of ``players`` seats at
+    ``level`` (the first of each game at a place of its own, so every kind of position
+    comes)."""
     rules = find_ruleset(ruleset)
     found: list[Position] = []
-    seed = HELD_OUT
-    while len(found) < count:
+    for seed in range(HELD_OUT, HELD_OUT + games):
         log: list[Event] = []
-        states = [(state, len(log)) for state, _ in game(ruleset, seed, level, log)]
+        states = [(s, e, len(log)) for s, e in game(ruleset, seed, level, log, players)]
         winners = tuple(rules.view(states[-1][0], None).winners)
-        found.extend(Position(state, winners, log[:n]) for state, n in states[:-1:EVERY])
-        seed += 1
+        found.extend(
+            Position(state, event, winners, log, n)
+            for state, event, n in states[seed % stride : -1 : stride]
+            if event is not None
+        )
     return found
 
 
@@ -115,35 +130,73 @@ def verdict(met: bool) -> str:
     return "met" if met else "NOT met"
 
 
-def calibration(ruleset: str, count: int, floor_count: int, rollouts: int, level: str) -> list[str]:
-    rules, model = find_ruleset(ruleset), load(ruleset)
-    found = positions(ruleset, count, level)
-    parts = sides(rules.view(found[0].state, None))
-    rows = [
-        (
-            predict(model.weights, side_features(rules, p.state, model.table(), model.start)),
-            winning_sides(parts, p.winners),
+class Seating(NamedTuple):
+    """One rule set and table size's calibration on held-out games."""
+
+    ruleset: str
+    players: int
+    positions: int
+    ece: float
+    brier: float
+    baseline: float
+    model: float
+    """The Brier score of the model alone, without looking ahead."""
+
+    @property
+    def ratio(self) -> float:
+        return self.brier / self.baseline
+
+    def line(self) -> str:
+        met = self.ece <= TARGET_ECE and self.ratio <= TARGET_RATIO
+        return (
+            f"| {self.ruleset} | {self.players} | {self.positions:,} | {self.ece:.1f} |"
+            f" {self.brier:.4f} | {self.baseline:.4f} | {self.ratio:.3f} | {self.model:.4f} |"
+            f" {verdict(met)} |"
         )
-        for p in found
-    ]
+
+
+def model_rows(ruleset: str, found: list[Position]) -> tuple[Rows, Rows]:
+    """Every side's chances at each position with the winning sides: as the analysis shows
+    them (looked one step ahead, ``analysis.game.examine``), and the model's alone."""
+    rules, model = find_ruleset(ruleset), load(ruleset)
+    valuer = Valuer(rules, model)
+    shown_rows: Rows = []
+    alone: Rows = []
+    for p in found:
+        shown = rules.view(p.state, None)
+        parts, winning = sides(shown), winning_sides(sides(shown), p.winners)
+        alone.append((by_side(parts, chances(rules, p.state, model, shown)), winning))
+        point = examine(valuer, p.state, p.events + 1, p.event, random.Random(p.events))
+        looked = alone[-1][0] if point is None else by_side(parts, dict(enumerate(point.chances)))
+        shown_rows.append((looked, winning))
+    return shown_rows, alone
+
+
+def baseline_rows(ruleset: str, found: list[Position]) -> Rows:
+    """The pip-count logistic baseline's chances: one weight on each side's pip count (its
+    seats' pieces' squares still to travel, as a share of the whole path), fitted on the very
+    positions it is scored on."""
+    rules = find_ruleset(ruleset)
+    alone = []
+    for p in found:
+        shown = rules.view(p.state, None)
+        parts, pips, whole = sides(shown), pip_counts(ruleset, shown), 4 * length(ruleset, shown)
+        features = {i: [sum(pips[s] for s in side) / whole] for i, side in enumerate(parts)}
+        alone.append((features, winning_sides(parts, p.winners)))
+    weights = fit(alone)
+    return [(predict(weights, f), w) for f, w in alone]
+
+
+def calibration(
+    ruleset: str, players: int, games: int, level: str, stride: int
+) -> tuple[Seating, list[Position], Rows, Rows]:
+    """One seating's figures on ``games`` held-out games, with its positions and the
+    analysis's and the baseline's rows."""
+    found = positions(ruleset, games, level, players, stride)
+    (rows, alone), base_rows = model_rows(ruleset, found), baseline_rows(ruleset, found)
     pairs = [(chance, float(i in w)) for probs, w in rows for i, chance in probs.items()]
-    alone = [(distance(rules, p.state, model.table(), model.start), p.winners) for p in found]
-    base_weights = fit(alone)
-    base_rows = [
-        (by_side(parts, predict(base_weights, f)), winning_sides(parts, w)) for f, w in alone
-    ]
-    model_brier, base = brier(rows), brier(base_rows)
-    error = ece(pairs) * 100
-    lines = [
-        f"  {len(found)} held-out positions of {level} self-play, {len(pairs)}"
-        f" {'team' if len(parts[0]) > 1 else 'seat'} chances",
-        f"  target ECE <= 3 points: {error:.1f} points ({verdict(error <= 3)})",
-        f"  target Brier <= 0.85 x distance-only: {model_brier:.4f} vs {base:.4f}, ratio "
-        f"{model_brier / base:.3f} ({verdict(model_brier <= 0.85 * base)})",
-    ]
-    if floor_count:
-        lines.append(floor(rules, found, rows, base_rows, floor_count, rollouts, level))
-    return lines
+    figures = (ece(pairs) * 100, brier(rows), brier(base_rows), brier(alone))
+    return Seating(ruleset, players, len(found), *figures), found, rows, base_rows
 
 
 def by_side(parts: list[tuple[int, ...]], probs: dict[int, float]) -> dict[int, float]:
@@ -167,10 +220,10 @@ def floor(
     parts = sides(rules.view(found[0].state, None))
     perfect = []
     for index in picked:
-        state, winners, log = found[index]
+        state, _, winners, log, events = found[index]
         shares: dict[int, float] = dict.fromkeys(range(len(parts)), 0.0)
         for _ in range(rollouts):
-            winning = winning_sides(parts, rollout(rules, state, rng, level, log))
+            winning = winning_sides(parts, rollout(rules, state, rng, level, log[:events]))
             for side in winning:
                 shares[side] += 1 / (len(winning) * rollouts)
         noise = sum(p * (1 - p) for p in shares.values()) / (rollouts - 1)
@@ -180,8 +233,9 @@ def floor(
     base = brier([base_rows[i] for i in picked])
     ours = brier([rows[i] for i in picked])
     return (
-        f"  floor on {len(picked)} of them ({rollouts} {level} rollouts each): perfect "
-        f"{best:.4f} ±{spread:.4f}, model {ours:.4f}, distance-only {base:.4f}; best reachable"
+        f"  {rules.NAME}, {len(parts)} sides: floor on {len(picked)} positions ({rollouts} {level}"
+        f" rollouts each): perfect {best:.4f} ±{spread:.4f}, model {ours:.4f}, pip count"
+        f" {base:.4f}; best reachable"
         f" ratio {best / base:.3f} ±{spread / base:.3f}"
     )
 
@@ -211,8 +265,8 @@ def speed(ruleset: str) -> list[str]:
         f"  one position's chances {one * 1000:.2f} ms (CPU)",
         f"  target hint <= 50 ms: mean {statistics.fmean(hints) * 1000:.1f} ms, slowest "
         f"{slowest * 1000:.1f} ms over {len(states)} positions ({verdict(slowest <= 0.05)})",
-        f"  target {len(log)}-event game <= 10 s: median {whole:.2f} s CPU of {GAME_RUNS} runs"
-        f" ({min(runs):.2f}-{max(runs):.2f}) ({verdict(whole <= 10)})",
+        f"  target {len(log)}-event game <= {TARGET_GAME} s: median {whole:.2f} s CPU of"
+        f" {GAME_RUNS} runs ({min(runs):.2f}-{max(runs):.2f}) ({verdict(whole <= TARGET_GAME)})",
     ]
 
 
@@ -271,12 +325,14 @@ def luck_line(sums: list[list[float]]) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--positions", type=int, default=10_000)
-    parser.add_argument("--floor-positions", type=int, default=200)
+    parser.add_argument("--games", type=int, default=40)
+    parser.add_argument("--stride", type=int, default=5)
+    parser.add_argument("--floor-positions", type=int, default=0)
     parser.add_argument("--rollouts", type=int, default=16)
     parser.add_argument("--level", choices=["random", "greedy", "expert"], default=LEVEL)
     parser.add_argument("--luck-games", type=int, default=1000)
     parser.add_argument("--ruleset", choices=sorted(RULESETS), action="append")
+    parser.add_argument("--players", type=int, action="append")
     parser.add_argument(
         "--skip", choices=["calibration", "speed", "luck"], action="append", default=[]
     )
@@ -284,24 +340,64 @@ def main() -> None:
     parser.add_argument("--every", type=int, default=100)
     parser.add_argument("--luck-file", type=Path, help="keep each game's luck here (JSON lines)")
     args = parser.parse_args()
+    rulesets = args.ruleset or sorted(RULESETS)
+    if "calibration" not in args.skip:
+        table(rulesets, args)
     with concurrent.futures.ProcessPoolExecutor(args.jobs) as pool:
-        for ruleset in args.ruleset or sorted(RULESETS):
+        for ruleset in rulesets:
             report(ruleset, args, pool)
 
 
+def table(rulesets: list[str], args: argparse.Namespace) -> None:
+    """The calibration table: a row per rule set and table size, then the floors asked for."""
+    print(
+        f"calibration on {args.games} held-out {args.level} games per seating (targets: ECE <="
+        f" {TARGET_ECE} points, Brier <= {TARGET_RATIO} x the pip-count logistic baseline)"
+    )
+    print(
+        "| rule set | seats | positions | ECE (points) | Brier | pip-count Brier | ratio |"
+        " model alone | | CPU"
+    )
+    print("|---|---|---|---|---|---|---|---|---|")
+    floors = []
+    for ruleset in rulesets:
+        rules = find_ruleset(ruleset)
+        for players in args.players or seatings(rules):
+            if not rules.MIN_PLAYERS <= players <= rules.MAX_PLAYERS:
+                continue
+            started = time.process_time()
+            seating, found, rows, base_rows = calibration(
+                ruleset, players, args.games, args.level, args.stride
+            )
+            spent = time.process_time() - started
+            print(f"{seating.line()} {spent:.0f} s", flush=True)
+            if args.floor_positions:
+                floors.append(
+                    floor(
+                        rules,
+                        found,
+                        rows,
+                        base_rows,
+                        args.floor_positions,
+                        args.rollouts,
+                        args.level,
+                    )
+                )
+    for line in floors:
+        print(line, flush=True)
+
+
 def report(ruleset: str, args: argparse.Namespace, pool: concurrent.futures.Executor) -> None:
-    """Every target's figures for one rule set, but the parts ``--skip`` names."""
-    print(ruleset, flush=True)
+    """The speed and luck figures of one rule set, but the parts ``--skip`` names."""
     parts = {
-        "calibration": lambda: calibration(
-            ruleset, args.positions, args.floor_positions, args.rollouts, args.level
-        ),
         "speed": lambda: speed(ruleset),
         "luck": lambda: luck(ruleset, args.luck_games, args.every, pool, args.luck_file),
     }
-    for name, part in parts.items():
-        if name not in args.skip:
-            print("\n".join(part()), flush=True)
+    wanted = [part for name, part in parts.items() if name not in args.skip]
+    if wanted:
+        print(ruleset, flush=True)
+    for part in wanted:
+        print("\n".join(part()), flush=True)
 
 
 if __name__ == "__main__":

@@ -11,7 +11,7 @@ from msgspec.structs import replace
 
 from analysis import train
 from analysis.danger import dangers
-from analysis.features import NAMES, distance, seat_features, side_features, sides
+from analysis.features import NAMES, moves_of, seat_features, side_features, sides
 from analysis.game import LABELS, Valuer, analyse, label, started
 from analysis.model import chances, load
 from analysis.selfplay import game, recorded, rollout
@@ -37,7 +37,8 @@ def test_training_is_reproducible_from_its_seed() -> None:
     first = train.train("ludo", games=3, seed=5)
     second = train.train("ludo", games=3, seed=5)
     assert msgspec.json.encode(first) == msgspec.json.encode(second)
-    assert first.distances["0"]["home"] == 0.0
+    assert first.distances[0] == 0.0
+    assert set(first.weights) == {2, 3, 4}
 
 
 @pytest.mark.parametrize("ruleset", ["sorry", "parchis", "partners"])
@@ -98,13 +99,17 @@ def test_a_seat_further_from_home_has_the_larger_relative_distance(ruleset: str)
     rules, model = find_ruleset(ruleset), load(ruleset)
     states = [state for state, _ in game(ruleset, 7)]
     for state in states[10:-1:40]:
-        features = seat_features(rules, state, model.table(), model.start)
-        plain = distance(rules, state, model.table(), model.start)
+        shown = rules.view(state, None)
+        features = seat_features(ruleset, shown, model.distances, model.start)
+        moves = moves_of(ruleset, shown, model.distances, model.start)
+        plain: dict[int, float] = {}
+        for piece in shown.pieces:
+            plain[piece.seat] = plain.get(piece.seat, 0.0) + moves(piece.seat, piece.at)
         assert sum(row[0] for row in features.values()) == pytest.approx(0.0, abs=1e-9)
-        by_plain = sorted(plain, key=lambda seat: plain[seat][0])
+        by_plain = sorted(plain, key=lambda seat: plain[seat])
         relative = [features[seat][0] for seat in by_plain]
         assert relative == sorted(relative)
-        assert len(next(iter(features.values()))) == len(NAMES) == len(model.weights)
+        assert len(next(iter(features.values()))) == len(NAMES) == len(model.weights_of(4))
 
 
 def test_a_rollout_ends_the_game_with_its_winners() -> None:
@@ -142,7 +147,7 @@ def test_in_partners_the_model_scores_teams_and_a_teams_seats_share_its_chance()
         assert sum(found.values()) == pytest.approx(1.0)
         shown = rules.view(state, None)
         assert sides(shown) == [(0, 2), (1, 3)]
-        assert len(side_features(rules, state, model.table(), model.start, shown)) == 2
+        assert len(side_features("partners", shown, model.distances, model.start)) == 2
 
 
 def test_a_piece_just_ahead_of_an_opponents_is_in_danger_and_the_hunter_is_not() -> None:
@@ -154,10 +159,14 @@ def test_a_piece_just_ahead_of_an_opponents_is_in_danger_and_the_hunter_is_not()
     red = next(i for i, p in enumerate(pieces) if p.seat == 1)
     pieces[yellow] = replace(pieces[yellow], at="track:18")
     pieces[red] = replace(pieces[red], at="track:15")
-    found = dangers("ludo", replace(shown, pieces=pieces), model.table(), model.start)
+    moved = replace(shown, pieces=pieces)
+    found = dangers(
+        "ludo", moved, moves_of("ludo", moved, model.distances, model.start), model.start
+    )
     assert found[0] > 0.0
     assert found[1] == found[2] == found[3] == 0.0
-    assert dangers("race35", rules_view("race35"), {}, 1.0) == {0: 0.0, 1: 0.0, 2: 0.0, 3: 0.0}
+    nothing = dangers("race35", rules_view("race35"), lambda seat, at: 0.0, 1.0)
+    assert nothing == {0: 0.0, 1: 0.0, 2: 0.0, 3: 0.0}
 
 
 def rules_view(ruleset: str) -> Any:

@@ -20,18 +20,19 @@ from analysis.game import Analysis, Point
 from analysis.model import WEIGHTS
 from eventstore import Derived, DerivedRow
 
-NUMBER = 1
+NUMBER = 2
 """The analysis code's own number: raised when the same weights would give another analysis."""
 
 
 class Position(msgspec.Struct, frozen=True, omit_defaults=True):
     """A version at which a chance outcome or a decision happens: each seat's chance of
     winning before it (``half_width``: the calibration error's bound), and a chance
-    outcome's ``luck`` (what it moved each seat's chance by against the average outcome)."""
+    outcome's ``luck`` (what it moved each seat's chance by against the average outcome); or
+    a finished game's result at its last version (the winners' chances 1 between them)."""
 
     version: int
     kind: str
-    """``chance`` or ``decision``."""
+    """``chance``, ``decision`` or ``result``."""
     seat: int
     chances: list[float]
     half_width: list[float]

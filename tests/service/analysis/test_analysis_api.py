@@ -14,7 +14,7 @@ from service.app import create_app
 from service.settings import Settings
 from service.store import open_store
 from service.usecases.analysis import store as analysis_store
-from tests.service.conftest import auth, create
+from tests.service.conftest import auth, create, play_to_end
 from tests.service.live.test_spectator_delay import play
 from tests.waiting import wait_until
 
@@ -123,7 +123,7 @@ def test_other_weights_name_another_method_so_an_older_analysis_is_never_served(
     try:
         before = analysis_store.method()
         model = msgspec.json.decode((tmp_path / "ludo.json").read_bytes())
-        model["weights"][0] += 0.001
+        model["weights"]["2"][0] += 0.001
         (tmp_path / "ludo.json").write_bytes(msgspec.json.encode(model))
         analysis_store.method.cache_clear()
         after = analysis_store.method()
@@ -134,3 +134,22 @@ def test_other_weights_name_another_method_so_an_older_analysis_is_never_served(
     assert before.startswith(f"{analysis_store.NUMBER}-") and after.startswith(
         f"{analysis_store.NUMBER}-"
     )
+
+
+@pytest.mark.parametrize(("ruleset", "players"), [("ludo", 2), ("sorry", 3), ("partners", 4)])
+def test_a_finished_games_chart_ends_at_its_result(
+    api: TestClient[Any], ruleset: str, players: int
+) -> None:
+    created = create(api, ruleset, players)
+    final = play_to_end(api, created)
+    winners = set(final["winners"])
+    body = analysis(api, created["id"]).json()
+    last = body["positions"][-1]
+    assert last["kind"] == "result" and last["version"] == body["version"] == final["version"]
+    assert winners and last["seat"] in winners
+    teams = final.get("teams") or [[seat] for seat in range(players)]
+    for team in teams:
+        share = sum(last["chances"][seat] for seat in team)
+        assert share == pytest.approx(1.0 if winners & set(team) else 0.0)
+    assert last["half_width"] == [0.0] * players
+    assert all(point["kind"] != "result" for point in body["positions"][:-1])

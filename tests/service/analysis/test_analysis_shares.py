@@ -13,7 +13,9 @@ import pytest
 from litestar.testing import TestClient
 from litestar.types import ASGIApp, Receive, Scope, Send
 
-from analysis.game import analyse
+from analysis import game as game_module
+from analysis import model as analysis_model
+from analysis.game import analyse, started
 from domain.events import parse_event
 from service.app import create_app
 from service.settings import Settings
@@ -187,11 +189,56 @@ def test_a_running_games_analysis_goes_on_from_its_last_version_and_equals_a_ful
     assert reply.json() == full_analysis(settings, game, now)
 
 
-def full_analysis(settings: Settings, game: str, version: int) -> Any:
-    """A game's analysis up to ``version`` computed from its log from the start."""
+def read_log(settings: Settings, game: str, version: int) -> list[tuple[int, Any]]:
+    """A game's log up to ``version`` as (version, event) pairs."""
     store = open_store(settings.database, settings.synchronous, settings.database_url)
     try:
-        log = [(e.version, parse_event(e.type, e.data)) for e in store.read(game, until=version)]
+        return [(e.version, parse_event(e.type, e.data)) for e in store.read(game, until=version)]
     finally:
         store.close()
+
+
+def full_analysis(settings: Settings, game: str, version: int) -> Any:
+    """A game's analysis up to ``version`` computed from its log from the start."""
+    log = read_log(settings, game, version)
     return msgspec.to_builtins(analysis_store.wire(game, version, analyse(log, seed=game)))
+
+
+def test_a_running_games_analysis_asked_again_values_only_the_new_positions(
+    api: TestClient[Any], settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The referee asking again after a few moves gets the analysis gone on from the last
+    version: the model values the positions of the new events alone, no more than an
+    analyser that had pushed the earlier ones values for them, and far fewer than an analysis
+    from the start."""
+    monkeypatch.setattr(analyses, "SLICE", 60.0, raising=False)
+    valued = [0]
+    model_chances = analysis_model.chances
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        valued[0] += 1
+        return model_chances(*args, **kwargs)
+
+    monkeypatch.setattr(game_module, "chances", counted)
+    created = create(api, "ludo", players=2)
+    game, referee = created["id"], auth(created["tokens"]["referee"])
+    play(api, created, 40)
+    first = finished(api, game, referee)
+    assert first.status_code == 200, first.text
+    before = first.json()["version"]
+    now = play(api, created, 3)["version"]
+    valued[0] = 0
+    reply = ask(api, game, referee)
+    assert reply.status_code == 200 and reply.json()["version"] == now
+    again = valued[0]
+    log = read_log(settings, game, now)
+    analyser, rest = started(log, game)
+    for version, event in rest:
+        if version == before + 1:
+            analyser.forget()
+            valued[0] = 0
+        analyser.push(version, event)
+    new_only = valued[0]
+    valued[0] = 0
+    analyse(log, seed=game)
+    assert 0 < again <= new_only < valued[0] / 5
