@@ -105,7 +105,10 @@ class Settings(msgspec.Struct, frozen=True):
 
     Cursors: listings' page cursors are sealed with a key made from ``cursor_key``; empty (the
     default), each process makes a random one, so processes serving one address need it set
-    alike.
+    alike. Another key made from it derives the secrets of a creation made with an
+    Idempotency-Key (a game's tokens, a player's key), so that its retry shows them again:
+    without it set, a retry served by another process, or after a restart, is 409
+    ``idempotency-secrets-lost``.
     """
 
     host: str = "127.0.0.1"

@@ -107,7 +107,7 @@ class PlayersController(Controller):
     ) -> NewKey:
         """A new key for the player, its only copy: the key used for this request stops
         working at once, on every route and socket (so a retry with it is 401, whatever its
-        Idempotency-Key: a key that no longer works never reads the new one)."""
+        Idempotency-Key: a key that has stopped never reads the new one)."""
         key = creation_key(request, idempotency_key, "me/keys", data)
         return NewKey(players.rotate(player_of(caller(request)), key=key))
 

@@ -6,7 +6,7 @@ names the same stream on any process and the store, which keeps keys by stream, 
 first creation's key there: the same body replays it, another body is 422
 ``idempotency-key-reused``. Its tokens are derived from the scoped key with the service's key
 (``tokens.Minter``), so the replay shows the same tokens while the store keeps only their
-hashes; a replay whose derived tokens no longer match the stored hashes (the service's key
+hashes; a replay whose derived tokens do not match the stored hashes (the service's key
 changed: no ``cursor_key`` set and another process, or a restart) is 409
 ``idempotency-secrets-lost``. A key used longer ago than the store keeps keys still names
 its stream, which exists: that creation is 422 ``idempotency-key-reused`` too.
