@@ -295,3 +295,35 @@ def test_a_retried_pairing_answers_the_round_it_paired(
     assert again.json() == first.json()
     assert stored(database) == before
     assert api.post(route, json={}, headers=keyed("r2", **director)).status_code == 409
+
+
+TABLE = {"ruleset": "race35", "seats": [{"name": "Host"}, {"open": True}, {"open": True}]}
+
+
+def table_routes(api: TestClient[Any], route: str, body: dict[str, Any]) -> None:
+    """A table's referee write ``route`` twice with one key: the same reply, nothing more
+    stored; without the key, the same write again is refused (the table changed)."""
+    made = api.post("/games", json=TABLE).json()
+    referee = auth(made["tokens"]["referee"])
+    api.post(f"/games/{made['id']}/join", json={"name": "Zed"})
+    path = f"/games/{made['id']}/{route}"
+    first = api.post(path, json=body, headers=keyed("w1", **referee))
+    assert first.status_code == 200, first.text
+    stored_once = [event["version"] for event in first.json()["events"]]
+    again = api.post(path, json=body, headers=keyed("w1", **referee))
+    assert again.status_code == 200, again.text
+    assert [event["version"] for event in again.json()["events"]] == stored_once
+    assert again.json()["version"] == first.json()["version"]
+    assert api.post(path, json=body, headers=referee).status_code == 409
+
+
+def test_a_table_started_twice_with_one_key_starts_once(
+    api: TestClient[Any], database: Path
+) -> None:
+    table_routes(api, "start", {"bots": "random"})
+
+
+def test_a_table_cancelled_twice_with_one_key_closes_once(
+    api: TestClient[Any], database: Path
+) -> None:
+    table_routes(api, "cancel", {})
