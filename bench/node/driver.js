@@ -5,13 +5,19 @@
 // columns of the peer benchmark's driver.js (../shared/peer-bench, `--mode wire`).
 //
 //   node --experimental-websocket bench/node/driver.js --url http://127.0.0.1:PORT
-//        [--clients 8 32] [--seconds 8] [--players 4] [--server-pid PID] [--label TEXT]
+//        [--clients 8 32] [--seconds 8] [--players 4] [--seats] [--server-pid PID]
+//        [--label TEXT]
 //
 // A game: POST /games, GET /games/{id}/legal-moves (keep-alive HTTP), then the socket's
 // hello as the referee, then a random legal move each turn (`play` with the move, its seat
 // and the expected version), the next one sent when the reply's legal moves are in, then
 // the socket closed. The peer's wire mode is the same shape: one socket.io connection per
 // match, one emitted `update` per move, the next sent on the server's answer.
+//
+// --seats: every seat of each game also has a socket of its own (its seat's token) that
+// listens, as four players in four browsers would (the peer's `clients` mode shape): the
+// server pushes each move's events to the four of them besides answering the referee's.
+// Printed after the figures: the events pushed to the seats' sockets.
 //
 // cpu ms/move: the server's CPU (user + system, /proc/PID/stat, its workers included) over
 // the whole run of one size (game creation included) per move; clients ms: this process's.
@@ -29,6 +35,7 @@ const STALL_MS = 10000; // a move unanswered this long abandons its game (counte
 
 function options(argv) {
   const opts = { url: null, clients: [8, 32], seconds: 8, players: 4, serverPid: 0, label: '' };
+  opts.seats = false;
   for (let i = 2; i < argv.length; i += 1) {
     const name = argv[i];
     const values = [];
@@ -39,6 +46,7 @@ function options(argv) {
     else if (name === '--players') opts.players = Number(values[0]);
     else if (name === '--server-pid') opts.serverPid = Number(values[0]);
     else if (name === '--label') opts.label = values.join(' ');
+    else if (name === '--seats') opts.seats = true;
     else throw new Error(`unknown option ${name}`);
   }
   if (!opts.url) throw new Error('--url http://127.0.0.1:PORT is required');
@@ -79,7 +87,31 @@ async function createGame(url, players) {
   const created = await call('POST', `${url}/games`, { ruleset: 'race35', seats });
   const token = created.tokens.referee;
   const legal = await call('GET', `${url}/games/${created.id}/legal-moves`, undefined, token);
-  return { id: created.id, token, legal };
+  return { id: created.id, token, legal, seats: created.tokens.seats };
+}
+
+function socketOf(url, game, token, onMessage) {
+  const socket = new WebSocket(`${url.replace(/^http/, 'ws')}/games/${game.id}/socket`);
+  socket.onopen = () => socket.send(JSON.stringify({ type: 'hello', token, after: 0 }));
+  socket.onmessage = onMessage;
+  return socket;
+}
+
+// A listening socket for each seat of ``game``; resolves once every one is welcomed.
+function listen(url, game, tally) {
+  return Promise.all(
+    game.seats.map(
+      (token) =>
+        new Promise((resolve) => {
+          const socket = socketOf(url, game, token, (frame) => {
+            const message = JSON.parse(frame.data);
+            if (message.type === 'welcome') resolve(socket);
+            else if (message.type === 'events') tally.pushed += message.events.length;
+          });
+          socket.onerror = () => resolve(socket);
+        })
+    )
+  );
 }
 
 // One game over its own socket. Resolves when the game is over, the deadline has passed
@@ -152,7 +184,9 @@ function playOverSocket(url, game, deadline, tally) {
 async function worker(opts, deadline, tally) {
   while (performance.now() < deadline) {
     const game = await createGame(opts.url, opts.players);
+    const seats = opts.seats ? await listen(opts.url, game, tally) : [];
     await playOverSocket(opts.url, game, deadline, tally);
+    for (const socket of seats) socket.close();
   }
 }
 
@@ -198,7 +232,7 @@ function percentile(values, fraction) {
 }
 
 async function runSize(opts, clients) {
-  const tally = { latencies: [], games: 0, stalls: 0 };
+  const tally = { latencies: [], games: 0, stalls: 0, pushed: 0 };
   const serverBefore = cpuSeconds(opts.serverPid);
   const mineBefore = process.cpuUsage();
   const began = performance.now();
@@ -223,6 +257,7 @@ async function runSize(opts, clients) {
     elapsed.toFixed(1).padStart(7),
   ];
   console.log(`${cells.join('  ')}  ${opts.label}`);
+  if (opts.seats) console.log(`        events pushed to the seats' sockets: ${tally.pushed}`);
 }
 
 async function main() {
