@@ -1,8 +1,10 @@
 """The analysis of a recorded game (pure): each seat's chances at every decision and chance
 outcome, the luck of every outcome and the equity loss of every decision.
 
-- **Chances** at a version: the model's prediction for the position before that event, with
-  the half-width of its calibration error.
+- **Chances** at a version: the model's prediction for the position before that event looked
+  one step ahead (before a chance outcome, the average over the outcomes; before a decision,
+  what the best move keeps; the model's own where seats play from hidden hands), with the
+  half-width of its calibration error. A finished game ends with its result.
 - **Luck** of a chance outcome (GNU Backgammon's): for each seat, its chance after the outcome
   minus its average chance over every possible outcome (dice and draws enumerated with their
   weights; deals sampled, seeded by the game and version). A position where a seat must move
@@ -29,6 +31,10 @@ from domain.replay import Replay, settle
 from domain.ruleset import RuleSet
 
 LABELS = ((0.15, "blunder"), (0.07, "mistake"), (0.03, "inaccuracy"))
+HANDS = frozenset({"partners", "sorry-hand"})
+"""Rule sets whose seats play from hidden hands: there a look one step ahead would take the
+best of the hand's cards by the model, an optimistic guess that scores worse than the model
+of the position itself (``bench/analysis.py``), so their chances are the model's."""
 DEAL_SAMPLES = 8
 MEMORY = 4096
 
@@ -269,11 +275,13 @@ def examine(
     """The point of one event, if it is a chance outcome or a decision. Its chances are the
     position's looked one step ahead: before a chance outcome, the average over every outcome
     of the chances it leads to (so an outcome's luck is what it moved the chances by); before
-    a decision, the chances the mover's best move keeps."""
+    a decision, the chances the mover's best move keeps. Where seats play from hidden hands
+    (``HANDS``) the chances are the model's of the position itself."""
+    ahead = valuer.rules.NAME not in HANDS
     if isinstance(event, CHANCES):
         seat = getattr(event, "seat", getattr(event, "dealer", 0))
         actual, mean = looked_ahead(valuer, state, event, rng)
-        now = _sum_to_one(mean)
+        now = _sum_to_one(mean) if ahead else valuer.chances(state)
         gained = [round(actual[s] - mean.get(s, 0.0), 4) for s in range(len(actual))]
         return Point(version, "chance", seat, *_shown(valuer, now), luck=gained)
     if isinstance(event, MovePlayed) and not event.auto:
@@ -289,7 +297,7 @@ def examine(
             version,
             "decision",
             seat,
-            *_shown(valuer, kept[best]),
+            *_shown(valuer, kept[best] if ahead else valuer.chances(state)),
             loss=loss,
             best=best,
             label=label(loss),

@@ -30,7 +30,7 @@ position of each game:
   F (a JSON line per game: rule set, seed, sums) as it ends, and the games F already holds
   are not played again: a long run can stop and go on later, and its figures are the same.
 
-Run ``python bench/analysis.py [--games 40] [--stride 5] [--players 2] [--floor-positions 0]
+Run ``python bench/analysis.py [--games 200] [--stride 10] [--players 2] [--floor-positions 0]
 [--rollouts 16] [--level greedy] [--luck-games 1000] [--jobs 2] [--ruleset sorry]
 [--skip luck]``; ``--ruleset`` again adds a rule set, in the order given, and ``--players``
 again a table size.
@@ -325,8 +325,8 @@ def luck_line(sums: list[list[float]]) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", type=int, default=40)
-    parser.add_argument("--stride", type=int, default=5)
+    parser.add_argument("--games", type=int, default=200)
+    parser.add_argument("--stride", type=int, default=10)
     parser.add_argument("--floor-positions", type=int, default=0)
     parser.add_argument("--rollouts", type=int, default=16)
     parser.add_argument("--level", choices=["random", "greedy", "expert"], default=LEVEL)
