@@ -71,6 +71,8 @@ TARGET_GAME = 5.0
 """CPU seconds of the analysis of a game's first 400 events."""
 GAME_RUNS = 3
 """Analyses of the 400-event game timed, for the median."""
+BOOTSTRAP = 400
+"""Resamples of the games for a 95% interval."""
 Rows = list[tuple[dict[int, float], tuple[int, ...]]]
 
 
@@ -83,6 +85,8 @@ class Position(NamedTuple):
     winners: tuple[int, ...]
     log: list[Event]
     events: int
+    seed: int
+    """The game's seed: positions of one game share its outcome, so intervals resample games."""
 
 
 def positions(ruleset: str, games: int, level: str, players: int, stride: int) -> list[Position]:
@@ -96,24 +100,38 @@ def positions(ruleset: str, games: int, level: str, players: int, stride: int) -
         states = [(s, e, len(log)) for s, e in game(ruleset, seed, level, log, players)]
         winners = tuple(rules.view(states[-1][0], None).winners)
         found.extend(
-            Position(state, event, winners, log, n)
+            Position(state, event, winners, log, n, seed)
             for state, event, n in states[seed % stride : -1 : stride]
             if event is not None
         )
     return found
 
 
-def ece(pairs: list[tuple[float, float]]) -> float:
-    """Expected calibration error over tenths of the predicted range."""
-    bins: list[list[tuple[float, float]]] = [[] for _ in range(10)]
-    for chance, won in pairs:
-        bins[min(int(chance * 10), 9)].append((chance, won))
-    total = 0.0
-    for members in bins:
-        if members:
-            gap = statistics.fmean(c for c, _ in members) - statistics.fmean(w for _, w in members)
-            total += len(members) / len(pairs) * abs(gap)
-    return total
+def bootstrap(
+    games: list[int], figure: Any, draws: int = BOOTSTRAP, seed: str = "bootstrap"
+) -> tuple[float, float]:
+    """The 95% percentile interval of ``figure`` (a function of a list of game indices, each
+    as often as drawn) over ``draws`` resamples of the games with replacement: the positions
+    of one game share its outcome, so games, not positions, are the independent draws."""
+    rng = random.Random(seed)
+    found = sorted(figure(rng.choices(games, k=len(games))) for _ in range(draws))
+    return found[int(0.025 * draws)], found[min(draws - 1, int(0.975 * draws))]
+
+
+def basic(figure: float, percentiles: tuple[float, float]) -> tuple[float, float]:
+    """The basic bootstrap's 95% interval (the figure less the resamples' spread about it, at
+    least 0): the ECE, a sum of absolute gaps, is larger on a resample than on the games
+    themselves, and the basic interval corrects that bias, which the percentiles would carry."""
+    low, high = percentiles
+    return max(2 * figure - high, 0.0), max(2 * figure - low, 0.0)
+
+
+def by_game(found: list[Position]) -> dict[int, list[int]]:
+    """The indices of the positions of each game, by the game's seed."""
+    grouped: dict[int, list[int]] = {}
+    for index, p in enumerate(found):
+        grouped.setdefault(p.seed, []).append(index)
+    return grouped
 
 
 def brier_of(probs: dict[int, float], winners: tuple[int, ...] | list[int]) -> float:
@@ -131,16 +149,22 @@ def verdict(met: bool) -> str:
 
 
 class Seating(NamedTuple):
-    """One rule set and table size's calibration on held-out games."""
+    """One rule set and table size's calibration on held-out games, with 95% intervals over
+    the games."""
 
     ruleset: str
     players: int
     positions: int
     ece: float
+    ece_interval: tuple[float, float]
     brier: float
     baseline: float
+    ratio_interval: tuple[float, float]
     model: float
     """The Brier score of the model alone, without looking ahead."""
+    model_ece: float
+    floor: str = ""
+    """The best reachable ratio with its interval, when measured (``floor``)."""
 
     @property
     def ratio(self) -> float:
@@ -148,11 +172,64 @@ class Seating(NamedTuple):
 
     def line(self) -> str:
         met = self.ece <= TARGET_ECE and self.ratio <= TARGET_RATIO
+        (ece_low, ece_high), (low, high) = self.ece_interval, self.ratio_interval
         return (
-            f"| {self.ruleset} | {self.players} | {self.positions:,} | {self.ece:.1f} |"
-            f" {self.brier:.4f} | {self.baseline:.4f} | {self.ratio:.3f} | {self.model:.4f} |"
-            f" {verdict(met)} |"
+            f"| {self.ruleset} | {self.players} | {self.positions:,} | {self.ece:.1f}"
+            f" ({ece_low:.1f}-{ece_high:.1f}) | {self.brier:.4f} | {self.baseline:.4f} |"
+            f" {self.ratio:.3f} ({low:.3f}-{high:.3f}) | {self.floor} | {self.model:.4f} |"
+            f" {self.model_ece:.1f} | {verdict(met)} |"
         )
+
+
+class Sums(NamedTuple):
+    """One game's sums: per tenth of the predicted range the sides' count, chances and wins, as
+    the analysis shows them and of the model alone; the analysis's, the baseline's and the
+    model's squared errors; the positions."""
+
+    bins: list[tuple[int, float, float]]
+    alone_bins: list[tuple[int, float, float]]
+    shown: float
+    base: float
+    alone: float
+    positions: int
+
+
+def tenths(indices: list[int], rows: Rows) -> list[tuple[int, float, float]]:
+    """Per tenth of the predicted range, the sides' count, chances summed and wins summed."""
+    bins = [[0, 0.0, 0.0] for _ in range(10)]
+    for index in indices:
+        probs, winners = rows[index]
+        for side, chance in probs.items():
+            cell = bins[min(int(chance * 10), 9)]
+            cell[0] += 1
+            cell[1] += chance
+            cell[2] += float(side in winners)
+    return [(int(n), c, w) for n, c, w in bins]
+
+
+def game_sums(indices: list[int], rows: Rows, base_rows: Rows, alone: Rows) -> Sums:
+    """The sums of one game's positions (``indices`` into the rows)."""
+    return Sums(
+        tenths(indices, rows),
+        tenths(indices, alone),
+        sum(brier_of(*rows[i]) for i in indices),
+        sum(brier_of(*base_rows[i]) for i in indices),
+        sum(brier_of(*alone[i]) for i in indices),
+        len(indices),
+    )
+
+
+def pooled_ece(games: list[Sums], alone: bool = False) -> float:
+    """The ECE, in points, of the positions of ``games`` (a game as often as listed), as the
+    analysis shows them or (``alone``) of the model alone."""
+    cells = [g.alone_bins if alone else g.bins for g in games]
+    total = sum(n for bins in cells for n, _, _ in bins)
+    return 100 * sum(abs(sum(b[t][1] - b[t][2] for b in cells)) for t in range(10)) / total
+
+
+def pooled_ratio(games: list[Sums]) -> float:
+    """The analysis's Brier score over the baseline's on the positions of ``games``."""
+    return sum(g.shown for g in games) / sum(g.base for g in games)
 
 
 def model_rows(ruleset: str, found: list[Position]) -> tuple[Rows, Rows]:
@@ -194,9 +271,28 @@ def calibration(
     analysis's and the baseline's rows."""
     found = positions(ruleset, games, level, players, stride)
     (rows, alone), base_rows = model_rows(ruleset, found), baseline_rows(ruleset, found)
-    pairs = [(chance, float(i in w)) for probs, w in rows for i, chance in probs.items()]
-    figures = (ece(pairs) * 100, brier(rows), brier(base_rows), brier(alone))
-    return Seating(ruleset, players, len(found), *figures), found, rows, base_rows
+    sums = [game_sums(indices, rows, base_rows, alone) for indices in by_game(found).values()]
+    every = list(range(len(sums)))
+
+    def ece_of(drawn: list[int]) -> float:
+        return pooled_ece([sums[i] for i in drawn])
+
+    def ratio_of(drawn: list[int]) -> float:
+        return pooled_ratio([sums[i] for i in drawn])
+
+    seating = Seating(
+        ruleset,
+        players,
+        len(found),
+        ece_of(every),
+        basic(ece_of(every), bootstrap(every, ece_of)),
+        brier(rows),
+        brier(base_rows),
+        bootstrap(every, ratio_of),
+        brier(alone),
+        pooled_ece(sums, alone=True),
+    )
+    return seating, found, rows, base_rows
 
 
 def by_side(parts: list[tuple[int, ...]], probs: dict[int, float]) -> dict[int, float]:
@@ -204,40 +300,58 @@ def by_side(parts: list[tuple[int, ...]], probs: dict[int, float]) -> dict[int, 
     return {i: sum(probs[seat] for seat in side) for i, side in enumerate(parts)}
 
 
+def perfect(rules: Any, p: Position, rng: random.Random, rollouts: int, level: str) -> float:
+    """A perfect model's squared error at one position, unbiased: each side's chance is
+    estimated as its share of ``rollouts`` continuations between bots of ``level``, and the
+    estimate's own variance (p(1-p)/n for a side of chance p) is taken off, estimated without
+    bias by p^(1-p^)/(n-1)."""
+    parts = sides(rules.view(p.state, None))
+    shares: dict[int, float] = dict.fromkeys(range(len(parts)), 0.0)
+    for _ in range(rollouts):
+        winning = winning_sides(parts, rollout(rules, p.state, rng, level, p.log[: p.events]))
+        for side in winning:
+            shares[side] += 1 / (len(winning) * rollouts)
+    noise = sum(q * (1 - q) for q in shares.values()) / (rollouts - 1)
+    return brier_of(shares, winning_sides(parts, p.winners)) - noise
+
+
 def floor(
-    rules: Any,
-    found: list[Position],
-    rows: Rows,
-    base_rows: Rows,
-    count: int,
-    rollouts: int,
-    level: str,
-) -> str:
-    """The Brier score a perfect model of play at ``level`` reaches on a sample of the
-    positions: each side's chance from ``rollouts`` continuations at that level."""
-    rng = random.Random(f"floor:{rules.NAME}")
+    rules: Any, found: list[Position], rows: Rows, base_rows: Rows, count: int, args: Any
+) -> tuple[str, str]:
+    """The best ratio to the baseline any model of play at ``args.level`` can reach, on
+    ``count`` of the positions (drawn at random across the games): a perfect model's Brier
+    score (``perfect``, from ``args.rollouts`` continuations each) over the baseline's on the
+    same positions, with its 95% interval over the games; the table's cell and a line with
+    the figures behind it."""
+    rng = random.Random(f"floor:{rules.NAME}:{len(found)}")
     picked = sorted(rng.sample(range(len(found)), min(count, len(found))))
-    parts = sides(rules.view(found[0].state, None))
-    perfect = []
-    for index in picked:
-        state, _, winners, log, events = found[index]
-        shares: dict[int, float] = dict.fromkeys(range(len(parts)), 0.0)
-        for _ in range(rollouts):
-            winning = winning_sides(parts, rollout(rules, state, rng, level, log[:events]))
-            for side in winning:
-                shares[side] += 1 / (len(winning) * rollouts)
-        noise = sum(p * (1 - p) for p in shares.values()) / (rollouts - 1)
-        perfect.append(brier_of(shares, winning_sides(parts, winners)) - noise)
-    best = statistics.fmean(perfect)
-    spread = 1.96 * statistics.stdev(perfect) / math.sqrt(len(perfect))
-    base = brier([base_rows[i] for i in picked])
-    ours = brier([rows[i] for i in picked])
-    return (
-        f"  {rules.NAME}, {len(parts)} sides: floor on {len(picked)} positions ({rollouts} {level}"
-        f" rollouts each): perfect {best:.4f} ±{spread:.4f}, model {ours:.4f}, pip count"
-        f" {base:.4f}; best reachable"
-        f" ratio {best / base:.3f} ±{spread / base:.3f}"
+    scores = {i: perfect(rules, found[i], rng, args.rollouts, args.level) for i in picked}
+    games: dict[int, list[int]] = {}
+    for i in picked:
+        games.setdefault(found[i].seed, []).append(i)
+    sums = [
+        (
+            sum(scores[i] for i in g),
+            sum(brier_of(*base_rows[i]) for i in g),
+            sum(brier_of(*rows[i]) for i in g),
+        )
+        for g in games.values()
+    ]
+    every = list(range(len(sums)))
+
+    def ratio(drawn: list[int], column: int = 0) -> float:
+        return sum(sums[i][column] for i in drawn) / sum(sums[i][1] for i in drawn)
+
+    low, high = bootstrap(every, ratio, seed=f"floor:{rules.NAME}")
+    best, ours = ratio(every), ratio(every, 2)
+    base = statistics.fmean(brier_of(*base_rows[i]) for i in picked)
+    line = (
+        f"  {rules.NAME}, {len(sides(rules.view(found[0].state, None)))} sides: floor on"
+        f" {len(picked)} positions of {len(sums)} games ({args.rollouts} {args.level} rollouts"
+        f" each): perfect {best * base:.4f}, pip count {base:.4f}, analysis {ours * base:.4f};"
+        f" best reachable ratio {best:.3f} ({low:.3f}-{high:.3f}), the analysis's {ours:.3f}"
     )
+    return f"{best:.3f} ({low:.3f}-{high:.3f})", line
 
 
 def speed(ruleset: str) -> list[str]:
@@ -349,16 +463,18 @@ def main() -> None:
 
 
 def table(rulesets: list[str], args: argparse.Namespace) -> None:
-    """The calibration table: a row per rule set and table size, then the floors asked for."""
+    """The calibration table: a row per rule set and table size (the floor's column filled
+    where ``--floor-positions`` asks), then the floors' figures."""
     print(
         f"calibration on {args.games} held-out {args.level} games per seating (targets: ECE <="
-        f" {TARGET_ECE} points, Brier <= {TARGET_RATIO} x the pip-count logistic baseline)"
+        f" {TARGET_ECE} points, Brier <= {TARGET_RATIO} x the pip-count logistic baseline;"
+        " 95% intervals over the games)"
     )
     print(
         "| rule set | seats | positions | ECE (points) | Brier | pip-count Brier | ratio |"
-        " model alone | | CPU"
+        " best reachable ratio | model alone | model alone's ECE | | CPU"
     )
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     floors = []
     for ruleset in rulesets:
         rules = find_ruleset(ruleset)
@@ -369,20 +485,12 @@ def table(rulesets: list[str], args: argparse.Namespace) -> None:
             seating, found, rows, base_rows = calibration(
                 ruleset, players, args.games, args.level, args.stride
             )
+            if args.floor_positions:
+                cell, line = floor(rules, found, rows, base_rows, args.floor_positions, args)
+                seating = seating._replace(floor=cell)
+                floors.append(line)
             spent = time.process_time() - started
             print(f"{seating.line()} {spent:.0f} s", flush=True)
-            if args.floor_positions:
-                floors.append(
-                    floor(
-                        rules,
-                        found,
-                        rows,
-                        base_rows,
-                        args.floor_positions,
-                        args.rollouts,
-                        args.level,
-                    )
-                )
     for line in floors:
         print(line, flush=True)
 
