@@ -7,9 +7,10 @@ write budget of ``WRITE`` (a second, bursts of ``BURST``). One client (one addre
 fast as it is answered for ``--seconds``, its requests spread round the processes:
 
 - **creations**: ``POST /games``, each on a fresh connection;
-- **moves**: the next move of a race35 game as its referee (one caller: the game's referee);
-  a game that ends is replaced by one created from another address (``127.0.0.2``), so the
-  creations spend nothing of the mover's budgets.
+- **moves**: the next move of a four-seat ludo game as its referee (one caller: the game's
+  referee; a game of hundreds of moves, so that one loop plays one game), created from
+  another address (``127.0.0.2``), so that the creations spend nothing of the mover's
+  budgets; a game that ends is replaced, and the games played are counted.
 
 The table gives the requests accepted per minute against one process and against
 ``--processes`` processes, and their ratio (the target: within 10%). With no budget shared,
@@ -34,8 +35,10 @@ import argparse  # noqa: E402
 import itertools  # noqa: E402
 import os  # noqa: E402
 import time  # noqa: E402
+from collections import Counter  # noqa: E402
 from collections.abc import Callable, Iterator  # noqa: E402
 from contextlib import ExitStack, contextmanager  # noqa: E402
+from dataclasses import dataclass, field  # noqa: E402
 from typing import Any  # noqa: E402
 
 import httpx  # noqa: E402
@@ -44,6 +47,9 @@ from bench.harness import service_process  # noqa: E402
 
 CREATE, WRITE, BURST = 1.0, 2.0, 10
 RACE = {"ruleset": "race35", "seats": [{"name": "A"}, {"name": "B"}]}
+LONG = {"ruleset": "ludo", "seats": [{"name": name} for name in "ABCD"]}
+"""The moves' game: hundreds of moves, so that one loop plays one game (a game's referee is
+a caller of its own: a new game would bring a fresh write budget)."""
 ELSEWHERE = "127.0.0.2"
 """The address the moves' games are created from, apart from the mover's budgets."""
 
@@ -73,47 +79,106 @@ def processes(postgres: str, count: int) -> Iterator[list[str]]:
         ]
 
 
-def for_seconds(seconds: float, attempt: Callable[[], int]) -> int:
-    """How many of the attempts made for ``seconds`` were accepted (2xx)."""
-    accepted, end = 0, time.monotonic() + seconds
+@dataclass
+class Tally:
+    """What one loop asked for ``seconds``: its requests, those accepted (2xx), and the host
+    that accepted each (a load balancer's ``X-Served-By``; the URL's address without one)."""
+
+    seconds: float
+    asked: int = 0
+    accepted: int = 0
+    hosts: Counter[str] = field(default_factory=Counter)
+    games: int = 0
+
+    @property
+    def per_minute(self) -> float:
+        return self.accepted * 60 / self.seconds
+
+
+def for_seconds(seconds: float, attempt: Callable[[], httpx.Response | None]) -> Tally:
+    """The attempts made for ``seconds`` (``None``: one that sent nothing that counts)."""
+    tally, end = Tally(seconds), time.monotonic() + seconds
     while time.monotonic() < end:
-        accepted += attempt() < 300
-    return accepted
+        answer = attempt()
+        if answer is None:
+            continue
+        tally.asked += 1
+        if answer.status_code < 300:
+            tally.accepted += 1
+            tally.hosts[answer.headers.get("x-served-by", answer.url.host)] += 1
+    return tally
 
 
-def creations(urls: list[str], seconds: float) -> int:
-    """Creations accepted, asked round ``urls`` for ``seconds``."""
+def fresh_client(**options: Any) -> httpx.Client:
+    """A client that opens a connection for each request, so that a load balancer places each
+    one (over one kept-alive connection it may send them all to one host)."""
+    return httpx.Client(timeout=10, limits=httpx.Limits(max_keepalive_connections=0), **options)
+
+
+def creations(urls: list[str], seconds: float) -> Tally:
+    """Creations asked round ``urls`` for ``seconds``."""
     turn = itertools.cycle(urls)
-    return for_seconds(seconds, lambda: httpx.post(f"{next(turn)}/games", json=RACE).status_code)
+    with fresh_client() as client:
+        return for_seconds(seconds, lambda: client.post(f"{next(turn)}/games", json=RACE))
 
 
-def moves(urls: list[str], seconds: float) -> int:
-    """Moves accepted, one game's referee playing round ``urls`` for ``seconds``."""
+def moves(urls: list[str], seconds: float, maker: str = "") -> Tally:
+    """Moves asked by one game's referee round ``urls`` for ``seconds``; its games are created
+    at ``maker`` (``urls[0]`` by default) from ``ELSEWHERE``."""
     turn = itertools.cycle(urls)
-    elsewhere = httpx.Client(transport=httpx.HTTPTransport(local_address=ELSEWHERE))
-    clients = {url: httpx.Client(base_url=url, timeout=10) for url in urls}
     game: dict[str, Any] = {}
+    games = 0
+    with (
+        fresh_client(transport=httpx.HTTPTransport(local_address=ELSEWHERE)) as elsewhere,
+        fresh_client() as client,
+    ):
 
-    def attempt() -> int:
-        if not game:
-            game.update(elsewhere.post(f"{urls[0]}/games", json=RACE, timeout=10).json())
-        client = clients[next(turn)]
-        headers = {"Authorization": f"Bearer {game['tokens']['referee']}"}
-        legal = client.get(f"/games/{game['id']}/legal-moves", headers=headers).json()
-        if not legal["moves"]:
-            game.clear()  # finished: the next attempt plays a new game
-            return 500
-        move = legal["moves"][0]
-        body = {"move": move["id"], "seat": move["seat"], "expected_version": legal["version"]}
-        return client.post(f"/games/{game['id']}/moves", json=body, headers=headers).status_code
+        def attempt() -> httpx.Response | None:
+            nonlocal games
+            if not game:
+                game.update(elsewhere.post(f"{maker or urls[0]}/games", json=LONG).json())
+                games += 1
+            url, headers = next(turn), {"Authorization": f"Bearer {game['tokens']['referee']}"}
+            legal = client.get(f"{url}/games/{game['id']}/legal-moves", headers=headers).json()
+            if not legal["moves"]:
+                game.clear()  # finished: the next attempt plays a new game
+                return None
+            move = legal["moves"][0]
+            body = {"move": move["id"], "seat": move["seat"], "expected_version": legal["version"]}
+            path = f"{url}/games/{game['id']}/moves"
+            return client.post(path, json=body, headers=headers)
 
-    with elsewhere:
-        return for_seconds(seconds, attempt)
+        played = for_seconds(seconds, attempt)
+    played.games = games
+    return played
 
 
-def measured(urls: list[str], seconds: float) -> tuple[float, float]:
-    """Creations and moves accepted per minute against ``urls``."""
-    return creations(urls, seconds) * 60 / seconds, moves(urls, seconds) * 60 / seconds
+def measured(urls: list[str], seconds: float, maker: str = "") -> tuple[Tally, Tally]:
+    """Creations and moves against ``urls``, one loop after the other."""
+    return creations(urls, seconds), moves(urls, seconds, maker)
+
+
+def table(rows: dict[str, tuple[Tally, Tally]], budget: tuple[float, float]) -> list[str]:
+    """The lines of the table: the ``budget`` a minute (creations, moves), accepted per minute
+    for each row, and the last row's ratio to the first."""
+    lines = [
+        f"{'against':<20} {'creations/min':>14} {'moves/min':>10}",
+        f"{'the budget':<20} {budget[0]:>14.1f} {budget[1]:>10.1f}",
+    ]
+    for name, (made, moved) in rows.items():
+        lines.append(f"{name:<20} {made.per_minute:>14.1f} {moved.per_minute:>10.1f}")
+    if len(rows) > 1:
+        (one_made, one_moved), (many_made, many_moved) = rows[next(iter(rows))], rows[name]
+        lines.append(
+            f"{'ratio':<20} {ratio(many_made, one_made):>14.2f} "
+            f"{ratio(many_moved, one_moved):>10.2f}"
+        )
+    return lines
+
+
+def ratio(many: Tally, one: Tally) -> float:
+    """Accepted by ``many`` to accepted by ``one``."""
+    return many.accepted / one.accepted if one.accepted else float("nan")
 
 
 def main() -> None:
@@ -124,25 +189,23 @@ def main() -> None:
     parser.add_argument("--postgres", default=os.environ.get("TABULA_TEST_POSTGRES_URL", ""))
     parser.add_argument("--urls", nargs="*", default=[])
     args = parser.parse_args()
-    per_minute = [(BURST + rate * args.seconds) * 60 / args.seconds for rate in (CREATE, WRITE)]
+    budget = (per_minute(CREATE, BURST, args.seconds), per_minute(WRITE, BURST, args.seconds))
     print(f"budgets: {CREATE:g} creations/s and {WRITE:g} writes/s, bursts of {BURST}")
-    print(f"{'against':<16} {'creations/min':>14} {'moves/min':>10}")
-    print(f"{'the budget':<16} {per_minute[0]:>14.1f} {per_minute[1]:>10.1f}")
-    if args.urls:
-        made, moved = measured(args.urls, args.seconds)
-        print(f"{f'{len(args.urls)} URL(s)':<16} {made:>14.1f} {moved:>10.1f}")
-        return
-    if not args.postgres:
-        print("(no database: --postgres URL or TABULA_TEST_POSTGRES_URL)")
-        return
     rows = {}
-    for count in (1, args.processes):
-        with processes(args.postgres, count) as urls:
-            rows[count] = measured(urls, args.seconds)
-        made, moved = rows[count]
-        print(f"{f'{count} process(es)':<16} {made:>14.1f} {moved:>10.1f}")
-    (one_made, one_moved), (many_made, many_moved) = rows[1], rows[args.processes]
-    print(f"{'ratio':<16} {many_made / one_made:>14.2f} {many_moved / one_moved:>10.2f}")
+    if args.urls:
+        rows[f"{len(args.urls)} URL(s)"] = measured(args.urls, args.seconds)
+    elif args.postgres:
+        for count in (1, args.processes):
+            with processes(args.postgres, count) as urls:
+                rows[f"{count} process(es)"] = measured(urls, args.seconds)
+    print("\n".join(table(rows, budget)))
+    if not rows:
+        print("(no database: --postgres URL or TABULA_TEST_POSTGRES_URL)")
+
+
+def per_minute(rate: float, burst: int, seconds: float) -> float:
+    """The most a bucket of ``rate`` a second and ``burst`` grants in ``seconds``, a minute."""
+    return (burst + rate * seconds) * 60 / seconds
 
 
 if __name__ == "__main__":

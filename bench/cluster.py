@@ -21,8 +21,21 @@ HTTP player's game, while one fault at a time is done to the cluster:
   soon a write through HAProxy is acknowledged again (target: within 10 s of the kill). The
   cluster stays on the promoted standby, which has no standby of its own: run it last.
 
-Each run prints the moves acknowledged (a 200 or a ``played``), lost (acknowledged, not in
-the final log), duplicated (more moves in a game's log than keys were sent for it), forked
+- ``budget``: one address's budgets across the cluster, on a cluster of its own (``tabbudg``,
+  ``10.49.8.0/24``, port 8089) brought up with the budgets at their defaults (1 creation a
+  second, bursts of 60; the refusals' tarpit) and the write budget on (``WRITE_RATE`` writes a
+  second, bursts of 30; off by default): one client asks for creations, then for one game's
+  moves, as fast as it is answered for ``--budget-seconds`` (30: half of the minute the
+  figures are scaled to), against one application host alone and through HAProxy (each
+  request on a connection of its own, so that ``leastconn`` spreads them over the hosts);
+  see ``bench/budget_spread.py``. Each loop starts with full buckets: the host alone counts
+  the client as the bridge's address (no ``X-Forwarded-For``), HAProxy's clients as their
+  own, and each moves loop plays a game of its own. It prints the accepted creations and
+  moves a minute of both, their ratio (target: within 10%) and the hosts that accepted them.
+  The fault runs' cluster has the budgets off, so that 32 clients from one address can play.
+
+Each fault run prints the moves acknowledged (a 200 or a ``played``), lost (acknowledged, not
+in the final log), duplicated (more moves in a game's log than keys were sent for it), forked
 (two events seen at one version of a game, or one the log does not hold), the sockets'
 reconnections and the versions they were sent twice or never, the games whose clock used more
 time than they lasted or whose hash chain or audit fails, and the time to recover: the
@@ -36,7 +49,7 @@ lifted), puts its own measurements in ``run.figures`` (printed), and returns onc
 is whole again. ``run.cluster`` drives ``deploy/cluster.sh`` and HAProxy's view of the hosts.
 
 Needs root, iproute2, iptables, HAProxy and PostgreSQL. Run
-``python bench/cluster.py [--faults calm kill cut clock primary] [--clients 32] [--seconds 8]``: it
+``python bench/cluster.py [--faults budget calm kill cut clock primary] [--clients 32]``: it
 brings the cluster up (``--keep`` leaves it up; ``--no-up`` uses one that is up) and down.
 """
 
@@ -61,8 +74,10 @@ from dataclasses import dataclass, field  # noqa: E402
 
 import httpx  # noqa: E402
 
+from bench import budget_spread  # noqa: E402
 from bench.cluster_clients import Book, Client, HttpPlayer, SocketPlayer  # noqa: E402
 from bench.cluster_reckoning import Reckoning, reckon  # noqa: E402
+from service.settings import Settings  # noqa: E402
 
 CLUSTER_SH = ROOT / "deploy" / "cluster.sh"
 STANDBY_SH = ROOT / "deploy" / "postgres-standby.sh"
@@ -73,6 +88,27 @@ CLUSTER_ENV = {  # budgets out of the way of one address's load (they are per ca
     "TABULA_REFUSAL_RATE": "0",
     "TABULA_LOG_LEVEL": "warning",
 }
+WRITE_RATE = 2.0
+"""The budget run's writes a second per caller (``write_rate`` is off by default)."""
+BUDGET_ENV = {  # the budget run's cluster, apart from the fault runs' one
+    "TABULA_CLUSTER_NAME": "tabbudg",
+    "TABULA_CLUSTER_NET": "10.49.8",
+    "TABULA_CLUSTER_PORT": "8089",
+    **{  # the defaults, whatever the fault runs' environment or the caller's says
+        f"TABULA_{name.upper()}": str(getattr(Settings(), name))
+        for name in (
+            "create_rate",
+            "create_burst",
+            "write_burst",
+            "refusal_rate",
+            "refusal_burst",
+            "max_streams_per_client",
+            "max_streams",
+        )
+    },
+    "TABULA_WRITE_RATE": str(WRITE_RATE),
+}
+BUDGET_TARGET = 0.10
 STEP_SECONDS = 600.0
 POLL = 0.02
 
@@ -390,26 +426,77 @@ def passed(result: Result) -> bool:
     )
 
 
+def budget(seconds: float, *, no_up: bool = False, keep: bool = False) -> bool:
+    """The ``budget`` run (see the module's text): its table printed; whether both ratios are
+    within ``BUDGET_TARGET`` of 1."""
+    cluster = Cluster(BUDGET_ENV)
+    if not no_up:
+        cluster.sh("up")
+    try:
+        host = cluster.apps[0]
+        rows = {  # games for the moves made through HAProxy from another address
+            f"one host ({host})": budget_spread.measured(
+                [cluster.app_url(host)], seconds, cluster.url
+            ),
+            "HAProxy, all hosts": budget_spread.measured([cluster.url], seconds, cluster.url),
+        }
+    finally:
+        if not (keep or no_up):
+            cluster.sh("down")
+    print(budget_report(rows, seconds), flush=True)
+    one, many = rows.values()
+    ratios = [budget_spread.ratio(m, o) for m, o in zip(many, one, strict=True)]
+    return all(abs(value - 1) <= BUDGET_TARGET for value in ratios)
+
+
+def budget_report(
+    rows: dict[str, tuple[budget_spread.Tally, budget_spread.Tally]], seconds: float
+) -> str:
+    """The budget run's lines: the budgets, the table, the hosts that accepted each loop."""
+    env = {name.removeprefix("TABULA_").lower(): value for name, value in BUDGET_ENV.items()}
+    create = float(env["create_rate"]), int(env["create_burst"])
+    write = float(env["write_rate"]), int(env["write_burst"])
+    most = (budget_spread.per_minute(*create, seconds), budget_spread.per_minute(*write, seconds))
+    lines = [
+        f"budget: {create[0]:g} creations/s (bursts of {create[1]}) and {write[0]:g} writes/s "
+        f"(bursts of {write[1]}), {seconds:g} s a loop, scaled to a minute",
+        *(f"  {line}" for line in budget_spread.table(rows, most)),
+    ]
+    for name, (made, moved) in rows.items():
+        lines.append(
+            f"  {name}: asked {made.asked} creations, {moved.asked} moves (games "
+            f"{moved.games}); accepted by host {dict(sorted((made.hosts + moved.hosts).items()))}"
+        )
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--faults", nargs="+", default=["calm", "kill", "cut", "clock", "primary"])
+    runs = ["budget", "calm", "kill", "cut", "clock", "primary"]
+    parser.add_argument("--faults", nargs="+", default=runs, help="budget runs first")
     parser.add_argument("--clients", type=int, default=32)
     parser.add_argument("--watchers", type=int, default=2, help="sockets per HTTP game")
     parser.add_argument("--outage", type=float, default=4.0, help="seconds a fault lasts")
     parser.add_argument("--settle", type=float, default=4.0, help="seconds played after it")
     parser.add_argument("--pace", type=float, default=0.05, help="a client's pause per move")
+    parser.add_argument("--budget-seconds", type=float, default=30.0, help="a budget loop")
     parser.add_argument("--no-up", action="store_true", help="use the cluster that is up")
     parser.add_argument("--keep", action="store_true", help="leave the cluster up")
     args = parser.parse_args(argv)
-    unknown = [name for name in args.faults if name not in FAULTS]
+    unknown = [name for name in args.faults if name not in FAULTS and name != "budget"]
     if unknown:
-        parser.error(f"no fault {unknown}; the faults: {', '.join(FAULTS)}")
+        parser.error(f"no run {unknown}; the runs: budget, {', '.join(FAULTS)}")
+    ok = True
+    if "budget" in args.faults:  # on a cluster of its own, with the budgets on
+        ok &= budget(args.budget_seconds, no_up=args.no_up, keep=args.keep)
+    faults = [name for name in args.faults if name != "budget"]
+    if not faults:
+        return 0 if ok else 1
     cluster = Cluster()
     if not args.no_up:
         cluster.sh("up")
-    ok = True
     try:
-        for name in args.faults:
+        for name in faults:
             result = asyncio.run(
                 measure(
                     cluster,
