@@ -12,12 +12,16 @@ position of each game:
   Brier score (summed over seats or teams, per position), the Brier score of the pip-count
   logistic baseline (one weight on each side's pieces' squares still to travel, read off the
   board by colour, fitted on the very positions it is scored on, which favours it), their
-  ratio, and the model's own Brier score without the look-ahead;
+  ratio, the best ratio any model can reach (the floor, below), and the model's own Brier
+  score and ECE without the look-ahead. Each figure's 95% interval resamples the games, not
+  the positions (the positions of one game share its outcome); the ECE's is the basic
+  bootstrap's, which takes off the ECE's upward bias on few games;
 - the floor (``--floor-positions``, none unless asked): on that many of a seating's
-  positions, each side's chance estimated from ``--rollouts`` continuations between bots of
-  the same level; their Brier score, less the rollouts' own sampling variance, is what a
-  perfect model of that play would score, so floor / baseline is the best ratio any model can
-  reach (with its 95% interval);
+  positions, drawn across its games, each side's chance estimated as its share of
+  ``--rollouts`` continuations between bots of the same level; their squared error less the
+  estimate's own variance (p(1-p)/n for a side of chance p, estimated without bias by
+  p^(1-p^)/(n-1)) is what a perfect model of that play scores, so its Brier score over the
+  baseline's on the same positions is the best ratio any model can reach;
 - speed (targets: a 400-event game at most 5 s, one position's hint at most 50 ms): CPU
   seconds of one position's chances, of one position's hint (every legal move valued: the
   mean and the slowest) and of the analysis of a four-seat game's first 400 events (the
