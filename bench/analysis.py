@@ -57,6 +57,7 @@ import math  # noqa: E402
 import random  # noqa: E402
 import statistics  # noqa: E402
 import time  # noqa: E402
+from collections.abc import Callable  # noqa: E402
 from typing import Any, NamedTuple  # noqa: E402
 
 from analysis.danger import board_judge  # noqa: E402
@@ -315,8 +316,15 @@ def perfect(rules: Any, p: Position, rng: random.Random, rollouts: int, level: s
         winning = winning_sides(parts, rollout(rules, p.state, rng, level, p.log[: p.events]))
         for side in winning:
             shares[side] += 1 / (len(winning) * rollouts)
+    return unbiased(shares, winning_sides(parts, p.winners), rollouts)
+
+
+def unbiased(shares: dict[int, float], winners: tuple[int, ...], rollouts: int) -> float:
+    """The squared error of the true chances, estimated without bias from each side's share
+    of ``rollouts`` continuations: the shares' squared error less their own variance
+    estimated without bias (a share's variance is p(1-p)/n, and E[s(1-s)] = p(1-p)(n-1)/n)."""
     noise = sum(q * (1 - q) for q in shares.values()) / (rollouts - 1)
-    return brier_of(shares, winning_sides(parts, p.winners)) - noise
+    return brier_of(shares, winners) - noise
 
 
 def floor(
@@ -501,7 +509,7 @@ def table(rulesets: list[str], args: argparse.Namespace) -> None:
 
 def report(ruleset: str, args: argparse.Namespace, pool: concurrent.futures.Executor) -> None:
     """The speed and luck figures of one rule set, but the parts ``--skip`` names."""
-    parts = {
+    parts: dict[str, Callable[[], list[str]]] = {
         "speed": lambda: speed(ruleset),
         "luck": lambda: luck(ruleset, args.luck_games, args.every, pool, args.luck_file),
     }

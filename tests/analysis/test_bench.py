@@ -3,6 +3,7 @@ sizes; no figure is judged here)."""
 
 from __future__ import annotations
 
+import math
 import subprocess
 import sys
 from pathlib import Path
@@ -27,3 +28,18 @@ def test_the_calibration_table_shows_the_best_reachable_ratio_beside_the_ratio()
     assert cells[" ratio "].count("-") == 1, row
     assert cells[" best reachable ratio "].strip()[0].isdigit(), row
     assert "best reachable ratio" in done.stdout.splitlines()[-1]
+
+
+def test_the_floor_takes_the_rollouts_own_variance_off_without_bias() -> None:
+    sys.path.insert(0, str(ROOT))
+    from bench.analysis import brier_of, unbiased
+
+    chance, rollouts = 0.3, 5
+    for winner in (0, 1):
+        expected = 0.0
+        for wins in range(rollouts + 1):
+            weight = math.comb(rollouts, wins) * chance**wins * (1 - chance) ** (rollouts - wins)
+            shares = {0: wins / rollouts, 1: 1 - wins / rollouts}
+            expected += weight * unbiased(shares, (winner,), rollouts)
+        truth = brier_of({0: chance, 1: 1 - chance}, (winner,))
+        assert math.isclose(expected, truth), (expected, truth)
