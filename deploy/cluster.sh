@@ -116,7 +116,7 @@ start_app() { # python -m service on the host, every process of it in its namesp
     in_ns "$host" env -C "$ROOT" \
         TABULA_HOST="$addr" TABULA_PORT="$APP_PORT" TABULA_WORKERS="$WORKERS" \
         TABULA_DATABASE_URL="${TABULA_DATABASE_URL:-$(database_url)}" \
-        TABULA_STORE_TIMEOUT="${TABULA_STORE_TIMEOUT:-1}" \
+        TABULA_STORE_TIMEOUT="${TABULA_STORE_TIMEOUT:-0.8}" \
         TABULA_TRUSTED_PROXIES="${TABULA_TRUSTED_PROXIES:-$NET.1}" \
         TABULA_CURSOR_KEY="$(cat "$DIR/cursor-key")" \
         TABULA_CLOCK_OFFSET_FILE="$DIR/$host/clock-offset" \
