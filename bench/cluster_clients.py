@@ -196,7 +196,8 @@ class Socket:
         """Connect (through the balancer, any host) and say hello from the last version."""
         url = self.client.url.replace("http", "ws", 1) + self.path
         socket = await connect(url, open_timeout=10, max_size=None)
-        self.host = socket.response.headers.get("X-Served-By", "?")
+        handshake = socket.response  # the balancer's answer to the upgrade, set once open
+        self.host = handshake.headers.get("X-Served-By", "?") if handshake else "?"
         self.client.book.hosts[self.host] += 1
         await socket.send(json.dumps({"type": "hello", "token": self.token, "after": self.last}))
         return socket

@@ -47,18 +47,24 @@ def missing() -> str:
     return ""
 
 
-@pytest.fixture(scope="module")
-def cluster() -> Iterator[Cluster]:
+def brought_up(env: dict[str, str]) -> Iterator[Cluster]:
+    """A cluster named by ``env``, up for the module's tests and down after them (skipped
+    where ``missing`` says why)."""
     why = missing()
     if why:
         pytest.skip(why)
-    made = Cluster(TEST_CLUSTER)
+    made = Cluster(env)
     made.sh("down")  # what a run cut short left behind, if anything
     try:
         made.sh("up")
         yield made
     finally:
         made.sh("down")
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[Cluster]:
+    yield from brought_up(TEST_CLUSTER)
 
 
 def run(cluster: Cluster, fault: str) -> Result:

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 import pytest
 
 from bench.cluster import Cluster, passed, report
-from tests.cluster.test_cluster import missing, run
+from tests.cluster.test_cluster import brought_up, run
 
 pytestmark = pytest.mark.slow
 PRIMARY_CLUSTER = {
@@ -26,16 +26,7 @@ PRIMARY_CLUSTER = {
 
 @pytest.fixture(scope="module")
 def cluster() -> Iterator[Cluster]:
-    why = missing()
-    if why:
-        pytest.skip(why)
-    made = Cluster(PRIMARY_CLUSTER)
-    made.sh("down")  # what a run cut short left behind, if anything
-    try:
-        made.sh("up")
-        yield made
-    finally:
-        made.sh("down")
+    yield from brought_up(PRIMARY_CLUSTER)
 
 
 def test_the_primary_killed_for_good_loses_no_acknowledged_move_and_writes_resume_within_10_s(
