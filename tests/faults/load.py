@@ -15,10 +15,14 @@ import threading
 import time
 import uuid
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import httpx
 import msgspec
+
+from tests.waiting import wait_until
 
 RETRY_SECONDS = 0.05
 """How long a player waits before sending a write again (less than any Retry-After: the
@@ -114,6 +118,25 @@ class Player:
         assert self.game is not None
         for event in reply.json()["events"]:
             self.acknowledged[self.game][event["version"]] = event["type"]
+
+
+@contextmanager
+def playing(url: str, count: int, timeout: float = 30) -> Iterator[list[Player]]:
+    """``count`` players playing on ``url``, each on a thread of its own, every one with three
+    writes acknowledged (within ``timeout`` seconds) before the block runs; stopped and joined
+    when it ends."""
+    stop = threading.Event()
+    players = [Player(url, seed, stop) for seed in range(count)]
+    threads = [threading.Thread(target=p.run, daemon=True) for p in players]
+    for thread in threads:
+        thread.start()
+    try:
+        wait_until(lambda: all(len(p.acked_at) >= 3 for p in players), timeout=timeout)
+        yield players
+    finally:
+        stop.set()
+        for thread in threads:
+            thread.join(timeout=30)
 
 
 def reckon(url: str, players: list[Player]) -> Reckoning:

@@ -10,7 +10,6 @@ for an outage of ``OUTAGE`` seconds.
 from __future__ import annotations
 
 import json
-import threading
 import time
 import uuid
 
@@ -21,7 +20,7 @@ from websockets.sync.client import connect
 
 from service.app import create_app
 from service.settings import Settings
-from tests.faults.load import Player, Probe, reckon
+from tests.faults.load import Probe, playing, reckon
 from tests.faults.machine import cluster
 from tests.live import serving
 from tests.waiting import wait_until
@@ -43,30 +42,25 @@ def test_a_stopped_postgres_costs_no_liveness_and_writes_resume_within_a_second(
             database_url=postgres.url, store_timeout=2.0, log_level="critical", create_rate=0
         )
         with serving(create_app(settings)) as url:
-            stop = threading.Event()
-            players = [Player(url, seed, stop) for seed in range(PLAYERS)]
-            threads = [threading.Thread(target=p.run, daemon=True) for p in players]
-            for thread in threads:
-                thread.start()
-            wait_until(lambda: all(len(p.acked_at) >= 3 for p in players), timeout=20)
-            game, referee = next(iter(players[0].referees.items()))
-            with Probe(url) as probe:
-                postgres.stop()
-                began = time.monotonic()
-                keyed = keyed_move(url, game, referee)
-                assert time.monotonic() - began < settings.store_timeout + 1
-                assert_unavailable(keyed)
-                ready = httpx.get(f"{url}/ready", timeout=10)
-                assert (
-                    ready.status_code == 503 and ready.json()["checks"]["database"] == "unreachable"
-                )
-                time.sleep(OUTAGE)
-                postgres.start()
-                back = time.monotonic()
-                wait_until(lambda: any(t > back for p in players for t in p.acked_at), timeout=10)
-            stop.set()
-            for thread in threads:
-                thread.join(timeout=30)
+            with playing(url, PLAYERS, timeout=20) as players:
+                game, referee = next(iter(players[0].referees.items()))
+                with Probe(url) as probe:
+                    postgres.stop()
+                    began = time.monotonic()
+                    keyed = keyed_move(url, game, referee)
+                    assert time.monotonic() - began < settings.store_timeout + 1
+                    assert_unavailable(keyed)
+                    ready = httpx.get(f"{url}/ready", timeout=10)
+                    assert (
+                        ready.status_code == 503
+                        and ready.json()["checks"]["database"] == "unreachable"
+                    )
+                    time.sleep(OUTAGE)
+                    postgres.start()
+                    back = time.monotonic()
+                    wait_until(
+                        lambda: any(t > back for p in players for t in p.acked_at), timeout=10
+                    )
             first = min(t for p in players for t in p.acked_at if t > back) - back
             assert first < FIRST_WRITE_BOUND, (
                 f"the first write after PostgreSQL came back took {first:.2f} s"

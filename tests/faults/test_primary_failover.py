@@ -24,7 +24,7 @@ from eventstore import Appending, AppendResult, NewEvent, StoreUnavailable
 from eventstore.postgres import PostgresEventStore
 from service.app import create_app
 from service.settings import Settings
-from tests.faults.load import RETRY_SECONDS, Player, reckon
+from tests.faults.load import RETRY_SECONDS, playing, reckon
 from tests.faults.standby import Pair, standby_pair
 from tests.live import serving
 from tests.waiting import wait_until
@@ -136,24 +136,16 @@ def test_the_primary_killed_for_good_loses_no_acknowledged_move_and_writes_resum
             database_url=pair.url, store_timeout=2.0, log_level="critical", create_rate=0
         )
         with serving(create_app(settings)) as url:
-            stop = threading.Event()
-            players = [Player(url, seed, stop) for seed in range(PLAYERS)]
-            threads = [threading.Thread(target=p.run, daemon=True) for p in players]
-            for thread in threads:
-                thread.start()
-            wait_until(lambda: all(len(p.acked_at) >= 3 for p in players), timeout=30)
-            killed = time.monotonic()
-            pair.kill_primary()
-            with ThreadPoolExecutor(1) as pool:
-                writing = pool.submit(first_write, url)
-                pair.promote()
-                promoted = time.monotonic() - killed
-                resumed = writing.result() - killed
-            after = {id(p): len(p.acked_at) for p in players}
-            wait_until(lambda: all(len(p.acked_at) >= after[id(p)] + 2 for p in players))
-            stop.set()
-            for thread in threads:
-                thread.join(timeout=30)
+            with playing(url, PLAYERS) as players:
+                killed = time.monotonic()
+                pair.kill_primary()
+                with ThreadPoolExecutor(1) as pool:
+                    writing = pool.submit(first_write, url)
+                    pair.promote()
+                    promoted = time.monotonic() - killed
+                    resumed = writing.result() - killed
+                after = {id(p): len(p.acked_at) for p in players}
+                wait_until(lambda: all(len(p.acked_at) >= after[id(p)] + 2 for p in players))
             assert [p.failure for p in players] == [None] * PLAYERS
             figures = reckon(url, players)
             print(f"failover: promoted {promoted:.2f} s, writes {resumed:.2f} s after the kill")
