@@ -4,30 +4,20 @@ sizes; no figure is judged here)."""
 from __future__ import annotations
 
 import math
-import subprocess
 import sys
-from pathlib import Path
 
-ROOT = Path(__file__).parents[2]
+from tests.bench.running import ROOT, bench
 
 
 def test_the_calibration_table_shows_the_best_reachable_ratio_beside_the_ratio() -> None:
     argv = ["--ruleset", "sorry", "--players", "2", "--games", "4", "--stride", "10"]
     argv += ["--floor-positions", "6", "--rollouts", "3", "--skip", "speed", "--skip", "luck"]
-    done = subprocess.run(
-        [sys.executable, str(ROOT / "bench" / "analysis.py"), *argv],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env={"PATH": "/usr/bin:/bin"},
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
-    header, row = (line for line in done.stdout.splitlines() if line.startswith("| "))
+    printed = bench("analysis.py", argv, timeout=300, env={"PATH": "/usr/bin:/bin"})
+    header, row = (line for line in printed.splitlines() if line.startswith("| "))
     cells = dict(zip(header.split("|"), row.split("|"), strict=True))
     assert cells[" ratio "].count("-") == 1, row
     assert cells[" best reachable ratio "].strip()[0].isdigit(), row
-    assert "best reachable ratio" in done.stdout.splitlines()[-1]
+    assert "best reachable ratio" in printed.splitlines()[-1]
 
 
 def test_the_floor_takes_the_rollouts_own_variance_off_without_bias() -> None:

@@ -5,28 +5,18 @@ columns (tiny sizes; no figure is judged here)."""
 from __future__ import annotations
 
 import shutil
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).parents[2]
+from tests.bench.running import bench
 
 
 @pytest.mark.node
 @pytest.mark.skipif(shutil.which("node") is None, reason="needs node")
 def test_the_node_driver_plays_games_over_the_socket_and_prints_its_figures() -> None:
     argv = ["--clients", "2", "--seconds", "1", "--workers", "1"]
-    done = subprocess.run(
-        [sys.executable, str(ROOT / "bench" / "node_socket.py"), *argv],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
-    header, line = done.stdout.splitlines()[-2:]
-    assert header.split()[:3] == ["clients", "moves", "moves/s"], done.stdout
+    printed = bench("node_socket.py", argv, timeout=300)
+    header, line = printed.splitlines()[-2:]
+    assert header.split()[:3] == ["clients", "moves", "moves/s"], printed
     clients, moves, *_, stalls, _wall, _label, _kind = line.split()
-    assert clients == "2" and int(moves) > 0 and stalls == "0", done.stdout
+    assert clients == "2" and int(moves) > 0 and stalls == "0", printed

@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
-from pathlib import Path
-
 import pytest
 
-ROOT = Path(__file__).parents[2]
+from tests.bench.running import bench
+
 RUNS = [
     (["api.py", "--clients", "2", "--seconds", "0.5", "--raw-seconds", "0.3"], "ratio"),
     (["ceiling.py", "--clients", "2", "--seconds", "0.5", "--raw-seconds", "0.3"], "requests/s"),
@@ -33,13 +30,6 @@ RUNS = [
 
 @pytest.mark.parametrize(("argv", "heading"), RUNS, ids=[argv[0] for argv, _ in RUNS])
 def test_a_bench_script_runs_and_prints_its_figures(argv: list[str], heading: str) -> None:
-    done = subprocess.run(
-        [sys.executable, str(ROOT / "bench" / argv[0]), *argv[1:]],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env={"TABULA_TEST_POSTGRES_URL": "", "PATH": "/usr/bin:/bin"},
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
-    assert heading in done.stdout, done.stdout
+    env = {"TABULA_TEST_POSTGRES_URL": "", "PATH": "/usr/bin:/bin"}
+    printed = bench(argv[0], argv[1:], timeout=300, env=env)
+    assert heading in printed, printed
