@@ -1,11 +1,14 @@
 """Faults of a cluster under load, Jepsen-style: the cluster of ``deploy/cluster.sh`` (three
 application hosts, each ``python -m service --workers 2``, over PostgreSQL on a database
 host, HAProxy in front), ``--clients`` clients playing through HAProxy (half over HTTP, half
-over game sockets; see ``bench/cluster_clients.py``) and ``--watchers`` sockets watching each
-HTTP player's game, while one fault at a time is done to the cluster:
+over game sockets; see ``bench/cluster_clients.py``; they start one after another over the
+first second) and ``--watchers`` sockets watching each HTTP player's game, while one fault at
+a time is done to the cluster:
 
 - ``calm``: no fault; the pushes' latency across hosts (each watching socket's receipt of a
-  version after the HTTP answer that made it; target: 99% within 50 ms).
+  version after the HTTP answer that made it; target: 99% within 50 ms) and the share of the
+  machine's cores busy, once at each of ``--calm-paces`` (a client's pause between moves:
+  the load).
 - ``kill``: every process of one application host SIGKILLed and its link down; its sockets
   reconnect through HAProxy to the other hosts and resume from their last version. The host
   is started again afterwards.
@@ -109,6 +112,8 @@ BUDGET_ENV = {  # the budget run's cluster, apart from the fault runs' one
     "TABULA_WRITE_RATE": str(WRITE_RATE),
 }
 BUDGET_TARGET = 0.10
+STAGGER_SECONDS = 1.0
+"""The clients start one after another over this many seconds of the warm-up."""
 STEP_SECONDS = 600.0
 POLL = 0.02
 
@@ -189,8 +194,18 @@ def fault(name: str) -> Callable[[Fault], Fault]:
 
 @fault("calm")
 async def calm(run: Run) -> None:
-    """No fault: the clients play on."""
+    """No fault: the clients play on; the share of the machine's cores busy meanwhile."""
+    before = cpu_times()
     await asyncio.sleep(run.outage)
+    after = cpu_times()
+    run.figures["cores busy %"] = 100 * (1 - (after[1] - before[1]) / (after[0] - before[0]))
+
+
+def cpu_times() -> tuple[int, int]:
+    """The machine's CPU time so far and the idle part of it, in ticks (``/proc/stat``)."""
+    with open("/proc/stat") as stat:
+        ticks = [int(value) for value in stat.readline().split()[1:]]
+    return sum(ticks), ticks[3] + ticks[4]  # idle, iowait
 
 
 @fault("kill")
@@ -319,6 +334,7 @@ class Result:
     figures: dict[str, float]
     recovery: float
     moves_per_second: float
+    pace: float
 
 
 async def measure(
@@ -342,7 +358,8 @@ async def measure(
             players.append(HttpPlayer(*args, watchers=watchers, pace=pace))
         else:
             players.append(SocketPlayer(*args, pace=pace))
-    tasks = [asyncio.create_task(player.run()) for player in players]
+    spread = STAGGER_SECONDS / max(clients, 1)  # as clients come, not all in one instant
+    tasks = [asyncio.create_task(p.run(number * spread)) for number, p in enumerate(players)]
     began = time.monotonic()
     await asyncio.sleep(warm_up)
     run = Run(cluster, book, outage)
@@ -355,7 +372,13 @@ async def measure(
     reckoning = await asyncio.to_thread(reckon, cluster.url, book)
     start = run.began if run.began is not None else began + warm_up
     return Result(
-        name, reckoning, book, run.figures, recovery(book, start), reckoning.acknowledged / seconds
+        name,
+        reckoning,
+        book,
+        run.figures,
+        recovery(book, start),
+        reckoning.acknowledged / seconds,
+        pace,
     )
 
 
@@ -378,7 +401,8 @@ def report(result: Result) -> str:
     """A run's lines."""
     found, book = result.reckoning, result.book
     lines = [
-        f"{result.fault}: acknowledged {found.acknowledged} moves "
+        f"{result.fault} (each client pausing {result.pace:g} s a move): acknowledged "
+        f"{found.acknowledged} moves "
         f"({result.moves_per_second:.0f}/s), lost {found.lost}, duplicated {found.duplicated}, "
         f"forked {found.forked}; recovered in {result.recovery:.2f} s",
         f"  games {found.games}: clocks broken {found.clocks_broken} (most used beyond the "
@@ -479,6 +503,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--outage", type=float, default=4.0, help="seconds a fault lasts")
     parser.add_argument("--settle", type=float, default=4.0, help="seconds played after it")
     parser.add_argument("--pace", type=float, default=0.05, help="a client's pause per move")
+    parser.add_argument(
+        "--calm-paces", type=float, nargs="+", default=[0.05, 0.1, 0.2], help="calm at each"
+    )
     parser.add_argument("--budget-seconds", type=float, default=30.0, help="a budget loop")
     parser.add_argument("--no-up", action="store_true", help="use the cluster that is up")
     parser.add_argument("--keep", action="store_true", help="leave the cluster up")
@@ -497,19 +524,20 @@ def main(argv: list[str] | None = None) -> int:
         cluster.sh("up")
     try:
         for name in faults:
-            result = asyncio.run(
-                measure(
-                    cluster,
-                    name,
-                    clients=args.clients,
-                    watchers=args.watchers,
-                    outage=args.outage,
-                    settle=args.settle,
-                    pace=args.pace,
+            for pace in args.calm_paces if name == "calm" else [args.pace]:
+                result = asyncio.run(
+                    measure(
+                        cluster,
+                        name,
+                        clients=args.clients,
+                        watchers=args.watchers,
+                        outage=args.outage,
+                        settle=args.settle,
+                        pace=pace,
+                    )
                 )
-            )
-            print(report(result), flush=True)
-            ok &= passed(result)
+                print(report(result), flush=True)
+                ok &= passed(result)
     finally:
         if not (args.keep or args.no_up):
             cluster.sh("down")

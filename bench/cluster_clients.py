@@ -126,8 +126,10 @@ class Client:
         found: dict[str, Any] = reply.json()
         return found
 
-    async def run(self) -> None:
+    async def run(self, after: float = 0.0) -> None:
+        """Play games one after another from ``after`` seconds on until stopped."""
         try:
+            await asyncio.sleep(after)
             while not self.stop.is_set():
                 await self.play_one()
         except Exception as error:  # a client's task: report, do not vanish
