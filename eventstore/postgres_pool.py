@@ -228,18 +228,26 @@ def _configure(conn: psycopg.Connection[Any]) -> None:
     conn.add_notice_handler(noticed)
 
 
+CUT_SHORT_CODES = frozenset({"57P01", "01000"})
+"""The codes of PostgreSQL's warnings that a commit stopped waiting for the standby."""
+
 _UNREPLICATED: weakref.WeakSet[psycopg.Connection[Any]] = weakref.WeakSet()
 """Connections whose latest commit the server kept without waiting for the standby."""
 
 
 def _cut_short(diagnostic: psycopg.errors.Diagnostic) -> bool:
-    """Whether a notice is PostgreSQL's warning that a commit stopped waiting for the
+    """Whether a notice may be PostgreSQL's warning that a commit stopped waiting for the
     synchronous standby (cancelled, or the session ended): it is written on the primary, and
-    reported done, but the standby may not have it. Read in English (``lc_messages`` C or an
-    English locale, PostgreSQL's default)."""
+    reported done, but the standby may not have it. Known by its code in any language: the
+    session's end is ``57P01`` (admin shutdown), a cancellation the plain warning ``01000``,
+    which a commit gives for nothing else. A notice taken for it by mistake costs a 503 whose
+    retry with the same Idempotency-Key finds the move written; one missed would acknowledge a
+    move the standby may lack."""
     severity = diagnostic.severity_nonlocalized or diagnostic.severity or ""
     text = diagnostic.message_primary or ""
-    return severity == "WARNING" and "wait for synchronous replication" in text
+    return severity == "WARNING" and (
+        diagnostic.sqlstate in CUT_SHORT_CODES or "wait for synchronous replication" in text
+    )
 
 
 def unreplicated(conn: psycopg.Connection[Any]) -> bool:
