@@ -86,8 +86,11 @@ def thread_cpu(pid: int) -> tuple[float, float]:
     return main, others
 
 
-def measure(args: argparse.Namespace, profiled: bool) -> None:
-    """One run of the clients against a fresh server; prints its line."""
+def measure(args: argparse.Namespace, loop_ms: float | None = None) -> float:
+    """One run of the clients against a fresh server: prints its line and returns the loop's
+    CPU per move (ms); given the loop's CPU of an unprofiled run (``loop_ms``), profiled, and
+    prints the profile instead, its layers scaled to ``loop_ms``."""
+    profiled = loop_ms is not None
     from bench.api import run_clients  # imports the store: not in the server's process
 
     with tempfile.TemporaryDirectory() as folder:
@@ -122,10 +125,12 @@ def measure(args: argparse.Namespace, profiled: bool) -> None:
                 f"  {loop:>12.3f}  {others:>15.3f}",
                 flush=True,
             )
-            return
+            return loop
         report(pstats.Stats(stats), moves, args)
+        print(by_layer(pstats.Stats(stats), loop_ms or 0.0))
         if args.save:
             Path(stats).replace(args.save)
+        return loop
 
 
 def report(stats: pstats.Stats, moves: int, args: argparse.Namespace) -> None:
@@ -139,6 +144,45 @@ def report(stats: pstats.Stats, moves: int, args: argparse.Namespace) -> None:
     for (file, line, name), row in ordered:
         where = file.replace(str(ROOT) + "/", "").split("site-packages/")[-1]
         print(f"{row[1] / moves:>10.1f}  {row[2] * 1e6 / moves:>15.1f}  {where}:{line} {name}")
+
+
+LAYERS = (  # (layer, the start of its files' paths), the first that matches
+    ("rules", ("domain/", "service/core/")),
+    ("event store", ("eventstore/",)),
+    ("live feed", ("service/usecases/live/",)),
+    ("use cases", ("service/usecases/",)),
+    ("socket and routes", ("service/",)),
+)
+FRAMEWORK = "server, framework and event loop"
+
+
+def layer_of(file: str) -> str:
+    where = file.replace(str(ROOT) + "/", "")
+    return next((name for name, starts in LAYERS if where.startswith(starts)), FRAMEWORK)
+
+
+def by_layer(stats: pstats.Stats, loop_ms: float) -> str:
+    """The event loop's profiled time by layer: each function's own time to its file's layer,
+    a built-in's (no file) shared among its callers' layers by their calls; then scaled to the
+    unprofiled run's ``loop_ms`` a move (the profiler's overhead spread evenly)."""
+    rows = stats.stats  # type: ignore[attr-defined]
+    spent: dict[str, float] = dict.fromkeys([*(name for name, _ in LAYERS), FRAMEWORK], 0.0)
+    for (file, _line, _name), (_cc, _calls, own, _cum, callers) in rows.items():
+        if file != "~":
+            spent[layer_of(file)] += own
+            continue
+        counted = sum(caller[1] for caller in callers.values()) or 1
+        for (caller_file, _, _), caller in callers.items():
+            spent[layer_of(caller_file)] += own * caller[1] / counted
+    total = sum(spent.values()) or 1.0
+    lines = [
+        "\nthe loop's time by layer (own time; built-ins to their callers)",
+        "  share  us/move  layer",
+    ]
+    for name, seconds in sorted(spent.items(), key=lambda item: -item[1]):
+        share = seconds / total
+        lines.append(f"{share:>7.0%}  {share * loop_ms * 1000:>7.0f}  {name}")
+    return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -156,8 +200,7 @@ def main(argv: list[str] | None = None) -> None:
         serve(args.serve[0], int(args.serve[1]), args.serve[2])
         return
     print("transport  clients   moves  moves/s  loop ms/move  others ms/move")
-    measure(args, profiled=False)
-    measure(args, profiled=True)
+    measure(args, loop_ms=measure(args))
 
 
 if __name__ == "__main__":
