@@ -435,6 +435,7 @@ def server_config(settings: Settings, app: Any) -> uvicorn.Config:
     """
     import uvicorn
 
+    from service.api import logs
     from service.api.socket import PING_SECONDS
     from service.http_limits import ProtocolLimits, bounded_protocol
     from service.socket_protocol import bounded_socket_protocol
@@ -459,6 +460,7 @@ def server_config(settings: Settings, app: Any) -> uvicorn.Config:
         forwarded_allow_ips=settings.trusted_proxies or None,
         timeout_keep_alive=KEEP_ALIVE_SECONDS,
         access_log=False,
+        log_config=logs.server_logging(settings.log_format, settings.log_level),
     )
 
 

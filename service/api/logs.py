@@ -39,26 +39,68 @@ def merge_request(_: Any, __: str, event: MutableMapping[str, Any]) -> Mapping[s
     return {**REQUEST.get(), **event}
 
 
+def renderer(log_format: str) -> Any:
+    """The last processor: JSON (``json``) or key-value lines."""
+    if log_format == "json":
+        return structlog.processors.JSONRenderer()
+    return structlog.processors.KeyValueRenderer(key_order=["event", "request_id"])
+
+
 def configure(log_format: str, level: str) -> None:
     """Set up structlog for the whole process."""
-    renderer: Any = (
-        structlog.processors.JSONRenderer()
-        if log_format == "json"
-        else structlog.processors.KeyValueRenderer(key_order=["event", "request_id"])
-    )
     structlog.configure(
         processors=[
             merge_request,
             structlog.processors.add_log_level,
             structlog.processors.TimeStamper(fmt="iso", utc=True),
             structlog.processors.format_exc_info,
-            renderer,
+            renderer(log_format),
         ],
         wrapper_class=structlog.make_filtering_bound_logger(
             logging.getLevelNamesMapping()[level.upper()]
         ),
         cache_logger_on_first_use=True,
     )
+
+
+SOCKET_CHATTER = frozenset(
+    {'%s - "WebSocket %s" [accepted]', "connection open", "connection closed"}
+)
+"""uvicorn's lines for each WebSocket opened and closed: the socket logs its own end, with its
+game and outcome ("socket closed")."""
+
+
+class Chatter(logging.Filter):
+    """Leaves out ``SOCKET_CHATTER``."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return record.msg not in SOCKET_CHATTER
+
+
+def server_logging(log_format: str, level: str) -> dict[str, Any]:
+    """uvicorn's logging (``logging.config.dictConfig``): its own lines (its start, a
+    connection's error) rendered as the app's are, JSON in production, at ``level`` and above,
+    on standard output; its line for each socket opened and closed left out."""
+    pre_chain = [structlog.stdlib.add_log_level, structlog.processors.TimeStamper("iso", utc=True)]
+    formatter = {
+        "()": structlog.stdlib.ProcessorFormatter,
+        "processors": [
+            structlog.stdlib.ProcessorFormatter.remove_processors_meta,
+            renderer(log_format),
+        ],
+        "foreign_pre_chain": pre_chain,
+    }
+    handler = {"class": "logging.StreamHandler", "stream": "ext://sys.stdout"}
+    return {
+        "version": 1,
+        "disable_existing_loggers": False,
+        "filters": {"chatter": {"()": Chatter}},
+        "formatters": {"structlog": formatter},
+        "handlers": {"default": handler | {"formatter": "structlog", "filters": ["chatter"]}},
+        "loggers": {
+            "uvicorn": {"handlers": ["default"], "level": level.upper(), "propagate": False}
+        },
+    }
 
 
 def outcome(status: int) -> str:

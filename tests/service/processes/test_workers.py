@@ -26,7 +26,7 @@ from tests.service.live.test_socket_live import hello, new_game, play_some, push
 from tests.waiting import wait_until
 
 ROOT = Path(__file__).resolve().parents[3]
-STARTED = "Application startup complete."  # uvicorn's line as a worker's app has started
+STARTED = "Application startup complete."  # uvicorn's line (info) as a worker's app has started
 
 
 def test_two_processes_on_one_sqlite_file_push_each_others_writes_to_their_sockets(
@@ -51,7 +51,7 @@ def two_workers(
 ) -> AbstractContextManager[tuple[str, subprocess.Popen[bytes]]]:
     """``python -m service --workers 2`` on ``database``, up (stopped after, if still running),
     its output to ``log`` if given."""
-    env = {"TABULA_LOG_LEVEL": "warning", "TABULA_CREATE_RATE": "0", "TABULA_WORKERS": "2"}
+    env = {"TABULA_LOG_LEVEL": "info", "TABULA_CREATE_RATE": "0", "TABULA_WORKERS": "2"}
     return service_process(database, env, log=log)
 
 
