@@ -22,21 +22,18 @@ if Path(sys.path[0]).resolve() == ROOT / "bench":
 
 import argparse  # noqa: E402
 import os  # noqa: E402
-import subprocess  # noqa: E402
 import tempfile  # noqa: E402
 import time  # noqa: E402
-from collections.abc import Iterator  # noqa: E402
 from concurrent.futures import ThreadPoolExecutor  # noqa: E402
-from contextlib import contextmanager  # noqa: E402
+from contextlib import AbstractContextManager  # noqa: E402
 from typing import Any, NamedTuple  # noqa: E402
 
 from bench.harness import (  # noqa: E402
     Client,
     cpu_seconds,
-    free_port,
     percentile,
+    python_server,
     raw_commits_per_second,
-    wait_until_up,
 )
 
 BODY = {"move": "roll", "seat": 0, "expected_version": 12}
@@ -70,24 +67,12 @@ def post_until(url: str, deadline: float) -> list[float]:
     return latencies
 
 
-@contextmanager
-def empty_server() -> Iterator[tuple[str, int]]:
-    """The empty app on uvicorn in its own process, on a free port; yield its URL and pid."""
-    port = free_port()
-    command = [
-        sys.executable,
-        "-c",
+def empty_server() -> AbstractContextManager[tuple[str, int]]:
+    """The empty app on uvicorn in its own process, on a free port; its URL and pid."""
+    return python_server(
         "import uvicorn, bench.ceiling as c;"
-        f"uvicorn.run(c.empty_app(), port={port}, log_level='warning', access_log=False)",
-    ]
-    process = subprocess.Popen(command, cwd=ROOT)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        wait_until_up(url, process)
-        yield url, process.pid
-    finally:
-        process.terminate()
-        process.wait(timeout=30)
+        "uvicorn.run(c.empty_app(), port={port}, log_level='warning', access_log=False)"
+    )
 
 
 class Floor(NamedTuple):

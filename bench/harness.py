@@ -106,6 +106,21 @@ def servers(database_url: str, count: int) -> Iterator[tuple[list[str], list[int
         yield [url for url, _ in started], [pid for _, pid in started]
 
 
+@contextmanager
+def python_server(code: str) -> Iterator[tuple[str, int]]:
+    """``python -c code`` from the project's root, ``code`` a format string whose ``{port}`` is
+    a free port it serves on; yield its URL and pid once it answers /health, stop it after."""
+    port = free_port()
+    process = subprocess.Popen([sys.executable, "-c", code.format(port=port)], cwd=ROOT)
+    url = f"http://{HOST}:{port}"
+    try:
+        wait_until_up(url, process)
+        yield url, process.pid
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+
+
 def wait_until_up(
     url: str,
     process: subprocess.Popen[bytes],

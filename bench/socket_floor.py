@@ -23,14 +23,11 @@ if Path(sys.path[0]).resolve() == ROOT / "bench":
 
 import argparse  # noqa: E402
 import json  # noqa: E402
-import logging  # noqa: E402
-import subprocess  # noqa: E402
 import uuid  # noqa: E402
-from collections.abc import Iterator  # noqa: E402
-from contextlib import contextmanager  # noqa: E402
+from contextlib import AbstractContextManager  # noqa: E402
 from typing import Any  # noqa: E402
 
-from bench.harness import free_port, wait_until_up  # noqa: E402
+from bench.harness import python_server  # noqa: E402
 from bench.node_socket import drive  # noqa: E402
 
 HASH = "0" * 64
@@ -105,27 +102,15 @@ def serve(port: int) -> None:
     from service.__main__ import server_config, tune_gc, tune_threads
     from service.settings import Settings
 
-    config = server_config(Settings(port=port), floor_app())
-    for name in ("uvicorn", "uvicorn.error"):
-        logging.getLogger(name).setLevel(logging.WARNING)
+    config = server_config(Settings(port=port, log_level="warning"), floor_app())
     tune_gc()
     tune_threads()
     uvicorn.Server(config).run()
 
 
-@contextmanager
-def floor_server() -> Iterator[tuple[str, int]]:
-    """The floor app in its own process on a free port; yield its URL and pid."""
-    port = free_port()
-    command = [sys.executable, "-c", f"import bench.socket_floor as f; f.serve({port})"]
-    process = subprocess.Popen(command, cwd=ROOT)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        wait_until_up(url, process)
-        yield url, process.pid
-    finally:
-        process.terminate()
-        process.wait(timeout=30)
+def floor_server() -> AbstractContextManager[tuple[str, int]]:
+    """The floor app in its own process on a free port; its URL and pid."""
+    return python_server("import bench.socket_floor as f; f.serve({port})")
 
 
 def main(argv: list[str] | None = None) -> None:
