@@ -12,6 +12,7 @@ from typing import NamedTuple
 import msgspec
 
 from domain.model import Viewer
+from eventstore import Appending
 
 
 def new_seed() -> str:
@@ -66,6 +67,14 @@ def keyed(key: str | None, scope: str, route: str, command: object) -> Keyed | N
         return None
     body = msgspec.json.encode(command)
     return Keyed(scoped_key(key, scope, route), fingerprint(body))
+
+
+def carrying(append: Appending, key: Keyed | None) -> Appending:
+    """``append`` carrying the Idempotency-Key ``key`` (as stored, with its command's
+    fingerprint), so the store replays its first result; ``append`` itself without one."""
+    if key is None:
+        return append
+    return msgspec.structs.replace(append, idempotency_key=key.scoped, fingerprint=key.fingerprint)
 
 
 def keyed_id(scoped: str, label: str = "") -> str:

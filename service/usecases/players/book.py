@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from msgspec.structs import astuple, replace
+from msgspec.structs import astuple
 
 from domain.players.events import PLAYER_EVENTS, HandleRetired, KeyIssued, PlayerRegistered
 from domain.players.handles import (
@@ -98,9 +98,7 @@ class PlayerBook:
         """Append a key's issue, with ``key`` (an Idempotency-Key as stored) when given: a
         replay's stored digest must be the one of ``secret`` derived again (409
         ``idempotency-secrets-lost`` otherwise); another change meanwhile is a 409."""
-        if key is not None:
-            append = replace(append, idempotency_key=key.scoped, fingerprint=key.fingerprint)
-        [result] = self.writer.commit([append], PLAYER)
+        [result] = self.writer.commit([tokens.carrying(append, key)], PLAYER)
         if result.replayed and result.events[-1].data.get("digest") != keys.digest(secret):
             raise refuse("idempotency-secrets-lost", LOST)
 

@@ -16,13 +16,11 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import NamedTuple
 
-from msgspec.structs import replace
-
 from domain.seeks.book import Book, Closed, step
 from domain.seeks.events import SeekEvent, ShapeListed, event_data, parse_event
 from eventstore import Appending, EventStore, NewEvent
 from service.usecases.seeks.shapes import SHAPES
-from service.usecases.tokens import Keyed
+from service.usecases.tokens import Keyed, carrying
 from service.usecases.writer import Writer
 
 KEPT = 1000  # shapes' folds kept at most (least recently read go first)
@@ -109,9 +107,7 @@ class SeekLog:
         next ``deadline``, the Idempotency-Key ``key`` and, in the same transaction, the
         appends ``with_them`` (and, for a new shape, its place in the list of shapes); the
         fold they leave (read again when the key replayed an earlier append)."""
-        shaped = appending(stream, events, by, held.version, deadline)
-        if key is not None:
-            shaped = replace(shaped, idempotency_key=key.scoped, fingerprint=key.fingerprint)
+        shaped = carrying(appending(stream, events, by, held.version, deadline), key)
         appends = [*with_them, shaped]
         if held.version == 0:
             listed = [ShapeListed(stream)]

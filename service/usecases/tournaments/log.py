@@ -142,10 +142,7 @@ class TournamentLog:
         for event in events:
             after = apply(after, event)
         own = appending(loaded.id, events, by, loaded.version, tournament_summary(after))
-        if key is not None:
-            own = msgspec.structs.replace(
-                own, idempotency_key=key.scoped, fingerprint=key.fingerprint
-            )
+        own = tokens.carrying(own, key)
         self.writer.commit([*with_them, own], "tournament")
         return after
 

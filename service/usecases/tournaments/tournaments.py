@@ -412,12 +412,8 @@ def keyed_tournament(writer: Writer, first: Appending, key: Keyed | None, direct
     retry with the same body replays the first creation, whose tokens, derived again, must
     open it (409 ``idempotency-secrets-lost`` otherwise); a key older than keys are kept
     names a tournament that exists (422 ``idempotency-key-reused``)."""
-    if key is not None:
-        first = msgspec.structs.replace(
-            first, idempotency_key=key.scoped, fingerprint=key.fingerprint
-        )
     try:
-        [result] = writer.commit([first], "tournament")
+        [result] = writer.commit([tokens.carrying(first, key)], "tournament")
     except Conflict:
         if key is None:
             raise
